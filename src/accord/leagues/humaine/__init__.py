@@ -1,0 +1,1 @@
+"""HUMAINE league: human buyer versus two seller agents."""

@@ -1,0 +1,380 @@
+"""The turn-taking rules R0-R4 of HUMAINE (Appendix B) as a pure, synchronous engine.
+
+The engine knows nothing about HTTP. It holds the turn-taking state of one round
+(last human utterance, who has spoken since, the human's remaining budget) and, for
+each message, says whether it is permitted, which rule decided and why. A permitted
+message updates the state in the same locked step, so two concurrent acceptances can
+never both spend the same money (R1).
+
+Time comes from an injectable clock (a callable returning monotonic seconds), or is
+passed explicitly to :meth:`RulesEngine.decide`; client timestamps never count.
+
+Example (a virtual clock; Appendix B, example #4):
+
+>>> t = [0.0]
+>>> eng = RulesEngine(agents=("Celia", "Watson"), budget=50.0, clock=lambda: t[0])
+>>> eng.decide(Utterance("Human", "Celia, I would like to buy 2 eggs.", addressee="Celia")).permitted
+True
+>>> t[0] = 2.5
+>>> eng.decide(Utterance("Watson", "2 eggs for 4.5 dollars", bid=Bid("SellOffer", {"egg": 2}, 4.5))).permitted
+True
+>>> d = eng.decide(Utterance("Celia", "2 eggs for 4 dollars", bid=Bid("SellOffer", {"egg": 2}, 4.0)))
+>>> d.permitted, d.rule
+(False, 'R2')
+
+An acceptance reserves the money at once:
+
+>>> t[0] = 10.0
+>>> _ = eng.decide(Utterance("Human", "Watson, I accept.", addressee="Watson"))
+>>> t[0] = 10.5
+>>> d = eng.decide(Utterance("Watson", "Deal!", bid=Bid("Accept", {"egg": 2}, 4.5)))
+>>> d.permitted, eng.budget
+(True, 45.5)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+__all__ = [
+    "HUMAN",
+    "Bid",
+    "Decision",
+    "RuleConfig",
+    "RulesEngine",
+    "Utterance",
+    "count_words",
+    "to_cents",
+]
+
+HUMAN = "Human"
+"""The buyer's speaker name on the wire."""
+
+Clock = Callable[[], float]
+
+
+def to_cents(amount: float) -> int:
+    """Money as an integer number of cents (nearest cent).
+
+    >>> to_cents(8.21), to_cents(0.1 + 0.2), to_cents(3)
+    (821, 30, 300)
+    """
+    return int(round(float(amount) * 100))
+
+
+def count_words(text: str) -> int:
+    """Words in a text, as R4 counts them: runs of non-space characters.
+
+    >>> count_words("I can give you 2 eggs for 4.50 dollars.")
+    9
+    """
+    return len(text.split())
+
+
+@dataclass(frozen=True)
+class RuleConfig:
+    """The constants of R0-R4; defaults are the spec's values.
+
+    Tests may shrink them, the timing tests use the defaults.
+    ``simultaneity`` is the "within milliseconds" of R3: an agent message received
+    less than this many seconds after the other agent's permitted message was not
+    written in the knowledge of it and is blocked (Appendix B, example #5).
+    """
+
+    human_gap: float = 5.0
+    """R0: seconds between two human utterances."""
+    addressee_window: float = 2.0
+    """R2: seconds the addressed agent has to answer first."""
+    max_words: int = 100
+    """R4: longest agent message, in words."""
+    simultaneity: float = 0.05
+    """R3: two agent replies closer than this (seconds) count as simultaneous."""
+    r4_applies_to_human: bool = False
+    """The spec limits agent messages only; the original also limited the human."""
+
+    def __post_init__(self) -> None:
+        for name in ("human_gap", "addressee_window", "simultaneity"):
+            value = getattr(self, name)
+            if value < 0:
+                raise ValueError(f"RuleConfig.{name} must be >= 0 seconds, got {value!r}")
+        if self.max_words < 1:
+            raise ValueError(f"RuleConfig.max_words must be >= 1, got {self.max_words!r}")
+
+
+@dataclass(frozen=True)
+class Bid:
+    """The structured part of a message: ``type`` (SellOffer, BuyOffer, Accept, Reject),
+    goods and quantities, and the price in dollars (None when the bid names none)."""
+
+    type: str
+    quantity: Mapping[str, int] = field(default_factory=dict)
+    price: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "quantity", MappingProxyType(dict(self.quantity)))
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One message as the rules see it. ``addressee`` is an agent name, "Human" or ""."""
+
+    speaker: str
+    text: str
+    addressee: str = ""
+    bid: Bid | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The verdict on one message.
+
+    ``rule`` names the rule that blocked it ("R0".."R4", "phase", "speaker", "order")
+    or is None when permitted; ``rationale`` always explains the verdict; ``at`` is the
+    server time of receipt; ``deal`` is True when a permitted Accept moved money.
+    """
+
+    permitted: bool
+    rule: str | None
+    rationale: str
+    at: float
+    speaker: str
+    deal: bool = False
+    amount_cents: int = 0
+
+
+@dataclass
+class _TurnState:
+    human_at: float | None = None
+    addressee: str | None = None
+    spoken: set[str] = field(default_factory=set)
+    addressee_spoke: bool = False
+    last_agent_at: float | None = None
+    last_agent: str | None = None
+
+
+class RulesEngine:
+    """R0-R4 for one round. Thread-safe: :meth:`decide` checks and applies atomically.
+
+    Args:
+        agents: the registered seller names (normally ``("Celia", "Watson")``).
+        budget: the human's budget in dollars.
+        config: rule constants (defaults: the spec).
+        clock: monotonic seconds; used when ``decide`` gets no explicit ``now``.
+        human: the buyer's speaker name.
+        active: whether messages may flow; the round toggles it with its phases.
+    """
+
+    def __init__(
+        self,
+        agents: Iterable[str],
+        budget: float,
+        config: RuleConfig | None = None,
+        clock: Clock = time.monotonic,
+        human: str = HUMAN,
+        active: bool = True,
+    ) -> None:
+        self.agents: tuple[str, ...] = tuple(agents)
+        if len(set(self.agents)) != len(self.agents):
+            raise ValueError(f"agent names must be distinct, got {self.agents!r}")
+        if human in self.agents:
+            raise ValueError(f"an agent may not use the human's name {human!r}")
+        if budget < 0:
+            raise ValueError(f"budget must be >= 0 dollars, got {budget!r}")
+        self.config = config or RuleConfig()
+        self.clock = clock
+        self.human = human
+        self.active = active
+        self._budget_cents = to_cents(budget)
+        self._turn = _TurnState()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def budget(self) -> float:
+        """The human's remaining budget in dollars (acceptances already deducted)."""
+        return self._budget_cents / 100
+
+    @property
+    def budget_cents(self) -> int:
+        return self._budget_cents
+
+    @property
+    def last_human_at(self) -> float | None:
+        """Server time of the last permitted human utterance."""
+        return self._turn.human_at
+
+    @property
+    def addressee(self) -> str | None:
+        """The agent the last human utterance addressed, if any."""
+        return self._turn.addressee
+
+    def spoken_since_human(self) -> frozenset[str]:
+        """Agents whose messages went out since the last human utterance."""
+        return frozenset(self._turn.spoken)
+
+    def refund(self, amount_cents: int) -> None:
+        """Give back money reserved by an acceptance that was later cancelled."""
+        if amount_cents < 0:
+            raise ValueError(f"refund must be >= 0 cents, got {amount_cents}")
+        with self._lock:
+            self._budget_cents += amount_cents
+
+    def resolve_addressee(self, addressee: str | None) -> str | None:
+        """The registered agent an addressee string names (case-insensitive), else None."""
+        if not addressee:
+            return None
+        wanted = addressee.strip().lower()
+        for name in self.agents:
+            if name.lower() == wanted:
+                return name
+        return None
+
+    # --------------------------------------------------------------- decisions
+    def check(self, msg: Utterance, now: float | None = None) -> Decision:
+        """The verdict on ``msg`` without changing any state."""
+        at = self.clock() if now is None else now
+        with self._lock:
+            return self._check(msg, at)
+
+    def decide(self, msg: Utterance, now: float | None = None) -> Decision:
+        """Judge ``msg`` received at ``now`` (default: the clock) and, if permitted,
+        apply it: the check and the update happen under one lock."""
+        at = self.clock() if now is None else now
+        with self._lock:
+            verdict = self._check(msg, at)
+            if verdict.permitted:
+                self._apply(msg, verdict)
+            return verdict
+
+    def _block(self, msg: Utterance, at: float, rule: str, why: str) -> Decision:
+        return Decision(False, rule, why, at, msg.speaker)
+
+    def _check(self, msg: Utterance, at: float) -> Decision:
+        cfg = self.config
+        speaker = msg.speaker
+        is_human = speaker == self.human
+        if not is_human and speaker not in self.agents:
+            known = ", ".join((self.human, *self.agents))
+            return self._block(
+                msg, at, "speaker", f"Unknown speaker {speaker!r}; this round's parties: {known}"
+            )
+        if not self.active:
+            return self._block(msg, at, "phase", "Failed; round not active")
+        words = count_words(msg.text)
+        if (not is_human or cfg.r4_applies_to_human) and words > cfg.max_words:
+            return self._block(
+                msg,
+                at,
+                "R4",
+                f"Excessive message length: {words} words, the limit is {cfg.max_words}",
+            )
+        deal_cents = 0
+        bid = msg.bid
+        if bid is not None and bid.type == "Accept":
+            if bid.price is None:
+                return self._block(msg, at, "R1", "An Accept bid must carry a price")
+            if is_human and self.resolve_addressee(msg.addressee) is None:
+                return self._block(
+                    msg, at, "R1", "A human Accept must be addressed to the seller it buys from"
+                )
+            deal_cents = to_cents(bid.price)
+            if deal_cents > self._budget_cents:
+                return self._block(
+                    msg,
+                    at,
+                    "R1",
+                    f"Insufficient budget: accepting {deal_cents / 100:.2f} USD would drive "
+                    f"the human's budget of {self._budget_cents / 100:.2f} USD negative",
+                )
+        if is_human:
+            return self._check_human(msg, at, deal_cents)
+        return self._check_agent(msg, at, deal_cents)
+
+    def _check_human(self, msg: Utterance, at: float, deal_cents: int) -> Decision:
+        last = self._turn.human_at
+        gap = self.config.human_gap
+        if last is not None and at - last < gap:
+            return self._block(
+                msg,
+                at,
+                "R0",
+                f"Human spoke {at - last:.3f} s after the previous human utterance; "
+                f"at least {gap:g} s must pass",
+            )
+        return Decision(
+            True, None, "Human utterance permitted", at, msg.speaker, deal_cents > 0, deal_cents
+        )
+
+    def _check_agent(self, msg: Utterance, at: float, deal_cents: int) -> Decision:
+        turn = self._turn
+        cfg = self.config
+        speaker = msg.speaker
+        if turn.human_at is None:
+            return self._block(
+                msg, at, "order", "No human utterance yet: agents speak only in response"
+            )
+        if speaker in turn.spoken:
+            return self._block(
+                msg, at, "R3", "Agent speaking twice since the most recent human utterance"
+            )
+        elapsed = at - turn.human_at
+        window = cfg.addressee_window
+        if turn.addressee is not None:
+            if speaker == turn.addressee:
+                if elapsed >= window:
+                    return self._block(
+                        msg,
+                        at,
+                        "R2",
+                        f"Addressed agent answered {elapsed:.3f} s after the human; its "
+                        f"{window:g} s window has expired until the next human utterance",
+                    )
+                why = f"Addressed agent answering {elapsed:.3f} s after the human"
+            else:
+                if not turn.addressee_spoke and elapsed < window:
+                    return self._block(
+                        msg,
+                        at,
+                        "R2",
+                        f"Premature response from unaddressed agent: {turn.addressee} was "
+                        f"addressed and has {window - elapsed:.3f} s left to answer first",
+                    )
+                why = (
+                    f"Unaddressed agent answering after {turn.addressee}'s reply"
+                    if turn.addressee_spoke
+                    else f"Unaddressed agent answering after the {window:g} s window"
+                )
+        else:
+            why = f"Agent answering an unaddressed utterance {elapsed:.3f} s after the human"
+        if (
+            turn.last_agent_at is not None
+            and turn.last_agent != speaker
+            and at - turn.last_agent_at < cfg.simultaneity
+        ):
+            return self._block(
+                msg,
+                at,
+                "R3",
+                f"Simultaneous reply: {turn.last_agent}'s message went out "
+                f"{at - turn.last_agent_at:.3f} s earlier; resubmit in the light of it",
+            )
+        return Decision(True, None, why, at, speaker, deal_cents > 0, deal_cents)
+
+    def _apply(self, msg: Utterance, verdict: Decision) -> None:
+        turn = self._turn
+        if verdict.deal:
+            self._budget_cents -= verdict.amount_cents
+        if msg.speaker == self.human:
+            self._turn = _TurnState(
+                human_at=verdict.at, addressee=self.resolve_addressee(msg.addressee)
+            )
+            return
+        turn.spoken.add(msg.speaker)
+        turn.last_agent_at = verdict.at
+        turn.last_agent = msg.speaker
+        if msg.speaker == turn.addressee:
+            turn.addressee_spoke = True
