@@ -1,0 +1,73 @@
+"""Time-dependent negotiators: Boulware, Linear, Conceder and any exponent.
+
+The target utility at normalised time ``t`` is
+``floor + (max - floor) * (1 - t ** (1 / e))`` where ``floor`` is the larger of the
+reservation value and the worst outcome's utility. ``e < 1`` concedes late (Boulware),
+``e = 1`` linearly, ``e > 1`` early (Conceder). A time-dependent negotiator offers the
+outcome closest above its target and accepts any offer at least as good as the target.
+
+    >>> Boulware().exponent, Conceder().exponent, Linear().exponent
+    (0.2, 5.0, 1.0)
+"""
+
+from __future__ import annotations
+
+from accord.core.inverse import UtilityInverse
+from accord.core.negotiator import Negotiator, NegotiatorView, Response
+from accord.core.outcomes import Outcome
+
+_ACCEPT = Response.ACCEPT
+_REJECT = Response.REJECT
+
+
+class TimeDependent(Negotiator):
+    """Concedes from its best outcome towards its reservation value as time runs out."""
+
+    def __init__(self, exponent: float = 1.0, name: str | None = None) -> None:
+        super().__init__(name)
+        if not exponent > 0:
+            raise ValueError(f"exponent must be > 0, got {exponent}")
+        self.exponent = float(exponent)
+        self._inverse: UtilityInverse | None = None
+        self._floor = 0.0
+        self._top = 1.0
+        self._power = 1.0 / self.exponent
+
+    def on_start(self, view: NegotiatorView) -> None:
+        inv = UtilityInverse(view.utility)
+        self._inverse = inv
+        self._floor = max(view.reservation, inv.min)
+        self._top = inv.max
+        self._utility = view.utility
+
+    def target(self, t: float) -> float:
+        """Utility aimed at, at normalised time ``t``."""
+        return self._floor + (self._top - self._floor) * (1.0 - t**self._power)
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        assert self._inverse is not None
+        return self._inverse.at_least(self.target(view._t))
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        return _ACCEPT if self._utility(offer) >= self.target(view._t) else _REJECT
+
+
+class Boulware(TimeDependent):
+    """Concedes late (exponent 0.2 by default)."""
+
+    def __init__(self, exponent: float = 0.2, name: str | None = None) -> None:
+        super().__init__(exponent, name)
+
+
+class Linear(TimeDependent):
+    """Concedes linearly in time."""
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__(1.0, name)
+
+
+class Conceder(TimeDependent):
+    """Concedes early (exponent 5 by default)."""
+
+    def __init__(self, exponent: float = 5.0, name: str | None = None) -> None:
+        super().__init__(exponent, name)

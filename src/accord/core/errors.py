@@ -1,0 +1,47 @@
+"""The exceptions Accord raises.
+
+Hierarchy::
+
+    AccordError
+    ├── InvalidOutcome        an outcome that does not belong to its outcome space
+    ├── InvalidScenario       a scenario/domain/profile that cannot be built or read
+    │   └── FormatError       a file that cannot be parsed (names the file and element)
+    ├── ProtocolViolation     a negotiator broke the protocol (wrong action, wrong turn)
+    │   ├── InvalidOffer      a proposal outside the outcome space
+    │   └── NegotiatorTimeout a response that took longer than allowed
+    └── ConfigError           bad user configuration (agents, tournaments, CLI)
+"""
+
+from __future__ import annotations
+
+
+class AccordError(Exception):
+    """Base class of every error Accord raises on purpose."""
+
+
+class InvalidOutcome(AccordError, ValueError):
+    """An outcome that does not belong to its outcome space."""
+
+
+class InvalidScenario(AccordError, ValueError):
+    """A scenario, domain or profile that cannot be built as given."""
+
+
+class FormatError(InvalidScenario):
+    """A file that cannot be read; the message names the file and the element."""
+
+
+class ProtocolViolation(AccordError):
+    """A negotiator broke the rules of the protocol."""
+
+
+class InvalidOffer(ProtocolViolation):
+    """A proposal that is not a valid outcome of the negotiation's space."""
+
+
+class NegotiatorTimeout(ProtocolViolation):
+    """A negotiator answered later than its time limit allows."""
+
+
+class ConfigError(AccordError, ValueError):
+    """Bad configuration given by the user."""

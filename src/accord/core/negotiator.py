@@ -1,0 +1,203 @@
+"""The negotiator API and the read-only view a negotiator gets of its session.
+
+A negotiator implements :meth:`Negotiator.propose` and :meth:`Negotiator.respond`;
+:meth:`Negotiator.on_start` and :meth:`Negotiator.on_end` are optional hooks. Everything
+it may know arrives through a :class:`NegotiatorView`: its own utility, the outcome
+space, the normalised time, the offers made so far and a private random generator. It
+never sees the session object or another party's utility.
+
+    >>> class Stubborn(Negotiator):
+    ...     def propose(self, view):
+    ...         return view.best_outcome
+    ...     def respond(self, view, offer):
+    ...         return Response.ACCEPT if view.utility(offer) >= 0.9 else Response.REJECT
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+
+from accord.core.outcomes import Outcome, OutcomeSpace
+from accord.core.utilities import UtilityFunction
+
+if TYPE_CHECKING:
+    from accord.core.protocols.result import SessionResult
+
+
+class Response(IntEnum):
+    """A negotiator's answer to the standing offer."""
+
+    ACCEPT = 0
+    REJECT = 1
+    END = 2
+
+
+class OfferLog(Sequence[tuple[int, Outcome]]):
+    """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[tuple[int, Outcome]]) -> None:
+        self._items = items
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, Outcome]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[int, Outcome]]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._items[i]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[tuple[int, Outcome]]:
+        return iter(self._items)
+
+
+class NegotiatorView:
+    """What one negotiator may see of its session. The session updates it; nobody else may."""
+
+    __slots__ = (
+        "_utility",
+        "_space",
+        "_index",
+        "_names",
+        "_offers",
+        "_rng",
+        "_t",
+        "_step",
+        "_round",
+        "_standing",
+        "_proposer",
+        "_best",
+        "_memory",
+    )
+
+    def __init__(
+        self,
+        utility: UtilityFunction,
+        index: int,
+        names: Sequence[str],
+        offers: OfferLog,
+        rng: np.random.Generator,
+        memory: Any = None,
+    ) -> None:
+        self._utility = utility
+        self._space = utility.space
+        self._index = index
+        self._names = tuple(names)
+        self._offers = offers
+        self._rng = rng
+        self._t = 0.0
+        self._step = 0
+        self._round = 0
+        self._standing: Outcome | None = None
+        self._proposer = -1
+        self._best: Outcome | None = None
+        self._memory = memory
+
+    @property
+    def utility(self) -> UtilityFunction:
+        """This negotiator's own utility function."""
+        return self._utility
+
+    @property
+    def space(self) -> OutcomeSpace:
+        """The outcome space."""
+        return self._space
+
+    @property
+    def index(self) -> int:
+        """This negotiator's position in the turn order."""
+        return self._index
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Names of all parties in turn order."""
+        return self._names
+
+    @property
+    def n_parties(self) -> int:
+        """Number of parties."""
+        return len(self._names)
+
+    @property
+    def time(self) -> float:
+        """Normalised time in [0, 1]."""
+        return self._t
+
+    @property
+    def step(self) -> int:
+        """Actions taken so far in the session."""
+        return self._step
+
+    @property
+    def round(self) -> int:
+        """Completed rounds (a round is one action by every party)."""
+        return self._round
+
+    @property
+    def offers(self) -> OfferLog:
+        """Every offer made so far, ``(proposer index, outcome)``, oldest first."""
+        return self._offers
+
+    @property
+    def standing_offer(self) -> Outcome | None:
+        """The offer on the table, if any."""
+        return self._standing
+
+    @property
+    def standing_proposer(self) -> int:
+        """Index of the party whose offer is on the table (-1 if none)."""
+        return self._proposer
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """This negotiator's own seeded random generator."""
+        return self._rng
+
+    @property
+    def reservation(self) -> float:
+        """Undiscounted reservation value."""
+        return self._utility.reservation
+
+    @property
+    def memory(self) -> Any:
+        """What the tournament lets this agent read of its earlier sessions (or None)."""
+        return self._memory
+
+    @property
+    def best_outcome(self) -> Outcome:
+        """An outcome of maximum own utility (computed once, discrete spaces)."""
+        if self._best is None:
+            values = self._utility.all()
+            self._best = self._space.outcome_at(int(values.argmax()))
+        return self._best
+
+
+class Negotiator:
+    """Base class of every negotiator. Override ``propose`` and ``respond``."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name or type(self).__name__
+
+    def on_start(self, view: NegotiatorView) -> None:
+        """Called once before the first action (precompute here)."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        """Return an outcome to offer; ``None`` walks away from the negotiation."""
+        raise NotImplementedError(f"{type(self).__name__} must implement propose()")
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        """Accept, reject (then :meth:`propose` is called) or end the negotiation."""
+        raise NotImplementedError(f"{type(self).__name__} must implement respond()")
+
+    def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
+        """Called once when the session has ended."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"

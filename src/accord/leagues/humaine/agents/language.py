@@ -1,0 +1,262 @@
+"""Turn an English utterance into a structured negotiation act.
+
+The parser is deterministic and rule based: number words become digits, money amounts are
+found and cut out, then every mention of a good takes the quantity written before it
+("3 cups of flour", "a dozen eggs", "an egg") or after it ("eggs x3"). The act kind follows
+from accept / reject cues, the goods and the price.
+
+>>> act = parse_utterance("Celia, I'll buy 2 cups of flour, 2 cups of sugar, and 2 cups of milk "
+...                       "from you for $3.")
+>>> act.kind.value, act.addressee, dict(act.goods), act.price
+('offer', 'Celia', {'flour': 2, 'sugar': 2, 'milk': 2}, 3.0)
+>>> parse_utterance("OK, I accept your offer.").kind.value
+'accept'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .goods import CAKE, GOOD_WORDS, PANCAKE, PRODUCT_WORDS, UNIT_WORDS
+from .prices import Price, find_prices
+from .wordnums import normalise_numbers
+
+DEFAULT_NAMES: tuple[str, ...] = ("Celia", "Watson")
+
+
+class ActKind(StrEnum):
+    """What an utterance does in the negotiation."""
+
+    OFFER = "offer"  # goods and a price: "I'll buy 3 eggs for $2"
+    REQUEST = "request"  # goods or a price question without a price: "can you sell me milk?"
+    COUNTER = "counter"  # a price for the goods under discussion: "how about $3?"
+    ACCEPT = "accept"  # "OK, I accept your offer"
+    REJECT = "reject"  # "no, too expensive"
+    OTHER = "other"  # small talk
+
+
+@dataclass(frozen=True)
+class Act:
+    """A structured reading of one utterance.
+
+    ``goods`` maps every good mentioned to its quantity, or ``None`` when no quantity was
+    given ("some milk"). ``price`` is the total price proposed (the last amount mentioned;
+    a unit price times the quantity for "2 dollars each"), ``prices`` every amount found.
+    """
+
+    kind: ActKind
+    text: str
+    goods: Mapping[str, int | None] = field(default_factory=dict)
+    price: float | None = None
+    addressee: str | None = None
+    prices: tuple[float, ...] = ()
+    asks_price: bool = False
+
+    @property
+    def quantities(self) -> dict[str, int]:
+        """The goods that came with a quantity.
+
+        >>> parse_utterance("3 eggs and some milk").quantities
+        {'egg': 3}
+        """
+        return {g: q for g, q in self.goods.items() if q is not None}
+
+
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+(?:'[a-z]+)?|@[a-z]+|[^\sa-z0-9]")
+_FILLERS = (
+    frozenset(
+        """of the your those these my more extra additional fresh large big small medium whole
+    plain white brown dark milk pure organic all purpose all-purpose regular good nice x
+    free range free-range full fat skim - semi sweet""".split()
+    )
+    | UNIT_WORDS
+)
+_ONE_WORDS = frozenset({"a", "an", "another", "single", "1"})
+_VAGUE = frozenset({"some", "any", "few", "several", "lots", "lot", "many", "much", "enough"})
+
+_NEG_ACCEPT = re.compile(
+    r"\b(?:don'?t|do\s+not|won'?t|will\s+not|can'?t|cannot|can\s+not|not|never)\s+"
+    r"(?:going\s+to\s+)?(?:accept|agree|take\s+it|do\s+that|deal)",
+)
+_REJECT = re.compile(
+    r"\b(?:no\s+deal|no\s+thanks?|no\s+thank\s+you|not\s+interested|too\s+(?:expensive|much|"
+    r"high|pricey|steep|costly)|i\s+reject|reject(?:ed)?|decline|nope|no\s+way|forget\s+it|"
+    r"rip-?off|refuse|not\s+acceptable|unacceptable|can'?t\s+afford|i'?ll\s+pass|i\s+pass|"
+    r"that'?s\s+a\s+lot|outrageous|you'?re\s+kidding|way\s+too)\b|^\s*no\b",
+)
+_ACCEPT = re.compile(
+    r"\b(?:i\s+accept|accept(?:ed)?|it'?s\s+a\s+deal|deal|agreed|i\s+agree|sounds\s+good|"
+    r"i'?ll\s+take\s+(?:it|that|them|those)|i\s+will\s+take\s+(?:it|that|them|those)|"
+    r"let'?s\s+do\s+it|sold|you'?ve\s+got\s+a\s+deal|you\s+have\s+a\s+deal|yes\s+please|"
+    r"that\s+works|works\s+for\s+me|fine\s+by\s+me|perfect|done|okay\s+deal|ok\s+deal|"
+    r"i'?ll\s+buy\s+(?:it|that|them|those)|confirm(?:ed)?|^\s*(?:yes|yep|yeah|sure|ok|okay)"
+    r"\s*[.!]*\s*$)\b",
+)
+_ASKS_PRICE = re.compile(
+    r"\b(?:how\s+much|what(?:'s|\s+is|\s+would\s+be)?\s+(?:your|the)\s+(?:best\s+)?price|"
+    r"price\s+(?:for|on)|good\s+price|best\s+price|quote|what\s+do\s+you\s+charge|"
+    r"how\s+(?:cheap|low)|cost|can\s+you\s+do\s+better|lower|cheaper|discount|beat)\b",
+)
+_EXPLICIT_ACCEPT = re.compile(r"\baccept|\bconfirm")
+
+
+def _find_addressee(text: str, names: Sequence[str]) -> str | None:
+    lowered = text.lower()
+    by_lower = {n.lower(): n for n in names}
+    alternation = "|".join(re.escape(n) for n in by_lower)
+    if not alternation:
+        return None
+    at = re.search(rf"@\s*({alternation})\b", lowered)
+    if at:
+        return by_lower[at.group(1)]
+    greeting = r"(?:hey|hi|hello|ok|okay|so|well|and|now|yo|dear|excuse\s+me|thanks|thank\s+you)"
+    patterns = (
+        rf"(?:^|[.!?]\s*)(?:{greeting}[\s,]+)?({alternation})\s*[,:;!?-]",
+        rf"\b{greeting}[\s,]+({alternation})\b",
+        rf"\b({alternation})\s*,?\s+(?:can|could|will|would|do|what|how|please|i|i'd|i'll|"
+        rf"give|sell|make|let)\b",
+        rf",\s*({alternation})\s*[.!?]*\s*$",
+        rf"^\s*({alternation})\b",
+    )
+    for pattern in patterns:
+        m = re.search(pattern, lowered)
+        if m:
+            return by_lower[m.group(1)]
+    mentioned = re.findall(rf"\b({alternation})\b", lowered)
+    if mentioned:
+        return by_lower[mentioned[0]]
+    return None
+
+
+def _number(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return None
+
+
+def _quantity_before(tokens: list[str], i: int) -> int | None:
+    j, steps = i - 1, 0
+    while j >= 0 and steps < 6:
+        tok = tokens[j]
+        value = _number(tok)
+        if value is not None:
+            return int(value) if value == int(value) and value >= 0 else None
+        if tok in _ONE_WORDS:
+            return 1
+        if tok in _VAGUE or tok in GOOD_WORDS or tok not in _FILLERS:
+            return None
+        j -= 1
+        steps += 1
+    return None
+
+
+def _quantity_after(tokens: list[str], i: int) -> int | None:
+    if i + 2 < len(tokens) and tokens[i + 1] in ("x", ":", "(", "=", "*"):
+        value = _number(tokens[i + 2])
+        if value is not None and value == int(value):
+            return int(value)
+    return None
+
+
+def _scan_goods(tokens: list[str]) -> dict[str, int | None]:
+    goods: dict[str, int | None] = {}
+    products: dict[str, int] = {}
+    for i, tok in enumerate(tokens):
+        if tok in GOOD_WORDS:
+            # "milk chocolate" names chocolate; "chocolate chips" is chocolate
+            if tok == "milk" and i + 1 < len(tokens) and tokens[i + 1] in ("chocolate", "choc"):
+                continue
+            good = GOOD_WORDS[tok]
+            qty = _quantity_before(tokens, i)
+            if qty is None:
+                qty = _quantity_after(tokens, i)
+            if qty is None and good in goods:
+                continue
+            goods[good] = qty  # a later mention restates the quantity
+        elif tok in PRODUCT_WORDS:
+            qty = _quantity_before(tokens, i)
+            if qty:
+                products[PRODUCT_WORDS[tok]] = products.get(PRODUCT_WORDS[tok], 0) + qty
+    if not goods and products:
+        for product, count in products.items():
+            recipe = CAKE if product == "cake" else PANCAKE
+            for good, per in recipe.items():
+                goods[good] = (goods.get(good) or 0) + per * count
+    return goods
+
+
+def _cut_prices(text: str, prices: list[Price]) -> str:
+    out, last = [], 0
+    for p in prices:
+        out.append(text[last : p.start])
+        out.append(" <price> ")
+        last = p.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def parse_utterance(text: str, names: Sequence[str] = DEFAULT_NAMES) -> Act:
+    """Read one utterance (buyer or seller) as an :class:`Act`.
+
+    ``names`` are the agent names that can be addressed ("Celia, ...", "hey watson", "@Celia").
+
+    >>> a = parse_utterance("Watson, I'll buy half a dozen eggs for 4 bucks")
+    >>> a.kind.value, a.addressee, dict(a.goods), a.price
+    ('offer', 'Watson', {'egg': 6}, 4.0)
+    >>> parse_utterance("Too expensive. How about 3.50 USD?").kind.value
+    'counter'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"utterance must be a string, got {type(text).__name__}")
+    norm = normalise_numbers(text.replace("\u2019", "'").replace("\u2018", "'")).lower()
+    addressee = _find_addressee(text, names)
+    for name in names:
+        norm = re.sub(rf"@?\b{re.escape(name.lower())}\b", " ", norm)
+    prices = find_prices(norm)
+    tokens = _TOKEN.findall(_cut_prices(norm, prices))
+    goods = _scan_goods(tokens)
+    price: float | None = None
+    if prices:
+        last = prices[-1]
+        price = last.value
+        if last.per_unit:
+            known = [q for q in goods.values() if q is not None]
+            if known:
+                price = round(last.value * sum(known), 2)
+    asks_price = bool(_ASKS_PRICE.search(norm)) and price is None
+    kind = _classify(norm, goods, price, asks_price)
+    return Act(
+        kind=kind,
+        text=text,
+        goods=goods,
+        price=price,
+        addressee=addressee,
+        prices=tuple(p.value for p in prices),
+        asks_price=asks_price,
+    )
+
+
+def _classify(
+    norm: str, goods: Mapping[str, int | None], price: float | None, asks_price: bool
+) -> ActKind:
+    negated_accept = bool(_NEG_ACCEPT.search(norm))
+    rejects = negated_accept or bool(_REJECT.search(norm))
+    accepts = not negated_accept and bool(_ACCEPT.search(norm))
+    explicit_accept = accepts and _EXPLICIT_ACCEPT.search(norm) is not None
+    if accepts and not rejects and (explicit_accept or (not goods and price is None)):
+        return ActKind.ACCEPT
+    if goods and price is not None:
+        return ActKind.OFFER
+    if price is not None:
+        return ActKind.COUNTER
+    if rejects:
+        return ActKind.REJECT
+    if goods or asks_price:
+        return ActKind.REQUEST
+    if re.search(r"\b(?:buy|purchase|sell|need|want|order|get)\b", norm):
+        return ActKind.REQUEST
+    return ActKind.OTHER
