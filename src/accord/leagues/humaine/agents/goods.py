@@ -66,9 +66,11 @@ PRODUCT_WORDS: dict[str, str] = {
 """Words for the baked products (used for "ingredients for 2 cakes")."""
 
 UNIT_WORDS: frozenset[str] = frozenset(
-    """each cup cups ounce ounces oz teaspoon teaspoons tsp tsps tablespoon tablespoons tbsp
+    str.split(
+        """each cup cups ounce ounces oz teaspoon teaspoons tsp tsps tablespoon tablespoons tbsp
     packet packets pack packs pkt pkts package packages bag bags box boxes carton cartons bottle
-    bottles bar bars unit units piece pieces pint pints batch batches extract chips""".split()
+    bottles bar bars unit units piece pieces pint pints batch batches extract chips"""
+    )
 )
 """Unit and container words that may sit between a quantity and a good."""
 

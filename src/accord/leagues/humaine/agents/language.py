@@ -68,9 +68,11 @@ class Act:
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+(?:'[a-z]+)?|@[a-z]+|[^\sa-z0-9]")
 _FILLERS = (
     frozenset(
-        """of the your those these my more extra additional fresh large big small medium whole
+        str.split(
+            """of the your those these my more extra additional fresh large big small medium whole
     plain white brown dark milk pure organic all purpose all-purpose regular good nice x
-    free range free-range full fat skim - semi sweet""".split()
+    free range free-range full fat skim - semi sweet"""
+        )
     )
     | UNIT_WORDS
 )
