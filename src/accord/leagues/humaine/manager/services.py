@@ -1,0 +1,144 @@
+"""Clients of the services the manager drives: the utility generator and the orchestrator.
+
+The utility generator answers ``GET /generateUtility/{seller|buyer}`` with a
+``{currencyUnit, utility}`` object; the orchestrator takes generation-2 rounds:
+``POST /initializeRound`` then ``POST /startRound {roundId}``.
+
+Example:
+    >>> src = local_utility_source(seed=1)
+    >>> sorted(src("seller")["utility"]) == sorted(GOOD_COST_RANGES)
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import numpy as np
+
+UtilitySource = Callable[[str], dict[str, Any]]
+
+GOOD_COST_RANGES: dict[str, tuple[str, float, float]] = {
+    "egg": ("each", 0.25, 0.50),
+    "flour": ("cup", 0.50, 1.00),
+    "sugar": ("cup", 0.50, 1.00),
+    "milk": ("cup", 0.20, 0.40),
+    "chocolate": ("ounce", 0.20, 0.40),
+    "vanilla": ("teaspoon", 0.20, 0.40),
+    "blueberry": ("packet", 0.25, 0.50),
+}
+"""Appendix A: unit and breakeven-cost range of each good."""
+
+_SUPPLEMENTS: dict[str, dict[str, tuple[str, int, int]]] = {
+    "cake": {"chocolate": ("ounce", 3, 6), "vanilla": ("teaspoon", 2, 4)},
+    "pancake": {"chocolate": ("ounce", 3, 6), "blueberry": ("packet", 1, 3)},
+}
+"""Appendix A (the table is normative): fixed quantity range of each flavouring."""
+
+
+class ServiceError(RuntimeError):
+    """A service the manager depends on failed or is unreachable; the message says which."""
+
+
+def local_utility_source(seed: int | None = None) -> UtilitySource:
+    """Draw utilities in-process from the Appendix A ranges, rounded to cents."""
+    rng = np.random.default_rng(seed)
+
+    def draw(lo: float, hi: float) -> float:
+        return round(float(rng.uniform(lo, hi)), 2)
+
+    def source(kind: str) -> dict[str, Any]:
+        if kind == "seller":
+            utility: dict[str, Any] = {
+                g: {"type": "unitcost", "unit": unit, "parameters": {"unitcost": draw(lo, hi)}}
+                for g, (unit, lo, hi) in GOOD_COST_RANGES.items()
+            }
+        elif kind == "buyer":
+            utility = {}
+            for product, sups in _SUPPLEMENTS.items():
+                supplement = {
+                    f: {
+                        "type": "trapezoid",
+                        "unit": unit,
+                        "parameters": {
+                            "minQuantity": qmin,
+                            "maxQuantity": qmax,
+                            "minValue": draw(2, 4),
+                            "maxValue": draw(4, 8),
+                        },
+                    }
+                    for f, (unit, qmin, qmax) in sups.items()
+                }
+                utility[product] = {
+                    "type": "unitvaluePlusSupplement",
+                    "unit": "each",
+                    "parameters": {"unitvalue": draw(15, 30), "supplement": supplement},
+                }
+        else:
+            raise ValueError(f"utility kind must be 'seller' or 'buyer'; got {kind!r}")
+        return {"currencyUnit": "USD", "utility": utility}
+
+    return source
+
+
+def http_utility_source(base_url: str, timeout: float = 5.0) -> UtilitySource:
+    """Ask a running utility generator (``GET {base_url}/generateUtility/{kind}``)."""
+    base = base_url.rstrip("/")
+
+    def source(kind: str) -> dict[str, Any]:
+        url = f"{base}/generateUtility/{kind}"
+        try:
+            r = httpx.get(url, timeout=timeout)
+            r.raise_for_status()
+            body = r.json()
+        except (httpx.HTTPError, ValueError) as e:
+            raise ServiceError(f"utility generator at {url} failed: {e}") from e
+        if not isinstance(body, dict) or not isinstance(body.get("utility"), dict):
+            raise ServiceError(f"utility generator at {url} sent no 'utility' object: {body!r}")
+        body.setdefault("currencyUnit", "USD")
+        return body
+
+    return source
+
+
+class OrchestratorClient:
+    """Starts generation-2 rounds on an environment orchestrator."""
+
+    def __init__(self, base_url: str, timeout: float = 10.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+
+    def _post(self, route: str, body: dict[str, Any]) -> Any:
+        url = f"{self.base_url}{route}"
+        try:
+            r = httpx.post(url, json=body, timeout=self.timeout)
+        except httpx.HTTPError as e:
+            raise ServiceError(f"orchestrator unreachable at {url}: {e}") from e
+        if r.status_code >= 400:
+            raise ServiceError(f"orchestrator {route} answered {r.status_code}: {r.text[:500]}")
+        try:
+            return r.json()
+        except ValueError:
+            return {"text": r.text}
+
+    def start_round(
+        self,
+        round_id: str,
+        agents: list[dict[str, Any]],
+        human: dict[str, Any],
+        durations: dict[str, float],
+        human_budget: float | None = None,
+    ) -> Any:
+        """``/initializeRound`` with the whole round, then ``/startRound {roundId}``."""
+        body: dict[str, Any] = {
+            "roundId": round_id,
+            "agents": agents,
+            "human": human,
+            "durations": durations,
+        }
+        if human_budget is not None:
+            body["humanBudget"] = {"currencyUnit": "USD", "value": human_budget}
+        self._post("/initializeRound", body)
+        return self._post("/startRound", {"roundId": round_id})
