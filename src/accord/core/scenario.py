@@ -1,11 +1,11 @@
 """A scenario: an outcome space plus one utility function per party (profile).
 
-    >>> from accord.core.outcomes import CategoricalIssue, OutcomeSpace
-    >>> from accord.core.utilities import LinearAdditiveUtility
-    >>> space = OutcomeSpace([CategoricalIssue("x", ["a", "b"])])
-    >>> u = LinearAdditiveUtility(space, [1.0], [{"a": 1.0, "b": 0.5}])
-    >>> Scenario("tiny", space, (u, u)).n_parties
-    2
+>>> from accord.core.outcomes import CategoricalIssue, OutcomeSpace
+>>> from accord.core.utilities import LinearAdditiveUtility
+>>> space = OutcomeSpace([CategoricalIssue("x", ["a", "b"])])
+>>> u = LinearAdditiveUtility(space, [1.0], [{"a": 1.0, "b": 0.5}])
+>>> Scenario("tiny", space, (u, u)).n_parties
+2
 """
 
 from __future__ import annotations
