@@ -1,0 +1,1 @@
+"""HUMAINE seller agents, simulated buyers, the language layer and fast mode."""
