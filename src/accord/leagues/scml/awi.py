@@ -1,0 +1,391 @@
+"""The Agent-World Interface: what one agent may see and do (spec sections 5 and 7.2).
+
+An agent reads its own private state (balance, inventory, production schedule, its
+contracts and profile) and the public bulletin board, and acts by requesting
+negotiations and scheduling production. It never gets the other agents' state.
+
+Example:
+    >>> from accord.leagues.scml.generate import generate_config
+    >>> from accord.leagues.scml.world import World
+    >>> from accord.leagues.scml.agents import DoNothingAgent
+    >>> w = World(generate_config(n_steps=5, factories_per_level=[2, 2], seed=0), [DoNothingAgent] * 4)
+    >>> awi = w.agents[0].awi
+    >>> awi.my_input_product, awi.my_output_product, awi.my_consumers
+    (0, 1, ('02DoN@1', '03DoN@1'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from accord.core import Negotiator, OutcomeSpace
+from accord.leagues.scml.agent import Controller
+from accord.leagues.scml.bulletin import BulletinBoard
+from accord.leagues.scml.contracts import Agenda, Contract, ContractStatus
+from accord.leagues.scml.negotiation import outcome_space
+
+if TYPE_CHECKING:
+    from accord.leagues.scml.world import World
+
+__all__ = ["AWI", "FactoryState", "Range"]
+
+Range = int | tuple[int, int]
+NO_COMMAND = -1
+
+
+@dataclass(frozen=True)
+class FactoryState:
+    """A snapshot of the agent's private state (copies: changing them changes nothing)."""
+
+    day: int
+    balance: int
+    inventory: NDArray[np.int64]
+    commands: NDArray[np.int16]
+    bankrupt: bool
+
+
+def _range(name: str, value: Range) -> tuple[int, int]:
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return int(value), int(value)
+    if (
+        isinstance(value, tuple | list)
+        and len(value) == 2
+        and all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in value)
+    ):
+        lo, hi = int(value[0]), int(value[1])
+        if lo > hi:
+            raise ValueError(f"{name} range must have lo <= hi, got ({lo}, {hi})")
+        return lo, hi
+    raise ValueError(f"{name} must be an int or a (lo, hi) pair of ints, got {value!r}")
+
+
+class AWI:
+    """One agent's window on the world."""
+
+    def __init__(self, world: World, index: int, rng: np.random.Generator) -> None:
+        self._w = world
+        self._i = index
+        self.rng = rng
+
+    # -- identity and profile (private) -----------------------------------------------------
+    @property
+    def agent(self) -> str:
+        return self._w.names[self._i]
+
+    @property
+    def level(self) -> int:
+        return int(self._w.level[self._i])
+
+    @property
+    def my_input_product(self) -> int:
+        return self.level
+
+    @property
+    def my_output_product(self) -> int:
+        return self.level + 1
+
+    @property
+    def process(self) -> int:
+        """The only manufacturing process this factory can run (same as its level)."""
+        return self.level
+
+    @property
+    def cost(self) -> int:
+        """Production cost per unit on any line (private)."""
+        return int(self._w.config.costs[self._i])
+
+    @property
+    def n_lines(self) -> int:
+        return self._w.config.n_lines
+
+    @property
+    def my_suppliers(self) -> tuple[str, ...]:
+        return tuple(self._w.names[k] for k in self._w.partners[self._i][0])
+
+    @property
+    def my_consumers(self) -> tuple[str, ...]:
+        return tuple(self._w.names[k] for k in self._w.partners[self._i][1])
+
+    @property
+    def is_first_level(self) -> bool:
+        return self.level == 0
+
+    @property
+    def is_last_level(self) -> bool:
+        return self.level == self._w.n_products - 2
+
+    # -- time and public info ---------------------------------------------------------------
+    @property
+    def current_step(self) -> int:
+        return self._w.day
+
+    @property
+    def n_steps(self) -> int:
+        return self._w.n_steps
+
+    @property
+    def horizon(self) -> int:
+        return self._w.config.horizon
+
+    @property
+    def bb(self) -> BulletinBoard:
+        return self._w.bb
+
+    @property
+    def catalog_prices(self) -> tuple[int, ...]:
+        return self._w.bb.catalog_prices
+
+    @property
+    def trading_prices(self) -> tuple[float, ...]:
+        """The trading prices published on the bulletin board (section 5.2)."""
+        return self._w.bb.trading_prices
+
+    # -- private state ------------------------------------------------------------------------
+    @property
+    def state(self) -> FactoryState:
+        w, i = self._w, self._i
+        bal = int(w.reported_balance[i] if w.bankrupt[i] else w.balance[i])
+        return FactoryState(
+            w.day, bal, w.inventory[i].copy(), w.commands[i].copy(), bool(w.bankrupt[i])
+        )
+
+    @property
+    def current_balance(self) -> int:
+        w = self._w
+        return int(w.reported_balance[self._i] if w.bankrupt[self._i] else w.balance[self._i])
+
+    @property
+    def current_inventory(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in self._w.inventory[self._i])
+
+    @property
+    def quota_left(self) -> int:
+        return int(self._w.quota[self._i] - self._w._requests_today[self._i])
+
+    def contracts(self, status: ContractStatus | None = ContractStatus.SIGNED) -> list[Contract]:
+        """This agent's contracts (signed ones by default; ``None`` for all)."""
+        w = self._w
+        return [
+            w.contracts[c]
+            for c in w.agent_contracts[self._i]
+            if status is None or w.status[c] is status
+        ]
+
+    def outcome_space(self, agenda: Agenda) -> OutcomeSpace:
+        """The core outcome space of an agenda: (unit_price, quantity, time)."""
+        return outcome_space(agenda)
+
+    # -- negotiation actions ------------------------------------------------------------------
+    def _first_negotiation_day(self) -> int:
+        from accord.leagues.scml.world import Phase
+
+        w = self._w
+        early = w.phase in (Phase.INIT, Phase.BEFORE_STEP)
+        return w.day if early else w.day + 1
+
+    def request_negotiation(
+        self,
+        is_buy: bool,
+        product: int,
+        quantity: Range,
+        unit_price: Range,
+        time: Range,
+        partner: str,
+        negotiator: Negotiator,
+    ) -> bool:
+        """Ask ``partner`` to negotiate; True if it accepted (the negotiation is registered).
+
+        Returns False when this agent is bankrupt, the partner is bankrupt or refuses,
+        or today's negotiation quota is used up. Raises ValueError on a malformed agenda.
+        """
+        w, i = self._w, self._i
+        if w.bankrupt[i] or self.quota_left <= 0:
+            return False
+        agenda = self._agenda(is_buy, product, quantity, unit_price, time, partner)
+        k = w.index[partner]
+        if w.bankrupt[k]:
+            return False
+        theirs = w._call(k, "respond_to_negotiation_request", self.agent, agenda)
+        if theirs is None:
+            return False
+        if not isinstance(theirs, Negotiator) or not isinstance(negotiator, Negotiator):
+            w.exceptions.append(
+                (
+                    w.day,
+                    w.names[k],
+                    "respond_to_negotiation_request",
+                    f"expected a Negotiator or None, got {type(theirs).__name__}",
+                )
+            )
+            return False
+        w._register_negotiation(i, k, agenda, (negotiator, theirs))
+        return True
+
+    def request_negotiations(
+        self,
+        is_buy: bool,
+        product: int,
+        quantity: Range,
+        unit_price: Range,
+        time: Range,
+        partners: list[str] | tuple[str, ...],
+        controller: Controller | None = None,
+        negotiators: list[Negotiator] | None = None,
+    ) -> list[bool]:
+        """Request one negotiation per partner, with a controller or one negotiator each."""
+        if (controller is None) == (negotiators is None):
+            raise ValueError("give exactly one of controller= or negotiators=")
+        if negotiators is not None and len(negotiators) != len(partners):
+            raise ValueError(
+                f"expected {len(partners)} negotiators (one per partner), got {len(negotiators)}"
+            )
+        out = []
+        for k, partner in enumerate(partners):
+            if controller is not None:
+                neg: Negotiator = controller.create_negotiator(
+                    f"{self.agent}>{partner}#{w_id(self)}"
+                )
+            else:
+                assert negotiators is not None
+                neg = negotiators[k]
+            out.append(
+                self.request_negotiation(is_buy, product, quantity, unit_price, time, partner, neg)
+            )
+        return out
+
+    def _agenda(
+        self,
+        is_buy: bool,
+        product: int,
+        quantity: Range,
+        unit_price: Range,
+        time: Range,
+        partner: str,
+    ) -> Agenda:
+        w = self._w
+        want = self.my_input_product if is_buy else self.my_output_product
+        if product != want:
+            kind = "buy its input" if is_buy else "sell its output"
+            raise ValueError(f"{self.agent} can only {kind} product {want}, got product {product}")
+        allowed = self.my_suppliers if is_buy else self.my_consumers
+        if partner not in allowed:
+            raise ValueError(
+                f"partner {partner!r} cannot {'sell' if is_buy else 'buy'} product {product}; "
+                f"allowed partners: {list(allowed)}"
+            )
+        q, u, t = (
+            _range("quantity", quantity),
+            _range("unit_price", unit_price),
+            _range("time", time),
+        )
+        if q[0] < 1:
+            raise ValueError(f"quantity must be >= 1, got range {q}")
+        if u[0] < 1:
+            raise ValueError(f"unit_price must be >= 1, got range {u}")
+        first = self._first_negotiation_day()
+        if t[0] < first or t[1] >= w.n_steps:
+            raise ValueError(
+                f"time range {t} must lie in [{first}, {w.n_steps - 1}] (the negotiation runs on "
+                f"day {first})"
+            )
+        return Agenda(is_buy, self.agent, partner, product, u, q, t)
+
+    # -- production ---------------------------------------------------------------------------
+    def available_for_production(
+        self,
+        repeats: int,
+        step: Range = (-1, -1),
+        line: int = -1,
+        method: Literal["latest", "earliest", "all"] = "latest",
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Free (day, line) slots within ``step`` (default: today to the end)."""
+        w, i = self._w, self._i
+        lo, hi = _range("step", step)
+        lo = w.day if lo < 0 else max(lo, w.day)
+        hi = w.n_steps - 1 if hi < 0 else min(hi, w.n_steps - 1)
+        if hi < lo:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        block = (
+            w.commands[i, lo : hi + 1, :]
+            if line < 0
+            else w.commands[i, lo : hi + 1, line : line + 1]
+        )
+        days, lines = np.nonzero(block == NO_COMMAND)
+        days = days + lo
+        if line >= 0:
+            lines = np.full_like(lines, line)
+        order = np.lexsort((lines, -days)) if method == "latest" else np.lexsort((lines, days))
+        days, lines = days[order], lines[order]
+        if method != "all":
+            days, lines = days[:repeats], lines[:repeats]
+        return days.astype(np.int64), lines.astype(np.int64)
+
+    def schedule_production(
+        self,
+        process: int,
+        repeats: int = 1,
+        step: Range = (-1, -1),
+        line: int = -1,
+        method: Literal["latest", "earliest"] = "latest",
+        partial_ok: bool = True,
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Schedule ``repeats`` runs of ``process``; returns the (days, lines) scheduled."""
+        w, i = self._w, self._i
+        if process != self.process:
+            raise ValueError(
+                f"{self.agent} can only run process {self.process} (any other costs infinity), "
+                f"got {process}"
+            )
+        if repeats < 0:
+            raise ValueError(f"repeats must be >= 0, got {repeats}")
+        empty = np.zeros(0, np.int64)
+        if w.bankrupt[i] or repeats == 0:
+            return empty, empty
+        days, lines = self.available_for_production(repeats, step, line, method)
+        if len(days) < repeats and not partial_ok:
+            return empty, empty
+        if self._too_late_for_today(days):
+            keep = days > w.day
+            days, lines = days[keep], lines[keep]
+        w.commands[i, days, lines] = process
+        return days, lines
+
+    def _too_late_for_today(self, days: NDArray[np.int64]) -> bool:
+        from accord.leagues.scml.world import Phase
+
+        w = self._w
+        return bool((days == w.day).any()) and w.phase in (Phase.PRODUCTION, Phase.REPORTS)
+
+    def cancel_production(self, step: int, line: int) -> bool:
+        """Cancel the job on ``line`` at day ``step`` (future or today before production)."""
+        w, i = self._w, self._i
+        if w.bankrupt[i] or not (w.day <= step < w.n_steps) or not 0 <= line < self.n_lines:
+            return False
+        if w.commands[i, step, line] == NO_COMMAND:
+            return False
+        w.commands[i, step, line] = NO_COMMAND
+        return True
+
+    def set_production(self, n: int, step: int | None = None) -> int:
+        """Run ``n`` lines (the first ``n``) and no others on day ``step`` (default today)."""
+        w, i = self._w, self._i
+        day = w.day if step is None else step
+        if not 0 <= n <= self.n_lines:
+            raise ValueError(f"n must be in [0, {self.n_lines}], got {n}")
+        if w.bankrupt[i] or not (w.day <= day < w.n_steps):
+            return 0
+        row = w.commands[i, day]
+        row[:] = NO_COMMAND
+        row[:n] = self.process
+        return n
+
+
+def w_id(awi: AWI) -> int:
+    """A fresh number for controller negotiator ids (deterministic)."""
+    w = awi._w
+    w._ids += 1
+    return w._ids

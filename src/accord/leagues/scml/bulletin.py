@@ -1,0 +1,110 @@
+"""The world-readable bulletin board (spec sections 1 and 5.2).
+
+Static: simulator settings and product information (producers, consumers, catalog
+prices). Dynamic: the breach list, periodic financial reports and the daily market
+status (exogenous-contract summary and trading prices). Agents get a read-only view.
+
+Example:
+    >>> bb = BulletinBoard({"n_steps": 5}, [10, 20], {0: [], 1: ["a"]}, {0: ["a"], 1: []})
+    >>> bb.catalog_prices, bb.settings["n_steps"]
+    ((10, 20), 5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from accord.leagues.scml.contracts import BreachReport, FinancialReport
+
+__all__ = ["BulletinBoard", "MarketStatus"]
+
+
+class MarketStatus(NamedTuple):
+    """Per-day, per-product market statistics."""
+
+    day: int
+    exogenous_quantity: tuple[int, ...]
+    exogenous_mean_price: tuple[float, ...]
+    trading_prices: tuple[float, ...]
+
+
+class BulletinBoard:
+    """Public information. Only the world writes (through the ``_publish_*`` methods)."""
+
+    def __init__(
+        self,
+        settings: Mapping[str, Any],
+        catalog_prices: Sequence[int],
+        producers: Mapping[int, Sequence[str]],
+        consumers: Mapping[int, Sequence[str]],
+    ) -> None:
+        self._settings = MappingProxyType(dict(settings))
+        self._catalog = tuple(int(c) for c in catalog_prices)
+        self._producers = {p: tuple(v) for p, v in producers.items()}
+        self._consumers = {p: tuple(v) for p, v in consumers.items()}
+        self._breaches: list[BreachReport] = []
+        self._reports: list[FinancialReport] = []
+        self._market: list[MarketStatus] = []
+        self._bankrupt: set[str] = set()
+
+    # -- static -----------------------------------------------------------------------
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """Simulator settings (Table 2 values, number of days, inventory valuation...)."""
+        return self._settings
+
+    @property
+    def catalog_prices(self) -> tuple[int, ...]:
+        return self._catalog
+
+    def producers(self, product: int) -> tuple[str, ...]:
+        """Agents that produce ``product`` (empty for the raw material)."""
+        return self._producers.get(product, ())
+
+    def consumers(self, product: int) -> tuple[str, ...]:
+        """Agents that use ``product`` as input (empty for the final product)."""
+        return self._consumers.get(product, ())
+
+    # -- dynamic ----------------------------------------------------------------------
+    @property
+    def breaches(self) -> tuple[BreachReport, ...]:
+        return tuple(self._breaches)
+
+    def breaches_on(self, day: int) -> list[BreachReport]:
+        return [b for b in self._breaches if b.day == day]
+
+    @property
+    def financial_reports(self) -> tuple[FinancialReport, ...]:
+        return tuple(self._reports)
+
+    def latest_reports(self) -> dict[str, FinancialReport]:
+        """The most recent financial report of each agent."""
+        return {r.agent: r for r in self._reports}
+
+    @property
+    def market(self) -> tuple[MarketStatus, ...]:
+        return tuple(self._market)
+
+    @property
+    def trading_prices(self) -> tuple[float, ...]:
+        """The latest published trading prices (catalog prices before day 0 ends)."""
+        if not self._market:
+            return tuple(float(c) for c in self._catalog)
+        return self._market[-1].trading_prices
+
+    def is_bankrupt(self, agent: str) -> bool:
+        return agent in self._bankrupt
+
+    # -- writers (world only) ---------------------------------------------------------
+    def _publish_breach(self, report: BreachReport) -> None:
+        self._breaches.append(report)
+
+    def _publish_report(self, report: FinancialReport) -> None:
+        self._reports.append(report)
+        if report.bankrupt:
+            self._bankrupt.add(report.agent)
+
+    def _publish_market(self, status: MarketStatus) -> None:
+        self._market.append(status)
