@@ -34,6 +34,7 @@ from accord.core.protocols import (
     SessionResult,
     TraceEntry,
 )
+from accord.core.scenario import Scenario
 from accord.core.time import Deadline
 from accord.core.utilities import (
     CallableUtility,
@@ -75,6 +76,7 @@ __all__ = [
     "ProtocolViolation",
     "RealIssue",
     "Response",
+    "Scenario",
     "Session",
     "SessionResult",
     "TraceEntry",
