@@ -17,8 +17,8 @@ def build(domain):
     ufuns = []
     for profile in domain["profiles"]:
         values = [
-            dict(zip(vals, evals))
-            for (name, vals), evals in zip(domain["issues"], profile["evaluations"])
+            dict(zip(vals, evals, strict=False))
+            for (name, vals), evals in zip(domain["issues"], profile["evaluations"], strict=False)
         ]
         ufuns.append(
             LinearAdditiveUtilityFunction(values, weights=profile["weights"], issues=issues)
