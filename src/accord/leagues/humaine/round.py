@@ -39,7 +39,7 @@ from enum import StrEnum
 from typing import Any
 
 from .goods import GOODS
-from .rules import HUMAN, Decision, RuleConfig, RulesEngine, Utterance
+from .rules import HUMAN, Decision, RuleConfig, RulesEngine, Utterance, to_cents
 from .scoring import Allocation, BuyerScore, InvalidAllocation, buyer_value, check_allocation
 from .utility import BuyerUtility, SellerUtility
 
@@ -318,6 +318,36 @@ class Round:
                     self.engine.refund(p.price_cents)
                     return True
             return False
+
+    def restore(
+        self,
+        log: list[LogEntry],
+        purchases: list[Purchase],
+        started_at: float | None,
+        active_end: float | None = None,
+        post_end: float | None = None,
+    ) -> None:
+        """Rebuild a round from its stored log and deals (times relative to the start)."""
+        with self._lock:
+            self.log = list(log)
+            self.purchases = list(purchases)
+            self.started_at = started_at
+            if started_at is not None:
+                self.active_ended_at = None if active_end is None else started_at + active_end
+                self.post_ended_at = None if post_end is None else started_at + post_end
+            base = started_at or 0.0
+            human_at: float | None = None
+            addressee: str | None = None
+            spoken: list[tuple[str, float]] = []
+            for e in self.log:
+                if not e.permitted:
+                    continue
+                if e.speaker == self.human:
+                    human_at, addressee, spoken = base + e.t, e.addressee, []
+                else:
+                    spoken.append((e.speaker, base + e.t))
+            spent = sum(p.price_cents for p in self.deals())
+            self.engine.restore(to_cents(self.initial_budget) - spent, human_at, addressee, spoken)
 
     # ---------------------------------------------------------------- reading
     @property

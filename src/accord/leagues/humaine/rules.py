@@ -34,6 +34,7 @@ An acceptance reserves the money at once:
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -81,8 +82,9 @@ class RuleConfig:
 
     Tests may shrink them, the timing tests use the defaults.
     ``simultaneity`` is the "within milliseconds" of R3: an agent message received
-    less than this many seconds after the other agent's permitted message was not
-    written in the knowledge of it and is blocked (Appendix B, example #5).
+    less than this many seconds after the other agent's permitted message, before the
+    agent was sent its copy of it (see :meth:`RulesEngine.mark_seen`), was not written
+    in the knowledge of it and is blocked (Appendix B, example #5).
     """
 
     human_gap: float = 5.0
@@ -190,6 +192,7 @@ class RulesEngine:
         self.active = active
         self._budget_cents = to_cents(budget)
         self._turn = _TurnState()
+        self._seen: dict[str, float] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ state
@@ -222,6 +225,32 @@ class RulesEngine:
             raise ValueError(f"refund must be >= 0 cents, got {amount_cents}")
         with self._lock:
             self._budget_cents += amount_cents
+
+    def mark_seen(self, agent: str, at: float) -> None:
+        """Tell the engine that ``agent`` has been sent its copy of the message received
+        at ``at``: a reply from it is then no longer "simultaneous" with that message."""
+        with self._lock:
+            if at > self._seen.get(agent, -math.inf):
+                self._seen[agent] = at
+
+    def restore(
+        self,
+        budget_cents: int,
+        human_at: float | None,
+        addressee: str | None,
+        spoken: Iterable[tuple[str, float]] = (),
+    ) -> None:
+        """Rebuild the state (after a restart): remaining budget, the last human
+        utterance and the agents' messages since, as ``(name, time)`` in order."""
+        with self._lock:
+            self._budget_cents = budget_cents
+            turn = _TurnState(human_at=human_at, addressee=self.resolve_addressee(addressee))
+            for name, at in spoken:
+                turn.spoken.add(name)
+                turn.last_agent_at, turn.last_agent = at, name
+                if name == turn.addressee:
+                    turn.addressee_spoke = True
+            self._turn = turn
 
     def resolve_addressee(self, addressee: str | None) -> str | None:
         """The registered agent an addressee string names (case-insensitive), else None."""
@@ -354,6 +383,7 @@ class RulesEngine:
             turn.last_agent_at is not None
             and turn.last_agent != speaker
             and at - turn.last_agent_at < cfg.simultaneity
+            and self._seen.get(speaker, -math.inf) < turn.last_agent_at
         ):
             return self._block(
                 msg,

@@ -1,0 +1,549 @@
+"""The orchestrator's engine room: rounds in progress, their schedules and deliveries.
+
+:class:`Orchestrator` is used by the FastAPI app of :mod:`.orchestrator`; it can also
+be driven directly from asyncio code. Every round is isolated: its own rules state,
+log, outboxes and timer task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from .fanout import Delivery, Outbox, post_json
+from .messages import InitializeRound, PartySpec, RelayMessage, explain
+from .round import Durations, LogEntry, Phase, Round
+from .rules import HUMAN, Bid, Decision, RuleConfig, Utterance
+from .store import RoundRecord, RoundStore
+from .utility import BuyerUtility, InvalidUtility, SellerUtility
+
+__all__ = ["HumaineError", "Orchestrator", "Party", "RoundRuntime", "infer_addressee"]
+
+log = logging.getLogger("accord.humaine.orchestrator")
+
+
+class HumaineError(Exception):
+    """A request the orchestrator refuses: ``status`` is the HTTP code to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def infer_addressee(text: str, agents: tuple[str, ...]) -> str:
+    """The agent a human utterance names first ("Celia, ...", "hey Watson ..."), or "".
+
+    >>> infer_addressee("Hey watson, 2 eggs?", ("Celia", "Watson"))
+    'Watson'
+    >>> infer_addressee("I would like 2 eggs", ("Celia", "Watson"))
+    ''
+    """
+    m = re.match(r"^\W*(?:(?:hey|hi|hello|ok|okay|so|well|and|dear)\W+)?@?(\w+)", text, re.I)
+    if m:
+        word = m.group(1).lower()
+        for name in agents:
+            if name.lower() == word:
+                return name
+    return ""
+
+
+@dataclass
+class Party:
+    name: str
+    url: str
+    kind: str  # "agent" or "ui"
+    token: str | None = None
+
+
+@dataclass
+class RoundRuntime:
+    """A round plus everything needed to run it over HTTP."""
+
+    round: Round
+    spec: InitializeRound
+    record: RoundRecord
+    agents: dict[str, Party]
+    uis: list[Party]
+    human_token: str | None
+    outboxes: dict[str, Outbox] = field(default_factory=dict)
+    task: asyncio.Task[None] | None = None
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    delivery_errors: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def round_id(self) -> str:
+        return self.round.round_id
+
+    def token_for(self, speaker: str) -> str | None:
+        if speaker == self.round.human:
+            return self.human_token
+        party = self.agents.get(speaker)
+        return None if party is None else party.token
+
+    def live(self, now: float) -> bool:
+        return self.round.phase(now) not in (Phase.CREATED, Phase.ENDED)
+
+
+class Orchestrator:
+    """Rounds, rules, deliveries and persistence of one environment orchestrator."""
+
+    def __init__(
+        self,
+        *,
+        store: RoundStore | None = None,
+        rule_config: RuleConfig | None = None,
+        default_budget: float = 50.0,
+        human_uis: list[PartySpec] | None = None,
+        call_timeout: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.rule_config = rule_config or RuleConfig()
+        self.default_budget = default_budget
+        self.human_uis = list(human_uis or [])
+        self.call_timeout = call_timeout
+        self.clock = clock
+        self.wall = wall
+        self.rounds: dict[str, RoundRuntime] = {}
+        self.client: httpx.AsyncClient | None = None
+
+    # ------------------------------------------------------------- lifecycle
+    async def open(self) -> None:
+        limits = httpx.Limits(max_connections=200, max_keepalive_connections=100)
+        self.client = httpx.AsyncClient(limits=limits, trust_env=False)
+        if self.store is not None:
+            self._restore()
+
+    async def close(self) -> None:
+        for rt in self.rounds.values():
+            if rt.task is not None:
+                rt.task.cancel()
+            for box in rt.outboxes.values():
+                await box.close()
+        if self.client is not None:
+            await self.client.aclose()
+            self.client = None
+
+    # ----------------------------------------------------------------- set-up
+    def initialize(self, spec: InitializeRound, generation: int = 2) -> RoundRuntime:
+        """Register a round (not yet started)."""
+        round_id = spec.roundId or uuid.uuid4().hex
+        old = self.rounds.get(round_id)
+        if old is not None and old.round.phase(self.clock()) is not Phase.CREATED:
+            raise HumaineError(409, f"round {round_id!r} already started; use a new roundId")
+        try:
+            sellers = {a.name: SellerUtility.from_wire(a.utilityFunction) for a in spec.agents}
+            hu = spec.human.utilityFunction
+            buyer = BuyerUtility.from_wire(hu) if hu else None
+            budget = spec.budget(self.default_budget)
+        except (InvalidUtility, ValueError) as e:
+            raise HumaineError(422, f"invalid round set-up: {e}") from None
+        spec = spec.model_copy(update={"roundId": round_id})
+        record = RoundRecord(
+            round_id, spec.model_dump(mode="json"), "created", generation, self.wall()
+        )
+        rt = self._build(spec, record, sellers, buyer, budget)
+        self.rounds[round_id] = rt
+        self._save(rt)
+        return rt
+
+    def _build(
+        self,
+        spec: InitializeRound,
+        record: RoundRecord,
+        sellers: dict[str, SellerUtility],
+        buyer: BuyerUtility | None,
+        budget: float,
+    ) -> RoundRuntime:
+        d = spec.durations
+        rnd = Round(
+            record.round_id,
+            tuple(a.name for a in spec.agents),
+            budget,
+            Durations(d.warmUp, d.round, d.post),
+            sellers,
+            buyer,
+            self.rule_config,
+            self.clock,
+            HUMAN,
+            spec.roundNumber,
+        )
+        agents = {a.name: Party(a.name, a.base_url(), "agent", a.token) for a in spec.agents}
+        ui_specs = spec.humanUIs if spec.humanUIs is not None else self.human_uis
+        uis = [Party(u.name, u.base_url(), "ui") for u in ui_specs]
+        return RoundRuntime(rnd, spec, record, agents, uis, spec.human.token)
+
+    def resolve(self, round_id: str | None, purpose: str = "this message") -> RoundRuntime:
+        """The round a request is about: by id, or the single round in progress."""
+        if round_id:
+            rt = self.rounds.get(round_id)
+            if rt is None:
+                known = ", ".join(sorted(self.rounds)[:10]) or "none"
+                raise HumaineError(404, f"unknown roundId {round_id!r}; known rounds: {known}")
+            return rt
+        now = self.clock()
+        live = [rt for rt in self.rounds.values() if rt.live(now)]
+        if len(live) == 1:
+            return live[0]
+        if not live:
+            raise HumaineError(409, f"no round is in progress to receive {purpose}")
+        ids = ", ".join(rt.round_id for rt in live)
+        raise HumaineError(
+            409, f"{len(live)} rounds are in progress ({ids}); give a roundId for {purpose}"
+        )
+
+    # ------------------------------------------------------------- deliveries
+    def _outbox(self, rt: RoundRuntime, party: Party) -> Outbox:
+        box = rt.outboxes.get(party.url)
+        if box is None:
+            assert self.client is not None, "Orchestrator.open() was not called"
+
+            def failed(name: str, path: str, d: Delivery) -> None:
+                entry = {"party": name, "route": path, "error": d.error, "t": rt.round.elapsed()}
+                rt.delivery_errors.append(entry)
+                del rt.delivery_errors[:-200]
+
+            box = Outbox(self.client, party.url, party.name, self.call_timeout, failed)
+            rt.outboxes[party.url] = box
+        return box
+
+    def _send(
+        self, rt: RoundRuntime, parties: list[Party], path: str, body: dict[str, Any]
+    ) -> list[asyncio.Future[Delivery]]:
+        return [self._outbox(rt, p).send(path, body) for p in parties]
+
+    async def _gather(self, futures: list[asyncio.Future[Delivery]]) -> list[Any]:
+        done = await asyncio.gather(*futures)
+        return [d.response if d.ok else None for d in done]
+
+    # ---------------------------------------------------------------- running
+    async def start(self, round_id: str) -> list[Any]:
+        """Send metadata and utilities, start the warm-up, schedule the phases."""
+        rt = self.resolve(round_id)
+        rnd = rt.round
+        now = self.clock()
+        if rnd.phase(now) is not Phase.CREATED:
+            raise HumaineError(409, f"round {round_id!r} is already {rnd.phase(now).value}")
+        rnd.start(now)
+        rt.record.started_wall = self.wall()
+        rt.record.status = "warmup"
+        self._save(rt)
+        futures: list[asyncio.Future[Delivery]] = []
+        meta = {
+            "roundId": rt.round_id,
+            "durations": rnd.durations.to_wire(),
+            "humanBudget": {"currentUnit": "USD", "currencyUnit": "USD", "value": rnd.budget},
+        }
+        if rt.record.generation == 2:
+            futures += self._send(rt, rt.uis, "/sendRoundMetadata", meta)
+        if rnd.buyer_utility is not None:
+            for ui in rt.uis:
+                body = rnd.buyer_utility.to_wire() | {"name": ui.name, "roundId": rt.round_id}
+                futures += self._send(rt, [ui], "/setUtility", body)
+        for name, party in rt.agents.items():
+            utility = rnd.seller_utilities[name].to_wire()
+            body = utility | {"name": name, "roundId": rt.round_id}
+            futures += self._send(rt, [party], "/setUtility", body)
+        rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
+        return await self._gather(futures)
+
+    async def _sleep_until(self, rt: RoundRuntime, target: Callable[[], float | None]) -> None:
+        while True:
+            rt.changed.clear()
+            when = target()
+            remaining = 0.0 if when is None else when - self.clock()
+            if remaining <= 0:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(rt.changed.wait(), timeout=remaining)
+
+    def _everyone(self, rt: RoundRuntime) -> list[Party]:
+        return [*rt.uis, *rt.agents.values()]
+
+    def _stamp(self, rt: RoundRuntime, body: dict[str, Any]) -> dict[str, Any]:
+        if rt.round.round_number is not None:
+            body["roundNumber"] = rt.round.round_number
+        return body
+
+    async def _schedule(self, rt: RoundRuntime) -> None:
+        rnd = rt.round
+        order = ["created", "warmup", "active", "post", "ended"]
+        try:
+            if order.index(rt.record.status) < order.index("active"):
+                await self._sleep_until(rt, lambda: rnd.warmup_end)
+                body = {"roundId": rt.round_id, "roundDuration": rnd.durations.round}
+                body["timestamp"] = iso_now()
+                self._send(rt, self._everyone(rt), "/startRound", self._stamp(rt, body))
+                rt.record.status = "active"
+                self._save(rt)
+            if order.index(rt.record.status) < order.index("post"):
+                await self._sleep_until(rt, lambda: rnd.active_end)
+                body = {"roundId": rt.round_id, "timestamp": iso_now()}
+                self._send(rt, self._everyone(rt), "/endRound", self._stamp(rt, body))
+                rt.record.status = "post"
+                self._save(rt)
+            await self._sleep_until(rt, lambda: rnd.post_end)
+            self._finish(rt)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("schedule of round %s failed", rt.round_id)
+
+    def _finish(self, rt: RoundRuntime) -> None:
+        totals = rt.round.results().to_wire(rt.round.human)
+        rt.record.results = totals
+        rt.record.status = "ended"
+        self._save(rt)
+        body = self._stamp(rt, {"roundId": rt.round_id, "roundTotals": totals})
+        self._send(rt, rt.uis, "/receiveRoundTotals", body)
+
+    def end(self, round_id: str | None) -> RoundRuntime:
+        """Admin /endRound: end the negotiation now (or, in the post phase, the round)."""
+        rt = self.resolve(round_id, "/endRound")
+        rnd = rt.round
+        now = self.clock()
+        phase = rnd.phase(now)
+        if phase in (Phase.CREATED, Phase.ENDED):
+            state = "not started yet" if phase is Phase.CREATED else "already ended"
+            raise HumaineError(409, f"round {rt.round_id!r} is {state}")
+        if phase is Phase.POST:
+            rnd.end(now)
+        else:
+            rnd.end_active(now)
+        started = rnd.started_at or 0.0
+        if rnd.active_ended_at is not None:
+            rt.record.active_end = rnd.active_ended_at - started
+        if rnd.post_ended_at is not None:
+            rt.record.post_end = rnd.post_ended_at - started
+        self._save(rt)
+        rt.changed.set()
+        return rt
+
+    # --------------------------------------------------------------- messages
+    async def relay(self, raw: Any, at: float, header_token: str | None = None) -> dict[str, Any]:
+        """Judge and route one message received at server time ``at``."""
+        if not isinstance(raw, dict):
+            raise HumaineError(
+                422, f"a message must be a JSON object, got {type(raw).__name__}: {raw!r:.80}"
+            )
+        rid = raw.get("roundId")
+        rt = self.resolve(rid if isinstance(rid, str) else None, "/relayMessage")
+        rnd = rt.round
+        speaker = raw.get("speaker") if isinstance(raw.get("speaker"), str) else ""
+        try:
+            msg = RelayMessage.model_validate(raw)
+        except ValidationError as e:
+            why = f"invalid message: {explain(e)}"
+            if speaker in rnd.parties():
+                self._refuse(rt, raw, speaker, "invalid", why, at)
+            raise HumaineError(422, why) from None
+        if msg.speaker not in rnd.parties():
+            parties = ", ".join(rnd.parties())
+            why = f"Unknown speaker {msg.speaker!r}: this round's parties are {parties}"
+            self._refuse(rt, raw, msg.speaker, "speaker", why, at)
+            raise HumaineError(403, why)
+        expected = rt.token_for(msg.speaker)
+        if expected is not None and (msg.token or header_token) != expected:
+            why = (
+                f"{msg.speaker} must present its secret token (X-Accord-Token header or "
+                "'token' field); the one given is missing or wrong"
+            )
+            self._refuse(rt, raw, msg.speaker, "token", why, at)
+            raise HumaineError(403, why)
+        forward = self._forward_body(rt, raw, msg)
+        bid = None
+        if msg.bid is not None:
+            price = None if msg.bid.price is None else msg.bid.price.value
+            bid = Bid(msg.bid.type, msg.bid.quantity, price)
+        utt = Utterance(msg.speaker, msg.text, forward.get("addressee") or "", bid)
+        decision = rnd.submit(utt, now=at, wire=forward)
+        entry = rnd.log[-1]
+        self._persist_entry(rt, entry)
+        self._route(rt, forward, decision, entry)
+        return {
+            "status": "Acknowledged" if decision.permitted else "Blocked",
+            "roundId": rt.round_id,
+            "permitted": decision.permitted,
+            "rule": decision.rule,
+            "rationale": decision.rationale,
+            "allResponses": [],
+        }
+
+    def _forward_body(
+        self, rt: RoundRuntime, raw: dict[str, Any], msg: RelayMessage
+    ) -> dict[str, Any]:
+        body = {k: v for k, v in raw.items() if k != "token"}
+        body["roundId"] = rt.round_id
+        is_human = msg.speaker == rt.round.human
+        if not body.get("role"):
+            body["role"] = "buyer" if is_human else "seller"
+        if is_human and not body.get("addressee"):
+            body["addressee"] = infer_addressee(msg.text, rt.round.agents)
+        body.setdefault("addressee", "")
+        if msg.bid is not None:
+            body["bid"] = msg.bid.model_dump(mode="json", exclude_none=True)
+        return body
+
+    def _refuse(
+        self, rt: RoundRuntime, raw: dict[str, Any], speaker: str, rule: str, why: str, at: float
+    ) -> None:
+        text = raw.get("text") if isinstance(raw.get("text"), str) else ""
+        addressee = raw.get("addressee") if isinstance(raw.get("addressee"), str) else ""
+        rt.round.record_refusal(Utterance(speaker or "?", text[:2000], addressee), rule, why, at)
+        entry = rt.round.log[-1]
+        self._persist_entry(rt, entry)
+        body = {k: v for k, v in raw.items() if k != "token"} | {"roundId": rt.round_id}
+        if isinstance(body.get("text"), str):
+            body["text"] = body["text"][:2000]
+        self._send(rt, rt.uis, "/receiveLog", body | {"permitted": False, "rationale": why})
+
+    def _persist_entry(self, rt: RoundRuntime, entry: LogEntry) -> None:
+        if self.store is not None:
+            self.store.add_decision(rt.round_id, entry, self.wall())
+            if entry.deal:
+                for p in rt.round.purchases:
+                    if p.seq == entry.seq:
+                        self.store.save_purchase(rt.round_id, p)
+
+    def _route(self, rt: RoundRuntime, body: dict[str, Any], d: Decision, entry: LogEntry) -> None:
+        logged = body | {"permitted": d.permitted, "rationale": d.rationale}
+        if d.permitted:
+            self._send(rt, rt.uis, "/receiveMessage", body)
+            bare = {k: v for k, v in body.items() if k != "bid"}
+            engine = rt.round.engine
+            for name, party in rt.agents.items():
+                seen = (
+                    (lambda n=name, at=d.at: engine.mark_seen(n, at)) if d.speaker != name else None
+                )
+                self._outbox(rt, party).send("/receiveMessage", bare, before=seen)
+            if d.deal and rt.record.generation == 2:
+                for ui in rt.uis:
+                    self._outbox(rt, ui).send(
+                        "/confirmAccept",
+                        body,
+                        lambda resp, s=entry.seq: self._confirmed(rt, s, resp),
+                    )
+        else:
+            rejection = body | {"rationale": d.rationale}
+            if d.speaker in rt.agents:
+                self._send(rt, [rt.agents[d.speaker]], "/receiveRejection", rejection)
+            else:
+                self._send(rt, rt.uis, "/receiveRejection", rejection)
+        self._send(rt, rt.uis, "/receiveLog", logged)
+
+    def _confirmed(self, rt: RoundRuntime, seq: int, response: dict[str, Any] | None) -> None:
+        """A human UI answered /confirmAccept; anything but "acknowledged" (or silence)
+        cancels the deal and refunds the budget."""
+        if response is None:
+            return
+        status = str(response.get("status", "")).lower() if isinstance(response, dict) else ""
+        if status.startswith("ack"):
+            return
+        if rt.round.cancel_deal(seq) and self.store is not None:
+            for p in rt.round.purchases:
+                if p.seq == seq:
+                    self.store.save_purchase(rt.round_id, p)
+
+    # ------------------------------------------------------------- allocation
+    def allocate(self, round_id: str | None, products: dict[str, Any]) -> RoundRuntime:
+        from .scoring import Allocation, InvalidAllocation
+
+        rt = self.resolve(round_id, "/receiveHumanAllocation")
+        phase = rt.round.phase(self.clock())
+        if phase is not Phase.POST:
+            raise HumaineError(
+                409, f"allocations are saved during the post-round phase; round is {phase.value}"
+            )
+        try:
+            allocation = Allocation.from_wire(products)
+            rt.round.set_allocation(allocation)
+        except InvalidAllocation as e:
+            raise HumaineError(422, f"invalid allocation: {e}") from None
+        rt.record.allocation = allocation.to_wire()
+        self._save(rt)
+        return rt
+
+    # ------------------------------------------------------------ persistence
+    def _save(self, rt: RoundRuntime) -> None:
+        if self.store is not None:
+            self.store.save_round(rt.record)
+
+    def _restore(self) -> None:
+        from .scoring import Allocation
+
+        assert self.store is not None
+        for rec in self.store.load_rounds():
+            spec = InitializeRound.model_validate(rec.spec)
+            try:
+                sellers = {a.name: SellerUtility.from_wire(a.utilityFunction) for a in spec.agents}
+                hu = spec.human.utilityFunction
+                buyer = BuyerUtility.from_wire(hu) if hu else None
+            except InvalidUtility:
+                log.exception("stored round %s is unreadable; skipped", rec.round_id)
+                continue
+            rt = self._build(spec, rec, sellers, buyer, spec.budget(self.default_budget))
+            started = None
+            if rec.started_wall is not None:
+                started = self.clock() - (self.wall() - rec.started_wall)
+            rt.round.restore(
+                self.store.load_log(rec.round_id),
+                self.store.load_purchases(rec.round_id),
+                started,
+                rec.active_end,
+                rec.post_end,
+            )
+            if rec.allocation is not None:
+                rt.round.allocation = Allocation.from_wire(rec.allocation)
+            self.rounds[rec.round_id] = rt
+            if rec.status not in ("created", "ended"):
+                rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
+
+    # ---------------------------------------------------------------- reading
+    def describe(self, rt: RoundRuntime, full: bool = True) -> dict[str, Any]:
+        rnd = rt.round
+        now = self.clock()
+        out: dict[str, Any] = {
+            "roundId": rt.round_id,
+            "roundNumber": rnd.round_number,
+            "generation": rt.record.generation,
+            "phase": rnd.phase(now).value,
+            "elapsed": rnd.elapsed(now),
+            "durations": rnd.durations.to_wire(),
+            "agents": list(rnd.agents),
+            "budget": rnd.initial_budget,
+            "remainingBudget": rnd.remaining_budget,
+            "purchases": rnd.human_quantity(),
+        }
+        if full:
+            out["decisions"] = [e.__dict__ for e in rnd.log]
+            out["deals"] = [p.__dict__ for p in rnd.purchases]
+            out["allocation"] = rt.record.allocation
+            out["results"] = rt.record.results
+            out["deliveryErrors"] = rt.delivery_errors
+        return out
+
+    async def drain(self, round_id: str) -> None:
+        """Wait until all deliveries queued for a round went out (tests, shutdown)."""
+        rt = self.resolve(round_id)
+        await asyncio.gather(*(b.drain() for b in list(rt.outboxes.values())))
+
+    async def call(self, url: str, body: dict[str, Any]) -> Delivery:
+        assert self.client is not None
+        return await post_json(self.client, url, body, self.call_timeout)

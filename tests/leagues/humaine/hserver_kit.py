@@ -1,0 +1,287 @@
+"""Test kit for the HUMAINE server tests: real uvicorn servers on free loopback ports
+and tiny recording parties (agents or human UIs) that store what they receive."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import uvicorn
+from fastapi import FastAPI, Request
+
+PARTY_ROUTES = (
+    "/setUtility",
+    "/startRound",
+    "/endRound",
+    "/receiveMessage",
+    "/receiveRejection",
+    "/sendRoundMetadata",
+    "/receiveLog",
+    "/confirmAccept",
+    "/receiveRoundTotals",
+)
+
+COSTS_W = {"egg": 0.47, "flour": 0.96, "sugar": 0.96, "milk": 0.35, "chocolate": 0.35}
+COSTS_W |= {"blueberry": 0.42, "vanilla": 0.3}
+COSTS_C = {"egg": 0.49, "flour": 0.71, "sugar": 0.81, "milk": 0.3, "chocolate": 0.37}
+COSTS_C |= {"blueberry": 0.29, "vanilla": 0.28}
+
+
+def seller_utility(costs: dict[str, float]) -> dict[str, Any]:
+    return {
+        "currencyUnit": "USD",
+        "utility": {
+            g: {"type": "unitcost", "unit": "each", "parameters": {"unitcost": c}}
+            for g, c in costs.items()
+        },
+    }
+
+
+def trapezoid(lo: int, hi: int, vlo: float, vhi: float, unit: str) -> dict[str, Any]:
+    return {
+        "type": "trapezoid",
+        "unit": unit,
+        "parameters": {"minQuantity": lo, "maxQuantity": hi, "minValue": vlo, "maxValue": vhi},
+    }
+
+
+BUYER_UTILITY = {
+    "currencyUnit": "USD",
+    "utility": {
+        "cake": {
+            "type": "unitvaluePlusSupplement",
+            "unit": "each",
+            "parameters": {
+                "unitvalue": 23.81,
+                "supplement": {
+                    "chocolate": trapezoid(3, 6, 2.92, 6.22, "ounce"),
+                    "vanilla": trapezoid(2, 4, 2.04, 7.03, "teaspoon"),
+                },
+            },
+        },
+        "pancake": {
+            "type": "unitvaluePlusSupplement",
+            "unit": "each",
+            "parameters": {
+                "unitvalue": 27.43,
+                "supplement": {
+                    "chocolate": trapezoid(3, 6, 3.29, 5.49, "ounce"),
+                    "blueberry": trapezoid(1, 3, 3.02, 7.57, "packet"),
+                },
+            },
+        },
+    },
+}
+
+
+class ServerThread:
+    """A uvicorn server for ``app`` on a free 127.0.0.1 port, in a daemon thread."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("test server did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+
+
+class Party:
+    """A recording party: answers every HUMAINE callback and stores (route, t, body).
+
+    ``delay`` makes it slow (seconds per call); ``on_message`` is called (in the
+    server's thread) with each /receiveMessage body, so a test can script an agent.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        delay: float = 0.0,
+        confirm: str = "acknowledged",
+        on_message: Callable[[Party, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.delay = delay
+        self.confirm = confirm
+        self.on_message = on_message
+        self.received: list[tuple[str, float, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        app = FastAPI()
+        for route in PARTY_ROUTES:
+            app.add_api_route(route, self._handler(route), methods=["POST"])
+        self.server = ServerThread(app)
+
+    def _handler(self, route: str) -> Callable[[Request], Any]:
+        import asyncio
+
+        async def handle(request: Request) -> dict[str, Any]:
+            t = time.monotonic()
+            body = await request.json()
+            with self.lock:
+                self.received.append((route, t, body))
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            if route == "/receiveMessage" and self.on_message is not None:
+                await asyncio.to_thread(self.on_message, self, body)
+            if route == "/setUtility":
+                return {"status": "Acknowledged", "utility": body}
+            if route == "/confirmAccept":
+                return {"status": self.confirm}
+            return {"status": "acknowledged"}
+
+        return handle
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def __enter__(self) -> Party:
+        self.server.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.__exit__(*exc)
+
+    def bodies(self, route: str) -> list[dict[str, Any]]:
+        with self.lock:
+            return [b for r, _, b in self.received if r == route]
+
+    def times(self, route: str) -> list[float]:
+        with self.lock:
+            return [t for r, t, _ in self.received if r == route]
+
+    def wait_for(self, route: str, n: int = 1, timeout: float = 5.0) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self.bodies(route)
+            if len(got) >= n:
+                return got
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.name} got {len(got)} {route} calls, wanted {n}")
+            time.sleep(0.01)
+
+    def agent_spec(self, costs: dict[str, float], token: str | None = None) -> dict[str, Any]:
+        spec: dict[str, Any] = {
+            "protocol": "http",
+            "host": "127.0.0.1",
+            "port": self.port,
+            "name": self.name,
+            "utilityFunction": seller_utility(costs),
+        }
+        if token:
+            spec["token"] = token
+        return spec
+
+    def ui_spec(self) -> dict[str, Any]:
+        return {"protocol": "http", "host": "127.0.0.1", "port": self.port, "name": self.name}
+
+
+def round_body(
+    agents: list[dict[str, Any]],
+    uis: list[dict[str, Any]] | None = None,
+    round_id: str | None = None,
+    warmup: float = 0.0,
+    duration: float = 120.0,
+    post: float = 5.0,
+    budget: float | None = 50.0,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "agents": agents,
+        "human": {"utilityFunction": BUYER_UTILITY},
+        "durations": {"warmUp": warmup, "round": duration, "post": post},
+    }
+    if round_id:
+        body["roundId"] = round_id
+    if uis is not None:
+        body["humanUIs"] = uis
+    if budget is not None:
+        body["humanBudget"] = {"currentUnit": "USD", "value": budget}
+    return body
+
+
+def start_round(client: httpx.Client, body: dict[str, Any]) -> str:
+    """initializeRound + startRound (generation 2); waits until the round is active."""
+    r = client.post("/initializeRound", json=body)
+    assert r.status_code == 200, r.text
+    rid = r.json()["roundId"]
+    r = client.post("/startRound", json={"roundId": rid})
+    assert r.status_code == 200, r.text
+    deadline = time.monotonic() + 5
+    while client.get(f"/rounds/{rid}").json()["phase"] != "active":
+        assert time.monotonic() < deadline, "round did not become active"
+        time.sleep(0.01)
+    return rid
+
+
+def human(rid: str | None, text: str, to: str = "") -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "speaker": "Human",
+        "addressee": to,
+        "text": text,
+        "role": "buyer",
+        "timestamp": int(time.time() * 1000),
+    }
+    if rid is not None:
+        body["roundId"] = rid
+    return body
+
+
+def agent(
+    rid: str | None,
+    name: str,
+    text: str,
+    bid_type: str = "SellOffer",
+    quantity: dict[str, int] | None = None,
+    price: float | None = 4.5,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "speaker": name,
+        "addressee": "Human",
+        "text": text,
+        "role": "seller",
+        "environmentUUID": "abcdefg",
+        "timeStamp": "2020-02-20T08:08:05.825Z",
+        "bid": {"type": bid_type, "quantity": quantity or {"egg": 2}},
+    }
+    if price is not None:
+        body["bid"]["price"] = {"unit": "USD", "value": price}
+    if rid is not None:
+        body["roundId"] = rid
+    return body
+
+
+def sleep_until(t: float) -> None:
+    """Sleep until monotonic time ``t``."""
+    left = t - time.monotonic()
+    if left > 0:
+        time.sleep(left)
