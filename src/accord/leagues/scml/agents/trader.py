@@ -1,7 +1,315 @@
-"""Placeholder, replaced below."""
+"""A profit-seeking trader: buys inputs it can turn into outputs and sells outputs it has.
 
-from accord.leagues.scml.agents.basic import RandomAgent
+Strategy (deliberately simple and transparent):
+
+- It keeps a *plan*: units of input arriving and units of output leaving on every future
+  day (its signed contracts). Simulating its lines day by day over the plan gives the
+  projected free output stock; it never commits to sell more than that projection
+  covers, so it does not have to buy on the expensive spot market.
+- It buys (exogenous raw material or negotiated inputs) up to a small stock target
+  that follows the demand it has seen, at prices below what the output fetches minus
+  its production cost, and stops buying when the remaining days could not turn the
+  inputs into sales.
+- Negotiators concede in time from a greedy price towards the agent's limit price.
+
+Example:
+    >>> TraderAgent().short_type
+    'Tra'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from accord.core import Negotiator, NegotiatorView, Outcome, Response
+from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.contracts import Agenda, Contract
+
+__all__ = ["TraderAgent", "TraderNegotiator"]
 
 
-class TraderAgent(RandomAgent):
-    pass
+class TraderNegotiator(Negotiator):
+    """Time-based concession between ``best`` and ``limit`` unit prices.
+
+    ``feasible(q, t)`` (from the agent) says how many units it can trade on day ``t``.
+    """
+
+    def __init__(self, agent: TraderAgent, is_buy: bool, best: int, limit: int, exponent: float):
+        super().__init__()
+        self.agent = agent
+        self.is_buy = is_buy
+        self.best = best
+        self.limit = limit
+        self.exponent = exponent
+
+    def _price_now(self, t: float) -> float:
+        return self.best + (self.limit - self.best) * (t**self.exponent)
+
+    def _good_price(self, price: int, t: float) -> bool:
+        target = self._price_now(t)
+        return price <= target if self.is_buy else price >= target
+
+    def _pick(self, view: NegotiatorView) -> Outcome | None:
+        space = view.space
+        (plo, phi), (qlo, qhi), (tlo, thi) = (
+            (iss.lower, iss.upper)
+            for iss in space.issues  # type: ignore[attr-defined]
+        )
+        best_t, best_q = -1, 0
+        for day in range(tlo, thi + 1):
+            q = min(qhi, self.agent.capacity_for(self.is_buy, day))
+            if q > best_q:
+                best_t, best_q = day, q
+        if best_q < qlo:
+            return None
+        price = int(round(self._price_now(view.time)))
+        price = min(max(price, plo), phi)
+        return (price, best_q, best_t)
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        offer = self._pick(view)
+        if offer is None:
+            return None
+        return offer
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        price, q, day = (int(x) for x in offer)
+        if q > self.agent.capacity_for(self.is_buy, day):
+            return Response.END if self._pick(view) is None else Response.REJECT
+        if self._good_price(price, view.time):
+            return Response.ACCEPT
+        return Response.REJECT
+
+
+class TraderAgent(SCMLAgent):
+    """Plans inputs and outputs, never sells what it cannot make, buys what it can sell."""
+
+    def __init__(self, margin: float = 0.1, stock_days: float = 2.0, exponent: float = 2.0):
+        super().__init__()
+        self.margin = margin
+        self.stock_days = stock_days
+        self.exponent = exponent
+
+    # -- bookkeeping ------------------------------------------------------------------
+    def init(self) -> None:
+        awi = self.awi
+        n = awi.n_steps
+        self.incoming = np.zeros(n + 1, dtype=np.int64)
+        self.outgoing = np.zeros(n + 1, dtype=np.int64)
+        self.in_prices: list[tuple[int, int]] = []
+        self.out_prices: list[tuple[int, int]] = []
+        self.demand_seen = 0
+        self.days_levels_left = awi.bb.settings["n_products"] - 1 - awi.level
+        cat = awi.catalog_prices
+        self.cat_in = cat[awi.my_input_product]
+        self.cat_out = cat[awi.my_output_product]
+        self._proj_day = -1
+        self._free: np.ndarray = np.zeros(n + 1, dtype=np.int64)
+        self._in_stock_room: np.ndarray = np.zeros(n + 1, dtype=np.int64)
+
+    def _book(self, c: Contract, sign: int = 1) -> None:
+        me = self.awi.agent
+        if c.buyer == me:
+            self.incoming[c.delivery] += sign * c.quantity
+            if sign > 0:
+                self.in_prices.append((c.unit_price, c.quantity))
+        else:
+            self.outgoing[c.delivery] += sign * c.quantity
+            if sign > 0:
+                self.out_prices.append((c.unit_price, c.quantity))
+        self._proj_day = -1
+
+    def on_contracts_finalized(
+        self, signed: list[Contract], cancelled: list[Contract], rejectors: list[list[str]]
+    ) -> None:
+        for c in signed:
+            self._book(c)
+            if c.seller == self.awi.agent and not c.exogenous:
+                self.demand_seen += c.quantity
+
+    def on_agent_bankrupt(
+        self, agent: str, nullified: list[Contract], reduced: list[Contract]
+    ) -> None:
+        for c in nullified:
+            self._book(c, -1)
+        for c in reduced:
+            self._book(c)
+
+    # -- projections ------------------------------------------------------------------
+    def _project(self) -> None:
+        """Free output stock after each day's deliveries, if lines run on every input."""
+        awi = self.awi
+        day = awi.current_step
+        if self._proj_day == day:
+            return
+        n, lines = awi.n_steps, awi.n_lines
+        inv = awi.current_inventory
+        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
+        free = np.zeros(n + 1, dtype=np.int64)
+        room = np.zeros(n + 1, dtype=np.int64)
+        start = day
+        if self._after_execution():
+            start = day + 1
+            made = min(lines, ins)
+            ins -= made
+            outs += made
+        for t in range(start, n):
+            ins += self.incoming[t]
+            outs -= self.outgoing[t]
+            free[t] = outs
+            made = min(lines, ins)
+            room[t] = lines - made
+            ins -= made
+            outs += made
+        free[n] = outs
+        # a sale on day t must leave every later day non-negative
+        self._free = np.minimum.accumulate(free[::-1])[::-1]
+        self._in_stock_room = room
+        self._pending_in = ins
+        self._proj_day = day
+
+    def _after_execution(self) -> bool:
+        from accord.leagues.scml.world import Phase
+
+        return self.awi._w.phase not in (
+            Phase.INIT,
+            Phase.BEFORE_STEP,
+            Phase.NEGOTIATION,
+            Phase.SIGNING,
+        )
+
+    def capacity_for(self, is_buy: bool, day: int) -> int:
+        """Units this agent is willing to trade for delivery on ``day``."""
+        self._project()
+        awi = self.awi
+        if day >= awi.n_steps:
+            return 0
+        if is_buy:
+            return self._buy_room(day)
+        return int(max(0, self._free[day]))
+
+    def _target_stock(self) -> float:
+        awi = self.awi
+        prior_days = 3.0
+        rate = (self.demand_seen + prior_days * 0.5 * awi.n_lines) / (awi.current_step + prior_days)
+        return self.stock_days * min(rate, awi.n_lines)
+
+    def _buy_room(self, day: int) -> int:
+        awi = self.awi
+        # inputs arriving after this can no longer flow down the chain in time
+        if day > awi.n_steps - 1 - self.days_levels_left:
+            return 0
+        free_out = int(self._free[min(day + 1, awi.n_steps)])
+        shortage = max(0, -free_out)
+        want = shortage + max(0.0, self._target_stock() - max(0, free_out))
+        return int(min(awi.n_lines, max(0, round(want))))
+
+    # -- prices -----------------------------------------------------------------------
+    def _avg(self, pairs: list[tuple[int, int]], default: float) -> float:
+        q = sum(x for _, x in pairs[-20:])
+        return sum(p * x for p, x in pairs[-20:]) / q if q else default
+
+    def sell_floor(self) -> int:
+        unit_in = self._avg(self.in_prices, self.cat_in)
+        return int(np.ceil((unit_in + self.awi.cost) * (1 + self.margin)))
+
+    def buy_ceiling(self) -> int:
+        if self.awi.is_last_level:
+            out = float(self.cat_out)
+        else:
+            out = max(self._avg(self.out_prices, self.cat_out), float(self.cat_out))
+        return int(np.floor(out / (1 + self.margin) - self.awi.cost))
+
+    # -- decisions --------------------------------------------------------------------
+    def sign_all_contracts(self, contracts: list[Contract]) -> list[bool]:
+        awi = self.awi
+        me = awi.agent
+        answer = [False] * len(contracts)
+        # sells first (highest price first): each must stay covered by the projection
+        sells = sorted(
+            (i for i, c in enumerate(contracts) if c.seller == me),
+            key=lambda i: -contracts[i].unit_price,
+        )
+        floor = self.sell_floor()
+        for i in sells:
+            c = contracts[i]
+            if c.exogenous:
+                self.demand_seen += c.quantity
+            ok_price = c.exogenous or c.unit_price >= floor * 0.9
+            if ok_price and self.capacity_for(False, c.delivery) >= c.quantity:
+                answer[i] = True
+                self._book(c)
+        buys = sorted(
+            (i for i, c in enumerate(contracts) if c.buyer == me),
+            key=lambda i: contracts[i].unit_price,
+        )
+        ceiling = self.buy_ceiling()
+        for i in buys:
+            c = contracts[i]
+            ok_price = c.exogenous or c.unit_price <= ceiling / 0.9
+            if ok_price and self.capacity_for(True, c.delivery) >= c.quantity:
+                answer[i] = True
+                self._book(c)
+        # undo the provisional bookings: the world reports what was really signed
+        for i, yes in enumerate(answer):
+            if yes:
+                self._book(contracts[i], -1)
+                if contracts[i].seller == me:
+                    self.out_prices.pop()
+                else:
+                    self.in_prices.pop()
+        self.out_prices = self.out_prices
+        return answer
+
+    def step(self) -> None:
+        awi = self.awi
+        day = awi.current_step
+        inv = awi.current_inventory
+        make = min(awi.n_lines, inv[awi.my_input_product], awi.current_balance // max(1, awi.cost))
+        awi.set_production(int(make))
+        self._proj_day = -1
+        if day + 1 >= awi.n_steps:
+            return
+        self._request(True)
+        self._request(False)
+
+    def _request(self, is_buy: bool) -> None:
+        awi = self.awi
+        partners = awi.my_suppliers if is_buy else awi.my_consumers
+        if not partners:
+            return
+        start = awi.current_step + 1
+        end = min(awi.n_steps - 1, start + max(2, awi.horizon // 2))
+        best_q = max((self.capacity_for(is_buy, t) for t in range(start, end + 1)), default=0)
+        if best_q <= 0:
+            return
+        product = awi.my_input_product if is_buy else awi.my_output_product
+        lo_p, hi_p = self._price_range(is_buy)
+        for partner in partners:
+            if awi.quota_left <= 0:
+                break
+            neg = self._negotiator(is_buy)
+            awi.request_negotiation(
+                is_buy, product, (1, best_q), (lo_p, hi_p), (start, end), partner, neg
+            )
+
+    def _price_range(self, is_buy: bool) -> tuple[int, int]:
+        cat = self.cat_in if is_buy else self.cat_out
+        lo, hi = max(1, int(cat * 0.5)), max(2, int(np.ceil(cat * 1.5)))
+        return lo, hi
+
+    def _negotiator(self, is_buy: bool) -> TraderNegotiator:
+        if is_buy:
+            limit = self.buy_ceiling()
+            best = max(1, int(self.cat_in * 0.7))
+            return TraderNegotiator(self, True, min(best, limit), limit, self.exponent)
+        limit = self.sell_floor()
+        best = int(self.cat_out * 1.3)
+        return TraderNegotiator(self, False, max(best, limit), limit, self.exponent)
+
+    def respond_to_negotiation_request(self, initiator: str, agenda: Agenda) -> Negotiator | None:
+        my_buy = not agenda.is_buy
+        t0, t1 = agenda.time
+        if max((self.capacity_for(my_buy, t) for t in range(t0, t1 + 1)), default=0) <= 0:
+            return None
+        return self._negotiator(my_buy)
