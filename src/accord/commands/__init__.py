@@ -1,0 +1,1 @@
+"""Commands of the ``accord`` CLI that belong to no single layer."""
