@@ -1,0 +1,310 @@
+"""Agents and simulated buyers as HTTP services (FastAPI), speaking Appendix C.
+
+:func:`create_agent_app` serves a :class:`~.base.SellerAgent` on the five agent routes
+(``/setUtility``, ``/startRound``, ``/endRound``, ``/receiveMessage``,
+``/receiveRejection``); the agent's messages are POSTed to the orchestrator's
+``/relayMessage`` (address from a constructor argument or an ``appSettings.json`` with a
+``serviceMap.environment-orchestrator`` entry). :func:`create_buyer_app` does the same for
+a simulated buyer on the human-UI routes, and posts its best allocation to
+``/receiveHumanAllocation`` when the round ends. :class:`BackgroundServer` runs an app
+with uvicorn in a thread on a loopback port (port 0 picks a free one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from .base import SellerAgent
+from .buyers import SimulatedBuyer
+
+DEFAULT_ORCHESTRATOR = "http://localhost:14010"
+DEFAULT_PORTS: dict[str, int] = {"Celia": 14007, "Watson": 14008}
+"""Default ports of the two agents (as in the original platform)."""
+
+
+class BadRequest(ValueError):
+    """A request body that is not the JSON object a route expects."""
+
+
+def orchestrator_url(settings: str | Path | Mapping[str, Any] | None = None) -> str:
+    """Orchestrator base URL from an ``appSettings.json`` path or its parsed content.
+
+    >>> orchestrator_url({"serviceMap": {"environment-orchestrator":
+    ...     {"protocol": "http", "host": "127.0.0.1", "port": 14010}}})
+    'http://127.0.0.1:14010'
+    """
+    if settings is None:
+        return DEFAULT_ORCHESTRATOR
+    if isinstance(settings, str | Path):
+        path = Path(settings)
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise ValueError(f"cannot read settings file {path}: {e}") from None
+    else:
+        data = settings
+    try:
+        entry = data["serviceMap"]["environment-orchestrator"]
+        return f"{entry.get('protocol', 'http')}://{entry['host']}:{int(entry['port'])}"
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(
+            "settings need serviceMap.environment-orchestrator = {protocol, host, port}; "
+            f"got {data!r}"
+        ) from None
+
+
+class HttpContext:
+    """:class:`~.base.AgentContext` over asyncio and HTTP: sends go to /relayMessage."""
+
+    def __init__(self, relay_url: str, token: str | None = None, timeout: float = 5.0) -> None:
+        self.relay_url = relay_url.rstrip("/") + "/relayMessage"
+        self.token = token
+        self.timeout = timeout
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.replies: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def timestamp(self) -> str:
+        return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    def send(self, message: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self.post(self.relay_url, message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> None:
+        asyncio.get_running_loop().call_later(max(0.0, delay), fn)
+
+    async def post(self, url: str, body: dict[str, Any]) -> None:
+        headers = {"X-Accord-Token": self.token} if self.token else {}
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout) as client:
+                r = await client.post(url, json=body, headers=headers)
+            reply = r.json() if r.content else {}
+            self.replies.append(reply if isinstance(reply, dict) else {"reply": reply})
+        except (httpx.HTTPError, ValueError) as e:
+            self.errors.append(f"POST {url} failed: {e}")
+        del self.replies[:-100], self.errors[:-100]
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise BadRequest(f"body is not valid JSON ({e.msg} at position {e.pos})") from None
+    if not isinstance(data, dict):
+        raise BadRequest(f"body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _app(title: str) -> FastAPI:
+    app = FastAPI(title=title)
+
+    @app.exception_handler(BadRequest)
+    async def bad_request(request: Request, exc: BadRequest) -> JSONResponse:
+        return JSONResponse(status_code=400, content={"status": "Failed", "error": str(exc)})
+
+    return app
+
+
+def create_agent_app(
+    agent: SellerAgent,
+    orchestrator: str | None = None,
+    *,
+    settings: str | Path | Mapping[str, Any] | None = None,
+    token: str | None = None,
+) -> FastAPI:
+    """A FastAPI app serving ``agent`` on the agent routes of Appendix C."""
+    ctx = HttpContext(orchestrator or orchestrator_url(settings), token)
+    agent.bind(ctx)
+    app = _app(f"HUMAINE agent {agent.name}")
+    app.state.agent = agent
+    app.state.context = ctx
+
+    def route(path: str, handler: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        async def endpoint(request: Request) -> dict[str, Any]:
+            return handler(await _body(request))
+
+        app.post(path)(endpoint)
+
+    route("/setUtility", agent.set_utility)
+    route("/startRound", agent.start_round)
+    route("/endRound", agent.end_round)
+    route("/receiveMessage", agent.receive_message)
+    route("/receiveRejection", agent.receive_rejection)
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "name": agent.name,
+            "kind": agent.kind,
+            "active": agent.active,
+            "orchestrator": ctx.relay_url,
+            "errors": ctx.errors[-5:],
+        }
+
+    return app
+
+
+def create_buyer_app(
+    buyer: SimulatedBuyer,
+    orchestrator: str | None = None,
+    *,
+    settings: str | Path | Mapping[str, Any] | None = None,
+    token: str | None = None,
+    budget: float = 50.0,
+) -> FastAPI:
+    """A FastAPI app serving a simulated buyer on the human-UI routes of the original.
+
+    It learns its budget from ``/sendRoundMetadata`` (default ``budget``), speaks as
+    "Human" on ``/relayMessage`` and saves its best allocation on ``/endRound``.
+    """
+    base = (orchestrator or orchestrator_url(settings)).rstrip("/")
+    ctx = HttpContext(base, token)
+    buyer.bind(ctx)
+    buyer.budget = budget
+    app = _app("HUMAINE simulated buyer")
+    app.state.buyer = buyer
+    app.state.context = ctx
+    ack = {"status": "acknowledged"}
+
+    @app.post("/sendRoundMetadata")
+    async def metadata(request: Request) -> dict[str, Any]:
+        body = await _body(request)
+        value = (body.get("humanBudget") or {}).get("value")
+        if value is not None:
+            buyer.budget = float(value)
+        buyer.round_id = body.get("roundId") or buyer.round_id
+        return ack
+
+    @app.post("/setUtility")
+    async def set_utility(request: Request) -> dict[str, Any]:
+        return buyer.set_utility(await _body(request))
+
+    @app.post("/startRound")
+    async def start_round(request: Request) -> dict[str, Any]:
+        return buyer.start_round(await _body(request))
+
+    @app.post("/endRound")
+    async def end_round(request: Request) -> dict[str, Any]:
+        body = await _body(request)
+        reply = buyer.end_round(body)
+        if buyer.valuer is not None:
+            allocation = buyer.valuer.best(buyer.inventory).to_wire()
+            payload = {"roundId": body.get("roundId") or buyer.round_id, "payload": allocation}
+            ctx.call_later(0.05, lambda: _spawn(ctx, base + "/receiveHumanAllocation", payload))
+        return reply
+
+    @app.post("/receiveMessage")
+    async def receive_message(request: Request) -> dict[str, Any]:
+        return buyer.receive_message(await _body(request))
+
+    @app.post("/receiveRejection")
+    async def receive_rejection(request: Request) -> dict[str, Any]:
+        return buyer.receive_rejection(await _body(request))
+
+    @app.post("/confirmAccept")
+    async def confirm(request: Request) -> dict[str, Any]:
+        await _body(request)
+        return ack
+
+    for path in ("/receiveLog", "/receiveRoundTotals"):
+
+        async def noted(request: Request) -> dict[str, Any]:
+            await _body(request)
+            return ack
+
+        app.post(path)(noted)
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "strategy": buyer.strategy,
+            "inventory": buyer.inventory,
+            "spent": buyer.spent,
+            "errors": ctx.errors[-5:],
+        }
+
+    return app
+
+
+def _spawn(ctx: HttpContext, url: str, body: dict[str, Any]) -> None:
+    task = asyncio.get_running_loop().create_task(ctx.post(url, body))
+    ctx._tasks.add(task)
+    task.add_done_callback(ctx._tasks.discard)
+
+
+class BackgroundServer:
+    """Run an ASGI app with uvicorn in a daemon thread (for tests and embedding).
+
+    >>> srv = BackgroundServer(FastAPI()).start()
+    >>> srv.url.startswith("http://127.0.0.1:")
+    True
+    >>> srv.stop()
+    """
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app = app
+        self.host = host
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, port))
+        self.port = self.sock.getsockname()[1]
+        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> BackgroundServer:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError(f"server on {self.url} did not start within {timeout} s")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=5)
+        self.sock.close()
+
+
+def serve_agent(
+    agent: SellerAgent,
+    *,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    orchestrator: str | None = None,
+    settings: str | Path | None = None,
+    token: str | None = None,
+) -> None:
+    """Serve ``agent`` in the foreground (default port 14007 for Celia, 14008 for Watson)."""
+    app = create_agent_app(agent, orchestrator, settings=settings, token=token)
+    uvicorn.run(app, host=host, port=port or DEFAULT_PORTS.get(agent.name, 14007), log_level="info")
