@@ -1,0 +1,479 @@
+"""The human's side of HUMAINE: the chat UI and the human assistant UI, and their server.
+
+For the orchestrator this server *is* the human UI: it answers ``/sendRoundMetadata``,
+``/setUtility``, ``/startRound``, ``/endRound``, ``/receiveMessage``, ``/receiveLog``,
+``/receiveRejection``, ``/confirmAccept`` and ``/receiveRoundTotals`` (messages without a
+``roundId`` belong to the latest round, as in generation 1). Everything it hears is an
+event in SQLite; the state of a round is the fold of its events, so a restart loses
+nothing. The browser pages poll ``GET api/state`` and post the human's utterances,
+allocation checks and the final allocation, which this server forwards to the
+orchestrator's ``/relayMessage`` and ``/receiveHumanAllocation``.
+
+Pages: ``chat.html`` (Fig. 3: admin controls, transcript, countdown, purchases, results)
+and ``assistant.html`` (Fig. 4: three countdowns, budget, "Can I make?", offers, utility,
+allocation with Save). Both take ``?round=<roundId>``; without it they follow the latest.
+
+Example:
+    >>> from fastapi.testclient import TestClient
+    >>> c = TestClient(create_ui_app(orchestrator_url="http://127.0.0.1:9"))
+    >>> c.post("/sendRoundMetadata", json={"roundId": "r1", "durations":
+    ...     {"warmUp": 5, "round": 60, "post": 30}, "humanBudget": {"value": 50}}).json()
+    {'status': 'acknowledged'}
+    >>> s = c.get("/api/state").json(); (s["roundId"], s["phase"], s["budget"])
+    ('r1', 'warmup', 50.0)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+from fastapi import Body, FastAPI, HTTPException
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.leagues.humaine.goods import GOODS
+from accord.leagues.humaine.manager.services import UtilitySource, local_utility_source
+from accord.leagues.humaine.optimizer import best_allocation
+from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
+from accord.leagues.humaine.scoring import check_allocation as check_goods
+from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
+
+STATIC = Path(__file__).resolve().parent / "static"
+ROUTES = (
+    "sendRoundMetadata",
+    "setUtility",
+    "startRound",
+    "endRound",
+    "receiveMessage",
+    "receiveLog",
+    "receiveRejection",
+    "confirmAccept",
+    "receiveRoundTotals",
+)
+DEFAULT_AGENTS = (
+    {"name": "Celia", "protocol": "http", "host": "127.0.0.1", "port": 14007},
+    {"name": "Watson", "protocol": "http", "host": "127.0.0.1", "port": 14008},
+)
+MAX_SAY_CHARS = 1000
+
+
+def _stamp(body: dict[str, Any]) -> str:
+    return str(body.get("timestamp") or body.get("timeStamp") or "")
+
+
+def _key(body: dict[str, Any]) -> tuple[str, str, str]:
+    return (str(body.get("speaker", "")), str(body.get("text", "")), _stamp(body))
+
+
+@dataclass
+class UiRound:
+    """What the human's UIs know of one round (built from the orchestrator's calls)."""
+
+    round_id: str
+    created: float
+    durations: dict[str, float] = field(default_factory=dict)
+    budget: float | None = None
+    utility: dict[str, Any] | None = None
+    warmup_at: float | None = None
+    started_at: float | None = None
+    round_duration: float | None = None
+    ended_at: float | None = None
+    totals: dict[str, Any] | None = None
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    offers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    deals: list[dict[str, Any]] = field(default_factory=list)
+    allocation: dict[str, Any] | None = None
+    index: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    seen_deals: set[tuple[str, str, str]] = field(default_factory=set)
+
+    def apply(self, route: str, body: dict[str, Any], at: float) -> None:
+        """Fold one call of the orchestrator (or one saved allocation) into the state."""
+        if route == "sendRoundMetadata":
+            self.durations = {k: float(v) for k, v in (body.get("durations") or {}).items()}
+            budget = body.get("humanBudget")
+            budget = budget.get("value") if isinstance(budget, dict) else budget
+            self.budget = None if budget is None else float(budget)
+            self.warmup_at = at
+        elif route == "setUtility":
+            self.utility = {"currencyUnit": body.get("currencyUnit", "USD"), **body}
+        elif route == "startRound":
+            if "roundDuration" in body:
+                self.round_duration = float(body["roundDuration"])
+            self.started_at = at
+            self.warmup_at = self.warmup_at or at
+        elif route == "endRound":
+            self.ended_at = at
+        elif route in ("receiveMessage", "receiveLog", "receiveRejection", "said"):
+            self._message(route, body, at)
+        elif route == "confirmAccept":
+            self._message(route, body, at)
+            self._deal(body, at)
+        elif route == "receiveRoundTotals":
+            self.totals = body.get("roundTotals") or {}
+        elif route == "allocation":
+            self.allocation = body
+
+    def _message(self, route: str, body: dict[str, Any], at: float) -> None:
+        verdict = route in ("receiveLog", "receiveRejection")
+        permitted: bool | None = True
+        if route == "said":
+            permitted = None  # the human's own message, until the orchestrator's verdict
+        elif verdict:
+            permitted = route == "receiveLog" and body.get("permitted") is not False
+        key = _key(body)
+        if key in self.index:
+            entry = self.transcript[self.index[key]]
+            if verdict:
+                entry["permitted"] = permitted
+                entry["rationale"] = None if permitted else body.get("rationale")
+            return
+        self.index[key] = len(self.transcript)
+        bid = body.get("bid") if isinstance(body.get("bid"), dict) else None
+        self.transcript.append(
+            {
+                "speaker": body.get("speaker", ""),
+                "addressee": body.get("addressee", ""),
+                "text": body.get("text", ""),
+                "bid": bid,
+                "permitted": permitted,
+                "rationale": None if permitted is not False else body.get("rationale"),
+                "at": at,
+            }
+        )
+        speaker = str(body.get("speaker", ""))
+        if permitted and bid and speaker != "Human":
+            if bid.get("type") == "SellOffer":
+                self.offers[speaker] = {
+                    "quantity": bid.get("quantity") or {},
+                    "price": (bid.get("price") or {}).get("value"),
+                    "text": body.get("text", ""),
+                    "at": at,
+                }
+            elif bid.get("type") in ("Accept", "Reject"):
+                self.offers.pop(speaker, None)
+
+    def _deal(self, body: dict[str, Any], at: float) -> None:
+        key = _key(body)
+        bid = body.get("bid") or {}
+        if key in self.seen_deals or not isinstance(bid, dict):
+            return
+        self.seen_deals.add(key)
+        price = (bid.get("price") or {}).get("value") or 0.0
+        self.deals.append(
+            {
+                "seller": body.get("speaker", ""),
+                "quantity": {g: int(n) for g, n in (bid.get("quantity") or {}).items()},
+                "price": float(price),
+                "at": at,
+            }
+        )
+        self.offers.pop(str(body.get("speaker", "")), None)
+
+    def have(self) -> dict[str, int]:
+        """Goods bought so far (from the confirmed deals)."""
+        have = dict.fromkeys(GOODS, 0)
+        for d in self.deals:
+            for g, n in d["quantity"].items():
+                have[g] = have.get(g, 0) + n
+        return have
+
+    def phase(self, now: float) -> tuple[str, dict[str, float | None]]:
+        """Current phase and the seconds left in each of warm-up, round and post."""
+        d = self.durations
+        left: dict[str, float | None] = {"warmUp": None, "round": None, "post": None}
+        if self.warmup_at is not None:
+            left["warmUp"] = max(0.0, d.get("warmUp", 0.0) - (now - self.warmup_at))
+        if self.started_at is not None:
+            total = self.round_duration if self.round_duration is not None else d.get("round", 0)
+            left["warmUp"] = 0.0
+            left["round"] = max(0.0, total - (now - self.started_at))
+        if self.ended_at is not None:
+            left["round"] = 0.0
+        if self.ended_at is not None:
+            left["post"] = max(0.0, d.get("post", 0.0) - (now - self.ended_at))
+            if self.totals is not None:
+                left["post"] = 0.0
+        if self.totals is not None:
+            return "done", left
+        if self.ended_at is not None:
+            return "post", left
+        if self.started_at is not None:
+            return "active", left
+        return ("warmup" if self.warmup_at is not None else "setup"), left
+
+    def snapshot(self, now: float) -> dict[str, Any]:
+        phase, left = self.phase(now)
+        spent = round(sum(d["price"] for d in self.deals), 2)
+        return {
+            "roundId": self.round_id,
+            "phase": phase,
+            "remaining": left,
+            "durations": self.durations,
+            "budget": self.budget,
+            "spent": spent,
+            "left": None if self.budget is None else round(self.budget - spent, 2),
+            "utility": self.utility,
+            "transcript": self.transcript,
+            "offers": self.offers,
+            "deals": self.deals,
+            "have": self.have(),
+            "allocation": self.allocation,
+            "totals": self.totals,
+        }
+
+
+class EventLog:
+    """Append-only SQLite log of everything the UI server heard, replayed at start-up."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, round_id TEXT NOT NULL,"
+            " route TEXT NOT NULL, body TEXT NOT NULL, at REAL NOT NULL)"
+        )
+
+    def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
+        self._db.execute(
+            "INSERT INTO events (round_id, route, body, at) VALUES (?, ?, ?, ?)",
+            (round_id, route, json.dumps(body), at),
+        )
+
+    def replay(self) -> list[tuple[str, str, dict[str, Any], float]]:
+        rows = self._db.execute("SELECT round_id, route, body, at FROM events ORDER BY seq")
+        return [(r[0], r[1], json.loads(r[2]), float(r[3])) for r in rows]
+
+
+class Say(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    roundId: str | None = None
+    text: str = Field(min_length=1, max_length=MAX_SAY_CHARS)
+    addressee: str | None = None
+
+
+class AllocationIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    roundId: str | None = None
+    allocation: dict[str, Any]
+
+
+class StartIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    warmUp: float = Field(default=5, ge=0, le=3600)
+    round: float = Field(default=300, ge=1, le=3600)
+    post: float = Field(default=120, ge=0, le=3600)
+    humanBudget: float = Field(default=50, gt=0, le=10_000)
+
+
+def addressee_in(text: str, names: Sequence[str]) -> str:
+    """The seller named first in ``text``, or ``""`` when none is named.
+
+    >>> addressee_in("OK watson, I accept", ["Celia", "Watson"])
+    'Watson'
+    """
+    found = [
+        (m.start(), n) for n in names for m in [re.search(rf"\b{re.escape(n)}\b", text, re.I)] if m
+    ]
+    return min(found)[1] if found else ""
+
+
+def create_ui_app(
+    *,
+    orchestrator_url: str = "http://127.0.0.1:14010",
+    db_path: str | Path = ":memory:",
+    agents: Sequence[dict[str, Any]] = DEFAULT_AGENTS,
+    utility_source: UtilitySource | None = None,
+    public_url: str | None = None,
+    timeout: float = 10.0,
+) -> FastAPI:
+    """The chat UI + human assistant UI server.
+
+    ``agents`` are the two sellers the chat UI's Start button puts in a round; their
+    ``name`` is the avatar name. ``public_url`` is this server's own address, given to the
+    orchestrator as the round's human UI when the chat UI starts a round.
+    """
+    orch = orchestrator_url.rstrip("/")
+    names = [str(a["name"]) for a in agents]
+    source = utility_source or local_utility_source()
+    log = EventLog(db_path)
+    rounds: dict[str, UiRound] = {}
+    lock = threading.Lock()
+    app = FastAPI(title="Accord HUMAINE human UIs")
+    app.state.rounds = rounds
+
+    def record(round_id: str | None, route: str, body: dict[str, Any], at: float) -> str:
+        with lock:
+            rid = round_id or (max(rounds.values(), key=lambda r: r.created).round_id
+                               if rounds else "default")  # fmt: skip
+            if rid not in rounds:
+                rounds[rid] = UiRound(rid, at)
+            rounds[rid].apply(route, body, at)
+            log.append(rid, route, body, at)
+            return rid
+
+    for rid, route, body, at in log.replay():
+        with lock:
+            rounds.setdefault(rid, UiRound(rid, at)).apply(route, body, at)
+
+    def find(round_id: str | None) -> UiRound:
+        with lock:
+            if round_id:
+                if round_id not in rounds:
+                    raise HTTPException(404, f"no round {round_id!r} here; known: {list(rounds)}")
+                return rounds[round_id]
+            if not rounds:
+                raise HTTPException(404, "no round yet: start one from the chat UI")
+            return max(rounds.values(), key=lambda r: r.created)
+
+    async def forward(route: str, body: dict[str, Any]) -> Any:
+        url = f"{orch}{route}"
+        try:
+            async with httpx.AsyncClient(timeout=timeout) as client:
+                r = await client.post(url, json=body)
+        except httpx.HTTPError as e:
+            raise HTTPException(502, f"orchestrator unreachable at {url}: {e}") from e
+        try:
+            data = r.json()
+        except ValueError:
+            data = {"text": r.text}
+        if r.status_code >= 400:
+            detail = data.get("detail", data) if isinstance(data, dict) else data
+            raise HTTPException(r.status_code, f"orchestrator refused: {detail}")
+        return data
+
+    def make_route(route: str) -> Any:
+        def handler(body: Annotated[dict[str, Any], Body()]) -> dict[str, str]:
+            record(body.get("roundId"), route, body, time.time())
+            return {"status": "acknowledged"}
+
+        handler.__name__ = route
+        return handler
+
+    for route in ROUTES:
+        app.add_api_route(f"/{route}", make_route(route), methods=["POST"])
+
+    # -- the browser's API -----------------------------------------------------------------
+    @app.get("/api/config")
+    def config() -> dict[str, Any]:
+        return {"agents": names, "orchestrator": orch}
+
+    @app.get("/api/rounds")
+    def list_rounds() -> list[dict[str, Any]]:
+        now = time.time()
+        with lock:
+            rs = sorted(rounds.values(), key=lambda r: -r.created)
+            return [{"roundId": r.round_id, "phase": r.phase(now)[0]} for r in rs]
+
+    @app.get("/api/state")
+    def state(round: str | None = None) -> dict[str, Any]:
+        r = find(round)
+        with lock:
+            return r.snapshot(time.time())
+
+    @app.post("/api/say")
+    async def say(body: Say) -> dict[str, Any]:
+        r = find(body.roundId)
+        if r.phase(time.time())[0] != "active":
+            raise HTTPException(409, "messages can be sent only while the round is active")
+        addressee = body.addressee if body.addressee is not None else addressee_in(body.text, names)
+        if addressee not in ("", *names):
+            raise HTTPException(422, f"addressee must be one of {['', *names]}; got {addressee!r}")
+        msg = {
+            "roundId": r.round_id,
+            "speaker": "Human",
+            "addressee": addressee,
+            "text": body.text.strip(),
+            "role": "buyer",
+            "timestamp": int(time.time() * 1000),
+        }
+        reply = await forward("/relayMessage", msg)
+        record(r.round_id, "said", msg, time.time())
+        return {"sent": msg, "reply": reply}
+
+    def _parse(r: UiRound, allocation: dict[str, Any]) -> dict[str, Any]:
+        try:
+            alloc = Allocation.from_wire(allocation)
+        except InvalidAllocation as e:
+            raise HTTPException(422, f"allocation: {e}") from e
+        check = check_goods(r.have(), alloc)
+        out: dict[str, Any] = {
+            "allocation": alloc.to_wire(),
+            "sufficient": check.sufficient,
+            "rationale": check.rationale,
+            "deficits": check.deficits(),
+            "value": None,
+            "breakdown": None,
+        }
+        if r.utility is not None:
+            try:
+                score = buyer_value(BuyerUtility.from_wire(r.utility), alloc)
+            except InvalidUtility as e:
+                raise HTTPException(409, f"the round's buyer utility is unusable: {e}") from e
+            out["value"], out["breakdown"] = round(score.value, 2), score.breakdown
+        return out
+
+    @app.post("/api/check")
+    def check(body: AllocationIn) -> dict[str, Any]:
+        r = find(body.roundId)
+        return _parse(r, body.allocation)
+
+    @app.post("/api/suggest")
+    def suggest(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        r = find(body.get("roundId"))
+        if r.utility is None:
+            raise HTTPException(409, "no buyer utility received for this round yet")
+        plan = best_allocation(BuyerUtility.from_wire(r.utility), r.have())
+        return {"allocation": plan.allocation.to_wire(), "value": round(plan.value, 2)}
+
+    @app.post("/api/allocation")
+    async def save_allocation(body: AllocationIn) -> dict[str, Any]:
+        r = find(body.roundId)
+        if r.phase(time.time())[0] != "post":
+            raise HTTPException(409, "the allocation can be saved only in the post-round phase")
+        checked = _parse(r, body.allocation)
+        if not checked["sufficient"]:
+            raise HTTPException(
+                409, f"not enough goods for this allocation; missing {checked['deficits']}"
+            )
+        payload = checked["allocation"]
+        reply = await forward(
+            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}
+        )
+        record(r.round_id, "allocation", {**payload, "value": checked["value"]}, time.time())
+        return {"saved": payload, "value": checked["value"], "reply": reply}
+
+    @app.post("/api/admin/start")
+    async def start(body: StartIn) -> dict[str, Any]:
+        round_id = str(uuid.uuid4())
+        round_body: dict[str, Any] = {
+            "roundId": round_id,
+            "agents": [{**a, "utilityFunction": source("seller")} for a in agents],
+            "human": {"utilityFunction": source("buyer")},
+            "durations": {"warmUp": body.warmUp, "round": body.round, "post": body.post},
+            "humanBudget": {"currencyUnit": "USD", "value": body.humanBudget},
+        }
+        if public_url:
+            round_body["humanUIs"] = [{"url": public_url, "name": "humanUI"}]
+        await forward("/initializeRound", round_body)
+        reply = await forward("/startRound", {"roundId": round_id})
+        return {"roundId": round_id, "reply": reply}
+
+    @app.post("/api/admin/end")
+    async def end(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        """End the negotiation now (active phase) or the whole round (post phase)."""
+        r = find(body.get("roundId"))
+        return await forward("/endRound", {"roundId": r.round_id})
+
+    app.mount("/common", StaticFiles(directory=STATIC / "common"), name="common")
+    app.mount("/", StaticFiles(directory=STATIC / "ui", html=True), name="pages")
+    return app

@@ -1,0 +1,65 @@
+"""Real services on loopback for the UI tests: orchestrator, UI server, two tiny agents."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for hui_kit (no package here)
+
+from hui_kit import CHROMIUM_ARGS, FixedUtilities, Server, free_port, tiny_agent  # noqa: E402
+
+
+@pytest.fixture
+def platform(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """Orchestrator + UI server + Celia (6.00) and Watson (7.50), all on loopback."""
+    from accord.leagues.humaine.orchestrator import create_orchestrator_app
+    from accord.leagues.humaine.ui_server import create_ui_app
+
+    ports = {k: free_port() for k in ("orch", "ui", "Celia", "Watson")}
+    urls = {k: f"http://127.0.0.1:{p}" for k, p in ports.items()}
+    orch_app = create_orchestrator_app(db_path=tmp_path / "orch.sqlite", human_uis=[urls["ui"]])
+    agents = [
+        {"name": n, "protocol": "http", "host": "127.0.0.1", "port": ports[n]}
+        for n in ("Celia", "Watson")
+    ]
+    ui_app = create_ui_app(
+        orchestrator_url=urls["orch"],
+        db_path=tmp_path / "ui.sqlite",
+        agents=agents,
+        utility_source=FixedUtilities(),
+        public_url=urls["ui"],
+    )
+    servers = [
+        Server(orch_app, ports["orch"]),
+        Server(ui_app, ports["ui"]),
+        Server(tiny_agent("Celia", 6.0, urls["orch"]), ports["Celia"]),
+        Server(tiny_agent("Watson", 7.5, urls["orch"]), ports["Watson"]),
+    ]
+    for s in servers:
+        s.__enter__()
+    try:
+        yield {"urls": urls, "orchestrator": orch_app, "ui": ui_app}
+    finally:
+        for s in reversed(servers):
+            s.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Chromium is not installed (shutil.which('chromium') is None)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

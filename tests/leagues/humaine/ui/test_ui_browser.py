@@ -1,0 +1,105 @@
+"""A person negotiates in real Chromium: chat UI + assistant UI against the real services."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hui_kit import SELLER_COSTS
+
+pytestmark = pytest.mark.browser
+
+BASICS = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1}
+
+
+def test_a_person_types_offers_accepts_allocates_and_sees_the_results(platform, browser):
+    from playwright.sync_api import expect
+
+    ui = platform["urls"]["ui"]
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx.set_default_timeout(10_000)
+    chat = ctx.new_page()
+    chat.goto(f"{ui}/chat.html")
+    chat.fill("input[name=warmUp]", "1")
+    chat.fill("input[name=round]", "120")
+    chat.fill("input[name=post]", "120")
+    chat.fill("input[name=humanBudget]", "50")
+    chat.click("#start")
+    expect(chat.locator("#phase")).to_have_text("negotiation")
+
+    # the person asks Celia for a cake's basics; Celia (a real agent service) offers
+    chat.fill(
+        "#say-text", "Celia, I'd like 2 eggs, 2 cups of flour, 1 cup of milk and 1 cup of sugar"
+    )
+    chat.click("#send")
+    first_sent = time.monotonic()
+    expect(chat.locator(".msg-line.from-human").first).to_contain_text("Celia, I'd like 2 eggs")
+    expect(chat.locator(".msg-line.from-celia")).to_contain_text("for 6.00 USD")
+
+    # R0: speaking again within 5 s is blocked, and the UI says so
+    chat.fill("#say-text", "Watson, can you beat that?")
+    chat.click("#send")
+    expect(chat.locator("#say-msg")).to_contain_text("Blocked")
+    expect(chat.locator(".msg-line.blocked")).to_contain_text("Watson, can you beat that?")
+
+    # the assistant shows the utility, the budget and Celia's offer in the offers table
+    assistant = ctx.new_page()
+    assistant.goto(f"{ui}/assistant.html")
+    expect(assistant.locator("#utility [data-product=cake] .unit-value")).to_have_text("$23.81")
+    expect(assistant.locator("#money")).to_have_text("$50.00")
+    row = assistant.locator("#offers tr[data-seller=Celia]")
+    expect(row).to_contain_text("$6.00")
+
+    # "Can I make?" with nothing bought: one cake needs everything
+    assistant.fill("#cakes", "1")
+    assistant.click("#check")
+    expect(assistant.locator("#ingredients tr[data-good=egg] .need")).to_have_text("2")
+    expect(assistant.locator("#ingredients tr[data-good=egg] .need")).to_have_class(
+        "num need deficit"
+    )
+    expect(assistant.locator("#potential")).to_have_text("$23.81")
+
+    # after the 5 s of R0 the person accepts Celia's offer from the offers table
+    time.sleep(max(0.0, 5.3 - (time.monotonic() - first_sent)))
+    row.locator("button").click()
+    expect(assistant.locator("#deals")).to_contain_text(
+        "Celia: 2 egg, 2 flour, 1 milk, 1 sugar for $6.00"
+    )
+    expect(assistant.locator("#money")).to_have_text("$44.00")
+    expect(chat.locator("#purchased tr[data-good=egg] td.num")).to_have_text("2")
+
+    # with the goods bought the check passes; two cakes would still lack goods
+    assistant.fill("#cakes", "2")
+    assistant.click("#check")
+    expect(assistant.locator("#ingredients tr[data-good=egg] .need")).to_have_text("2")
+    expect(assistant.locator("#check-msg")).to_contain_text(
+        "Missing: 2 egg, 2 flour, 1 sugar, 1 milk"
+    )
+    assistant.fill("#cakes", "1")
+    assistant.click("#check")
+    expect(assistant.locator("#ingredients tr[data-good=egg] .need")).to_have_class(
+        "num need enough"
+    )
+    expect(assistant.locator("#save")).to_be_hidden()
+
+    # the admin ends the negotiation: the post-round phase shows Save
+    chat.click("#end")
+    expect(assistant.locator("#phase")).to_contain_text("post-round")
+    expect(assistant.locator("#save")).to_be_visible()
+    assistant.click("#save")
+    expect(assistant.locator("#check-msg")).to_contain_text("Allocation saved (value $23.81)")
+    expect(assistant.locator("#saved")).to_contain_text("1 cake(s)")
+    assistant.screenshot(path="/tmp/humaine_assistant.png", full_page=True)
+
+    # the admin ends the round: the chat UI shows the results, checked by hand
+    chat.click("#end")
+    expect(chat.locator("#phase")).to_have_text("round over")
+    cost = sum(n * SELLER_COSTS["Celia"][g] for g, n in BASICS.items())  # 4.17
+    celia = f"${6.0 - cost:.2f}"
+    expect(chat.locator("#results tr[data-party=Human]")).to_contain_text("$23.81")
+    expect(chat.locator("#results tr[data-party=Human]")).to_contain_text("spent $6.00")
+    expect(chat.locator("#results tr[data-party=Celia]")).to_contain_text(celia)
+    expect(chat.locator("#results tr[data-party=Watson]")).to_contain_text("$0.00")
+    chat.click("#toggle-ingredients")
+    chat.screenshot(path="/tmp/humaine_chat.png", full_page=True)
+    ctx.close()
