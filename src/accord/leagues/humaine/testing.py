@@ -1,5 +1,16 @@
-"""Test kit for the HUMAINE server tests: real uvicorn servers on free loopback ports
-and tiny recording parties (agents or human UIs) that store what they receive."""
+"""Test support for HUMAINE services: real uvicorn servers on free loopback ports and
+tiny recording parties (agents or human UIs) that answer every orchestrator callback
+and store what they receive. Useful to agent authors as well as to our tests.
+
+Example::
+
+    with Party("Watson") as w, Party("Celia") as c:
+        with ServerThread(create_orchestrator_app()) as eo:
+            client = httpx.Client(base_url=eo.url)
+            rid = start_round(client, round_body([w.agent_spec(COSTS_W), c.agent_spec(COSTS_C)]))
+            client.post("/relayMessage", json=human(rid, "Watson, 2 eggs?", "Watson"))
+            w.wait_for("/receiveMessage")
+"""
 
 from __future__ import annotations
 
@@ -172,18 +183,26 @@ class Party:
     def __exit__(self, *exc: object) -> None:
         self.server.__exit__(*exc)
 
-    def bodies(self, route: str) -> list[dict[str, Any]]:
+    def bodies(self, route: str, round_id: str | None = None) -> list[dict[str, Any]]:
+        """Bodies received on ``route`` (only those of ``round_id`` if given)."""
         with self.lock:
-            return [b for r, _, b in self.received if r == route]
+            return [
+                b
+                for r, _, b in self.received
+                if r == route and (round_id is None or b.get("roundId") == round_id)
+            ]
 
     def times(self, route: str) -> list[float]:
         with self.lock:
             return [t for r, t, _ in self.received if r == route]
 
-    def wait_for(self, route: str, n: int = 1, timeout: float = 5.0) -> list[dict[str, Any]]:
+    def wait_for(
+        self, route: str, n: int = 1, timeout: float = 5.0, round_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Wait until ``n`` bodies arrived on ``route`` (of ``round_id``); return them."""
         deadline = time.monotonic() + timeout
         while True:
-            got = self.bodies(route)
+            got = self.bodies(route, round_id)
             if len(got) >= n:
                 return got
             if time.monotonic() > deadline:

@@ -1,0 +1,220 @@
+"""R0-R4 and the six example dialogues of Appendix B, against the running HTTP service,
+with the spec's time constants (5 s, 2 s, 100 words). A1 is Celia, A2 is Watson.
+
+Each test runs its own round on one shared orchestrator; messages are sent at planned
+instants measured from the human utterance's reply, with margins of >= 0.3 s."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from accord.leagues.humaine.orchestrator import create_orchestrator_app
+from accord.leagues.humaine.testing import (
+    COSTS_C,
+    COSTS_W,
+    Party,
+    ServerThread,
+    agent,
+    human,
+    round_body,
+    sleep_until,
+    start_round,
+)
+
+JABBERWOCKY = (
+    "I can give you a good price on 2 eggs, but first I think you might like to hear a few "
+    "verses of Jabberwocky by Lewis Carroll, which is my favorite poem: \"'Twas brillig, and "
+    "the slithy toves Did gyre and gimble in the wabe: All mimsy were the borogoves And the "
+    "mome raths outgrabe. 'Beware the Jabberwock, my son! The jaws that bite, the claws that "
+    'catch! Beware the Jubjub bird, and shun The frumious Bandersnatch!" He took his vorpal '
+    "sword in hand; Long time the manxome foe he sought- So rested he by the Tumtum tree And "
+    "stood awhile in thought. And, as in uffish thought he stood The Jabberwock, with eyes of "
+    'flame, Came whiffling..." Oh wait, where was I? Oh yes -- I can give you 2 eggs for 4.50 '
+    "dollars."
+)
+
+
+class Env:
+    def __init__(self, client: httpx.Client, celia: Party, watson: Party, ui: Party) -> None:
+        self.client, self.celia, self.watson, self.ui = client, celia, watson, ui
+
+    def new_round(self, budget: float = 50.0) -> str:
+        agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
+        return start_round(self.client, round_body(agents, [self.ui.ui_spec()], budget=budget))
+
+    def send(self, body: dict[str, Any]) -> tuple[bool, str | None]:
+        r = self.client.post("/relayMessage", json=body)
+        assert r.status_code == 200, r.text
+        data = r.json()
+        return data["permitted"], data["rule"]
+
+    def ok(self, body: dict[str, Any]) -> None:
+        assert self.send(body) == (True, None), body["text"]
+
+    def blocked(self, body: dict[str, Any], rule: str) -> None:
+        assert self.send(body) == (False, rule), body["text"]
+
+    def say(self, rid: str, text: str, to: str = "") -> float:
+        """A human utterance; returns its (client) time for scheduling replies."""
+        t = time.monotonic()
+        assert self.send(human(rid, text, to)) == (True, None)
+        return t
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
+    db = Path(tmp_path_factory.mktemp("timing")) / "eo.db"
+    app = create_orchestrator_app(db_path=db)
+    with (
+        Party("Celia") as celia,
+        Party("Watson") as watson,
+        Party("ui") as ui,
+        ServerThread(app) as srv,
+        httpx.Client(base_url=srv.url, timeout=10) as client,
+    ):
+        yield Env(client, celia, watson, ui)
+
+
+def texts(p: Party, route: str, rid: str) -> list[str]:
+    return [b["text"] for b in p.bodies(route) if b.get("roundId") == rid]
+
+
+def test_example_1_all_ok(env: Env) -> None:
+    rid = env.new_round()
+    t = env.say(rid, "Celia, I would like to buy 2 eggs.", "Celia")
+    sleep_until(t + 0.3)
+    env.ok(agent(rid, "Celia", "I can give you 2 eggs for 5 dollars.", price=5))
+    sleep_until(t + 0.7)
+    env.ok(agent(rid, "Watson", "I can give you 2 eggs for 4.5 dollars."))
+    sleep_until(t + 5.3)
+    t = env.say(rid, "Watson, I also would like to buy milk.", "Watson")
+    sleep_until(t + 0.3)
+    env.ok(agent(rid, "Watson", "I can give you 2 eggs for 3 dollars.", price=3))
+    sleep_until(t + 0.7)
+    msg = "I can give you a cup of milk for 2 dollars. The total for 2 eggs and a cup of milk is 7 dollars."
+    env.ok(agent(rid, "Celia", msg, quantity={"egg": 2, "milk": 1}, price=7))
+    # every agent got every message (its own as the echo), without the bid
+    mine = env.watson.wait_for("/receiveMessage", 6, round_id=rid)
+    assert len(mine) == 6 and all("bid" not in b for b in mine)
+    ui_msgs = env.ui.wait_for("/receiveMessage", 6, round_id=rid)
+    assert [("bid" in b) for b in ui_msgs] == [False, True, True, False, True, True]
+    logs = env.ui.wait_for("/receiveLog", 6, round_id=rid)
+    assert all(b["permitted"] for b in logs) and len(logs) == 6
+
+
+def test_example_2_premature_unaddressed_blocked(env: Env) -> None:
+    rid = env.new_round()
+    t = env.say(rid, "Celia, I would like to buy 2 eggs.", "Celia")
+    sleep_until(t + 0.4)
+    env.blocked(agent(rid, "Watson", "I can give you 2 eggs for 5.50 dollars.", price=5.5), "R2")
+    env.ok(agent(rid, "Celia", "I can give you 2 eggs for 5 dollars.", price=5))
+    rej = env.watson.wait_for("/receiveRejection", 1, round_id=rid)
+    assert rej[0]["text"] == "I can give you 2 eggs for 5.50 dollars."
+    assert "Premature response from unaddressed agent" in rej[0]["rationale"]
+    assert rej[0]["bid"]["price"]["value"] == 5.5
+    # after the rejection it is legal to try again, now that Celia has spoken
+    sleep_until(t + 0.9)
+    env.ok(agent(rid, "Watson", "Then 2 eggs for 4.90 dollars.", price=4.9))
+    # the roles reversed
+    sleep_until(t + 5.3)
+    t = env.say(rid, "Watson, I would also like to buy milk.", "Watson")
+    sleep_until(t + 0.4)
+    env.blocked(agent(rid, "Celia", "A cup of milk for 2 dollars.", price=2), "R2")
+    env.ok(agent(rid, "Watson", "I can give you 2 eggs for 3 dollars.", price=3))
+    time.sleep(0.2)
+    assert "A cup of milk for 2 dollars." not in texts(env.watson, "/receiveMessage", rid)
+    assert "A cup of milk for 2 dollars." in texts(env.celia, "/receiveRejection", rid)
+
+
+def test_example_3_agent_speaking_twice_blocked(env: Env) -> None:
+    rid = env.new_round()
+    t = env.say(rid, "Celia, I would like to buy 2 eggs.", "Celia")
+    sleep_until(t + 0.3)
+    assert env.send(agent(rid, "Celia", "2 eggs for 5 dollars.", price=5))[0]
+    sleep_until(t + 0.7)
+    assert env.send(agent(rid, "Watson", "2 eggs for 4.5 dollars."))[0]
+    sleep_until(t + 1.1)
+    env.blocked(agent(rid, "Celia", "2 eggs for 4 dollars.", price=4), "R3")
+    rej = env.celia.wait_for("/receiveRejection", 1, round_id=rid)
+    assert "Agent speaking twice" in rej[-1]["rationale"]
+
+
+def test_example_4_addressee_too_late(env: Env) -> None:
+    rid = env.new_round()
+    t = env.say(rid, "Celia, I would like to buy 2 eggs.", "Celia")
+    sleep_until(t + 1.5)
+    env.blocked(agent(rid, "Watson", "too early", price=4.5), "R2")
+    sleep_until(t + 2.4)
+    env.ok(agent(rid, "Watson", "I can give you 2 eggs for 4.5 dollars."))
+    env.blocked(agent(rid, "Celia", "I can give you 2 eggs for 4 dollars.", price=4), "R2")
+    # the addressee stays barred until the next human utterance (3.5 s later still)
+    sleep_until(t + 3.5)
+    env.blocked(agent(rid, "Celia", "Still 4 dollars.", price=4), "R2")
+
+
+def test_example_5_simultaneous_replies(tmp_path: Path) -> None:
+    """Celia is busy (1 s per call), so she has not been sent Watson's reply when hers
+    arrives 10 ms later: blocked as simultaneous; 0.3 s later she may speak."""
+    with Party("Celia", delay=1.0) as celia, Party("Watson") as watson:
+        app = create_orchestrator_app(db_path=tmp_path / "eo.db")
+        with ServerThread(app) as srv, httpx.Client(base_url=srv.url, timeout=10) as client:
+            env = Env(client, celia, watson, watson)
+            rid = start_round(
+                client, round_body([celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)], [])
+            )
+            t = env.say(rid, "I would like to buy 2 eggs.")
+            sleep_until(t + 0.3)
+            env.ok(agent(rid, "Watson", "2 eggs for 4.5 dollars."))
+            env.blocked(agent(rid, "Celia", "2 eggs for 5 dollars.", price=5), "R3")
+            sleep_until(t + 0.7)
+            env.ok(agent(rid, "Celia", "2 eggs for 4 dollars.", price=4))
+            d = client.get(f"/rounds/{rid}").json()["decisions"]
+            assert "Simultaneous reply" in d[2]["rationale"]
+
+
+def test_example_6_too_many_words(env: Env) -> None:
+    assert len(JABBERWOCKY.split()) > 100
+    rid = env.new_round()
+    t = env.say(rid, "I would like to buy 2 eggs.")
+    sleep_until(t + 0.3)
+    env.blocked(agent(rid, "Celia", JABBERWOCKY), "R4")
+    rej = env.celia.wait_for("/receiveRejection", 1, round_id=rid)
+    assert "Excessive message length" in rej[-1]["rationale"]
+    env.ok(agent(rid, "Celia", "I can give you 2 eggs for 4.50 dollars."))
+
+
+def test_r0_human_five_seconds(env: Env) -> None:
+    rid = env.new_round()
+    t = env.say(rid, "I would like to buy 2 eggs.")
+    sleep_until(t + 4.0)
+    env.blocked(human(rid, "Hello?"), "R0")
+    rej = env.ui.wait_for("/receiveRejection", 1, round_id=rid)
+    assert rej[-1]["text"] == "Hello?" and "5 s" in rej[-1]["rationale"]
+    sleep_until(t + 5.3)
+    env.ok(human(rid, "Hello again?"))
+    # client timestamps never count: a message claiming to be 10 s old is still too soon
+    early = human(rid, "Backdated") | {"timestamp": int(time.time() * 1000) - 10_000}
+    env.blocked(early, "R0")
+
+
+def test_r1_budget_never_negative(env: Env) -> None:
+    rid = env.new_round(budget=10.0)
+    t = env.say(rid, "Celia, 2 eggs for $8?", "Celia")
+    sleep_until(t + 0.3)
+    env.ok(agent(rid, "Celia", "Deal: 2 eggs for 8.", "Accept", price=8.0))
+    sleep_until(t + 5.3)
+    t = env.say(rid, "Watson, 3 eggs for $3?", "Watson")
+    sleep_until(t + 0.3)
+    env.blocked(agent(rid, "Watson", "Deal.", "Accept", {"egg": 3}, 3.0), "R1")
+    rej = env.watson.wait_for("/receiveRejection", 1, round_id=rid)
+    assert "Insufficient budget" in rej[-1]["rationale"]
+    state = env.client.get(f"/rounds/{rid}").json()
+    assert state["remainingBudget"] == 2.0 and state["purchases"] == {"egg": 2}
+    confirms = env.ui.wait_for("/confirmAccept", 1, round_id=rid)
+    assert confirms[0]["bid"]["type"] == "Accept" and confirms[0]["bid"]["price"]["value"] == 8.0
