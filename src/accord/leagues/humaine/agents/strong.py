@@ -173,6 +173,7 @@ class StrongSeller(SellerAgent):
         self._answered_turn = turn
         kind, bundle, price = move
         if kind == "Accept":
+            self.concessions = 0  # the next negotiation starts from the clock's markup
             self.accept(bundle, price, accept_text(bundle, price))
         else:
             self.offer(bundle, price, self._offer_text(bundle, price))
