@@ -152,6 +152,7 @@ class World(ExecutionMixin, SigningMixin):
         self.spot_bought = np.zeros((s, n), dtype=np.int64)
         self.bb = self._bulletin_board()
         self.day = 0
+        self._order = np.arange(n)
         self.phase = Phase.INIT
         self.on_day_end = on_day_end
         self._started = _time.perf_counter()

@@ -1,0 +1,90 @@
+"""Built-in agents: the trader makes a profit on average; negotiators and controllers work."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from accord.core import NegotiatorView, Outcome, Response
+from accord.leagues.scml.agent import Controller, SCMLAgent
+from accord.leagues.scml.agents import RandomAgent, TraderAgent, resolve_agent_type
+from accord.leagues.scml.generate import generate_config
+from accord.leagues.scml.world import World
+
+
+def test_trader_makes_a_profit_on_average_over_seeds():
+    self_play, mixed = [], []
+    for seed in range(4):
+        cfg = generate_config(n_steps=40, seed=seed)
+        w = World(cfg, [TraderAgent] * cfg.n_factories, seed=seed).run()
+        self_play.append(w.type_scores()[w.types[0]])
+        assert w.bankruptcies == []
+        agents = [TraderAgent if i % 2 == 0 else RandomAgent for i in range(cfg.n_factories)]
+        w = World(cfg, agents, seed=seed).run()
+        mixed.append(w.type_scores()["accord.leagues.scml.agents.trader:TraderAgent"])
+    assert np.mean(self_play) > 0
+    assert np.mean(mixed) > 0
+    assert sum(s > 0 for s in self_play) >= 3
+
+
+class HalfPrice(Controller):
+    """A controller deciding for all its negotiations: ask a fixed price, accept it."""
+
+    def __init__(self, price: int) -> None:
+        super().__init__()
+        self.price = price
+        self.ended: list[str] = []
+
+    def propose(self, nid: str, view: NegotiatorView) -> Outcome | None:
+        iss = view.space.issues
+        return (min(max(self.price, iss[0].lower), iss[0].upper), iss[1].lower, iss[2].lower)
+
+    def respond(self, nid: str, view: NegotiatorView, offer: Outcome) -> Response:
+        return Response.ACCEPT if offer[0] <= self.price else Response.REJECT
+
+    def on_negotiation_end(self, nid, view, result) -> None:
+        self.ended.append(nid)
+
+
+class ControlledBuyer(SCMLAgent):
+    def init(self) -> None:
+        self.controller = HalfPrice(price=self.awi.catalog_prices[self.awi.my_input_product])
+
+    def step(self) -> None:
+        awi = self.awi
+        if awi.current_step == 0:
+            cat = awi.catalog_prices[awi.my_input_product]
+            awi.request_negotiations(
+                True,
+                awi.my_input_product,
+                (1, 3),
+                (1, 2 * cat),
+                (1, 2),
+                awi.my_suppliers,
+                controller=self.controller,
+            )
+
+
+class AcceptingSeller(SCMLAgent):
+    def respond_to_negotiation_request(self, initiator, agenda):
+        class Yes(HalfPrice):
+            pass
+
+        return Yes(price=10**6).create_negotiator(f"{self.name}<{initiator}")
+
+
+def test_pass_through_negotiators_and_controller():
+    cfg = generate_config(n_steps=4, factories_per_level=[2, 1], seed=0)
+    buyer = ControlledBuyer()
+    w = World(cfg, [AcceptingSeller(), AcceptingSeller(), buyer], seed=0)
+    w.run()
+    assert len(buyer.controller.negotiators) == 2
+    assert sorted(buyer.controller.ended) == sorted(buyer.controller.negotiators)
+    agreed = [c for c in w.contracts.values() if not c.exogenous]
+    assert len(agreed) == 2
+    assert all(c.unit_price <= cfg.catalog_prices[1] for c in agreed)
+
+
+def test_resolve_agent_type_names():
+    assert resolve_agent_type("Trader") is TraderAgent
+    assert resolve_agent_type("random-agent") is RandomAgent
+    assert resolve_agent_type("accord.leagues.scml.agents:TraderAgent") is TraderAgent
