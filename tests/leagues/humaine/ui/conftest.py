@@ -15,9 +15,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for hui_kit (no pack
 from hui_kit import CHROMIUM_ARGS, FixedUtilities, Server, free_port, tiny_agent  # noqa: E402
 
 
-@pytest.fixture
-def platform(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """Orchestrator + UI server + Celia (6.00) and Watson (7.50), all on loopback."""
+@pytest.fixture(params=["plain"])
+def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """Orchestrator + UI server + Celia (6.00) and Watson (7.50), all on loopback; with
+    ``@pytest.mark.parametrize("platform", ["manager"], indirect=True)`` also the
+    competition manager (admin password ``manager-pw``)."""
     from accord.leagues.humaine.orchestrator import create_orchestrator_app
     from accord.leagues.humaine.ui_server import create_ui_app
 
@@ -35,16 +37,31 @@ def platform(tmp_path: Path) -> Iterator[dict[str, Any]]:
         utility_source=FixedUtilities(),
         public_url=urls["ui"],
     )
+    manager = None
+    if request.param == "manager":
+        from accord.leagues.humaine.manager.app import create_manager_app
+
+        ports["manager"] = free_port()
+        urls["manager"] = f"http://127.0.0.1:{ports['manager']}"
+        manager = create_manager_app(
+            tmp_path / "manager.sqlite",
+            admin_password="manager-pw",
+            orchestrator_url=urls["orch"],
+            ui_url=urls["ui"],
+            public_url=urls["manager"],
+        )
     servers = [
         Server(orch_app, ports["orch"]),
         Server(ui_app, ports["ui"]),
         Server(tiny_agent("Celia", 6.0, urls["orch"]), ports["Celia"]),
         Server(tiny_agent("Watson", 7.5, urls["orch"]), ports["Watson"]),
     ]
+    if manager is not None:
+        servers.append(Server(manager, ports["manager"]))
     for s in servers:
         s.__enter__()
     try:
-        yield {"urls": urls, "orchestrator": orch_app, "ui": ui_app}
+        yield {"urls": urls, "ports": ports, "orchestrator": orch_app, "ui": ui_app}
     finally:
         for s in reversed(servers):
             s.__exit__(None, None, None)

@@ -117,11 +117,11 @@ class Server:
 
 
 def tiny_agent(name: str, price: float, orchestrator: str) -> FastAPI:
-    """A seller that answers the human when addressed (or, for Celia, when nobody is):
-    an utterance with "accept" gets an Accept of its last offer, anything else gets
+    """A seller (named by /setUtility, else ``name``) that answers the human when addressed
+    (or, as Celia, when nobody is): an utterance with "accept" gets an Accept of its last offer, anything else gets
     the offer of one cake's basics (2 eggs, 2 flour, 1 milk, 1 sugar) for ``price``."""
     app = FastAPI()
-    state: dict[str, Any] = {"offer": None, "round": None}
+    state: dict[str, Any] = {"offer": None, "round": None, "name": name}
     tasks: set[asyncio.Task[None]] = set()
 
     async def relay(body: dict[str, Any]) -> None:
@@ -131,6 +131,7 @@ def tiny_agent(name: str, price: float, orchestrator: str) -> FastAPI:
     @app.post("/setUtility")
     async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
         state["round"] = body.get("roundId")
+        state["name"] = body.get("name") or name
         return {"status": "Acknowledged", "utility": body}
 
     @app.post("/startRound")
@@ -141,20 +142,21 @@ def tiny_agent(name: str, price: float, orchestrator: str) -> FastAPI:
 
     @app.post("/receiveMessage")
     async def receive(body: dict[str, Any]) -> dict[str, Any]:
+        me = state["name"]
         addressee = body.get("addressee") or ""
         if body.get("speaker") == "Human" and (
-            addressee == name or (not addressee and name == "Celia")
+            addressee == me or (not addressee and me == "Celia")
         ):
             if "accept" in str(body.get("text", "")).lower() and state["offer"]:
                 bid = {**state["offer"], "type": "Accept"}
-                text = f"Deal: {name} sells you that for ${bid['price']['value']:.2f}."
+                text = f"Deal: {me} sells you that for ${bid['price']['value']:.2f}."
             else:
                 quantity = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1}
                 bid = {"type": "SellOffer", "quantity": quantity,
                        "price": {"unit": "USD", "value": price}}  # fmt: skip
                 state["offer"] = bid
                 text = f"How about 2 egg 2 flour 1 milk 1 sugar for {price:.2f} USD?"
-            msg = {"roundId": body.get("roundId"), "speaker": name, "addressee": "Human",
+            msg = {"roundId": body.get("roundId"), "speaker": me, "addressee": "Human",
                    "role": "seller", "text": text, "bid": bid}  # fmt: skip
             task = asyncio.get_running_loop().create_task(relay(msg))
             tasks.add(task)

@@ -100,6 +100,7 @@ def create_manager_app(
     utility_url: str | None = None,
     utility_source: UtilitySource | None = None,
     ui_url: str | None = None,
+    public_url: str | None = None,
 ) -> FastAPI:
     """The manager app on the SQLite file ``db_path``.
 
@@ -107,13 +108,21 @@ def create_manager_app(
     given, a random password is made and put in ``app.state.initial_password``.
     Utilities come from ``utility_source``, else the generator at ``utility_url``, else
     are drawn in-process. ``ui_url`` is the human UI server, linked from the schedule.
+    When ``public_url`` (this manager's own address) is given, each round names the UI
+    server and the manager as its human UIs, so the manager hears the round totals;
+    otherwise the orchestrator's default human UIs are used (they may forward totals).
     """
     store = ManagerStore(db_path)
     source = utility_source or (
         http_utility_source(utility_url) if utility_url else local_utility_source()
     )
     orchestrator = OrchestratorClient(orchestrator_url) if orchestrator_url else None
-    comp = Competition(store, source, orchestrator)
+    human_uis: dict[str, str] = {}
+    if public_url:
+        if ui_url:
+            human_uis["humanUI"] = ui_url
+        human_uis["manager"] = public_url
+    comp = Competition(store, source, orchestrator, human_uis)
     app = FastAPI(title="Accord HUMAINE competition manager")
     app.state.competition = comp
     app.state.initial_password = None

@@ -87,10 +87,12 @@ class Competition:
         store: ManagerStore,
         utilities: UtilitySource,
         orchestrator: OrchestratorClient | None = None,
+        human_uis: dict[str, str] | None = None,
     ) -> None:
         self.store = store
         self.utilities = utilities
         self.orchestrator = orchestrator
+        self.human_uis = dict(human_uis or {})
 
     # -- settings --------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
@@ -237,6 +239,7 @@ class Competition:
                 body["human"],
                 body["durations"],
                 float(self.settings()["humanBudget"]),
+                self.human_uis or None,
             )
         except ServiceError as e:
             self.store.mark_failed(number, str(e))

@@ -130,8 +130,13 @@ class OrchestratorClient:
         human: dict[str, Any],
         durations: dict[str, float],
         human_budget: float | None = None,
+        human_uis: dict[str, str] | None = None,
     ) -> Any:
-        """``/initializeRound`` with the whole round, then ``/startRound {roundId}``."""
+        """``/initializeRound`` with the whole round, then ``/startRound {roundId}``.
+
+        ``human_uis`` (name -> base URL) replaces the orchestrator's default human UIs for
+        this round; the manager lists itself there to receive the round totals.
+        """
         body: dict[str, Any] = {
             "roundId": round_id,
             "agents": agents,
@@ -140,5 +145,7 @@ class OrchestratorClient:
         }
         if human_budget is not None:
             body["humanBudget"] = {"currencyUnit": "USD", "value": human_budget}
+        if human_uis:
+            body["humanUIs"] = [{"name": n, "url": u} for n, u in human_uis.items()]
         self._post("/initializeRound", body)
         return self._post("/startRound", {"roundId": round_id})

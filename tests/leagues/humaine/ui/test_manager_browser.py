@@ -1,0 +1,94 @@
+"""The competition manager's pages in real Chromium, against a real orchestrator."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("platform", ["manager"], indirect=True)
+def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leaderboard(
+    platform, browser
+):
+    from playwright.sync_api import expect
+
+    base = platform["urls"]["manager"]
+    ports = platform["ports"]
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx.set_default_timeout(10_000)
+    page = ctx.new_page()
+    page.on("dialog", lambda d: d.accept())
+
+    # admin pages need a login; a wrong password is refused
+    page.goto(f"{base}/index.html")
+    expect(page).to_have_url(f"{base}/login.html?next=index.html")
+    page.fill("input[name=password]", "wrong-password")
+    page.click("button[type=submit]")
+    expect(page.locator("#msg")).to_have_text("wrong user name or password")
+    page.fill("input[name=password]", "manager-pw")
+    page.click("button[type=submit]")
+    expect(page).to_have_url(f"{base}/index.html")
+    expect(page.locator("#who")).to_have_text("admin: admin")
+
+    # register three agents (two real services, one sharing a service) and two humans
+    for name, port in (
+        ("kleene", ports["Celia"]),
+        ("jok", ports["Watson"]),
+        ("py", ports["Celia"]),
+    ):
+        page.fill("#add-agent input[name=name]", name)
+        page.fill("#add-agent input[name=port]", str(port))
+        page.click("#add-agent button")
+        expect(page.locator(f"#agents tr[data-name={name}]")).to_contain_text(str(port))
+    page.fill("#add-agent input[name=name]", "kleene")
+    page.fill("#add-agent input[name=port]", "1")
+    page.click("#add-agent button")
+    expect(page.locator("#agent-msg")).to_contain_text("already registered")
+    for name in ("alice", "bob"):
+        page.fill("#add-human input[name=name]", name)
+        page.click("#add-human button")
+        expect(page.locator(f"#humans tr[data-name={name}]")).to_be_visible()
+
+    # settings: one pool, short rounds; a dummy agent fills nothing (3 agents, 1 pool)
+    page.fill("#settings input[name=nPools]", "1")
+    page.fill("#settings input[name=warmUp]", "0")
+    page.fill("#settings input[name=round]", "2")
+    page.fill("#settings input[name=post]", "1")
+    page.click("#settings button")
+    expect(page.locator("#settings-msg")).to_have_text("Settings saved.")
+    page.screenshot(path="/tmp/humaine_manager_contestants.png", full_page=True)
+    page.click("#make-pools")
+    expect(page.locator("#plan-msg")).to_contain_text("Scheduled 6 pool rounds in 1 pool(s).")
+
+    # the schedule: the pool, six rounds, who uses which utility; show one utility
+    expect(page).to_have_url(f"{base}/schedule.html")
+    expect(page.locator("#stages [data-group=A]")).to_contain_text("kleene")
+    expect(page.locator("#rounds tbody tr")).to_have_count(6)
+    page.locator("#rounds tr[data-number='1'] .util-link").first.click()
+    expect(page.locator("#utility-title")).to_contain_text("(seller)")
+    expect(page.locator("#utility-table")).to_contain_text("egg")
+
+    # start round 1: it runs on the orchestrator and its totals come back to the manager
+    page.locator("#rounds tr[data-number='1'] button").click()
+    expect(page.locator("#round-msg")).to_have_text("Round 1 started.")
+    expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("running")
+    page.wait_for_timeout(1000)
+    expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("done", timeout=15_000)
+    expect(page.locator("#rounds tr[data-number='1']")).to_contain_text("0.00 / 0.00 / 0.00")
+    page.screenshot(path="/tmp/humaine_manager_schedule.png", full_page=True)
+    early = page.locator("#next-stage")
+    early.click()
+    expect(page.locator("#stage-msg")).to_contain_text("pool is not finished")
+
+    # the public leaderboard (logged out): the two agents of round 1 played once
+    page.click("#logout")
+    expect(page).to_have_url(f"{base}/login.html")
+    page.goto(f"{base}/leaderboard.html")
+    expect(page.locator("#progress")).to_contain_text("1 of 6 rounds finished")
+    played = page.locator("#agents tbody tr td:nth-child(3)")
+    expect(played).to_have_count(3)
+    assert sorted(played.all_inner_texts()) == ["0", "1", "1"]
+    expect(page.locator("#humans tbody tr")).to_have_count(2)
+    page.screenshot(path="/tmp/humaine_manager_leaderboard.png", full_page=True)
+    ctx.close()
