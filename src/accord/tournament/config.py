@@ -1,0 +1,201 @@
+"""Tournament configuration: the competitors, the scenarios and how sessions run.
+
+A configuration is a small frozen value object. It reads from YAML or a dict and writes
+back to a JSON-ready dict; its :meth:`TournamentConfig.fingerprint` identifies the
+sessions it schedules, so a results file can tell whether a run resumes the same
+tournament.
+
+    >>> cfg = TournamentConfig.from_dict({
+    ...     "agents": ["accord.agents.timebased:Boulware",
+    ...                {"name": "Hard", "type": "accord.agents.timebased:TimeDependent",
+    ...                 "params": {"exponent": 0.1}}],
+    ...     "scenarios": ["builtin:tiny"], "reps": 2})
+    >>> [a.name for a in cfg.agents], cfg.reps
+    (['Boulware', 'Hard'], 2)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accord.core.errors import ConfigError
+from accord.core.scenario import Scenario
+
+PAIRINGS = ("product", "combinations")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A competitor: its name in the tournament, its type and its constructor parameters.
+
+    ``type`` is an import path ``package.module:Class`` or a name the agent registry
+    knows (``Boulware``).
+
+        >>> AgentSpec.parse("accord.agents.timebased:Conceder").name
+        'Conceder'
+    """
+
+    name: str
+    type: str
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    @classmethod
+    def parse(cls, data: str | Mapping[str, Any] | AgentSpec) -> AgentSpec:
+        """From ``"pkg.mod:Class"``, ``"Name=pkg.mod:Class"`` or ``{name, type, params}``."""
+        if isinstance(data, AgentSpec):
+            return data
+        if isinstance(data, str):
+            name, _, target = data.rpartition("=")
+            target = target.strip()
+            if not target:
+                raise ConfigError(f"an agent needs a type such as 'pkg.module:Class'; got {data!r}")
+            return cls(name.strip() or _short(target), target, {})
+        if isinstance(data, Mapping):
+            unknown = set(data) - {"name", "type", "params"}
+            if unknown or "type" not in data:
+                raise ConfigError(
+                    "an agent entry needs 'type' (and optionally 'name', 'params'); "
+                    f"got keys {sorted(data)}"
+                )
+            params = data.get("params") or {}
+            if not isinstance(params, Mapping):
+                raise ConfigError(f"agent params must be a mapping, got {params!r}")
+            target = str(data["type"])
+            return cls(str(data.get("name") or _short(target)), target, dict(params))
+        raise ConfigError(f"cannot read an agent from {type(data).__name__} {data!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"name": self.name, "type": self.type, "params": dict(self.params)}
+
+
+def _short(target: str) -> str:
+    return target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything that decides which sessions run and what they produce.
+
+    Args:
+        agents: the competitors (names must be unique).
+        scenarios: scenario names/paths (read by ``accord.formats.load_scenario``),
+            ``builtin:<name>`` for the fallback scenarios, or :class:`Scenario` objects.
+        reps: repetitions of every session.
+        self_play: allow an agent to meet itself.
+        rotate: give every agent every profile (profile rotation).
+        pairing: ``product`` (every ordered group: who starts matters) or
+            ``combinations`` (every unordered group; rotation still covers every role).
+        rounds: deadline in rounds; ``seconds``: optional wall-clock deadline.
+        time_limit: seconds one ``propose``/``respond`` call may take (None: no limit).
+        seed: the tournament seed; every session's seed derives from it.
+        learning: pass each agent its own earlier sessions (``view.memory``) and run the
+            repetitions in order.
+        isolated: run every agent in its own process with the limits below.
+        cpu_limit: CPU seconds per agent per session (isolated mode).
+        memory_limit: megabytes of address space an agent may add (isolated mode).
+        call_timeout: seconds to wait for one call in isolated mode when ``time_limit``
+            is not set.
+        name: a label for reports.
+    """
+
+    agents: tuple[AgentSpec, ...]
+    scenarios: tuple[str | Scenario, ...]
+    reps: int = 1
+    self_play: bool = True
+    rotate: bool = True
+    pairing: str = "product"
+    rounds: int = 100
+    seconds: float | None = None
+    time_limit: float | None = None
+    seed: int = 0
+    learning: bool = False
+    isolated: bool = False
+    cpu_limit: float = 60.0
+    memory_limit: int = 2048
+    call_timeout: float = 10.0
+    name: str = "tournament"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "agents", tuple(AgentSpec.parse(a) for a in self.agents))
+        object.__setattr__(self, "scenarios", tuple(self.scenarios))
+        if not self.agents:
+            raise ConfigError("a tournament needs at least one agent; got none")
+        names = [a.name for a in self.agents]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ConfigError(f"agent names must be unique; repeated: {dup} (give each a name)")
+        if not self.scenarios:
+            raise ConfigError("a tournament needs at least one scenario; got none")
+        if self.reps < 1:
+            raise ConfigError(f"reps must be >= 1, got {self.reps}")
+        if self.rounds < 1:
+            raise ConfigError(f"rounds must be >= 1, got {self.rounds}")
+        if self.pairing not in PAIRINGS:
+            raise ConfigError(f"pairing must be one of {PAIRINGS}, got {self.pairing!r}")
+        for what in ("time_limit", "seconds"):
+            v = getattr(self, what)
+            if v is not None and not v > 0:
+                raise ConfigError(f"{what} must be > 0 seconds or unset, got {v}")
+        if not self.self_play and len(self.agents) < 2:
+            raise ConfigError("without self-play a tournament needs at least 2 agents")
+
+    # -- reading -----------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TournamentConfig:
+        """Build from a mapping with the field names above (unknown keys are an error)."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"unknown tournament settings {unknown}; known: {sorted(known)}")
+        for key in ("agents", "scenarios"):
+            if key not in data:
+                raise ConfigError(f"a tournament configuration needs '{key}'")
+            if isinstance(data[key], str | bytes) or not isinstance(data[key], Sequence):
+                raise ConfigError(f"'{key}' must be a list, got {data[key]!r}")
+        return cls(**dict(data))
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> TournamentConfig:
+        """Read a YAML file (same keys as :meth:`from_dict`)."""
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"tournament configuration {str(p)!r} does not exist")
+        try:
+            data = yaml.safe_load(p.read_text())
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{p}: not valid YAML: {exc}") from exc
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{p}: expected a mapping of settings, got {type(data).__name__}")
+        return cls.from_dict(data)
+
+    def with_(self, **changes: Any) -> TournamentConfig:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    # -- writing -----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; scenario objects appear by name."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "agents":
+                v = [a.to_dict() for a in v]
+            elif f.name == "scenarios":
+                v = [s.name if isinstance(s, Scenario) else s for s in v]
+            out[f.name] = v
+        return out
+
+    def fingerprint(self) -> str:
+        """Hash of the settings that decide the sessions and their results."""
+        d = self.to_dict()
+        d.pop("name", None)
+        text = json.dumps(d, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,90 @@
+"""Badly behaved agents, for testing that a tournament survives its competitors.
+
+Each fails in one way: :class:`Raiser` raises, :class:`InvalidOffers` proposes outcomes
+outside the space, :class:`Sleeper` answers too late, :class:`Hanger` never answers,
+:class:`CpuHog` spins, :class:`MemoryHog` allocates without bound and :class:`Crasher`
+kills its own process. Use them with ``--isolated`` for the last four.
+
+    >>> Sleeper(seconds=0.5).seconds
+    0.5
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from accord.agents.timebased import TimeDependent
+from accord.core.negotiator import NegotiatorView, Response
+from accord.core.outcomes import Outcome
+
+
+class Raiser(TimeDependent):
+    """Raises ``RuntimeError`` on its ``after``-th proposal."""
+
+    def __init__(self, after: int = 1, name: str | None = None) -> None:
+        super().__init__(1.0, name)
+        self.after = after
+        self._calls = 0
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        self._calls += 1
+        if self._calls >= self.after:
+            raise RuntimeError(f"deliberate failure on proposal {self._calls}")
+        return super().propose(view)
+
+
+class InvalidOffers(TimeDependent):
+    """Proposes an outcome with a value no issue allows."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        return tuple("not-a-value" for _ in view.space.issues)
+
+
+class Sleeper(TimeDependent):
+    """Sleeps ``seconds`` in every ``respond`` and ``propose``."""
+
+    def __init__(self, seconds: float = 0.2, name: str | None = None) -> None:
+        super().__init__(1.0, name)
+        self.seconds = seconds
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        time.sleep(self.seconds)
+        return super().propose(view)
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        time.sleep(self.seconds)
+        return super().respond(view, offer)
+
+
+class Hanger(TimeDependent):
+    """Never returns from ``propose`` (sleeps for an hour)."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        time.sleep(3600)
+        return None
+
+
+class CpuHog(TimeDependent):
+    """Spins the CPU forever in ``propose``."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        x = 0
+        while True:
+            x += 1
+
+
+class MemoryHog(TimeDependent):
+    """Allocates memory until it fails, in ``propose``."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        blocks = []
+        while True:
+            blocks.append(bytearray(64 * 1024 * 1024))
+
+
+class Crasher(TimeDependent):
+    """Kills its own process (as a segfault would) in ``propose``."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        os._exit(3)

@@ -1,0 +1,245 @@
+"""Running one scheduled session and turning its result into store rows.
+
+:func:`run_session` is what every executor calls, in whatever process it runs: it builds
+the agents (in-process or isolated), runs the session, and returns a
+:class:`SessionRecord` whose rows the store writes in one transaction. Failures of an
+agent (while being created, or inside the session) become a recorded failure of that
+session, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accord.core.negotiator import Negotiator
+from accord.core.outcomes import OutcomeSpace
+from accord.core.protocols import Session
+from accord.core.protocols.result import Action, EndReason, FailureKind
+from accord.core.scenario import Scenario
+from accord.core.time import Deadline
+from accord.tournament.agents import make_negotiator
+from accord.tournament.config import AgentSpec, TournamentConfig
+from accord.tournament.isolation import IsolatedNegotiator, Limits
+from accord.tournament.schedule import SessionSpec
+
+_HOST = socket.gethostname()
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every worker needs besides the session spec (sent once per worker)."""
+
+    scenarios: Mapping[str, Scenario]
+    agents: Mapping[str, AgentSpec]
+    rounds: int = 100
+    seconds: float | None = None
+    time_limit: float | None = None
+    isolated: bool = False
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def from_config(cls, config: TournamentConfig, scenarios: Mapping[str, Scenario]) -> RunContext:
+        """The context of a tournament."""
+        limit = config.time_limit
+        return cls(
+            scenarios=dict(scenarios),
+            agents={a.name: a for a in config.agents},
+            rounds=config.rounds,
+            seconds=config.seconds,
+            time_limit=limit,
+            isolated=config.isolated,
+            limits=Limits(config.cpu_limit, config.memory_limit, limit or config.call_timeout),
+        )
+
+
+@dataclass(frozen=True)
+class Task:
+    """One session to run, with the memories its agents may read (or None)."""
+
+    spec: SessionSpec
+    memories: tuple[Any, ...] | None = None
+
+
+@dataclass
+class SessionRecord:
+    """The rows one session adds to the store (see :mod:`accord.tournament.store`)."""
+
+    id: str
+    session: tuple[Any, ...]
+    parties: list[tuple[Any, ...]]
+    trace: tuple[Any, ...] | None
+
+
+def run_session(task: Task, ctx: RunContext) -> SessionRecord:
+    """Run one session and return its rows. Never raises for an agent's fault."""
+    spec = task.spec
+    scenario = ctx.scenarios[spec.scenario]
+    utilities = [scenario.utilities[p] for p in spec.profiles]
+    memories = task.memories or (None,) * len(spec.agents)
+    started = time.time()
+    negotiators: list[Negotiator] = []
+    build_error: tuple[int, str] | None = None
+    for k, name in enumerate(spec.agents):
+        agent = ctx.agents[name]
+        try:
+            if ctx.isolated:
+                negotiators.append(IsolatedNegotiator(agent, ctx.limits, utilities[k], memories[k]))
+            else:
+                negotiators.append(make_negotiator(agent))
+        except Exception as exc:  # noqa: BLE001 - a broken agent is that session's failure
+            build_error = (k, f"could not create agent {name!r}: {type(exc).__name__}: {exc}")
+            break
+    if build_error is not None:
+        for n in negotiators:
+            if isinstance(n, IsolatedNegotiator):
+                n.close()
+        return _failed_record(spec, scenario, build_error, started)
+    limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
+    session = Session(
+        scenario.space,
+        negotiators,
+        utilities,
+        Deadline(rounds=ctx.rounds, seconds=ctx.seconds),
+        seed=spec.seed,
+        time_limit=limit,
+        memories=memories,
+    )
+    try:
+        result = session.run()
+    finally:
+        for n in negotiators:
+            if isinstance(n, IsolatedNegotiator):
+                n.close()
+    finished = time.time()
+    f = result.failure
+    agreement = None if result.agreement is None else _dumps(result.agreement)
+    session_row = (
+        spec.id,
+        spec.index,
+        spec.scenario,
+        spec.rep,
+        spec.rotation,
+        agreement,
+        result.reason.value,
+        result.ended_by,
+        result.time,
+        result.steps,
+        result.rounds,
+        None if f is None else f.party,
+        None if f is None else spec.agents[f.party],
+        None if f is None else f.kind.value,
+        None if f is None else f.message,
+        result.elapsed,
+        started,
+        finished,
+        f"{_HOST}:{os.getpid()}",
+    )
+    parties = _party_rows(spec, scenario, result.utilities)
+    trace = encode_trace(spec.id, result.trace, scenario.space, utilities)
+    return SessionRecord(spec.id, session_row, parties, trace)
+
+
+def _party_rows(
+    spec: SessionSpec, scenario: Scenario, finals: Sequence[float]
+) -> list[tuple[Any, ...]]:
+    return [
+        (
+            spec.id,
+            k,
+            name,
+            p,
+            scenario.profile_names[p],
+            float(finals[k]),
+            scenario.utilities[p].reservation,
+        )
+        for k, (name, p) in enumerate(zip(spec.agents, spec.profiles, strict=True))
+    ]
+
+
+def encode_trace(
+    sid: str, trace: Sequence[Any], space: OutcomeSpace, utilities: Sequence[Any]
+) -> tuple[Any, ...]:
+    """One ``traces`` row: parties (uint8 bytes), actions (``o``/``a``/``e`` letters), times
+    (float64 bytes), outcomes (JSON: flat indices, -1 for none, on discrete spaces; value
+    lists or null otherwise) and utilities (float64 bytes, one row per entry, one column
+    per party, NaN where there is no outcome)."""
+    n = len(trace)
+    k = len(utilities)
+    parties = bytes(e.party for e in trace)
+    actions = "".join(_LETTER[e.action] for e in trace)
+    times = np.fromiter((e.time for e in trace), dtype=np.float64, count=n)
+    table = np.full((n, k), np.nan)
+    discrete = space.is_discrete
+    cache: dict[Any, tuple[Any, tuple[float, ...]]] = {}
+    codes: list[Any] = []
+    for i, e in enumerate(trace):
+        o = e.outcome
+        if o is None:
+            codes.append(-1 if discrete else None)
+            continue
+        hit = cache.get(o)
+        if hit is None:
+            code = space.flat_index(o) if discrete else list(o)
+            hit = (code, tuple(u(o) for u in utilities))
+            cache[o] = hit
+        codes.append(hit[0])
+        table[i] = hit[1]
+    return (
+        sid,
+        n,
+        parties,
+        actions,
+        times.tobytes(),
+        json.dumps(codes, default=_default),
+        table.tobytes(),
+    )
+
+
+_LETTER = {Action.OFFER: "o", Action.ACCEPT: "a", Action.END: "e"}
+
+
+def _failed_record(
+    spec: SessionSpec, scenario: Scenario, error: tuple[int, str], started: float
+) -> SessionRecord:
+    k, message = error
+    finals = [scenario.utilities[p].reservation_at(0.0) for p in spec.profiles]
+    row = (
+        spec.id,
+        spec.index,
+        spec.scenario,
+        spec.rep,
+        spec.rotation,
+        None,
+        EndReason.FAILURE.value,
+        k,
+        0.0,
+        0,
+        0,
+        k,
+        spec.agents[k],
+        FailureKind.EXCEPTION.value,
+        message,
+        0.0,
+        started,
+        time.time(),
+        f"{_HOST}:{os.getpid()}",
+    )
+    return SessionRecord(spec.id, row, _party_rows(spec, scenario, finals), None)
+
+
+def _dumps(outcome: Any) -> str:
+    return json.dumps(list(outcome), default=_default)
+
+
+def _default(v: Any) -> Any:
+    if hasattr(v, "item"):
+        return v.item()
+    raise TypeError(f"cannot store outcome value {v!r} ({type(v).__name__})")

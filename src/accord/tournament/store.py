@@ -1,0 +1,262 @@
+"""One SQLite file (WAL mode) per tournament: config, schedule, sessions, parties, traces.
+
+Tables::
+
+    meta       key, value                 config (JSON), fingerprint, format version
+    scenarios  name, n_parties, profiles, space (JSON issues), data (JSON scenario, or
+               NULL when a utility cannot be written, e.g. a Python callable)
+    specs      id, idx, scenario, agents, profiles, rep, rotation, seed   (the schedule)
+    sessions   id, idx, scenario, rep, rotation, agreement, reason, ended_by, time,
+               steps, rounds, failure_party, failure_agent, failure_kind,
+               failure_message, elapsed, started, finished, worker
+    parties    session_id, position, agent, profile, profile_name, utility, reservation
+    traces     session_id, n, parties, actions, times, outcomes, utilities
+
+A trace row holds a session's events (offers, accepts, ends) column by column, to keep
+writing cheap: ``parties`` one byte per event, ``actions`` one letter per event (``o``
+offer, ``a`` accept, ``e`` end), ``times`` float64 bytes, ``outcomes`` JSON (flat
+outcome indices with -1 for none on discrete spaces, value lists otherwise) and
+``utilities`` float64 bytes (events x parties, undiscounted, NaN where no outcome).
+:func:`decode_trace` unpacks one; ``Results.events`` gives them as a table.
+
+Each session's rows go in one transaction, keyed by the session id (a primary key, so
+a session can never be stored twice). A run killed at any moment leaves only whole
+sessions behind; resuming skips the ids already in ``sessions``.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     store = Store(pathlib.Path(d) / "t.sqlite")
+    ...     store.done_ids()
+    set()
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from accord.core.errors import ConfigError
+from accord.core.scenario import Scenario
+from accord.tournament.config import TournamentConfig
+from accord.tournament.memory import PastSession
+from accord.tournament.scenarios import scenario_to_dict
+from accord.tournament.schedule import SessionSpec
+from accord.tournament.session import SessionRecord
+
+FORMAT = "accord-tournament/1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scenarios (
+    name TEXT PRIMARY KEY, n_parties INTEGER NOT NULL, profiles TEXT NOT NULL,
+    space TEXT NOT NULL, data TEXT);
+CREATE TABLE IF NOT EXISTS specs (
+    id TEXT PRIMARY KEY, idx INTEGER NOT NULL UNIQUE, scenario TEXT NOT NULL,
+    agents TEXT NOT NULL, profiles TEXT NOT NULL, rep INTEGER NOT NULL,
+    rotation INTEGER NOT NULL, seed INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, idx INTEGER NOT NULL, scenario TEXT NOT NULL, rep INTEGER NOT NULL,
+    rotation INTEGER NOT NULL, agreement TEXT, reason TEXT NOT NULL, ended_by INTEGER,
+    time REAL NOT NULL, steps INTEGER NOT NULL, rounds INTEGER NOT NULL,
+    failure_party INTEGER, failure_agent TEXT, failure_kind TEXT, failure_message TEXT,
+    elapsed REAL NOT NULL, started REAL NOT NULL, finished REAL NOT NULL, worker TEXT);
+CREATE TABLE IF NOT EXISTS parties (
+    session_id TEXT NOT NULL, position INTEGER NOT NULL, agent TEXT NOT NULL,
+    profile INTEGER NOT NULL, profile_name TEXT NOT NULL, utility REAL NOT NULL,
+    reservation REAL NOT NULL, PRIMARY KEY (session_id, position));
+CREATE TABLE IF NOT EXISTS traces (
+    session_id TEXT PRIMARY KEY, n INTEGER NOT NULL, parties BLOB NOT NULL,
+    actions TEXT NOT NULL, times BLOB NOT NULL, outcomes TEXT NOT NULL,
+    utilities BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS parties_agent ON parties (agent);
+"""
+
+_INSERT_SESSION = "INSERT INTO sessions VALUES (" + ",".join("?" * 19) + ")"
+_INSERT_PARTY = "INSERT INTO parties VALUES (?,?,?,?,?,?,?)"
+_INSERT_TRACE = "INSERT INTO traces VALUES (?,?,?,?,?,?,?)"
+ACTIONS = {"o": "offer", "a": "accept", "e": "end"}
+
+
+class Store:
+    """A tournament's SQLite file. Opening creates the tables if they are missing."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection (checkpointing the WAL)."""
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- setting up ----------------------------------------------------------------------
+    def prepare(
+        self, config: TournamentConfig, scenarios: dict[str, Scenario], specs: Sequence[SessionSpec]
+    ) -> None:
+        """Write config, scenarios and schedule into a new file, or check they match."""
+        old = self.meta("fingerprint")
+        fp = config.fingerprint()
+        if old is not None and old != fp:
+            raise ConfigError(
+                f"{self.path} holds another tournament (fingerprint {old}, this one is {fp}); "
+                "use another output file to start a new tournament, or the same settings "
+                "to resume"
+            )
+        if old is not None:
+            n = self.conn.execute("SELECT COUNT(*) FROM specs").fetchone()[0]
+            if n != len(specs):
+                raise ConfigError(
+                    f"{self.path} schedules {n} sessions; this run schedules {len(specs)}"
+                )
+            return
+        with self._transaction():
+            self._set_meta("format", FORMAT)
+            self._set_meta("fingerprint", fp)
+            self._set_meta("config", json.dumps(config.to_dict()))
+            for s in scenarios.values():
+                data = scenario_to_dict(s)
+                self.conn.execute(
+                    "INSERT INTO scenarios VALUES (?,?,?,?,?)",
+                    (
+                        s.name,
+                        s.n_parties,
+                        json.dumps(list(s.profile_names)),
+                        json.dumps(s.space.to_list()),
+                        None if data is None else json.dumps(data),
+                    ),
+                )
+            self.conn.executemany(
+                "INSERT INTO specs VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        sp.id,
+                        sp.index,
+                        sp.scenario,
+                        json.dumps(list(sp.agents)),
+                        json.dumps(list(sp.profiles)),
+                        sp.rep,
+                        sp.rotation,
+                        sp.seed,
+                    )
+                    for sp in specs
+                ],
+            )
+
+    def meta(self, key: str) -> str | None:
+        """A value of the ``meta`` table."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def config(self) -> dict[str, Any]:
+        """The stored configuration (as written by ``TournamentConfig.to_dict``)."""
+        raw = self.meta("config")
+        if raw is None:
+            raise ConfigError(f"{self.path} is not a tournament results file (no config)")
+        data: dict[str, Any] = json.loads(raw)
+        return data
+
+    # -- writing results -----------------------------------------------------------------
+    def write(self, records: Sequence[SessionRecord]) -> int:
+        """Store whole sessions in one transaction (all or none); returns how many."""
+        c = self.conn
+        with self._transaction():
+            for r in records:
+                c.execute(_INSERT_SESSION, r.session)
+                c.executemany(_INSERT_PARTY, r.parties)
+                if r.trace is not None:
+                    c.execute(_INSERT_TRACE, r.trace)
+        return len(records)
+
+    def done_ids(self) -> set[str]:
+        """Ids of the sessions already stored."""
+        return {row[0] for row in self.conn.execute("SELECT id FROM sessions")}
+
+    def _transaction(self) -> _Tx:
+        return _Tx(self.conn)
+
+    # -- reading for learning ------------------------------------------------------------
+    def past_sessions(self, rep: int) -> dict[str, list[PastSession]]:
+        """Every agent's view of the stored sessions of repetition ``rep`` (schedule order)."""
+        rows = self.conn.execute(
+            "SELECT p.session_id, s.scenario, s.rep, p.position, p.profile_name, sp.agents, "
+            "s.agreement, p.utility, s.reason, p.agent, t.n, t.parties, t.actions, t.times, "
+            "t.utilities FROM parties p "
+            "JOIN sessions s ON s.id = p.session_id JOIN specs sp ON sp.id = p.session_id "
+            "LEFT JOIN traces t ON t.session_id = p.session_id "
+            "WHERE s.rep = ? ORDER BY sp.idx, p.position",
+            (rep,),
+        ).fetchall()
+        out: dict[str, list[PastSession]] = {}
+        for sid, scen, r, pos, pname, agents, agreement, utility, reason, agent, *tr in rows:
+            names = tuple(json.loads(agents))
+            n, parties, actions, times, utils = tr
+            if n is None:
+                proposers = np.zeros(0, dtype=np.int64)
+                t = own = np.zeros(0, dtype=np.float64)
+            else:
+                offer = np.frombuffer(actions.encode(), dtype=np.uint8) == ord("o")
+                proposers = np.frombuffer(parties, dtype=np.uint8)[offer].astype(np.int64)
+                t = np.frombuffer(times, dtype=np.float64)[offer].copy()
+                table = np.frombuffer(utils, dtype=np.float64).reshape(n, len(names))
+                own = table[offer, pos].copy()
+            out.setdefault(agent, []).append(
+                PastSession(
+                    session_id=sid,
+                    scenario=scen,
+                    rep=r,
+                    position=pos,
+                    profile=pname,
+                    names=names,
+                    proposers=proposers,
+                    times=t,
+                    utilities=own,
+                    agreement=None if agreement is None else tuple(json.loads(agreement)),
+                    utility=float(utility),
+                    reason=reason,
+                )
+            )
+        return out
+
+
+def decode_trace(row: Sequence[Any], n_parties: int) -> dict[str, Any]:
+    """Unpack a ``traces`` row (``session_id, n, parties, actions, times, outcomes,
+    utilities``) into arrays: ``party``, ``action`` (names), ``time``, ``outcome`` (codes
+    as stored) and ``utilities`` (``n x n_parties``)."""
+    _, n, parties, actions, times, outcomes, utils = row
+    return {
+        "party": np.frombuffer(parties, dtype=np.uint8).astype(np.int64),
+        "action": [ACTIONS[a] for a in actions],
+        "time": np.frombuffer(times, dtype=np.float64),
+        "outcome": json.loads(outcomes),
+        "utilities": np.frombuffer(utils, dtype=np.float64).reshape(n, n_parties),
+    }
+
+
+class _Tx:
+    """``with`` block running one explicit transaction on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
