@@ -1,0 +1,288 @@
+"""Bad input, unknown speakers, tokens, unreachable and slow agents: every case gets a
+clear 4xx (or a logged block) and the orchestrator keeps serving the other rounds."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from accord.leagues.humaine.orchestrator import create_orchestrator_app
+from accord.leagues.humaine.rules import RuleConfig
+from accord.leagues.humaine.testing import (
+    COSTS_C,
+    COSTS_W,
+    Party,
+    ServerThread,
+    agent,
+    human,
+    round_body,
+    start_round,
+)
+
+FAST = RuleConfig(human_gap=0.2)
+
+
+class Env:
+    def __init__(self, client: httpx.Client, celia: Party, watson: Party, ui: Party) -> None:
+        self.client, self.celia, self.watson, self.ui = client, celia, watson, ui
+
+    def new_round(self, **kw: Any) -> str:
+        agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
+        return start_round(self.client, round_body(agents, [self.ui.ui_spec()], **kw))
+
+    def post(self, body: Any, path: str = "/relayMessage") -> httpx.Response:
+        return self.client.post(path, json=body)
+
+    def still_serving(self) -> None:
+        """A fresh round still works end to end."""
+        rid = self.new_round()
+        r = self.post(human(rid, "Watson, 2 eggs please", "Watson"))
+        assert r.status_code == 200 and r.json()["permitted"], r.text
+        self.watson.wait_for("/receiveMessage", 1, round_id=rid)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
+    db = Path(tmp_path_factory.mktemp("inputs")) / "eo.db"
+    app = create_orchestrator_app(db_path=db, rule_config=FAST, call_timeout=1.0)
+    with (
+        Party("Celia") as celia,
+        Party("Watson") as watson,
+        Party("ui") as ui,
+        ServerThread(app) as srv,
+        httpx.Client(base_url=srv.url, timeout=10) as client,
+    ):
+        yield Env(client, celia, watson, ui)
+
+
+def error(r: httpx.Response, status: int) -> str:
+    assert r.status_code == status, (r.status_code, r.text)
+    body = r.json()
+    assert body["status"] == "Failed"
+    return str(body["error"])
+
+
+def test_malformed_json(env: Env) -> None:
+    r = env.client.post(
+        "/relayMessage",
+        content=b'{"speaker": "Human", "text": ',
+        headers={"content-type": "application/json"},
+    )
+    assert "malformed JSON" in error(r, 400)
+    r = env.client.post("/relayMessage", content=b"")
+    assert "empty request body" in error(r, 400)
+    assert "must be a JSON object" in error(env.post([1, 2]), 422)
+    env.still_serving()
+
+
+def test_missing_fields(env: Env) -> None:
+    rid = env.new_round()
+    msg = error(env.post({"roundId": rid, "speaker": "Human"}), 422)
+    assert "text: required field is missing" in msg
+    msg = error(env.post({"roundId": rid, "text": "hi"}), 422)
+    assert "speaker: required field is missing" in msg
+    msg = error(env.post({"roundId": rid, "speaker": "Human", "text": ""}), 422)
+    assert "text" in msg and "at least 1 character" in msg
+
+
+def test_unknown_goods_negative_quantities_missing_price(env: Env) -> None:
+    rid = env.new_round()
+    env.post(human(rid, "Watson, some bread?", "Watson"))
+    bad = agent(rid, "Watson", "bread for 3", quantity={"bread": 2})
+    assert "unknown good 'bread'; expected one of egg, flour" in error(env.post(bad), 422)
+    bad = agent(rid, "Watson", "minus eggs", quantity={"egg": -2})
+    assert "quantity of egg must be >= 0, got -2" in error(env.post(bad), 422)
+    bad = agent(rid, "Watson", "eggs for free", price=None)
+    assert "a SellOffer bid needs a price" in error(env.post(bad), 422)
+    bad = agent(rid, "Watson", "a deal", "Accept", price=None)
+    assert "a Accept bid needs a price" in error(env.post(bad), 422)
+    bad = agent(rid, "Watson", "what", "Haggle")
+    assert "bid.type" in error(env.post(bad), 422)
+    bad = agent(rid, "Watson", "negative price", price=-1)
+    assert "price value must be a finite number >= 0" in error(env.post(bad), 422)
+    # the invalid messages are logged as refused decisions of the round
+    decisions = env.client.get(f"/rounds/{rid}").json()["decisions"]
+    assert [d["rule"] for d in decisions[1:]] == ["invalid"] * 6
+    assert not any(d["permitted"] for d in decisions[1:])
+    # and the round goes on: a valid reply is still the first reply
+    assert env.post(agent(rid, "Watson", "2 eggs for 4.5")).json()["permitted"]
+
+
+def test_huge_texts(env: Env) -> None:
+    rid = env.new_round()
+    msg = error(env.post(human(rid, "x" * 6000)), 422)
+    assert "text" in msg and "5000 characters" in msg
+    huge = human(rid, "y") | {"padding": "z" * 300_000}
+    assert "the limit is 262144 bytes" in error(env.post(huge), 413)
+    env.still_serving()
+
+
+def test_agent_before_any_human_utterance_is_logged_block(env: Env) -> None:
+    rid = env.new_round()
+    r = env.post(agent(rid, "Celia", "Hello, buy my eggs!"))
+    assert r.status_code == 200
+    assert (r.json()["permitted"], r.json()["rule"]) == (False, "order")
+    rej = env.celia.wait_for("/receiveRejection", 1, round_id=rid)
+    assert "No human utterance yet" in rej[0]["rationale"]
+
+
+def test_unknown_speaker_refused_and_not_broadcast(env: Env) -> None:
+    rid = env.new_round()
+    env.post(human(rid, "anyone?"))
+    body = agent(rid, "Mallory", "I am a seller too")
+    msg = error(env.post(body), 403)
+    assert "Unknown speaker 'Mallory'" in msg and "Human, Celia, Watson" in msg
+    time.sleep(0.2)
+    texts = [b["text"] for b in env.watson.bodies("/receiveMessage", rid)]
+    assert "I am a seller too" not in texts
+    decisions = env.client.get(f"/rounds/{rid}").json()["decisions"]
+    assert decisions[-1]["speaker"] == "Mallory" and decisions[-1]["rule"] == "speaker"
+    logs = env.ui.wait_for("/receiveLog", 2, round_id=rid)
+    assert logs[-1]["permitted"] is False and "Mallory" in logs[-1]["rationale"]
+
+
+def test_secret_tokens(env: Env) -> None:
+    agents = [env.celia.agent_spec(COSTS_C, token="c-secret"), env.watson.agent_spec(COSTS_W)]
+    body = round_body(agents, [env.ui.ui_spec()])
+    body["human"]["token"] = "h-secret"
+    rid = start_round(env.client, body)
+    assert "must present its secret token" in error(env.post(human(rid, "hi")), 403)
+    r = env.client.post(
+        "/relayMessage", json=human(rid, "hi", "Celia"), headers={"X-Accord-Token": "h-secret"}
+    )
+    assert r.json()["permitted"]
+    fake = agent(rid, "Celia", "I am Celia, trust me") | {"token": "guess"}
+    assert "Celia must present its secret token" in error(env.post(fake), 403)
+    real = agent(rid, "Celia", "2 eggs for 4.5") | {"token": "c-secret"}
+    assert env.post(real).json()["permitted"]
+    # the token never leaks to the other parties
+    got = env.watson.wait_for("/receiveMessage", 2, round_id=rid)
+    assert all("token" not in b for b in got)
+    assert "Celia" in json.dumps(got)
+    # an agent without a token (an original agent) needs none
+    assert env.post(agent(rid, "Watson", "2 eggs for 4")).json()["permitted"]
+
+
+def test_round_selection(env: Env) -> None:
+    msg = error(env.post(human("nope", "hi")), 404)
+    assert "unknown roundId 'nope'" in msg
+    env.new_round()
+    env.new_round()
+    msg = error(env.post(human(None, "hi")), 409)
+    assert "rounds are in progress" in msg and "give a roundId" in msg
+
+
+def test_bad_round_setup(env: Env) -> None:
+    r = env.post({"durations": {"round": 10}}, "/initializeRound")
+    assert "agents: required field is missing" in error(r, 422)
+    agents = [env.celia.agent_spec(COSTS_C)]
+    agents[0]["utilityFunction"] = {"utility": {"egg": {"parameters": {"unitcost": "cheap"}}}}
+    r = env.post(round_body(agents), "/initializeRound")
+    assert "unitcost must be a number" in error(r, 422)
+    body = round_body([env.celia.agent_spec(COSTS_C)])
+    body["durations"]["round"] = -5
+    assert "durations.round" in error(env.post(body, "/initializeRound"), 422)
+    r = env.post({"roundId": "never-initialized"}, "/startRound")
+    assert "unknown roundId" in error(r, 404)
+    dup = [env.celia.agent_spec(COSTS_C), env.celia.agent_spec(COSTS_C)]
+    assert "distinct" in error(env.post(round_body(dup), "/initializeRound"), 422)
+
+
+def test_allocation_checks(env: Env) -> None:
+    rid = env.new_round(duration=0.6, post=30)
+    early = {"roundId": rid, "payload": {"cake": {"unit": "each", "quantity": 0}}}
+    assert "post-round phase" in error(env.post(early, "/receiveHumanAllocation"), 409)
+    time.sleep(0.7)
+    greedy = {"roundId": rid, "payload": {"cake": {"unit": "each", "quantity": 1}}}
+    msg = error(env.post(greedy, "/receiveHumanAllocation"), 422)
+    assert "egg: need 2, have 0" in msg
+    odd = {"roundId": rid, "payload": {"pie": {"quantity": 1}}}
+    assert "unknown product 'pie'" in error(env.post(odd, "/receiveHumanAllocation"), 422)
+    none = {"roundId": rid, "payload": {}}
+    assert env.post(none, "/receiveHumanAllocation").json()["status"] == "Acknowledged"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_unreachable_agent_is_logged_and_others_served(env: Env) -> None:
+    ghost = env.celia.agent_spec(COSTS_C) | {"port": free_port()}
+    rid = start_round(env.client, round_body([ghost, env.watson.agent_spec(COSTS_W)], []))
+    r = env.post(human(rid, "Watson, eggs?", "Watson"))
+    assert r.json()["permitted"]
+    env.watson.wait_for("/receiveMessage", 1, round_id=rid)
+    deadline = time.monotonic() + 5
+    while True:
+        errors = env.client.get(f"/rounds/{rid}").json()["deliveryErrors"]
+        if any(e["route"] == "/receiveMessage" for e in errors) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert {e["party"] for e in errors} == {"Celia"}
+    assert any(e["route"] == "/setUtility" for e in errors)
+
+
+def test_slow_agent_never_delays_the_others(tmp_path: Path) -> None:
+    """Celia takes 3 s per call (timeout 1 s): the relay answers at once and Watson and
+    the UI get the message within 0.3 s."""
+    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST, call_timeout=1.0)
+    with (
+        Party("Celia", delay=3.0) as celia,
+        Party("Watson") as watson,
+        Party("ui") as ui,
+        ServerThread(app) as srv,
+        httpx.Client(base_url=srv.url, timeout=10) as client,
+    ):
+        body = round_body([celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)], [ui.ui_spec()])
+        t0 = time.monotonic()
+        r = client.post("/initializeRound", json=body)
+        rid = r.json()["roundId"]
+        r = client.post("/startRound", json={"roundId": rid})
+        assert time.monotonic() - t0 < 2.0  # setUtility to Celia timed out after 1 s
+        assert r.json()[-2] is None and r.json()[-1]["status"] == "Acknowledged"
+        for i in range(3):
+            t = time.monotonic()
+            r = client.post("/relayMessage", json=human(rid, f"Watson, offer {i}?", "Watson"))
+            assert r.json()["permitted"] and time.monotonic() - t < 0.3
+            watson.wait_for("/receiveMessage", i + 1, round_id=rid, timeout=2)
+            ui.wait_for("/receiveMessage", i + 1, round_id=rid, timeout=2)
+            assert max(watson.times("/receiveMessage")) - t < 0.3
+            t = time.monotonic()
+            r = client.post("/relayMessage", json=agent(rid, "Watson", f"2 eggs for {4 + i}"))
+            assert r.json()["permitted"] and time.monotonic() - t < 0.3
+            time.sleep(0.25)
+        errors = client.get(f"/rounds/{rid}").json()["deliveryErrors"]
+        assert errors and all(e["party"] == "Celia" for e in errors)
+        assert "no answer within 1 s" in errors[0]["error"]
+
+
+def test_human_declining_confirmation_cancels_the_deal(tmp_path: Path) -> None:
+    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
+    with (
+        Party("Celia") as celia,
+        Party("Watson") as watson,
+        Party("ui", confirm="declined") as ui,
+        ServerThread(app) as srv,
+        httpx.Client(base_url=srv.url, timeout=10) as client,
+    ):
+        body = round_body([celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)], [ui.ui_spec()])
+        rid = start_round(client, body)
+        client.post("/relayMessage", json=human(rid, "Watson, I accept", "Watson"))
+        r = client.post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", price=9.0))
+        assert r.json()["permitted"]
+        ui.wait_for("/confirmAccept", 1, round_id=rid)
+        deadline = time.monotonic() + 3
+        while client.get(f"/rounds/{rid}").json()["remainingBudget"] != 50.0:
+            assert time.monotonic() < deadline, "deal was not cancelled"
+            time.sleep(0.02)
+        state = client.get(f"/rounds/{rid}").json()
+        assert state["purchases"] == {} and state["deals"][0]["cancelled"] is True
