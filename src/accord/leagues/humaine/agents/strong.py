@@ -36,7 +36,7 @@ DEFAULTS: dict[str, int] = {
 """Quantities offered for a good asked for without a number (a recipe's or a flavour's
 minimum)."""
 
-_OPENERS = ("", "Good choice!", "Fresh today!", "For you,")
+_OPENERS = ("", "Good choice!", "Fresh today!", "Just for you!")
 
 
 class StrongSeller(SellerAgent):
