@@ -372,7 +372,7 @@ def read_genius_folder(folder: str | Path, name: str | None = None) -> Scenario:
     root_dir = Path(folder)
     files = sorted(
         (f for f in root_dir.glob("*.xml") if f.name.lower() not in IGNORED_FILES),
-        key=lambda f: natural_key(f.name),
+        key=lambda f: natural_key(f.stem),
     )
     domains: list[tuple[Path, ET.Element]] = []
     profiles: list[tuple[Path, ET.Element]] = []
