@@ -155,7 +155,8 @@ def generate_config(
     for p in range(1, levels + 1):
         q[p, 1:] = np.minimum(q[p - 1, :-1], active[p - 1, 1:])
     balances = np.rint(xi * (catalog[:levels] + mu) / counts * q[1:].sum(axis=1))
-    initial_balances = balances[factory_level].astype(np.int64)
+    # worlds shorter than the chain give b_l = 0; keep B_0 > 0 so eq. 3 is defined
+    initial_balances = np.maximum(1, balances[factory_level]).astype(np.int64)
 
     exo = _exogenous(rng, factory_level, levels, q, catalog, e, horizon)
     info: dict[str, object] = {
