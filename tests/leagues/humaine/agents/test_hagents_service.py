@@ -223,3 +223,20 @@ def test_simulated_buyer_over_http(
         _, _, alloc, _ = rec.wait(1, "/receiveHumanAllocation")[0]
     assert alloc["roundId"] == "r-9"
     assert alloc["payload"]["cake"]["quantity"] == 1
+
+
+def test_one_service_in_two_concurrent_rounds(
+    recorder: tuple[Recorder, str], serve: Callable[[Any], str]
+) -> None:
+    rec, orch = recorder
+    url = serve(create_agent_app(lambda: RegexSeller(seed=3), orch))
+    with httpx.Client(base_url=url, timeout=5) as c:
+        for rid, name in (("r-1", "Celia"), ("r-2", "Watson")):
+            c.post("/setUtility", json=utility_body(name) | {"roundId": rid})
+            c.post("/startRound", json={"roundId": rid, "roundDuration": 60})
+        c.post("/receiveMessage", json=human("Watson, 2 eggs", "Watson") | {"roundId": "r-2"})
+        c.post("/receiveMessage", json=human("Celia, 3 eggs", "Celia") | {"roundId": "r-1"})
+        posts = rec.wait(2)
+        assert c.get("/health").json()["rounds"] == ["r-1", "r-2"]
+    said = {(p[2]["roundId"], p[2]["speaker"], p[2]["bid"]["quantity"]["egg"]) for p in posts}
+    assert said == {("r-2", "Watson", 2), ("r-1", "Celia", 3)}

@@ -60,12 +60,12 @@ def serve(
 ) -> None:
     """Run a seller agent as an HTTP service (Appendix C)."""
     try:
-        agent = seller_factory(kind)(name, seed=seed)
+        cls = seller_factory(kind)
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
-    console.print(f"{agent.kind} seller {name} on http://{host}:{port or DEFAULT_PORTS.get(name)}")
+    console.print(f"{kind} seller {name} on http://{host}:{port or DEFAULT_PORTS.get(name)}")
     serve_agent(
-        agent,
+        lambda: cls(name, seed=seed),
         host=host,
         port=port or None,
         orchestrator=orchestrator or None,

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import uvicorn
@@ -126,39 +126,83 @@ def _app(title: str) -> FastAPI:
     return app
 
 
+class AgentRounds:
+    """Which agent object serves which round.
+
+    Given an agent object, every round goes to it (one round at a time, as the original
+    sample agents). Given a factory, each ``roundId`` seen on ``/setUtility`` gets a fresh
+    agent, so one service can sit in several concurrent rounds; a body without a
+    ``roundId`` goes to the most recent round.
+    """
+
+    def __init__(self, agent: SellerAgent | Callable[[], SellerAgent], ctx: HttpContext) -> None:
+        self.ctx = ctx
+        self.factory: Callable[[], SellerAgent] | None = None
+        self.by_round: dict[str, SellerAgent] = {}
+        if isinstance(agent, SellerAgent):
+            self.latest = agent.bind(ctx)
+        else:
+            self.factory = agent
+            self.latest = agent().bind(ctx)
+
+    def for_body(self, body: Mapping[str, Any], create: bool = False) -> SellerAgent:
+        round_id = body.get("roundId")
+        if self.factory is None or not round_id:
+            return self.latest
+        agent = self.by_round.get(str(round_id))
+        if agent is None:
+            if not create:
+                return self.latest
+            agent = self.latest if not self.by_round else self.factory().bind(self.ctx)
+            self.by_round[str(round_id)] = agent
+            while len(self.by_round) > 64:  # forget the oldest rounds
+                self.by_round.pop(next(iter(self.by_round)))
+        self.latest = agent
+        return agent
+
+
 def create_agent_app(
-    agent: SellerAgent,
+    agent: SellerAgent | Callable[[], SellerAgent],
     orchestrator: str | None = None,
     *,
     settings: str | Path | Mapping[str, Any] | None = None,
     token: str | None = None,
 ) -> FastAPI:
-    """A FastAPI app serving ``agent`` on the agent routes of Appendix C."""
+    """A FastAPI app serving a seller on the agent routes of Appendix C.
+
+    ``agent`` is an agent object (one round at a time) or a factory of agents (one per
+    ``roundId``, for concurrent rounds).
+    """
     ctx = HttpContext(orchestrator or orchestrator_url(settings), token)
-    agent.bind(ctx)
-    app = _app(f"HUMAINE agent {agent.name}")
-    app.state.agent = agent
+    rounds = AgentRounds(agent, ctx)
+    app = _app(f"HUMAINE agent {rounds.latest.name}")
+    app.state.rounds = rounds
     app.state.context = ctx
 
-    def route(path: str, handler: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    def route(path: str, method: str) -> None:
         async def endpoint(request: Request) -> dict[str, Any]:
-            return handler(await _body(request))
+            body = await _body(request)
+            target = rounds.for_body(body, create=path == "/setUtility")
+            reply: dict[str, Any] = getattr(target, method)(body)
+            return reply
 
         app.post(path)(endpoint)
 
-    route("/setUtility", agent.set_utility)
-    route("/startRound", agent.start_round)
-    route("/endRound", agent.end_round)
-    route("/receiveMessage", agent.receive_message)
-    route("/receiveRejection", agent.receive_rejection)
+    route("/setUtility", "set_utility")
+    route("/startRound", "start_round")
+    route("/endRound", "end_round")
+    route("/receiveMessage", "receive_message")
+    route("/receiveRejection", "receive_rejection")
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
+        current = rounds.latest
         return {
             "status": "ok",
-            "name": agent.name,
-            "kind": agent.kind,
-            "active": agent.active,
+            "name": current.name,
+            "kind": current.kind,
+            "active": current.active,
+            "rounds": sorted(rounds.by_round),
             "orchestrator": ctx.relay_url,
             "errors": ctx.errors[-5:],
         }
@@ -265,7 +309,11 @@ class BackgroundServer:
     """
 
     def __init__(
-        self, app: Any, host: str = "127.0.0.1", port: int = 0, lifespan: str = "auto"
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        lifespan: Literal["auto", "on", "off"] = "auto",
     ) -> None:
         self.app = app
         self.host = host
@@ -299,7 +347,7 @@ class BackgroundServer:
 
 
 def serve_agent(
-    agent: SellerAgent,
+    agent: SellerAgent | Callable[[], SellerAgent],
     *,
     host: str = "127.0.0.1",
     port: int | None = None,
@@ -307,6 +355,8 @@ def serve_agent(
     settings: str | Path | None = None,
     token: str | None = None,
 ) -> None:
-    """Serve ``agent`` in the foreground (default port 14007 for Celia, 14008 for Watson)."""
+    """Serve an agent (or an agent factory) in the foreground; the default port is 14007
+    for Celia and 14008 for Watson."""
     app = create_agent_app(agent, orchestrator, settings=settings, token=token)
-    uvicorn.run(app, host=host, port=port or DEFAULT_PORTS.get(agent.name, 14007), log_level="info")
+    name = app.state.rounds.latest.name
+    uvicorn.run(app, host=host, port=port or DEFAULT_PORTS.get(name, 14007), log_level="info")

@@ -93,8 +93,8 @@ class StrongSeller(SellerAgent):
         """Current markup over cost, from the clock and the concessions so far."""
         t = self.elapsed_fraction()
         span = self.max_markup - self.min_margin
-        timed = self.max_markup - span * t**self.concession_exponent
-        return max(self.min_margin, timed * (1 - self.step) ** self.concessions)
+        timed = self.max_markup - span * float(t**self.concession_exponent)
+        return max(self.min_margin, timed * float((1 - self.step) ** self.concessions))
 
     def ask(self, bundle: Mapping[str, int]) -> float:
         """The price to ask now: the aspiration, under the rival's offer if it is lower."""
