@@ -1,0 +1,171 @@
+"""``accord scml``: run one world or a tournament from the command line.
+
+accord scml run --days 50 --seed 3 --agents trader,random --report out/
+accord scml tournament --track collusion --competitors trader,random --configs 2
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+app = typer.Typer(
+    help="The Supply Chain Management League (SCML 2021 std/collusion).", no_args_is_help=True
+)
+console = Console()
+
+
+def _split(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    )
+
+
+@app.command()
+def run(
+    days: Annotated[int, typer.Option("--days", "-d", help="Number of simulated days.")] = 50,
+    seed: Annotated[int, typer.Option(help="Seed of the world (same seed, same world).")] = 0,
+    agents: Annotated[
+        str, typer.Option(help="Agent types, comma separated, cycled over the factories.")
+    ] = "trader",
+    levels: Annotated[
+        str | None, typer.Option(help="Factories per process, e.g. '3,2' (default: drawn).")
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option(help="Directory for the HTML and PNG report.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the scores as JSON.")] = False,
+) -> None:
+    """Simulate one world and print each factory's profit (eq. 3)."""
+    from accord.leagues.scml.generate import generate_config
+    from accord.leagues.scml.world import World
+
+    try:
+        counts = [int(x) for x in _split(levels)] if levels else None
+        cfg = generate_config(n_steps=days, factories_per_level=counts, seed=seed)
+        kinds = _split(agents) or ["trader"]
+        world = World(cfg, [kinds[i % len(kinds)] for i in range(cfg.n_factories)], seed=seed)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    with _progress() as bar:
+        task = bar.add_task("days", total=days)
+        world.run(callback=lambda w: bar.update(task, completed=w.day))
+    scores = world.scores()
+    if as_json:
+        typer.echo(json.dumps({"scores": scores, "types": world.type_scores()}, indent=2))
+    else:
+        table = Table(title=f"SCML world, seed {seed}, {days} days")
+        for col in ("agent", "level", "balance", "profit", "bankrupt"):
+            table.add_column(col, justify="right")
+        bal = world.current_balances()
+        for i, nm in enumerate(world.names):
+            table.add_row(
+                nm,
+                str(int(world.level[i])),
+                str(int(bal[i])),
+                f"{scores[nm]:+.4f}",
+                "yes" if world.bankrupt[i] else "",
+            )
+        console.print(table)
+        console.print(
+            f"contracts {len(world.contracts)}, breaches {len(world.bb.breaches)}, "
+            f"bankruptcies {len(world.bankruptcies)}, agent exceptions {len(world.exceptions)}"
+        )
+    if report is not None:
+        from accord.leagues.scml.report import write_report
+
+        for p in write_report(world, report):
+            console.print(f"wrote {p}")
+
+
+@app.command()
+def tournament(
+    track: Annotated[str, typer.Option(help="std or collusion.")] = "std",
+    competitors: Annotated[str, typer.Option(help="Competing agent types, comma separated.")] = (
+        "trader,random,donothing"
+    ),
+    non_competitors: Annotated[
+        str, typer.Option(help="Default agents filling the other factories.")
+    ] = "trader",
+    configs: Annotated[int, typer.Option(help="Basic configurations.")] = 2,
+    reps: Annotated[int, typer.Option(help="K: repetitions of each assigned configuration.")] = 1,
+    per_world: Annotated[int | None, typer.Option(help="M: competitor types per world.")] = None,
+    days: Annotated[int, typer.Option(help="Days per world.")] = 50,
+    trim_top: Annotated[
+        float, typer.Option(help="Drop this many (>=1) or this fraction (<1) of top scores.")
+    ] = 0,
+    trim_bottom: Annotated[float, typer.Option(help="Same for the bottom scores.")] = 0,
+    executor: Annotated[str, typer.Option(help="serial, processes or ray.")] = "processes",
+    workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    address: Annotated[str | None, typer.Option(help="Ray cluster address.")] = None,
+    out: Annotated[Path, typer.Option(help="SQLite file (resumes if it exists).")] = Path(
+        "results/scml_tournament.sqlite"
+    ),
+    seed: Annotated[int, typer.Option(help="Tournament seed.")] = 0,
+) -> None:
+    """Run (or resume) a tournament and print the scores per competitor."""
+    from accord.leagues.scml.runner import run_tournament
+    from accord.leagues.scml.tournament import TournamentSpec
+
+    def trim(v: float) -> float | int:
+        return int(v) if v >= 1 else v
+
+    non = _split(non_competitors)
+    comps = _split(competitors)
+    if track == "collusion" and non == ["trader"] and "trader" in comps:
+        non = (
+            ["accord.leagues.scml.agents.basic:RandomAgent"]
+            if "random" not in comps
+            else ["donothing"]
+        )
+    try:
+        spec = TournamentSpec(
+            comps,
+            track=track,
+            n_configs=configs,
+            n_repetitions=reps,  # type: ignore[arg-type]
+            n_per_world=per_world,
+            n_steps=days,
+            non_competitors=non,
+            trim_top=trim(trim_top),
+            trim_bottom=trim(trim_bottom),
+            seed=seed,
+        )
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    with _progress() as bar:
+        task = bar.add_task(f"{track} worlds", total=None)
+        res = run_tournament(
+            spec,
+            out,
+            executor=executor,
+            workers=workers,
+            address=address,
+            progress=lambda d, t: bar.update(task, completed=d, total=t),
+        )
+    table = Table(title=f"SCML {track} tournament ({len(res.worlds)} worlds) -> {out}")
+    cols = ["agent type", "score", "mean", "worlds"]
+    if track == "collusion":
+        cols += ["isolated mean"]
+    for col in cols:
+        table.add_column(col, justify="right")
+    for t, row in sorted(res.scores.items(), key=lambda kv: -kv[1]["score"]):
+        cells = [t, f"{row['score']:+.4f}", f"{row['mean']:+.4f}", str(int(row["n"]))]
+        if track == "collusion":
+            cells.append(f"{row['isolated_mean']:+.4f}")
+        table.add_row(*cells)
+    console.print(table)
