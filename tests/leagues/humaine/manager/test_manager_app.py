@@ -239,3 +239,30 @@ def test_pages_are_served(client):
         assert client.get(f"/{page}").status_code == 200, page
     assert "HUMAINE" in client.get("/").text
     assert client.get("/common/style.css").status_code == 200
+
+
+def test_round_body_sends_each_agent_its_planned_utility_and_dummies_need_an_endpoint(client):
+    register(client, ["a", "b", "c"], ["h"])
+    client.put(
+        "/api/settings", json={"nPools": 2, "durations": {"warmUp": 1, "round": 9, "post": 3}}
+    )
+    client.post("/api/pools")
+    comp = client.app.state.competition
+    rounds = comp.store.rounds()
+    real = next(r for r in rounds if not any(x.startswith("dummy-") for x in (r.celia, r.watson)))
+    body = comp.round_body(real)
+    assert [a["name"] for a in body["agents"]] == ["Celia", "Watson"]
+    celia = comp.store.agent(real.celia)
+    assert (body["agents"][0]["host"], body["agents"][0]["port"]) == (celia.host, celia.port)
+    assert body["agents"][0]["utilityFunction"] == comp.store.utility(real.celia_utility)["body"]
+    assert body["agents"][1]["utilityFunction"] == comp.store.utility(real.watson_utility)["body"]
+    assert body["human"] == {
+        "name": "h", "utilityFunction": comp.store.utility(real.buyer_utility)["body"],
+    }  # fmt: skip
+    assert body["durations"] == {"warmUp": 1, "round": 9, "post": 3}
+    dummy = next(r for r in rounds if r.number != real.number and "dummy-1" in (r.celia, r.watson))
+    r = client.post(f"/api/rounds/{dummy.number}/start")
+    assert r.status_code == 409 and "set the dummyAgent setting" in r.json()["detail"]
+    client.put("/api/settings", json={"dummyAgent": {"host": "127.0.0.1", "port": 14099}})
+    seat = 0 if dummy.celia == "dummy-1" else 1
+    assert comp.round_body(dummy)["agents"][seat]["port"] == 14099

@@ -58,6 +58,7 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(platform, 
         "num need deficit"
     )
     expect(assistant.locator("#potential")).to_have_text("$23.81")
+    assistant.screenshot(path="/tmp/humaine_assistant_active.png", full_page=True)
 
     # after the 5 s of R0 the person accepts Celia's offer from the offers table
     time.sleep(max(0.0, 5.3 - (time.monotonic() - first_sent)))
