@@ -79,16 +79,11 @@ def resolve_scenarios(entries: Sequence[str | Scenario]) -> dict[str, Scenario]:
 def bundled_scenarios() -> list[str]:
     """Names of the scenarios shipped with Accord (empty if none are available)."""
     try:
-        formats = importlib.import_module("accord.formats")
-    except ImportError:  # pragma: no cover - formats is part of the package
+        bundled = importlib.import_module("accord.scenarios")
+    except ImportError:
         return []
-    lister = getattr(formats, "bundled_scenarios", None) or getattr(formats, "list_scenarios", None)
-    if lister is None:
-        return []
-    try:
-        return [str(n) for n in lister()]
-    except (OSError, AccordError):
-        return []
+    lister = getattr(bundled, "list_bundled", None)
+    return [str(n) for n in lister()] if callable(lister) else []
 
 
 def _loader() -> Callable[[str], Any] | None:

@@ -1,0 +1,225 @@
+"""Command line: ``accord tournament [CONFIG.yaml | flags]`` and ``accord report RESULTS``.
+
+``app`` holds both commands; mounting it without a name (``main.add_typer(app)``) puts
+them at the top level of ``accord``. ``tournament_command`` and ``report_command`` are
+the plain functions, for registering under other names.
+
+With no configuration and no ``--agents``/``--scenarios``, ``accord tournament`` runs the
+default tournament (:mod:`accord.tournament.default`). Running the same command again
+resumes an interrupted run from its results file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from accord.core.errors import AccordError
+from accord.tournament.config import TournamentConfig
+from accord.tournament.default import DEFAULT_OUT, default_config
+from accord.tournament.report import write_report
+from accord.tournament.results import Results
+from accord.tournament.runner import TournamentRun, run_tournament
+from accord.tournament.scores import leaderboards
+
+app = typer.Typer(help="Tournaments: run, resume and report.", no_args_is_help=False)
+_TITLES = {"utility": "Individual utility", "welfare": "Social welfare", "nash": "Nash product"}
+
+
+def _split(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def build_config(
+    config: Path | None,
+    agents: str | None = None,
+    scenarios: str | None = None,
+    **overrides: Any,
+) -> TournamentConfig:
+    """The configuration from a YAML file and/or flags (flags win); default if neither."""
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    if agents:
+        changes["agents"] = tuple(_split(agents))
+    if scenarios:
+        changes["scenarios"] = tuple(_split(scenarios))
+    if config is not None:
+        return TournamentConfig.from_yaml(config).with_(**changes)
+    if "agents" in changes or "scenarios" in changes:
+        base = default_config()
+        if "agents" not in changes or "scenarios" not in changes:
+            missing = "--scenarios" if "agents" in changes else "--agents"
+            typer.echo(f"note: no {missing} given; using the default tournament's", err=True)
+        changes.setdefault("name", "tournament")
+        changes.setdefault("learning", False)
+        return base.with_(**changes)
+    return default_config().with_(**changes)
+
+
+def default_out(config: TournamentConfig, source: Path | None) -> Path:
+    """Where results go when ``--out`` is not given (stable, so re-running resumes)."""
+    if source is not None:
+        return Path("results") / f"{source.stem}.sqlite"
+    if config.name == "default":
+        return DEFAULT_OUT
+    return Path("results") / f"{config.name}-{config.fingerprint()}.sqlite"
+
+
+@app.command("tournament")
+def tournament_command(
+    config: Annotated[Path | None, typer.Argument(help="YAML configuration file")] = None,
+    agents: Annotated[
+        str | None, typer.Option(help="comma-separated: pkg.module:Class or Name=pkg.module:Class")
+    ] = None,
+    scenarios: Annotated[
+        str | None, typer.Option(help="comma-separated scenario names or paths")
+    ] = None,
+    reps: Annotated[int | None, typer.Option(help="repetitions")] = None,
+    executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "processes",
+    workers: Annotated[
+        int | None, typer.Option(help="worker processes (default: all cores)")
+    ] = None,
+    address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+    out: Annotated[Path | None, typer.Option(help="results file (.sqlite)")] = None,
+    seed: Annotated[int | None, typer.Option(help="tournament seed")] = None,
+    rounds: Annotated[int | None, typer.Option(help="deadline in rounds")] = None,
+    time_limit: Annotated[float | None, typer.Option(help="seconds per agent call")] = None,
+    isolated: Annotated[
+        bool | None, typer.Option("--isolated/--in-process", help="each agent in its own process")
+    ] = None,
+    learning: Annotated[
+        bool | None, typer.Option("--learning/--no-learning", help="agents read earlier sessions")
+    ] = None,
+    report: Annotated[
+        bool, typer.Option("--report/--no-report", help="write the HTML report")
+    ] = True,
+    export: Annotated[str | None, typer.Option(help="also export tables: csv or parquet")] = None,
+) -> None:
+    """Run (or resume) a tournament, then print the leaderboards."""
+    console = Console()
+    try:
+        cfg = build_config(
+            config,
+            agents,
+            scenarios,
+            reps=reps,
+            seed=seed,
+            rounds=rounds,
+            time_limit=time_limit,
+            isolated=isolated,
+            learning=learning,
+        )
+        path = out or default_out(cfg, config)
+        run = run_with_progress(cfg, path, executor, workers, address, console)
+        show_results(path, console, report=report, export=export, run=run)
+    except AccordError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[Path, typer.Argument(help="tournament results file (.sqlite)")],
+    out: Annotated[
+        Path | None, typer.Option(help="HTML file (default: next to the results)")
+    ] = None,
+) -> None:
+    """Write a self-contained HTML report of a tournament results file."""
+    try:
+        target = write_report(results, out)
+    except AccordError as exc:
+        Console().print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    typer.echo(f"report written to {target}")
+
+
+def run_with_progress(
+    cfg: TournamentConfig,
+    path: Path,
+    executor: str,
+    workers: int | None,
+    address: str | None,
+    console: Console,
+) -> TournamentRun:
+    """Run with a rich progress bar and ETA."""
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(f"{cfg.name} ({executor})", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return run_tournament(cfg, path, executor, workers, address, progress=update)
+
+
+def show_results(
+    path: Path,
+    console: Console,
+    report: bool = True,
+    export: str | None = None,
+    run: TournamentRun | None = None,
+) -> None:
+    """Print the leaderboards and where the results (and report) are."""
+    res = Results(path)
+    try:
+        boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)))
+        for metric, board in boards.items():
+            console.print(leaderboard_table(board, _TITLES[metric]))
+        if export:
+            for p in res.export(path.with_suffix("").with_name(path.stem + "-" + export), export):
+                console.print(f"exported {p}")
+    finally:
+        res.close()
+    if run is not None:
+        console.print(
+            f"{run.total} sessions ({run.ran} run now) in {run.seconds:.1f} s; results in {path}"
+        )
+    if report:
+        console.print(f"report: {write_report(path)}")
+
+
+def leaderboard_table(board: Any, title: str) -> Table:
+    """A rich table of one leaderboard."""
+    t = Table(title=title)
+    for col in ("rank", "agent", "score", "95% CI", "n", "p vs next"):
+        t.add_column(col, justify="left" if col == "agent" else "right")
+    for r in board.itertuples():
+        p = "" if r.p_next != r.p_next else f"{r.p_next:.3g}{' *' if r.differs_next else ''}"
+        t.add_row(
+            str(r.rank),
+            str(r.agent),
+            f"{r.score:.4f}",
+            f"[{r.ci_low:.4f}, {r.ci_high:.4f}]",
+            str(r.n),
+            p,
+        )
+    return t
+
+
+def default_tournament(
+    out: Path = DEFAULT_OUT, executor: str = "processes", workers: int | None = None
+) -> TournamentRun:
+    """Run the default tournament, print its leaderboards and where the report is."""
+    console = Console()
+    cfg = default_config()
+    run = run_with_progress(cfg, out, executor, workers, None, console)
+    show_results(out, console, report=True, run=run)
+    return run

@@ -1,0 +1,297 @@
+"""A self-contained HTML report of a tournament results file (plots inlined as PNG).
+
+Sections: summary, leaderboards (with 95% bootstrap intervals and neighbour tests), score
+distributions, an agent-vs-agent heat map, per-scenario means, the mean utility per
+repetition (learning curves), failures, and utility-space plots of sample sessions with
+the Pareto frontier.
+
+    >>> import tempfile, pathlib
+    >>> from accord.tournament.config import TournamentConfig
+    >>> from accord.tournament.runner import run_tournament
+    >>> cfg = TournamentConfig(["accord.agents.timebased:Boulware",
+    ...                         "accord.agents.timebased:Conceder"], ["builtin:tiny"])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = run_tournament(cfg, pathlib.Path(d) / "t.sqlite")
+    ...     html = write_report(pathlib.Path(d) / "t.sqlite").read_text()
+    ...     "data:image/png;base64" in html and "Leaderboard" in html
+    True
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from accord.tournament.results import Results  # noqa: E402
+from accord.tournament.scores import agent_vs_agent, by_scenario, leaderboards  # noqa: E402
+
+_TITLES = {
+    "utility": "Individual utility",
+    "welfare": "Social welfare (sum of utilities)",
+    "nash": "Nash product (product of utilities)",
+}
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
+h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
+td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
+img{max-width:100%}.note{color:#666;font-size:.85rem}
+"""
+
+
+def write_report(results: str | Path, out: str | Path | None = None, samples: int = 4) -> Path:
+    """Write the HTML report of ``results`` (default: next to it, ``.html``)."""
+    res = Results(results)
+    try:
+        page = render(res, samples)
+    finally:
+        res.close()
+    target = Path(out) if out is not None else Path(results).with_suffix(".html")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    return target
+
+
+def render(res: Results, samples: int = 4) -> str:
+    """The report page as a string."""
+    cfg = res.config
+    parties = res.parties
+    sessions = res.sessions
+    parts = [f"<h1>Tournament report: {_e(cfg.get('name', 'tournament'))}</h1>"]
+    parts.append(_summary(cfg, res.specs, sessions))
+    if parties.empty:
+        parts.append("<p>No session has finished yet.</p>")
+        return _page(parts)
+    boards = leaderboards(parties, seed=int(cfg.get("seed", 0)))
+    parts.append("<h2>Leaderboards</h2>")
+    parts.append(
+        "<p class=note>Score = mean over the agent's seats in all sessions; 95% percentile "
+        "bootstrap interval (seeded); p = two-sided Mann-Whitney U test against the next "
+        "agent; * = differs at 5%.</p>"
+    )
+    for metric, board in boards.items():
+        parts.append(f"<h3>{_TITLES[metric]}</h3>")
+        parts.append(_board_table(board))
+    parts.append("<h2>Score distributions</h2>")
+    parts.append(_img(_distributions(parties, boards)))
+    parts.append("<h2>Agent against agent</h2>")
+    parts.append(
+        "<p class=note>Mean utility of the row agent in sessions with the column agent.</p>"
+    )
+    parts.append(_img(_heatmap(agent_vs_agent(parties))))
+    parts.append("<h2>Per scenario (mean utility)</h2>")
+    parts.append(_frame_table(by_scenario(parties)))
+    if parties["rep"].nunique() > 1:
+        parts.append("<h2>Mean utility per repetition</h2>")
+        parts.append(_img(_learning_curves(parties)))
+    parts.append("<h2>Failures</h2>")
+    parts.append(_failures(sessions))
+    parts.append("<h2>Sample sessions in utility space</h2>")
+    parts.extend(_samples(res, samples))
+    return _page(parts)
+
+
+# -- pieces ----------------------------------------------------------------------------------
+def _summary(cfg: dict[str, Any], specs: pd.DataFrame, sessions: pd.DataFrame) -> str:
+    agents = ", ".join(a["name"] for a in cfg.get("agents", []))
+    scen = ", ".join(str(s) for s in cfg.get("scenarios", []))
+    agreed = float(sessions["agreed"].mean()) if len(sessions) else float("nan")
+    failed = int(sessions["failure_kind"].notna().sum()) if len(sessions) else 0
+    rows = [
+        ("Agents", agents),
+        ("Scenarios", scen),
+        ("Repetitions", cfg.get("reps")),
+        ("Sessions", f"{len(sessions)} finished of {len(specs)} scheduled"),
+        ("Agreement rate", f"{agreed:.1%}"),
+        ("Sessions with a failure", failed),
+        ("Seed", cfg.get("seed")),
+        ("Learning across sessions", cfg.get("learning")),
+        ("Isolated agents", cfg.get("isolated")),
+    ]
+    body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
+    return f"<table>{body}</table>"
+
+
+def _board_table(board: pd.DataFrame) -> str:
+    head = "<tr><th>rank</th><th>agent</th><th>score</th><th>95% CI</th><th>n</th><th>p vs next</th></tr>"
+    rows = []
+    for r in board.itertuples():
+        p = "" if np.isnan(r.p_next) else f"{r.p_next:.3g}{' *' if r.differs_next else ''}"
+        rows.append(
+            f"<tr><td>{r.rank}</td><td>{_e(r.agent)}</td><td>{r.score:.4f}</td>"
+            f"<td>[{r.ci_low:.4f}, {r.ci_high:.4f}]</td><td>{r.n}</td><td>{p}</td></tr>"
+        )
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _frame_table(df: pd.DataFrame) -> str:
+    cols = "".join(f"<th>{_e(c)}</th>" for c in df.columns)
+    rows = []
+    for idx, r in df.iterrows():
+        cells = "".join(f"<td>{'' if pd.isna(v) else f'{v:.4f}'}</td>" for v in r)
+        rows.append(f"<tr><td>{_e(idx)}</td>{cells}</tr>")
+    return f"<table><tr><th></th>{cols}</tr>{''.join(rows)}</table>"
+
+
+def _failures(sessions: pd.DataFrame) -> str:
+    f = sessions[sessions["failure_kind"].notna()]
+    if f.empty:
+        return "<p>None.</p>"
+    g = (
+        f.groupby(["failure_agent", "failure_kind"])
+        .agg(sessions=("id", "size"), example=("failure_message", "first"))
+        .reset_index()
+    )
+    rows = "".join(
+        f"<tr><td>{_e(r.failure_agent)}</td><td>{_e(r.failure_kind)}</td>"
+        f"<td>{r.sessions}</td><td style='text-align:left'>{_e(r.example)}</td></tr>"
+        for r in g.itertuples()
+    )
+    return (
+        "<table><tr><th>agent</th><th>kind</th><th>sessions</th><th>example</th></tr>"
+        f"{rows}</table>"
+    )
+
+
+def _distributions(parties: pd.DataFrame, boards: dict[str, pd.DataFrame]) -> plt.Figure:
+    fig, axes = plt.subplots(1, len(boards), figsize=(5 * len(boards), 4), squeeze=False)
+    for ax, (metric, board) in zip(axes[0], boards.items(), strict=True):
+        order = board["agent"].tolist()
+        data = [parties.loc[parties["agent"] == a, metric].to_numpy() for a in order]
+        ax.boxplot(data, showfliers=False, widths=0.5)
+        ax.set_xticks(range(1, len(order) + 1), order, rotation=30, ha="right")
+        x = np.arange(1, len(order) + 1)
+        err = np.vstack([board["score"] - board["ci_low"], board["ci_high"] - board["score"]])
+        ax.errorbar(
+            x, board["score"], yerr=err, fmt="o", color="C3", capsize=4, label="mean, 95% CI"
+        )
+        ax.set_title(_TITLES[metric], fontsize=10)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _heatmap(table: pd.DataFrame) -> plt.Figure:
+    n = max(len(table.index), len(table.columns), 1)
+    fig, ax = plt.subplots(figsize=(1.2 * n + 2, 1.0 * n + 1.5))
+    im = ax.imshow(table.to_numpy(dtype=float), cmap="viridis", vmin=0.0)
+    ax.set_xticks(range(len(table.columns)), table.columns, rotation=30, ha="right")
+    ax.set_yticks(range(len(table.index)), table.index)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    for (i, j), v in np.ndenumerate(table.to_numpy(dtype=float)):
+        if not np.isnan(v):
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", color="w", fontsize=8)
+    fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    return fig
+
+
+def _learning_curves(parties: pd.DataFrame) -> plt.Figure:
+    fig, ax = plt.subplots(figsize=(7, 4))
+    curves = parties.groupby(["agent", "rep"])["utility"].mean().unstack("agent")
+    for agent in curves.columns:
+        ax.plot(curves.index, curves[agent], marker="o", label=str(agent))
+    ax.set_xlabel("repetition")
+    ax.set_ylabel("mean utility")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _samples(res: Results, k: int) -> list[str]:
+    scenarios = res.scenarios
+    sessions = res.sessions
+    out: list[str] = []
+    specs = res.specs.set_index("id")
+    mixed = sessions[[len(set(json.loads(a))) > 1 for a in specs.loc[sessions["id"], "agents"]]]
+    pool = mixed if len(mixed) else sessions
+    picked = pool.groupby("scenario", sort=False).head(1).head(k)
+    for s in picked.itertuples():
+        scen = scenarios.get(s.scenario)
+        if scen is None or not scen.space.is_discrete:
+            continue
+        profiles = json.loads(specs.loc[s.id, "profiles"])
+        agents = json.loads(specs.loc[s.id, "agents"])
+        out.append(f"<h3>{_e(s.scenario)}: {_e(' vs '.join(agents))} ({_e(s.reason)})</h3>")
+        out.append(_img(_utility_space(res, s.id, scen, profiles, agents)))
+    return out or ["<p>No sample session could be drawn.</p>"]
+
+
+def _utility_space(
+    res: Results, sid: str, scen: Any, profiles: list[int], agents: list[str]
+) -> plt.Figure:
+    us = [scen.utilities[p] for p in profiles[:2]]
+    n = int(scen.space.cardinality)
+    rng = np.random.default_rng(0)
+    if n <= 20000:
+        pts = np.column_stack([u.all() for u in us])
+    else:
+        rows = scen.space.sample_rows(20000, rng)
+        pts = np.column_stack([u.batch(rows) for u in us])
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    ax.scatter(pts[:, 0], pts[:, 1], s=4, color="0.8", label="outcomes")
+    front = _pareto(pts)
+    if front is not None:
+        f = pts[front]
+        f = f[np.argsort(f[:, 0])]
+        ax.plot(f[:, 0], f[:, 1], color="k", lw=1, label="Pareto frontier")
+    ev = res.trace(sid)
+    offers = ev[ev["action"] == "offer"]
+    for party in sorted(offers["party"].unique()):
+        sub = offers[offers["party"] == party]
+        u = np.array([json.loads(x)[:2] for x in sub["utilities"]])
+        ax.plot(u[:, 0], u[:, 1], marker=".", lw=0.8, label=f"offers of {agents[party]}")
+    agreement = res.sessions.set_index("id").loc[sid, "agreement"]
+    if isinstance(agreement, str):
+        o = tuple(json.loads(agreement))
+        ax.scatter(
+            [us[0](o)], [us[1](o)], marker="*", s=200, color="C3", zorder=5, label="agreement"
+        )
+    ax.set_xlabel(f"utility of {agents[0]} (first to move)")
+    ax.set_ylabel(f"utility of {agents[1]} (second)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _pareto(points: np.ndarray) -> np.ndarray | None:
+    try:
+        from accord.core.analysis.pareto import pareto_frontier
+    except ImportError:  # pragma: no cover - analysis ships with the core
+        return None
+    return np.asarray(pareto_frontier(points))
+
+
+# -- html helpers ---------------------------------------------------------------------------
+def _img(fig: plt.Figure) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode()
+    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+
+
+def _e(x: object) -> str:
+    return html.escape(str(x))
+
+
+def _page(parts: list[str]) -> str:
+    body = "\n".join(parts)
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        f"<title>Accord tournament report</title><style>{_CSS}</style></head>"
+        f"<body>{body}</body></html>"
+    )
