@@ -1,0 +1,267 @@
+"""``accord humaine ...``: run the HUMAINE platform.
+
+``accord humaine up`` starts, on loopback, the environment orchestrator (14010), the
+utility generator (7021), the human UIs (7040) and the competition manager (14020) if
+their package is present, and two seller agents, Celia (14007) and Watson (14008), if the
+agents package is present; then prints the URLs. All run as uvicorn servers in one
+process. ``--port-base 0`` picks free ports (for tests and parallel stacks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+import uvicorn
+from rich.console import Console
+from rich.table import Table
+
+from .orchestrator import create_orchestrator_app
+from .utility_generator import create_utility_generator_app
+
+app = typer.Typer(help="HUMAINE: human buyer versus two seller agents.", no_args_is_help=True)
+console = Console()
+
+DEFAULT_PORTS = {
+    "orchestrator": 14010,
+    "utility": 7021,
+    "ui": 7040,
+    "manager": 14020,
+    "Celia": 14007,
+    "Watson": 14008,
+}
+
+
+@app.callback()
+def humaine() -> None:
+    """HUMAINE: human buyer versus two seller agents."""
+
+
+class _QuietServer(uvicorn.Server):
+    """A uvicorn server that leaves signal handling to :func:`serve_all`."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@dataclass
+class Service:
+    name: str
+    app: Any
+    sock: socket.socket
+    probe: str  # path to GET for a health check
+    page: str = ""  # path worth opening in a browser
+
+    @property
+    def url(self) -> str:
+        host, port = self.sock.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise typer.BadParameter(f"cannot listen on {host}:{port}: {e}") from None
+    sock.listen(128)
+    return sock
+
+
+def _port(base: int | None, name: str) -> int:
+    return 0 if base == 0 else DEFAULT_PORTS[name]
+
+
+def build_stack(
+    host: str,
+    port_base: int | None,
+    data: Path,
+    celia: str,
+    watson: str,
+    with_agents: bool,
+    with_ui: bool,
+    seed: int | None,
+) -> tuple[list[Service], list[str]]:
+    """The services to run and notes on what was left out (and why)."""
+    notes: list[str] = []
+    data.mkdir(parents=True, exist_ok=True)
+    agent_factory: Any = None
+    if with_agents:
+        try:
+            from .agents.service import create_agent_app
+            from .agents.tournament import seller_factory
+
+            agent_factory = seller_factory
+        except ImportError as e:
+            notes.append(f"seller agents not started: {e}")
+    ui_factories: Any = None
+    if with_ui:
+        try:
+            from .manager.app import create_manager_app
+            from .manager.services import http_utility_source
+            from .ui_server import create_ui_app
+
+            ui_factories = (create_ui_app, create_manager_app, http_utility_source)
+        except ImportError as e:
+            notes.append(f"human UIs and manager not started: {e}")
+    names = ["orchestrator", "utility"]
+    names += ["Celia", "Watson"] if agent_factory else []
+    names += ["ui", "manager"] if ui_factories else []
+    socks = {n: _bind(host, _port(port_base, n)) for n in names}
+    url = {n: f"http://{host}:{s.getsockname()[1]}" for n, s in socks.items()}
+
+    services: list[Service] = []
+    ui_services: list[Service] = []
+    if ui_factories:
+        create_ui_app, create_manager_app, http_utility_source = ui_factories
+        agent_specs = [
+            {"name": n, "protocol": "http", "host": host, "port": socks[n].getsockname()[1]}
+            for n in ("Celia", "Watson")
+            if n in socks
+        ]
+        ui_app = create_ui_app(
+            orchestrator_url=url["orchestrator"],
+            db_path=data / "ui.sqlite",
+            agents=agent_specs or [{"name": "Celia"}, {"name": "Watson"}],
+            utility_source=http_utility_source(url["utility"]),
+            public_url=url["ui"],
+        )
+        mgr_app = create_manager_app(
+            data / "manager.sqlite",
+            orchestrator_url=url["orchestrator"],
+            utility_url=url["utility"],
+            ui_url=url["ui"],
+            public_url=url["manager"],
+        )
+        password = getattr(mgr_app.state, "initial_password", None)
+        if password:
+            notes.append(f"manager admin user 'admin', password {password}")
+        ui_services = [
+            Service("human UIs", ui_app, socks["ui"], "/", "/chat.html"),
+            Service("competition manager", mgr_app, socks["manager"], "/", "/"),
+        ]
+    ui_urls = [url["ui"]] if ui_factories else []
+    orch = create_orchestrator_app(db_path=data / "orchestrator.sqlite", human_uis=ui_urls)
+    services.append(Service("orchestrator", orch, socks["orchestrator"], "/health", "/docs"))
+    gen = create_utility_generator_app(seed)
+    services.append(Service("utility generator", gen, socks["utility"], "/generateUtility/seller"))
+    if agent_factory:
+        for name, kind in (("Celia", celia), ("Watson", watson)):
+            try:
+                agent = agent_factory(kind)(name, seed=seed or 0)
+            except ValueError as e:
+                raise typer.BadParameter(str(e)) from None
+            agent_app = create_agent_app(agent, url["orchestrator"])
+            services.append(Service(f"agent {name} ({kind})", agent_app, socks[name], "/health"))
+    services += ui_services
+    return services, notes
+
+
+async def serve_all(
+    services: list[Service],
+    exit_after: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> None:
+    """Run every service until Ctrl-C, ``exit_after`` seconds, or ``should_stop()``."""
+    servers = [
+        _QuietServer(uvicorn.Config(s.app, log_level="warning", lifespan="on", access_log=False))
+        for s in services
+    ]
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        for srv in servers:
+            srv.should_exit = True
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop)
+    if exit_after is not None:
+        loop.call_later(exit_after, stop)
+    if should_stop is not None:
+
+        def poll() -> None:
+            if should_stop():
+                stop()
+            else:
+                loop.call_later(0.05, poll)
+
+        poll()
+    await asyncio.gather(
+        *(srv.serve(sockets=[s.sock]) for srv, s in zip(servers, services, strict=True))
+    )
+
+
+def _smoke(services: list[Service]) -> list[tuple[str, str]]:
+    out = []
+    with httpx.Client(timeout=5, trust_env=False) as client:
+        for s in services:
+            try:
+                r = client.get(s.url + s.probe)
+                out.append((s.name, "ok" if r.status_code < 400 else f"HTTP {r.status_code}"))
+            except httpx.HTTPError as e:
+                out.append((s.name, f"down: {e}"))
+    return out
+
+
+@app.command()
+def up(
+    host: Annotated[str, typer.Option(help="Interface to listen on (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    port_base: Annotated[
+        int | None, typer.Option(help="0: free ports for everything; default: the original's.")
+    ] = None,
+    data: Annotated[Path, typer.Option(help="Folder for the SQLite files.")] = Path("humaine-data"),
+    celia: Annotated[str, typer.Option(help="Seller kind for Celia: strong, regex...")] = "strong",
+    watson: Annotated[str, typer.Option(help="Seller kind for Watson.")] = "regex",
+    agents: Annotated[bool, typer.Option(help="Start the two seller agents.")] = True,
+    ui: Annotated[bool, typer.Option(help="Start the human UIs and the manager.")] = True,
+    seed: Annotated[int | None, typer.Option(help="Seed of utilities and agents.")] = None,
+    exit_after: Annotated[
+        float | None, typer.Option(help="Stop after this many seconds (smoke tests).")
+    ] = None,
+    check: Annotated[bool, typer.Option(help="Probe every service once it is up.")] = False,
+) -> None:
+    """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
+    services, notes = build_stack(host, port_base, data, celia, watson, agents, ui, seed)
+    table = Table(title="HUMAINE on loopback")
+    table.add_column("service")
+    table.add_column("URL")
+    for s in services:
+        table.add_row(s.name, s.url + s.page)
+    console.print(table)
+    for note in notes:
+        console.print(f"[yellow]note:[/] {note}")
+
+    async def main() -> None:
+        task = asyncio.create_task(serve_all(services, exit_after))
+        if check:
+            await asyncio.sleep(0.3)
+            for _ in range(50):
+                results = await asyncio.to_thread(_smoke, services)
+                if all(r == "ok" for _, r in results):
+                    break
+                await asyncio.sleep(0.1)
+            for name, result in results:
+                console.print(f"check {name}: {result}")
+        await task
+
+    console.print(
+        "press Ctrl-C to stop" if exit_after is None else f"stopping after {exit_after:g} s"
+    )
+    t0 = time.monotonic()
+    asyncio.run(main())
+    console.print(f"stopped after {time.monotonic() - t0:.1f} s")
