@@ -42,7 +42,7 @@ class FrequencyAgent(Negotiator):
 
     def __init__(
         self,
-        exponent: float = 0.2,
+        exponent: float = 0.1,
         window: int = 256,
         pool_size: int = 20_000,
         learning_rate: float = 0.2,
@@ -89,7 +89,9 @@ class FrequencyAgent(Negotiator):
         self._last_time: float | None = None
         self._gap = 0.0
 
-    def _pool(self, values: npt.NDArray[np.float64], rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    def _pool(
+        self, values: npt.NDArray[np.float64], rng: np.random.Generator
+    ) -> npt.NDArray[np.int64]:
         """Flat indices of the candidate outcomes, by own utility descending."""
         above = np.flatnonzero(values >= self._floor)
         if above.size == 0:
@@ -108,7 +110,7 @@ class FrequencyAgent(Negotiator):
     # -- strategy ------------------------------------------------------------------------
     def target(self, t: float) -> float:
         """Own utility aimed at, at normalised time ``t``."""
-        return self._floor + (self._top - self._floor) * (1.0 - t**self._power)
+        return self._floor + (self._top - self._floor) * (1.0 - float(t**self._power))
 
     def _observe(self, view: NegotiatorView) -> None:
         offers = view.offers
