@@ -27,26 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from ..goods import GOODS
 from ..round import Durations, Round
 from ..rules import HUMAN, Bid, RuleConfig, Utterance
-from ..utility import BuyerUtility, ProductValue, SellerUtility, Trapezoid
+from ..utility import BuyerUtility, SellerUtility
+from ..utility_generator import generate_buyer_utility, generate_seller_utility
 from .base import SellerAgent
 from .buyers import SimulatedBuyer
 
 EPOCH = datetime(2020, 7, 11, 9, 0, tzinfo=UTC)
 """Virtual time 0 as a wall-clock instant (for the wire timestamps)."""
-
-COST_RANGES: dict[str, tuple[float, float]] = {
-    "egg": (0.25, 0.50),
-    "flour": (0.50, 1.00),
-    "sugar": (0.50, 1.00),
-    "milk": (0.20, 0.40),
-    "chocolate": (0.20, 0.40),
-    "vanilla": (0.20, 0.40),
-    "blueberry": (0.25, 0.50),
-}
-"""Seller breakeven cost ranges (Appendix A)."""
 
 
 class VirtualLoop:
@@ -107,25 +96,15 @@ class _Context:
 
 
 def random_seller_utility(rng: np.random.Generator) -> SellerUtility:
-    """Unit costs drawn uniformly from Appendix A's ranges, rounded to cents."""
-    return SellerUtility({g: round(float(rng.uniform(*COST_RANGES[g])), 2) for g in GOODS})
+    """Unit costs drawn uniformly from Appendix A's ranges, rounded to cents (the
+    utility generator's draw)."""
+    return generate_seller_utility(rng)
 
 
 def random_buyer_utility(rng: np.random.Generator) -> BuyerUtility:
-    """Buyer parameters drawn from Appendix A's table, rounded to cents."""
-
-    def trap(lo: int, hi: int) -> Trapezoid:
-        return Trapezoid(
-            lo, hi, round(float(rng.uniform(2, 4)), 2), round(float(rng.uniform(4, 8)), 2)
-        )
-
-    cake = ProductValue(
-        round(float(rng.uniform(15, 30)), 2), {"chocolate": trap(3, 6), "vanilla": trap(2, 4)}
-    )
-    pancake = ProductValue(
-        round(float(rng.uniform(15, 30)), 2), {"chocolate": trap(3, 6), "blueberry": trap(1, 3)}
-    )
-    return BuyerUtility(cake, pancake)
+    """Buyer parameters drawn from Appendix A's table, rounded to cents (the utility
+    generator's draw)."""
+    return generate_buyer_utility(rng)
 
 
 def _utterance(message: Mapping[str, Any]) -> Utterance:
