@@ -299,7 +299,8 @@ def create_ui_app(
     """The chat UI + human assistant UI server.
 
     ``agents`` are the two sellers the chat UI's Start button puts in a round; their
-    ``name`` is the avatar name. ``public_url`` is this server's own address, given to the
+    ``name`` is the avatar name. The dicts are read when a round starts, so a caller may
+    fill in ports bound later (``accord humaine up`` does). ``public_url`` is this server's own address, given to the
     orchestrator as the round's human UI when the chat UI starts a round.
     """
     orch = orchestrator_url.rstrip("/")

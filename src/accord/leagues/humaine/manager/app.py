@@ -35,7 +35,6 @@ from accord.leagues.humaine.manager.services import (
     ServiceError,
     UtilitySource,
     http_utility_source,
-    local_utility_source,
 )
 from accord.leagues.humaine.manager.store import ManagerStore, NotFound, StoreError
 
@@ -107,15 +106,13 @@ def create_manager_app(
     ``admin_password`` (re)sets the admin's password; when no admin exists and none is
     given, a random password is made and put in ``app.state.initial_password``.
     Utilities come from ``utility_source``, else the generator at ``utility_url``, else
-    are drawn in-process. ``ui_url`` is the human UI server, linked from the schedule.
+    are drawn in-process from the competition's seed. ``ui_url`` is the human UI server, linked from the schedule.
     When ``public_url`` (this manager's own address) is given, each round names the UI
     server and the manager as its human UIs, so the manager hears the round totals;
     otherwise the orchestrator's default human UIs are used (they may forward totals).
     """
     store = ManagerStore(db_path)
-    source = utility_source or (
-        http_utility_source(utility_url) if utility_url else local_utility_source()
-    )
+    source = utility_source or (http_utility_source(utility_url) if utility_url else None)
     orchestrator = OrchestratorClient(orchestrator_url) if orchestrator_url else None
     human_uis: dict[str, str] = {}
     if public_url:

@@ -5,8 +5,7 @@ and the services (:mod:`.services`). Every state change goes through the store f
 a restarted manager sees everything that happened.
 
 Example:
-    >>> from accord.leagues.humaine.manager.services import local_utility_source
-    >>> c = Competition(ManagerStore(":memory:"), local_utility_source(0))
+    >>> c = Competition(ManagerStore(":memory:"))
     >>> for a in ("a", "b", "c"): c.store.add_agent(a, "127.0.0.1", 9000)
     >>> c.store.add_human("h")
     >>> c.update_settings({"nPools": 1, "seed": 3})["nPools"]
@@ -37,6 +36,7 @@ from accord.leagues.humaine.manager.services import (
     OrchestratorClient,
     ServiceError,
     UtilitySource,
+    local_utility_source,
 )
 from accord.leagues.humaine.manager.store import ManagerStore, RoundRow, StoreError
 
@@ -85,7 +85,7 @@ class Competition:
     def __init__(
         self,
         store: ManagerStore,
-        utilities: UtilitySource,
+        utilities: UtilitySource | None = None,
         orchestrator: OrchestratorClient | None = None,
         human_uis: dict[str, str] | None = None,
     ) -> None:
@@ -113,8 +113,12 @@ class Competition:
         return np.random.default_rng([int(self.settings()["seed"]), stage_seq])
 
     def _save(self, plan: StagePlan) -> StagePlan:
-        seller = [self.utilities("seller") for _ in range(plan.n_seller_utilities)]
-        buyer = [self.utilities("buyer") for _ in range(plan.n_buyer_utilities)]
+        source = self.utilities
+        if source is None:  # in-process draws, reproducible from the seed and the stage
+            seq = len(self.store.stages())
+            source = local_utility_source((int(self.settings()["seed"]), seq, 1))
+        seller = [source("seller") for _ in range(plan.n_seller_utilities)]
+        buyer = [source("buyer") for _ in range(plan.n_buyer_utilities)]
         self.store.save_stage(plan, seller, buyer)
         return plan
 

@@ -6,79 +6,41 @@ The utility generator answers ``GET /generateUtility/{seller|buyer}`` with a
 
 Example:
     >>> src = local_utility_source(seed=1)
-    >>> sorted(src("seller")["utility"]) == sorted(GOOD_COST_RANGES)
-    True
+    >>> sorted(src("seller")["utility"])
+    ['blueberry', 'chocolate', 'egg', 'flour', 'milk', 'sugar', 'vanilla']
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
 import numpy as np
 
+from accord.leagues.humaine.utility_generator import (
+    generate_buyer_utility,
+    generate_seller_utility,
+)
+
 UtilitySource = Callable[[str], dict[str, Any]]
-
-GOOD_COST_RANGES: dict[str, tuple[str, float, float]] = {
-    "egg": ("each", 0.25, 0.50),
-    "flour": ("cup", 0.50, 1.00),
-    "sugar": ("cup", 0.50, 1.00),
-    "milk": ("cup", 0.20, 0.40),
-    "chocolate": ("ounce", 0.20, 0.40),
-    "vanilla": ("teaspoon", 0.20, 0.40),
-    "blueberry": ("packet", 0.25, 0.50),
-}
-"""Appendix A: unit and breakeven-cost range of each good."""
-
-_SUPPLEMENTS: dict[str, dict[str, tuple[str, int, int]]] = {
-    "cake": {"chocolate": ("ounce", 3, 6), "vanilla": ("teaspoon", 2, 4)},
-    "pancake": {"chocolate": ("ounce", 3, 6), "blueberry": ("packet", 1, 3)},
-}
-"""Appendix A (the table is normative): fixed quantity range of each flavouring."""
 
 
 class ServiceError(RuntimeError):
     """A service the manager depends on failed or is unreachable; the message says which."""
 
 
-def local_utility_source(seed: int | None = None) -> UtilitySource:
-    """Draw utilities in-process from the Appendix A ranges, rounded to cents."""
+def local_utility_source(seed: int | Sequence[int] | None = None) -> UtilitySource:
+    """Draw utilities in-process (Appendix A ranges, cents) with the utility generator's
+    own functions, from one seeded generator."""
     rng = np.random.default_rng(seed)
-
-    def draw(lo: float, hi: float) -> float:
-        return round(float(rng.uniform(lo, hi)), 2)
 
     def source(kind: str) -> dict[str, Any]:
         if kind == "seller":
-            utility: dict[str, Any] = {
-                g: {"type": "unitcost", "unit": unit, "parameters": {"unitcost": draw(lo, hi)}}
-                for g, (unit, lo, hi) in GOOD_COST_RANGES.items()
-            }
-        elif kind == "buyer":
-            utility = {}
-            for product, sups in _SUPPLEMENTS.items():
-                supplement = {
-                    f: {
-                        "type": "trapezoid",
-                        "unit": unit,
-                        "parameters": {
-                            "minQuantity": qmin,
-                            "maxQuantity": qmax,
-                            "minValue": draw(2, 4),
-                            "maxValue": draw(4, 8),
-                        },
-                    }
-                    for f, (unit, qmin, qmax) in sups.items()
-                }
-                utility[product] = {
-                    "type": "unitvaluePlusSupplement",
-                    "unit": "each",
-                    "parameters": {"unitvalue": draw(15, 30), "supplement": supplement},
-                }
-        else:
-            raise ValueError(f"utility kind must be 'seller' or 'buyer'; got {kind!r}")
-        return {"currencyUnit": "USD", "utility": utility}
+            return generate_seller_utility(rng).to_wire()
+        if kind == "buyer":
+            return generate_buyer_utility(rng).to_wire()
+        raise ValueError(f"utility kind must be 'seller' or 'buyer'; got {kind!r}")
 
     return source
 
