@@ -180,6 +180,13 @@ TABLE: list[tuple[str, ActKind, str | None, dict[str, int | None], float | None]
     ("I want 3 eggs, celia", R, "Celia", {"egg": 3}, None),
     ("WATSON: 2 EGGS FOR $1", O, "Watson", {"egg": 2}, 1.0),
     (
+        '<speak>I can sell you <prosody rate="slow">3 eggs</prosody> for $2.</speak>',
+        O,
+        None,
+        {"egg": 3},
+        2.0,
+    ),
+    (
         "Celia\u2019s eggs are nice. Watson, I\u2019ll buy 2 eggs for $1.50",
         O,
         "Watson",
@@ -298,3 +305,11 @@ def test_unit_phrase_and_bundle_checks() -> None:
         check_bundle({"butter": 1})
     with pytest.raises(ValueError, match="quantity of egg must be a non-negative integer, got -1"):
         check_bundle({"egg": -1})
+
+
+def test_package_exports_resolve() -> None:
+    import accord.leagues.humaine.agents as pkg
+
+    assert sorted(pkg.__all__) == sorted(set(pkg.__all__))
+    for name in pkg.__all__:
+        assert getattr(pkg, name) is not None, name

@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 
 from .goods import CAKE, GOOD_WORDS, PANCAKE, PRODUCT_WORDS, UNIT_WORDS
 from .prices import Price, find_prices
@@ -102,34 +103,45 @@ _ASKS_PRICE = re.compile(
     r"price\s+(?:for|on)|good\s+price|best\s+price|quote|what\s+do\s+you\s+charge|"
     r"how\s+(?:cheap|low)|cost|can\s+you\s+do\s+better|lower|cheaper|discount|beat)\b",
 )
+_TAGS = re.compile(r"</?[a-zA-Z][^<>]*>")
 _EXPLICIT_ACCEPT = re.compile(r"\baccept|\bconfirm")
 
 
-def _find_addressee(text: str, names: Sequence[str]) -> str | None:
-    lowered = text.lower()
+_GREETING = r"(?:hey|hi|hello|ok|okay|so|well|and|now|yo|dear|excuse\s+me|thanks|thank\s+you)"
+
+
+@lru_cache(maxsize=64)
+def _addressee_patterns(names: tuple[str, ...]) -> tuple[dict[str, str], list[re.Pattern[str]]]:
+    """Compiled patterns, most telling first: "@name", "Name," at a sentence start,
+    a greeting + name, "name can/could/...", ", name" at the end, any mention."""
     by_lower = {n.lower(): n for n in names}
-    alternation = "|".join(re.escape(n) for n in by_lower)
-    if not alternation:
-        return None
-    at = re.search(rf"@\s*({alternation})\b", lowered)
-    if at:
-        return by_lower[at.group(1)]
-    greeting = r"(?:hey|hi|hello|ok|okay|so|well|and|now|yo|dear|excuse\s+me|thanks|thank\s+you)"
-    patterns = (
-        rf"(?:^|[.!?]\s*)(?:{greeting}[\s,]+)?({alternation})\s*[,:;!?-]",
-        rf"\b{greeting}[\s,]+({alternation})\b",
-        rf"\b({alternation})\s*,?\s+(?:can|could|will|would|do|what|how|please|i|i'd|i'll|"
+    alt = "|".join(re.escape(n) for n in by_lower)
+    sources = (
+        rf"@\s*({alt})\b",
+        rf"(?:^|[.!?]\s*)(?:{_GREETING}[\s,]+)?({alt})\s*[,:;!?-]",
+        rf"\b{_GREETING}[\s,]+({alt})\b",
+        rf"\b({alt})\s*,?\s+(?:can|could|will|would|do|what|how|please|i|i'd|i'll|"
         rf"give|sell|make|let)\b",
-        rf",\s*({alternation})\s*[.!?]*\s*$",
-        rf"^\s*({alternation})\b",
+        rf",\s*({alt})\s*[.!?]*\s*$",
+        rf"^\s*({alt})\b",
+        rf"\b({alt})\b",
     )
+    return by_lower, [re.compile(p) for p in sources] if alt else []
+
+
+@lru_cache(maxsize=64)
+def _name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alt = "|".join(re.escape(n.lower()) for n in names) or r"(?!x)x"
+    return re.compile(rf"@?\b(?:{alt})\b")
+
+
+def _find_addressee(text: str, names: Sequence[str]) -> str | None:
+    by_lower, patterns = _addressee_patterns(tuple(names))
+    lowered = text.lower()
     for pattern in patterns:
-        m = re.search(pattern, lowered)
+        m = pattern.search(lowered)
         if m:
             return by_lower[m.group(1)]
-    mentioned = re.findall(rf"\b({alternation})\b", lowered)
-    if mentioned:
-        return by_lower[mentioned[0]]
     return None
 
 
@@ -214,10 +226,10 @@ def parse_utterance(text: str, names: Sequence[str] = DEFAULT_NAMES) -> Act:
     """
     if not isinstance(text, str):
         raise TypeError(f"utterance must be a string, got {type(text).__name__}")
-    norm = normalise_numbers(text.replace("\u2019", "'").replace("\u2018", "'")).lower()
-    addressee = _find_addressee(text, names)
-    for name in names:
-        norm = re.sub(rf"@?\b{re.escape(name.lower())}\b", " ", norm)
+    text_plain = _TAGS.sub(" ", text)  # SSML such as <prosody rate="slow">
+    norm = normalise_numbers(text_plain.replace("\u2019", "'").replace("\u2018", "'")).lower()
+    addressee = _find_addressee(text_plain, names)
+    norm = _name_pattern(tuple(names)).sub(" ", norm)
     prices = find_prices(norm)
     tokens = _TOKEN.findall(_cut_prices(norm, prices))
     goods = _scan_goods(tokens)
