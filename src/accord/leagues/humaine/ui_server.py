@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sqlite3
@@ -42,7 +43,11 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.leagues.humaine.goods import GOODS
-from accord.leagues.humaine.manager.services import UtilitySource, local_utility_source
+from accord.leagues.humaine.manager.services import (
+    ServiceError,
+    UtilitySource,
+    local_utility_source,
+)
 from accord.leagues.humaine.optimizer import best_allocation
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
@@ -456,10 +461,16 @@ def create_ui_app(
     @app.post("/api/admin/start")
     async def start(body: StartIn) -> dict[str, Any]:
         round_id = str(uuid.uuid4())
+        # a source may block (HTTP to the generator, maybe served by this very event loop)
+        try:
+            sellers = [await asyncio.to_thread(source, "seller") for _ in agents]
+            buyer = await asyncio.to_thread(source, "buyer")
+        except ServiceError as e:
+            raise HTTPException(502, str(e)) from e
         round_body: dict[str, Any] = {
             "roundId": round_id,
-            "agents": [{**a, "utilityFunction": source("seller")} for a in agents],
-            "human": {"utilityFunction": source("buyer")},
+            "agents": [{**a, "utilityFunction": u} for a, u in zip(agents, sellers, strict=True)],
+            "human": {"utilityFunction": buyer},
             "durations": {"warmUp": body.warmUp, "round": body.round, "post": body.post},
             "humanBudget": {"currencyUnit": "USD", "value": body.humanBudget},
         }

@@ -164,3 +164,32 @@ def tiny_agent(name: str, price: float, orchestrator: str) -> FastAPI:
         return {"status": "Acknowledged", "interpretation": body}
 
     return app
+
+
+class SharedLoop:
+    """Several apps served by uvicorn in one event loop in one thread (as in one process
+    running the whole stack), on the given ports."""
+
+    def __init__(self, apps: dict[int, FastAPI]) -> None:
+        self.servers = [
+            uvicorn.Server(uvicorn.Config(a, host="127.0.0.1", port=p, log_level="warning"))
+            for p, a in apps.items()
+        ]
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
+
+    async def _serve(self) -> None:
+        await asyncio.gather(*(s.serve() for s in self.servers))
+
+    def __enter__(self) -> SharedLoop:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not all(s.started for s in self.servers):
+            if time.monotonic() > deadline:
+                raise RuntimeError("servers did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s in self.servers:
+            s.should_exit = True
+        self.thread.join(timeout=10)

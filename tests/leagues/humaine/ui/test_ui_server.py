@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from fastapi.testclient import TestClient
 from hui_kit import BUYER
 
 from accord.leagues.humaine.ui_server import addressee_in, create_ui_app
+from accord.leagues.humaine.utility import BuyerUtility
 
 EXAMPLES = json.loads(
     (Path("/work/shared/reference/humaine-api-examples.json")).read_text()
@@ -216,3 +218,58 @@ def test_pages_and_shared_files_are_served():
     for page in ("chat.html", "assistant.html", "index.html", "chat.js", "assistant.js",
                  "round.js", "ui.css", "common/api.js", "common/style.css"):  # fmt: skip
         assert c.get(f"/{page}").status_code == 200, page
+
+
+def test_the_chat_start_button_works_when_everything_shares_one_event_loop(tmp_path):
+    """The UI server asks the utility generator over HTTP; with both served by one loop
+    (as ``accord humaine up`` does) that call must not block the loop."""
+    import httpx
+    from hui_kit import SharedLoop, free_port
+
+    from accord.leagues.humaine.manager.services import http_utility_source
+    from accord.leagues.humaine.orchestrator import create_orchestrator_app
+    from accord.leagues.humaine.utility_generator import create_utility_generator_app
+
+    gen, orch, ui = free_port(), free_port(), free_port()
+    apps = {
+        gen: create_utility_generator_app(1),
+        orch: create_orchestrator_app(human_uis=[f"http://127.0.0.1:{ui}"]),
+        ui: create_ui_app(
+            orchestrator_url=f"http://127.0.0.1:{orch}",
+            utility_source=http_utility_source(f"http://127.0.0.1:{gen}", timeout=2),
+            agents=[
+                {"name": n, "host": "127.0.0.1", "port": free_port()} for n in ("Celia", "Watson")
+            ],
+        ),
+    }
+    with SharedLoop(apps):
+        body = {"warmUp": 5, "round": 60, "post": 10}
+        r = httpx.post(f"http://127.0.0.1:{ui}/api/admin/start", json=body, timeout=10)
+        assert r.status_code == 200, r.text
+        rid = r.json()["roundId"]
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            s = httpx.get(f"http://127.0.0.1:{ui}/api/state", params={"round": rid}).json()
+            if s.get("utility"):
+                break
+            time.sleep(0.05)
+        assert s["phase"] == "warmup" and s["budget"] == 50.0
+        BuyerUtility.from_wire(s["utility"])
+
+
+def test_start_with_the_utility_generator_down_is_a_502_naming_it():
+    from accord.leagues.humaine.manager.services import http_utility_source
+
+    gen = f"http://127.0.0.1:{closed_port()}"
+    c = TestClient(
+        create_ui_app(
+            orchestrator_url=f"http://127.0.0.1:{closed_port()}",
+            utility_source=http_utility_source(gen, timeout=1),
+        )
+    )
+    r = c.post("/api/admin/start", json={"round": 10})
+    assert r.status_code == 502 and f"utility generator at {gen}" in r.json()["detail"]
+    r = TestClient(create_ui_app(orchestrator_url=gen)).post("/api/admin/start", json={})
+    assert r.status_code == 502 and "orchestrator unreachable" in r.json()["detail"]
+    bad = c.post("/api/admin/start", json={"round": 0})
+    assert bad.status_code == 422
