@@ -19,6 +19,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from accord.core.errors import AccordError
@@ -38,7 +39,7 @@ _ENUMERATE_LIMIT = 2_000_000
 
 
 def _fail(e: Exception) -> typer.Exit:
-    _err.print(f"[bold red]error:[/] {e}", highlight=False, markup=True)
+    _err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
     return typer.Exit(code=1)
 
 
@@ -75,7 +76,7 @@ def list_command(
             kind = detect_format(sub)
         except AccordError as e:
             failures += 1
-            table.add_row(str(sub.name), "-", "-", "-", f"[red]{e}[/]")
+            table.add_row(str(sub.name), "-", "-", "-", f"[red]{escape(str(e))}[/]")
             continue
         table.add_row(str(sub.name), str(s.n_parties), str(len(s.space)), _outcomes(s), kind)
     _out.print(table)
