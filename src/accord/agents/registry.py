@@ -108,7 +108,7 @@ def _import(path: str) -> AgentFactory:
     return factory
 
 
-def get_agent(name: str, **params: Any) -> Negotiator:
+def get_agent(name: str, /, **params: Any) -> Negotiator:
     """A new negotiator from a short name or an import path, built with ``params``."""
     factory = resolve_agent(name)
     try:
