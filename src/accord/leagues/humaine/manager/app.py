@@ -229,6 +229,7 @@ def create_manager_app(
 
     @app.get("/api/schedule")
     def schedule(_: Admin) -> dict[str, Any]:
+        comp.sync_running()
         return {
             "stages": store.stages(),
             "rounds": [r.to_json() for r in store.rounds()],

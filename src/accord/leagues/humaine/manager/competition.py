@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -250,6 +251,28 @@ class Competition:
             raise
         self.store.mark_started(number, round_id)
         return self.store.round(number)
+
+    def sync_running(self, now: float | None = None) -> list[int]:
+        """Ask the orchestrator for the totals of running rounds that should be over
+        (in case the manager missed ``/receiveRoundTotals``, e.g. while restarting).
+        Returns the numbers of the rounds it completed."""
+        if self.orchestrator is None:
+            return []
+        now = time.time() if now is None else now
+        d = self.settings()["durations"]
+        length = float(d["warmUp"]) + float(d["round"]) + float(d["post"])
+        done = []
+        for row in self.store.rounds():
+            if row.status != "running" or not row.round_id or (row.started or now) + length > now:
+                continue
+            try:
+                totals = self.orchestrator.round_results(row.round_id)
+            except ServiceError:
+                continue
+            if totals is not None:
+                self.record_totals(row.number, totals)
+                done.append(row.number)
+        return done
 
     def record_totals(self, number: int, totals: dict[str, Any]) -> RoundRow:
         try:

@@ -1,0 +1,53 @@
+"""The manager recovers round totals it missed (it was down, or not a listed human UI)
+from the real orchestrator, including after a restart of the manager."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi.testclient import TestClient
+from hui_kit import Server, free_port
+
+from accord.leagues.humaine.manager.app import create_manager_app
+from accord.leagues.humaine.orchestrator import create_orchestrator_app
+
+
+def test_a_restarted_manager_fetches_the_totals_it_missed(tmp_path):
+    port = free_port()
+    orch = create_orchestrator_app(db_path=tmp_path / "o.sqlite")
+    db = tmp_path / "m.sqlite"
+
+    def manager() -> TestClient:
+        c = TestClient(
+            create_manager_app(
+                db, admin_password="pw-pw-pw", orchestrator_url=f"http://127.0.0.1:{port}"
+            )
+        )
+        c.post("/api/login", json={"username": "admin", "password": "pw-pw-pw"})
+        return c
+
+    with Server(orch, port):
+        c = manager()
+        for name in ("a", "b"):  # nobody listens there: the round runs regardless
+            c.post("/api/agents", json={"name": name, "port": free_port()})
+        c.post("/api/humans", json={"name": "h"})
+        c.put(
+            "/api/settings",
+            json={"nPools": 1, "durations": {"warmUp": 0, "round": 0.4, "post": 0.2}},
+        )
+        c.post("/api/pools")
+        assert c.post("/api/rounds/1/start").json()["status"] == "running"
+        c.app.state.competition.store.close()  # the manager goes down mid-round
+        time.sleep(1.0)
+        again = manager()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            row = again.get("/api/schedule").json()["rounds"][0]
+            if row["status"] == "done":
+                break
+            time.sleep(0.1)
+        assert row["status"] == "done"
+        assert row["totals"]["Human"]["utility"]["value"] == 0.0
+        board = again.get("/api/leaderboard").json()
+        assert board["roundsDone"] == 1
+        assert sorted(s["rounds"] for s in board["agents"]) == [1, 1]
