@@ -6,6 +6,7 @@
 """
 
 from accord.core.errors import FormatError
+from accord.formats.discretize import discretize_scenario
 from accord.formats.genius import (
     GeniusDomain,
     read_genius_domain,
@@ -33,6 +34,7 @@ __all__ = [
     "GeniusAdditiveUtility",
     "GeniusDomain",
     "detect_format",
+    "discretize_scenario",
     "genius_domain_xml",
     "genius_profile_xml",
     "load_scenario",

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from accord.core.cells import achievable_utilities
 from accord.core.errors import AccordError
 from accord.core.outcomes import CategoricalIssue, IntegerIssue, Issue, RealIssue
 from accord.core.scenario import Scenario
@@ -99,7 +100,11 @@ def _issue_text(issue: Issue) -> tuple[str, str]:
 def _range_text(u: UtilityFunction) -> str:
     space = u.space
     if isinstance(u, HyperRectangleUtility):
-        return f"max {1.0:.3f} (boxes / {u.max_utility:g})"
+        try:
+            values = achievable_utilities([u]).values
+        except AccordError:
+            return "-"
+        return f"{values.min():.3f} .. {values.max():.3f} (by cells)"
     if not space.is_discrete or space.cardinality > _ENUMERATE_LIMIT:
         return "-"
     values = u.all()
