@@ -29,10 +29,7 @@ from rich.table import Table
 from accord.core.errors import AccordError
 from accord.tournament.config import TournamentConfig
 from accord.tournament.default import DEFAULT_OUT, default_config
-from accord.tournament.report import write_report
-from accord.tournament.results import Results
 from accord.tournament.runner import TournamentRun, run_tournament
-from accord.tournament.scores import leaderboards
 
 app = typer.Typer(help="Tournaments: run, resume and report.", no_args_is_help=False)
 _TITLES = {"utility": "Individual utility", "welfare": "Social welfare", "nash": "Nash product"}
@@ -136,6 +133,8 @@ def report_command(
     ] = None,
 ) -> None:
     """Write a self-contained HTML report of a tournament results file."""
+    from accord.tournament.report import write_report
+
     try:
         target = write_report(results, out)
     except AccordError as exc:
@@ -178,6 +177,10 @@ def show_results(
     run: TournamentRun | None = None,
 ) -> None:
     """Print the leaderboards and where the results (and report) are."""
+    from accord.tournament.report import write_report
+    from accord.tournament.results import Results
+    from accord.tournament.scores import leaderboards
+
     res = Results(path)
     try:
         boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)))
