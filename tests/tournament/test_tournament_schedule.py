@@ -44,7 +44,9 @@ def test_three_party_groups_rotate_every_profile() -> None:
     assert len(specs) == 2**3 * 3
     assert all(len(s.agents) == 3 for s in specs)
     # every agent holds every profile in every seat equally often
-    seats = Counter((a, k, p) for s in specs for k, (a, p) in enumerate(zip(s.agents, s.profiles)))
+    seats = Counter(
+        (a, k, p) for s in specs for k, (a, p) in enumerate(zip(s.agents, s.profiles, strict=True))
+    )
     assert set(seats.values()) == {4}
     assert len(seats) == 2 * 3 * 3
 

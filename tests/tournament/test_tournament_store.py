@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -96,10 +97,8 @@ def test_kill_9_and_resume_loses_and_repeats_nothing(tmp_path: Path, executor: s
             time.sleep(0.02)
         time.sleep(float(rng.uniform(0.0, 0.5)))
         for kill in (os.kill, os.killpg):  # the tournament process, then any worker left
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 kill(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         proc.wait()
         counts.append(stored(out))
     assert 0 < counts[0] < total, "the first kill should land mid-run"
