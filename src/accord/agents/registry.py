@@ -113,7 +113,7 @@ def get_agent(name: str, /, **params: Any) -> Negotiator:
     factory = resolve_agent(name)
     try:
         agent = factory(**params)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ConfigError(f"cannot build agent {name!r} with parameters {params}: {exc}") from None
     if not isinstance(agent, Negotiator):
         raise ConfigError(
