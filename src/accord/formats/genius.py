@@ -42,7 +42,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from accord.core.errors import FormatError, InvalidScenario
 from accord.core.outcomes import CategoricalIssue, IntegerIssue, Issue, OutcomeSpace, RealIssue
@@ -282,8 +282,8 @@ def _linear_profile(
             return GeniusAdditiveUtility(
                 space, weights, terms, costs if has_price else None, rv, df
             )
-        plain = [e for e in evaluators if not isinstance(e, TableTerm)]
-        return LinearAdditiveUtility(space, weights, plain, rv, df, normalize=False)  # type: ignore[arg-type]
+        plain = cast(list[Evaluator], evaluators)  # no legacy terms left
+        return LinearAdditiveUtility(space, weights, plain, rv, df, normalize=False)
     except InvalidScenario as e:
         if isinstance(e, FormatError):
             raise
