@@ -59,7 +59,7 @@ def round_robin(players, scens, rounds):
     return sorted(((mean(v), name) for name, v in scores.items()), reverse=True)
 
 
-@pytest.mark.parametrize(("seeds", "rounds"), [((0, 1), 100), ((2, 3), 40)])
+@pytest.mark.parametrize(("seeds", "rounds"), [((0, 1), 100), ((2, 3), 40), ((4, 5, 6), 60)])
 def test_frequency_agent_beats_the_time_dependent_family(seeds, rounds):
     players = dict(FAMILY)
     players["Frequency"] = FrequencyAgent

@@ -196,3 +196,11 @@ def test_size_limit_and_party_mismatch_are_explained():
     result = agree_on(s, ("v0", "v0", "v0"))
     with pytest.raises(InvalidScenario, match="2 parties but scenario .* has 3 profiles"):
         session_metrics(result, three)
+
+
+def test_analysis_exports_are_documented():
+    import accord.core.analysis as analysis
+
+    assert len(set(analysis.__all__)) == len(analysis.__all__)
+    for name in analysis.__all__:
+        assert getattr(analysis, name).__doc__, name
