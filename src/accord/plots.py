@@ -1,7 +1,7 @@
 """Matplotlib figures shared by the CLI and the reports (no browser needed).
 
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
+>>> import matplotlib
+>>> matplotlib.use("Agg")
 """
 
 from __future__ import annotations
@@ -41,23 +41,42 @@ def session_figure(
     colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
     utils = scenario.utilities
     for party, name in enumerate(result.names):
-        offers = [e.outcome for e in result.trace if e.party == party and e.outcome is not None
-                  and e.action.value == "offer"]
+        offers = [
+            e.outcome
+            for e in result.trace
+            if e.party == party and e.outcome is not None and e.action.value == "offer"
+        ]
         if offers:
             xs = [utils[0](o) for o in offers]
             ys = [utils[1](o) for o in offers]
-            ax.plot(xs, ys, ".-", ms=5, lw=0.7, color=colors[party % len(colors)],
-                    alpha=0.8, label=f"offers of {name}")
+            ax.plot(
+                xs,
+                ys,
+                ".-",
+                ms=5,
+                lw=0.7,
+                color=colors[party % len(colors)],
+                alpha=0.8,
+                label=f"offers of {name}",
+            )
     if analysis.nash is not None:
         ax.plot(*analysis.nash.utilities[:2], "k*", ms=14, label="Nash point")
     if analysis.kalai is not None:
         ax.plot(*analysis.kalai.utilities[:2], "kD", ms=8, mfc="none", label="Kalai point")
     if result.agreement is not None:
         a = result.agreement
-        ax.plot(utils[0](a), utils[1](a), "o", ms=14, mfc="none", mec="#2ca02c", mew=2.5,
-                label="agreement")
-    ax.set_xlabel(f"utility of {result.names[0]} ({scenario.profile_names[0]})")
-    ax.set_ylabel(f"utility of {result.names[1]} ({scenario.profile_names[1]})")
+        ax.plot(
+            utils[0](a),
+            utils[1](a),
+            "o",
+            ms=14,
+            mfc="none",
+            mec="#2ca02c",
+            mew=2.5,
+            label="agreement",
+        )
+    ax.set_xlabel(f"undiscounted utility of {result.names[0]} ({scenario.profile_names[0]})")
+    ax.set_ylabel(f"undiscounted utility of {result.names[1]} ({scenario.profile_names[1]})")
     ax.set_title(f"{scenario.name}: {result.reason.value} after {result.steps} steps")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower left", fontsize=8)
@@ -70,4 +89,3 @@ def save(fig: Figure, path: str | Path) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(p, bbox_inches="tight")
     return p
-

@@ -1,6 +1,6 @@
 """``accord negotiate``: run one session on a scenario and show what happened.
 
-    accord negotiate lunch --agents boulware conceder --rounds 50 --plot lunch.png
+accord negotiate lunch --agents boulware conceder --rounds 50 --plot lunch.png
 """
 
 from __future__ import annotations
@@ -64,8 +64,7 @@ def negotiate(
 
     console.print(
         f"[bold]{sc.name}[/bold]: {sc.space.cardinality} outcomes, "
-        f"{sc.n_parties} parties, deadline {rounds} rounds"
-        + (f" / {seconds} s" if seconds else "")
+        f"{sc.n_parties} parties, deadline {rounds} rounds" + (f" / {seconds} s" if seconds else "")
     )
     if trace:
         for e in result.trace:
