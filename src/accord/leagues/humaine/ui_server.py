@@ -26,14 +26,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,7 +39,6 @@ from fastapi import Body, FastAPI, HTTPException
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.leagues.humaine.goods import GOODS
 from accord.leagues.humaine.manager.services import (
     ServiceError,
     UtilitySource,
@@ -51,6 +47,7 @@ from accord.leagues.humaine.manager.services import (
 from accord.leagues.humaine.optimizer import best_allocation
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
+from accord.leagues.humaine.ui_state import EventLog, UiRound
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -70,193 +67,6 @@ DEFAULT_AGENTS = (
     {"name": "Watson", "protocol": "http", "host": "127.0.0.1", "port": 14008},
 )
 MAX_SAY_CHARS = 1000
-
-
-def _stamp(body: dict[str, Any]) -> str:
-    return str(body.get("timestamp") or body.get("timeStamp") or "")
-
-
-def _key(body: dict[str, Any]) -> tuple[str, str, str]:
-    return (str(body.get("speaker", "")), str(body.get("text", "")), _stamp(body))
-
-
-@dataclass
-class UiRound:
-    """What the human's UIs know of one round (built from the orchestrator's calls)."""
-
-    round_id: str
-    created: float
-    durations: dict[str, float] = field(default_factory=dict)
-    budget: float | None = None
-    utility: dict[str, Any] | None = None
-    warmup_at: float | None = None
-    started_at: float | None = None
-    round_duration: float | None = None
-    ended_at: float | None = None
-    totals: dict[str, Any] | None = None
-    transcript: list[dict[str, Any]] = field(default_factory=list)
-    offers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    deals: list[dict[str, Any]] = field(default_factory=list)
-    allocation: dict[str, Any] | None = None
-    index: dict[tuple[str, str, str], int] = field(default_factory=dict)
-    seen_deals: set[tuple[str, str, str]] = field(default_factory=set)
-
-    def apply(self, route: str, body: dict[str, Any], at: float) -> None:
-        """Fold one call of the orchestrator (or one saved allocation) into the state."""
-        if route == "sendRoundMetadata":
-            self.durations = {k: float(v) for k, v in (body.get("durations") or {}).items()}
-            budget = body.get("humanBudget")
-            budget = budget.get("value") if isinstance(budget, dict) else budget
-            self.budget = None if budget is None else float(budget)
-            self.warmup_at = at
-        elif route == "setUtility":
-            self.utility = {"currencyUnit": body.get("currencyUnit", "USD"), **body}
-        elif route == "startRound":
-            if "roundDuration" in body:
-                self.round_duration = float(body["roundDuration"])
-            self.started_at = at
-            self.warmup_at = self.warmup_at or at
-        elif route == "endRound":
-            self.ended_at = at
-        elif route in ("receiveMessage", "receiveLog", "receiveRejection", "said"):
-            self._message(route, body, at)
-        elif route == "confirmAccept":
-            self._message(route, body, at)
-            self._deal(body, at)
-        elif route == "receiveRoundTotals":
-            self.totals = body.get("roundTotals") or {}
-        elif route == "allocation":
-            self.allocation = body
-
-    def _message(self, route: str, body: dict[str, Any], at: float) -> None:
-        verdict = route in ("receiveLog", "receiveRejection")
-        permitted: bool | None = True
-        if route == "said":
-            permitted = None  # the human's own message, until the orchestrator's verdict
-        elif verdict:
-            permitted = route == "receiveLog" and body.get("permitted") is not False
-        key = _key(body)
-        if key in self.index:
-            entry = self.transcript[self.index[key]]
-            if verdict:
-                entry["permitted"] = permitted
-                entry["rationale"] = None if permitted else body.get("rationale")
-            return
-        self.index[key] = len(self.transcript)
-        bid = body.get("bid") if isinstance(body.get("bid"), dict) else None
-        self.transcript.append(
-            {
-                "speaker": body.get("speaker", ""),
-                "addressee": body.get("addressee", ""),
-                "text": body.get("text", ""),
-                "bid": bid,
-                "permitted": permitted,
-                "rationale": None if permitted is not False else body.get("rationale"),
-                "at": at,
-            }
-        )
-        speaker = str(body.get("speaker", ""))
-        if permitted and bid and speaker != "Human":
-            if bid.get("type") == "SellOffer":
-                self.offers[speaker] = {
-                    "quantity": bid.get("quantity") or {},
-                    "price": (bid.get("price") or {}).get("value"),
-                    "text": body.get("text", ""),
-                    "at": at,
-                }
-            elif bid.get("type") in ("Accept", "Reject"):
-                self.offers.pop(speaker, None)
-
-    def _deal(self, body: dict[str, Any], at: float) -> None:
-        key = _key(body)
-        bid = body.get("bid") or {}
-        if key in self.seen_deals or not isinstance(bid, dict):
-            return
-        self.seen_deals.add(key)
-        price = (bid.get("price") or {}).get("value") or 0.0
-        self.deals.append(
-            {
-                "seller": body.get("speaker", ""),
-                "quantity": {g: int(n) for g, n in (bid.get("quantity") or {}).items()},
-                "price": float(price),
-                "at": at,
-            }
-        )
-        self.offers.pop(str(body.get("speaker", "")), None)
-
-    def have(self) -> dict[str, int]:
-        """Goods bought so far (from the confirmed deals)."""
-        have = dict.fromkeys(GOODS, 0)
-        for d in self.deals:
-            for g, n in d["quantity"].items():
-                have[g] = have.get(g, 0) + n
-        return have
-
-    def phase(self, now: float) -> tuple[str, dict[str, float | None]]:
-        """Current phase and the seconds left in each of warm-up, round and post."""
-        d = self.durations
-        left: dict[str, float | None] = {"warmUp": None, "round": None, "post": None}
-        if self.warmup_at is not None:
-            left["warmUp"] = max(0.0, d.get("warmUp", 0.0) - (now - self.warmup_at))
-        if self.started_at is not None:
-            total = self.round_duration if self.round_duration is not None else d.get("round", 0)
-            left["warmUp"] = 0.0
-            left["round"] = max(0.0, total - (now - self.started_at))
-        if self.ended_at is not None:
-            left["round"] = 0.0
-        if self.ended_at is not None:
-            left["post"] = max(0.0, d.get("post", 0.0) - (now - self.ended_at))
-            if self.totals is not None:
-                left["post"] = 0.0
-        if self.totals is not None:
-            return "done", left
-        if self.ended_at is not None:
-            return "post", left
-        if self.started_at is not None:
-            return "active", left
-        return ("warmup" if self.warmup_at is not None else "setup"), left
-
-    def snapshot(self, now: float) -> dict[str, Any]:
-        phase, left = self.phase(now)
-        spent = round(sum(d["price"] for d in self.deals), 2)
-        return {
-            "roundId": self.round_id,
-            "phase": phase,
-            "remaining": left,
-            "durations": self.durations,
-            "budget": self.budget,
-            "spent": spent,
-            "left": None if self.budget is None else round(self.budget - spent, 2),
-            "utility": self.utility,
-            "transcript": self.transcript,
-            "offers": self.offers,
-            "deals": self.deals,
-            "have": self.have(),
-            "allocation": self.allocation,
-            "totals": self.totals,
-        }
-
-
-class EventLog:
-    """Append-only SQLite log of everything the UI server heard, replayed at start-up."""
-
-    def __init__(self, path: str | Path) -> None:
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, round_id TEXT NOT NULL,"
-            " route TEXT NOT NULL, body TEXT NOT NULL, at REAL NOT NULL)"
-        )
-
-    def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
-        self._db.execute(
-            "INSERT INTO events (round_id, route, body, at) VALUES (?, ?, ?, ?)",
-            (round_id, route, json.dumps(body), at),
-        )
-
-    def replay(self) -> list[tuple[str, str, dict[str, Any], float]]:
-        rows = self._db.execute("SELECT round_id, route, body, at FROM events ORDER BY seq")
-        return [(r[0], r[1], json.loads(r[2]), float(r[3])) for r in rows]
 
 
 class Say(BaseModel):
@@ -484,7 +294,8 @@ def create_ui_app(
     async def end(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """End the negotiation now (active phase) or the whole round (post phase)."""
         r = find(body.get("roundId"))
-        return await forward("/endRound", {"roundId": r.round_id})
+        reply: dict[str, Any] = await forward("/endRound", {"roundId": r.round_id})
+        return reply
 
     app.mount("/common", StaticFiles(directory=STATIC / "common"), name="common")
     app.mount("/", StaticFiles(directory=STATIC / "ui", html=True), name="pages")

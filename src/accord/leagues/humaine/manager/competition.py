@@ -285,7 +285,9 @@ class Competition:
         outcomes = self.store.outcomes()
         agents = [a.name for a in self.store.agents()]
         stages = self.store.stages()
-        pool_groups = next((s["groups"] for s in stages if s["name"] == "pool"), {})
+        pool_groups: dict[str, list[str]] = next(
+            (s["groups"] for s in stages if s["name"] == "pool"), {}
+        )
         return {
             "agents": [vars(s) for s in standings(outcomes, "agent", names=agents)],
             "humans": [vars(s) for s in standings(outcomes, "human", names=self.store.humans())],
