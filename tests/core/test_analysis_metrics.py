@@ -204,3 +204,35 @@ def test_analysis_exports_are_documented():
     assert len(set(analysis.__all__)) == len(analysis.__all__)
     for name in analysis.__all__:
         assert getattr(analysis, name).__doc__, name
+
+
+def test_cell_mode_agrees_with_enumeration_on_a_small_nonlinear_scenario():
+    from accord.core.utilities import HyperRectangle, HyperRectangleUtility
+
+    space = OutcomeSpace(
+        [IntegerIssue("a", 0, 9), IntegerIssue("b", 0, 9), IntegerIssue("c", 0, 4)]
+    )
+    u1 = HyperRectangleUtility(
+        space,
+        [HyperRectangle(3.0, ((0, 0, 4),)), HyperRectangle(2.0, ((1, 3, 9), (2, 0, 1)))],
+        5.0,
+        reservation=0.1,
+    )
+    u2 = HyperRectangleUtility(
+        space,
+        [HyperRectangle(2.0, ((0, 3, 9), (1, 5, 9))), HyperRectangle(1.0, ((2, 2, 4),))],
+        3.0,
+    )
+    s = Scenario("boxes", space, (u1, u2))
+    full = analyze(s)
+    cells = analyze(s, max_outcomes=10)
+    assert full.rows is None and cells.rows is not None
+    # distinct vectors only in cell mode; the same frontier values
+    assert (
+        np.unique(full.frontier_utilities, axis=0).tolist()
+        == np.unique(cells.frontier_utilities, axis=0).tolist()
+    )
+    assert cells.nash.utilities == pytest.approx(full.nash.utilities)
+    assert cells.kalai.utilities == pytest.approx(full.kalai.utilities)
+    assert sum(cells.welfare.utilities) == pytest.approx(sum(full.welfare.utilities))
+    assert (u1(cells.nash.outcome), u2(cells.nash.outcome)) == pytest.approx(cells.nash.utilities)

@@ -24,7 +24,7 @@ utility space: a session without agreement sits at the reservation values.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,11 +32,12 @@ import numpy.typing as npt
 
 from accord.core.analysis.pareto import FloatArray, IntArray, pareto_2d, pareto_nd
 from accord.core.analysis.solutions import kalai_point, max_welfare, nash_point
+from accord.core.cells import achievable_utilities
 from accord.core.errors import InvalidScenario
-from accord.core.outcomes import Outcome, OutcomeSpace
+from accord.core.outcomes import IndexRows, Outcome, OutcomeSpace
 from accord.core.protocols.result import SessionResult
 from accord.core.scenario import Scenario
-from accord.core.utilities import LinearAdditiveUtility, UtilityFunction
+from accord.core.utilities import HyperRectangleUtility, LinearAdditiveUtility, UtilityFunction
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,14 @@ def _on_grid(u: UtilityFunction, grid: OutcomeSpace) -> FloatArray:
 
 @dataclass(frozen=True)
 class ScenarioAnalysis:
-    """Every outcome's utilities and the scenario's special points."""
+    """The scenario's achievable utility vectors and its special points.
+
+    ``columns[p][i]`` is party ``p``'s utility of *position* ``i``. Normally every outcome
+    is enumerated and position ``i`` is the outcome with flat index ``i``. For spaces too
+    big to enumerate whose profiles are all hyper-rectangle utilities (ANAC 2014), each
+    position is one distinct utility vector and ``rows[i]`` an outcome reaching it.
+    ``frontier`` holds positions, by the first party's utility descending.
+    """
 
     space: OutcomeSpace
     columns: tuple[FloatArray, ...]
@@ -90,18 +98,22 @@ class ScenarioAnalysis:
     nash: Point | None
     kalai: Point | None
     welfare: Point
+    rows: IndexRows | None = None
 
-    def point(self, index: int) -> Point:
-        """The :class:`Point` of flat outcome index ``index``."""
-        return Point(
-            int(index),
-            self.space.outcome_at(int(index)),
-            tuple(float(c[index]) for c in self.columns),
-        )
+    def point(self, position: int) -> Point:
+        """The :class:`Point` at ``position``."""
+        i = int(position)
+        if self.rows is None:
+            flat, outcome = i, self.space.outcome_at(i)
+        else:
+            row = self.rows[i]
+            flat = int(self.space.flat_of_rows(row[None, :])[0])
+            outcome = self.space.outcome_of_row(row)
+        return Point(flat, outcome, tuple(float(c[i]) for c in self.columns))
 
     def frontier_outcomes(self) -> list[Outcome]:
-        """The Pareto-optimal outcomes, by the first party's utility descending."""
-        return [self.space.outcome_at(int(i)) for i in self.frontier]
+        """The Pareto-optimal outcomes (one per utility vector in cell mode)."""
+        return [self.point(int(i)).outcome for i in self.frontier]
 
     def distance_to_pareto(self, utilities: npt.ArrayLike) -> float:
         """Euclidean distance from a utility vector to the nearest frontier point."""
@@ -129,9 +141,20 @@ def analyze(
 ) -> ScenarioAnalysis:
     """Frontier, Nash point, Kalai point and maximum welfare of a scenario.
 
-    Reservation values are the profiles' (undiscounted) ones.
+    Reservation values are the profiles' (undiscounted) ones. Spaces with more than
+    ``max_outcomes`` outcomes are refused unless every profile is a hyper-rectangle
+    utility, which is analysed by cells (:mod:`accord.core.cells`).
     """
-    space, columns = utility_columns(scenario, levels, max_outcomes)
+    rows: IndexRows | None = None
+    huge = scenario.space.is_discrete and int(scenario.space.cardinality) > max_outcomes
+    if huge and all(isinstance(u, HyperRectangleUtility) for u in scenario.utilities):
+        rect = [u for u in scenario.utilities if isinstance(u, HyperRectangleUtility)]
+        found = achievable_utilities(rect)
+        space = scenario.space
+        columns = tuple(np.ascontiguousarray(found.values[:, j]) for j in range(len(rect)))
+        rows = found.rows
+    else:
+        space, columns = utility_columns(scenario, levels, max_outcomes)
     reservations = tuple(u.reservation for u in scenario.utilities)
     if len(columns) == 2:
         front = pareto_2d(columns[0], columns[1])
@@ -144,19 +167,14 @@ def analyze(
     for c in columns[1:]:
         sums += c
     best = max_welfare(sums[:, None])
-
-    def point(i: int) -> Point:
-        return Point(i, space.outcome_at(i), tuple(float(c[i]) for c in columns))
-
-    return ScenarioAnalysis(
-        space=space,
-        columns=columns,
-        reservations=reservations,
-        frontier=front,
-        frontier_utilities=front_u,
-        nash=None if nash is None else point(int(front[nash])),
-        kalai=None if kalai is None else point(int(front[kalai])),
-        welfare=point(best),
+    partial = ScenarioAnalysis(
+        space, columns, reservations, front, front_u, None, None, Point(0, (), ()), rows
+    )
+    return replace(
+        partial,
+        nash=None if nash is None else partial.point(int(front[nash])),
+        kalai=None if kalai is None else partial.point(int(front[kalai])),
+        welfare=partial.point(best),
     )
 
 
@@ -205,7 +223,7 @@ def session_metrics(
     a = analysis if analysis is not None else analyze(scenario)
     if result.agreement is None:
         raw = a.reservations
-    elif a.space is scenario.space:
+    elif a.rows is None and a.space is scenario.space:
         flat = a.space.flat_index(result.agreement)
         raw = tuple(float(c[flat]) for c in a.columns)
     else:
