@@ -52,6 +52,7 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
 
     # settings: one pool, short rounds; a dummy agent fills nothing (3 agents, 1 pool)
     page.fill("#settings input[name=nPools]", "1")
+    page.select_option("#settings select[name=advance]", "2")
     page.fill("#settings input[name=warmUp]", "0")
     page.fill("#settings input[name=round]", "2")
     page.fill("#settings input[name=post]", "1")
@@ -77,18 +78,37 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
     expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("done", timeout=15_000)
     expect(page.locator("#rounds tr[data-number='1']")).to_contain_text("0.00 / 0.00 / 0.00")
     page.screenshot(path="/tmp/humaine_manager_schedule.png", full_page=True)
-    early = page.locator("#next-stage")
-    early.click()
+    page.locator("#next-stage").click()
     expect(page.locator("#stage-msg")).to_contain_text("pool is not finished")
 
-    # the public leaderboard (logged out): the two agents of round 1 played once
+    # the other pool rounds' results (entered by the admin), then the championship final
+    skill = {"kleene": 3.0, "jok": 2.0, "py": 1.0}
+    earned = dict.fromkeys(skill, 0.0)  # round 1 earned nothing
+    for n in range(2, 7):
+        row = page.locator(f"#rounds tr[data-number='{n}'] td").all_inner_texts()
+        celia, watson = row[4].split(" / ")[0], row[5].split(" / ")[0]
+        totals = {"Celia": {"utility": {"value": skill[celia]}},
+                  "Watson": {"utility": {"value": skill[watson]}},
+                  "Human": {"utility": {"value": 20.0}}}  # fmt: skip
+        earned[celia] += skill[celia]
+        earned[watson] += skill[watson]
+        r = page.request.post(f"{base}/api/rounds/{n}/totals", data={"roundTotals": totals})
+        assert r.ok, r.text()
+    page.locator("#next-stage").click()
+    expect(page.locator("#stage-msg")).to_have_text("Planned the final: 2 rounds.")
+    expect(page.locator("#stages [data-group=F]")).to_contain_text("kleene")
+    expect(page.locator("#stages [data-group=F]")).to_contain_text("jok")
+    expect(page.locator("#rounds tbody tr")).to_have_count(8)
+
+    # the public leaderboard (logged out): accumulated utilities, pool standings
     page.click("#logout")
     expect(page).to_have_url(f"{base}/login.html")
     page.goto(f"{base}/leaderboard.html")
-    expect(page.locator("#progress")).to_contain_text("1 of 6 rounds finished")
-    played = page.locator("#agents tbody tr td:nth-child(3)")
-    expect(played).to_have_count(3)
-    assert sorted(played.all_inner_texts()) == ["0", "1", "1"]
+    expect(page.locator("#progress")).to_contain_text("6 of 8 rounds finished; stages: pool, final")
+    expect(page.locator("#agents tbody tr").first).to_contain_text("kleene")
+    assert earned == {"kleene": 9.0, "jok": 8.0, "py": 3.0}  # 3, 4 and 3 rounds after round 1
+    for name, total in earned.items():
+        expect(page.locator(f"#agents tr[data-name={name}]")).to_contain_text(f"{total:.2f}")
     expect(page.locator("#humans tbody tr")).to_have_count(2)
     page.screenshot(path="/tmp/humaine_manager_leaderboard.png", full_page=True)
     ctx.close()

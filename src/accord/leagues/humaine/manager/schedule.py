@@ -265,7 +265,10 @@ def qualifiers(pool_standings: Mapping[str, Sequence[str]], advance: int) -> lis
     real = {g: [a for a in ranked if not is_dummy(a)] for g, ranked in pool_standings.items()}
     seeded = [ranked[k] for k in range(advance) for ranked in real.values() if k < len(ranked)]
     if len(seeded) < 2:
-        raise ScheduleError(f"a championship needs at least 2 qualifiers; got {seeded}")
+        raise ScheduleError(
+            f"a championship needs at least 2 qualifiers; got {seeded}: "
+            "let 2 agents per pool qualify or play in more pools"
+        )
     return seeded
 
 
