@@ -82,6 +82,7 @@ class FrequencyAgent(Negotiator):
         self._models: dict[int, FrequencyModel] = {}
         self._rejected: dict[int, tuple[int, ...]] = {}
         self._outcomes: dict[int, Outcome] = {}
+        self._row_cache: dict[Outcome, tuple[int, ...]] = {}
         self._seen = 0
         self._cache_step = -1
         self._cache: Outcome | None = None
@@ -123,6 +124,7 @@ class FrequencyAgent(Negotiator):
         # Early offers say more about preferences than late ones, which mostly show
         # how far the opponent has conceded.
         weight = (1.0 - view.time) ** self.recency
+        rows = self._row_cache
         for k in range(self._seen, n):
             party, outcome = offers[k]
             if party == me:
@@ -130,9 +132,16 @@ class FrequencyAgent(Negotiator):
             model = models.get(party)
             if model is None:
                 model = models[party] = FrequencyModel(space, self.learning_rate)
-            model.update(outcome, weight)
+            row = rows.get(outcome)
+            if row is None:
+                row = rows[outcome] = space.row_of(outcome)
+            model.update_row(row, weight)
             if k > 0 and offers[k - 1][0] == me:  # it turned down our offer
-                self._rejected[party] = space.row_of(offers[k - 1][1])
+                mine = offers[k - 1][1]
+                row = rows.get(mine)
+                if row is None:
+                    row = rows[mine] = space.row_of(mine)
+                self._rejected[party] = row
         self._seen = n
 
     def _next_offer(self, view: NegotiatorView) -> Outcome:
