@@ -37,7 +37,16 @@ FloatArray = npt.NDArray[np.float64]
 class FrequencyModel:
     """Frequency model of one opponent over a discrete outcome space."""
 
-    __slots__ = ("space", "learning_rate", "counts", "observed", "_raw", "_total", "_last", "_tables")
+    __slots__ = (
+        "space",
+        "learning_rate",
+        "counts",
+        "observed",
+        "_raw",
+        "_total",
+        "_last",
+        "_tables",
+    )
 
     def __init__(self, space: OutcomeSpace, learning_rate: float = 0.2) -> None:
         if not space.is_discrete:

@@ -1,12 +1,12 @@
 """Two baseline negotiators: the hardliner and the random negotiator.
 
-    >>> from accord.core.generate import random_linear_scenario
-    >>> from accord.core import Deadline, Session
-    >>> s = random_linear_scenario(3, 5, seed=0)
-    >>> result = Session(s.space, [Hardliner(), RandomNegotiator()], list(s.utilities),
-    ...                  Deadline(rounds=20), seed=1).run()
-    >>> result.reason.value in ("agreement", "deadline")
-    True
+>>> from accord.core.generate import random_linear_scenario
+>>> from accord.core import Deadline, Session
+>>> s = random_linear_scenario(3, 5, seed=0)
+>>> result = Session(s.space, [Hardliner(), RandomNegotiator()], list(s.utilities),
+...                  Deadline(rounds=20), seed=1).run()
+>>> result.reason.value in ("agreement", "deadline")
+True
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ class RandomNegotiator(Negotiator):
         return outcome
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        if self._utility(offer) >= self._reservation and view.rng.random() < self.accept_probability:
+        if (
+            self._utility(offer) >= self._reservation
+            and view.rng.random() < self.accept_probability
+        ):
             return _ACCEPT
         return _REJECT
