@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 
 @pytest.mark.parametrize("platform", ["manager"], indirect=True)
 def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leaderboard(
-    platform, browser
+    browser, platform
 ):
     from playwright.sync_api import expect
 

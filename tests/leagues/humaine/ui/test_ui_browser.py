@@ -7,12 +7,12 @@ import time
 import pytest
 from hui_kit import SELLER_COSTS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 BASICS = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1}
 
 
-def test_a_person_types_offers_accepts_allocates_and_sees_the_results(platform, browser):
+def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, platform):
     from playwright.sync_api import expect
 
     ui = platform["urls"]["ui"]
