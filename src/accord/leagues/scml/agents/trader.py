@@ -50,21 +50,20 @@ class TraderNegotiator(Negotiator):
         return price <= target if self.is_buy else price >= target
 
     def _pick(self, view: NegotiatorView) -> Outcome | None:
-        space = view.space
-        (plo, phi), (qlo, qhi), (tlo, thi) = (
-            (iss.lower, iss.upper)
-            for iss in space.issues  # type: ignore[attr-defined]
-        )
-        best_t, best_q = -1, 0
-        for day in range(tlo, thi + 1):
-            q = min(qhi, self.agent.capacity_for(self.is_buy, day))
-            if q > best_q:
-                best_t, best_q = day, q
+        iss = view.space.issues
+        plo, phi = iss[0].lower, iss[0].upper  # type: ignore[attr-defined]
+        qlo, qhi = iss[1].lower, iss[1].upper  # type: ignore[attr-defined]
+        tlo = iss[2].lower  # type: ignore[attr-defined]
+        caps = self.agent.capacities(self.is_buy, tlo, iss[2].upper)  # type: ignore[attr-defined]
+        if len(caps) == 0:
+            return None
+        k = int(np.argmax(caps))
+        best_q = min(qhi, int(caps[k]))
         if best_q < qlo:
             return None
         price = int(round(self._price_now(view.time)))
         price = min(max(price, plo), phi)
-        return (price, best_q, best_t)
+        return (price, best_q, tlo + k)
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         offer = self._pick(view)
@@ -103,29 +102,38 @@ class TraderAgent(SCMLAgent):
         cat = awi.catalog_prices
         self.cat_in = cat[awi.my_input_product]
         self.cat_out = cat[awi.my_output_product]
-        self._proj_day = -1
-        self._free: np.ndarray = np.zeros(n + 1, dtype=np.int64)
-        self._in_stock_room: np.ndarray = np.zeros(n + 1, dtype=np.int64)
+        self._key: tuple[int, bool] = (-1, False)
+        self._raw: np.ndarray = np.zeros(n + 1, dtype=np.int64)
+        self._sell_cap: np.ndarray = np.zeros(n + 1, dtype=np.int64)
+        self._buy_cap: np.ndarray = np.zeros(n + 1, dtype=np.int64)
 
     def _book(self, c: Contract, sign: int = 1) -> None:
-        me = self.awi.agent
-        if c.buyer == me:
-            self.incoming[c.delivery] += sign * c.quantity
+        """Add (sign 1) or remove (-1) a contract from the plan, updating the projection."""
+        q = sign * c.quantity
+        t = c.delivery
+        valid = self._key == self._current_key()
+        if c.buyer == self.awi.agent:
+            self.incoming[t] += q
             if sign > 0:
                 self.in_prices.append((c.unit_price, c.quantity))
+            if valid:
+                self._raw[t + 1 :] += q  # (ignores line capacity until tomorrow's projection)
         else:
-            self.outgoing[c.delivery] += sign * c.quantity
+            self.outgoing[t] += q
             if sign > 0:
                 self.out_prices.append((c.unit_price, c.quantity))
-        self._proj_day = -1
+            if valid:
+                self._raw[t:] -= q
+        if valid:
+            self._caps()
 
     def on_contracts_finalized(
         self, signed: list[Contract], cancelled: list[Contract], rejectors: list[list[str]]
     ) -> None:
         for c in signed:
-            self._book(c)
             if c.seller == self.awi.agent and not c.exogenous:
                 self.demand_seen += c.quantity
+            self._book(c)
 
     def on_agent_bankrupt(
         self, agent: str, nullified: list[Contract], reduced: list[Contract]
@@ -136,73 +144,82 @@ class TraderAgent(SCMLAgent):
             self._book(c)
 
     # -- projections ------------------------------------------------------------------
-    def _project(self) -> None:
-        """Free output stock after each day's deliveries, if lines run on every input."""
-        awi = self.awi
-        day = awi.current_step
-        if self._proj_day == day:
-            return
-        n, lines = awi.n_steps, awi.n_lines
-        inv = awi.current_inventory
-        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
-        free = np.zeros(n + 1, dtype=np.int64)
-        room = np.zeros(n + 1, dtype=np.int64)
-        start = day
-        if self._after_execution():
-            start = day + 1
-            made = min(lines, ins)
-            ins -= made
-            outs += made
-        for t in range(start, n):
-            ins += self.incoming[t]
-            outs -= self.outgoing[t]
-            free[t] = outs
-            made = min(lines, ins)
-            room[t] = lines - made
-            ins -= made
-            outs += made
-        free[n] = outs
-        # a sale on day t must leave every later day non-negative
-        self._free = np.minimum.accumulate(free[::-1])[::-1]
-        self._in_stock_room = room
-        self._pending_in = ins
-        self._proj_day = day
-
-    def _after_execution(self) -> bool:
+    def _current_key(self) -> tuple[int, bool]:
         from accord.leagues.scml.world import Phase
 
-        return self.awi._w.phase not in (
+        w = self.awi._w
+        return w.day, w.phase not in (
             Phase.INIT,
             Phase.BEFORE_STEP,
             Phase.NEGOTIATION,
             Phase.SIGNING,
         )
 
+    def _project(self) -> None:
+        """Output stock after each day's deliveries, if lines run on every input."""
+        key = self._current_key()
+        if self._key == key:
+            return
+        awi = self.awi
+        day, after_execution = key
+        n, lines = awi.n_steps, awi.n_lines
+        inv = awi.current_inventory
+        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
+        raw = [0] * (n + 1)
+        start = day
+        if after_execution:  # today's inputs are already in; they run tonight
+            start = day + 1
+            made = min(lines, ins)
+            ins -= made
+            outs += made
+        incoming, outgoing = self.incoming.tolist(), self.outgoing.tolist()
+        for t in range(start, n):
+            ins += incoming[t]
+            outs -= outgoing[t]
+            raw[t] = outs
+            made = lines if ins > lines else ins
+            ins -= made
+            outs += made
+        raw[n] = outs
+        for t in range(start):
+            raw[t] = raw[start]
+        self._raw = np.asarray(raw, dtype=np.int64)
+        self._key = key
+        self._caps()
+
+    def _caps(self) -> None:
+        """Units it would sell / buy for delivery on each day, from the projection."""
+        awi = self.awi
+        n = awi.n_steps
+        free = np.minimum.accumulate(self._raw[::-1])[::-1]  # a sale must keep later days >= 0
+        self._sell_cap = np.maximum(0, free)
+        nxt = np.empty_like(free)
+        nxt[:-1] = free[1:]
+        nxt[-1] = free[-1]
+        want = np.maximum(0, -nxt) + np.maximum(0.0, self._target_stock() - np.maximum(0, nxt))
+        buy = np.minimum(awi.n_lines, np.rint(want)).astype(np.int64)
+        # inputs arriving later could no longer flow down the chain in time
+        buy[max(0, n - self.days_levels_left) :] = 0
+        self._buy_cap = buy
+
     def capacity_for(self, is_buy: bool, day: int) -> int:
         """Units this agent is willing to trade for delivery on ``day``."""
         self._project()
-        awi = self.awi
-        if day >= awi.n_steps:
+        if day >= self.awi.n_steps:
             return 0
-        if is_buy:
-            return self._buy_room(day)
-        return int(max(0, self._free[day]))
+        return int((self._buy_cap if is_buy else self._sell_cap)[day])
+
+    def capacities(self, is_buy: bool, first: int, last: int) -> np.ndarray:
+        """``capacity_for`` over the days ``first..last``."""
+        self._project()
+        last = min(last, self.awi.n_steps - 1)
+        return (self._buy_cap if is_buy else self._sell_cap)[first : last + 1]
 
     def _target_stock(self) -> float:
         awi = self.awi
         prior_days = 3.0
         rate = (self.demand_seen + prior_days * 0.5 * awi.n_lines) / (awi.current_step + prior_days)
         return self.stock_days * min(rate, awi.n_lines)
-
-    def _buy_room(self, day: int) -> int:
-        awi = self.awi
-        # inputs arriving after this can no longer flow down the chain in time
-        if day > awi.n_steps - 1 - self.days_levels_left:
-            return 0
-        free_out = int(self._free[min(day + 1, awi.n_steps)])
-        shortage = max(0, -free_out)
-        want = shortage + max(0.0, self._target_stock() - max(0, free_out))
-        return int(min(awi.n_lines, max(0, round(want))))
 
     # -- prices -----------------------------------------------------------------------
     def _avg(self, pairs: list[tuple[int, int]], default: float) -> float:
@@ -258,7 +275,6 @@ class TraderAgent(SCMLAgent):
                     self.out_prices.pop()
                 else:
                     self.in_prices.pop()
-        self.out_prices = self.out_prices
         return answer
 
     def step(self) -> None:
@@ -267,7 +283,7 @@ class TraderAgent(SCMLAgent):
         inv = awi.current_inventory
         make = min(awi.n_lines, inv[awi.my_input_product], awi.current_balance // max(1, awi.cost))
         awi.set_production(int(make))
-        self._proj_day = -1
+        self._key = (-1, False)  # inventories changed during execution
         if day + 1 >= awi.n_steps:
             return
         self._request(True)
@@ -280,7 +296,8 @@ class TraderAgent(SCMLAgent):
             return
         start = awi.current_step + 1
         end = min(awi.n_steps - 1, start + max(2, awi.horizon // 2))
-        best_q = max((self.capacity_for(is_buy, t) for t in range(start, end + 1)), default=0)
+        caps = self.capacities(is_buy, start, end)
+        best_q = int(caps.max()) if len(caps) else 0
         if best_q <= 0:
             return
         product = awi.my_input_product if is_buy else awi.my_output_product
@@ -310,6 +327,7 @@ class TraderAgent(SCMLAgent):
     def respond_to_negotiation_request(self, initiator: str, agenda: Agenda) -> Negotiator | None:
         my_buy = not agenda.is_buy
         t0, t1 = agenda.time
-        if max((self.capacity_for(my_buy, t) for t in range(t0, t1 + 1)), default=0) <= 0:
+        caps = self.capacities(my_buy, t0, t1)
+        if len(caps) == 0 or caps.max() <= 0:
             return None
         return self._negotiator(my_buy)
