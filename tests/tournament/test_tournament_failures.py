@@ -123,13 +123,20 @@ def test_isolated_mode_gives_the_same_results(tmp_path: Path) -> None:
     assert [r[:6] for r in table(a, q)] == [r[:6] for r in table(b, q)]
 
 
-def test_an_agent_that_cannot_be_built_is_a_recorded_failure(tmp_path: Path) -> None:
-    cfg = one_on_one([{"name": "Bad", "type": f"{T}Boulware", "params": {"speed": 3}}])
+def test_an_agent_whose_constructor_raises_is_a_recorded_failure(tmp_path: Path) -> None:
+    cfg = one_on_one([{"name": "Bad", "type": f"{T}TimeDependent", "params": {"exponent": -1}}])
     out = tmp_path / "t.sqlite"
     run_tournament(cfg, out)
     ((kind, msg),) = failures(out)["Bad"]
     assert kind == "exception"
-    assert "could not create agent 'Bad'" in msg and "speed" in msg
+    assert "could not create agent 'Bad': ValueError: exponent must be > 0, got -1" in msg
+
+
+def test_unknown_parameters_are_a_config_error_before_running(tmp_path: Path) -> None:
+    cfg = one_on_one([{"name": "Bad", "type": f"{T}Boulware", "params": {"speed": 3}}])
+    with pytest.raises(ConfigError, match="agent 'Bad': .*Boulware does not take parameters"):
+        run_tournament(cfg, tmp_path / "t.sqlite")
+    assert not (tmp_path / "t.sqlite").exists()
 
 
 def test_a_missing_agent_module_is_a_clear_error_before_running() -> None:

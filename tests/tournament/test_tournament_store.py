@@ -160,7 +160,7 @@ def test_traces_decode_to_the_session(tmp_path: Path) -> None:
             outcome = tuple(json.loads(e.outcome))
             assert scen.space.is_valid(outcome)
             expected = [scen.utilities[p](outcome) for p in profiles]
-            assert json.loads(e.utilities) == expected
+            assert e.utilities == expected
         if s.agreed:
             assert ev.iloc[-1].action == "accept"
             assert json.loads(ev.iloc[-1].outcome) == json.loads(s.agreement)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from accord.agents.timebased import Linear
+from accord.core.negotiator import NegotiatorView
 from accord.tournament.config import TournamentConfig
 
 T = "accord.agents.timebased:"
@@ -44,3 +46,13 @@ def content(path: Path) -> dict[str, list[tuple[object, ...]]]:
         "traces": table(path, "SELECT * FROM traces ORDER BY session_id"),
         "specs": table(path, "SELECT * FROM specs ORDER BY idx"),
     }
+
+
+class Recorder(Linear):
+    """A linear concession agent that records the memory each session hands it."""
+
+    seen: list[tuple[str, object]] = []
+
+    def on_start(self, view: NegotiatorView) -> None:
+        super().on_start(view)
+        Recorder.seen.append((self.name, view.memory))

@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import importlib
+import inspect
+from collections.abc import Sequence
 from typing import Any
 
 from accord.core.errors import ConfigError
@@ -73,6 +75,27 @@ def make_negotiator(spec: AgentSpec) -> Negotiator:
         raise ConfigError(f"cannot create {target} with parameters {params}: {exc}") from exc
     neg.name = spec.name
     return neg
+
+
+def check_agents(specs: Sequence[AgentSpec]) -> None:
+    """Fail early, with a clear message, on agents that cannot be imported or whose
+    parameters the class does not take (an agent whose constructor raises is left to
+    fail in its sessions, where it is recorded)."""
+    for spec in specs:
+        target = spec.type
+        if ":" not in target:
+            if _registry() is not None or target in _FALLBACK:
+                continue
+            make_negotiator(spec)  # raises the unknown-agent error
+        cls = import_object(target)
+        if not (isinstance(cls, type) and issubclass(cls, Negotiator)):
+            raise ConfigError(f"agent {spec.name!r}: {target!r} is not a Negotiator subclass")
+        try:
+            inspect.signature(cls).bind(**dict(spec.params))
+        except TypeError as exc:
+            raise ConfigError(
+                f"agent {spec.name!r}: {target} does not take parameters {dict(spec.params)}: {exc}"
+            ) from None
 
 
 def _registry() -> Any:

@@ -252,7 +252,7 @@ def _utility_space(
     offers = ev[ev["action"] == "offer"]
     for party in sorted(offers["party"].unique()):
         sub = offers[offers["party"] == party]
-        u = np.array([json.loads(x)[:2] for x in sub["utilities"]])
+        u = np.array([x[:2] for x in sub["utilities"]])
         ax.plot(u[:, 0], u[:, 1], marker=".", lw=0.8, label=f"offers of {agents[party]}")
     agreement = res.sessions.set_index("id").loc[sid, "agreement"]
     if isinstance(agreement, str):

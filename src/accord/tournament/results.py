@@ -34,6 +34,9 @@ from accord.core.scenario import Scenario
 from accord.tournament.scenarios import scenario_from_dict
 from accord.tournament.store import ACTIONS
 
+_EVENT_COLUMNS = ("session_id", "step", "party", "action", "outcome", "time", "utilities")
+_MISSING: Any = object()
+
 
 class Results:
     """The contents of one tournament results file (read when first asked for)."""
@@ -94,36 +97,56 @@ class Results:
 
     @cached_property
     def events(self) -> pd.DataFrame:
-        """Every offer, accept and end of every session, oldest first per session."""
-        spaces = self.spaces
-        frames = []
+        """Every offer, accept and end of every session, oldest first per session.
+
+        ``outcome`` is the outcome as JSON values; ``utilities`` lists every party's
+        undiscounted utility of it (NaN for an end)."""
         rows = self.conn.execute(
-            "SELECT t.*, s.scenario, s.idx FROM traces t JOIN sessions s ON s.id = t.session_id "
+            "SELECT t.*, s.scenario FROM traces t JOIN sessions s ON s.id = t.session_id "
             "ORDER BY s.idx"
         ).fetchall()
-        for sid, n, parties, actions, times, outcomes, utils, scenario, _ in rows:
-            if n == 0:
-                continue
-            space = spaces.get(scenario)
-            codes = json.loads(outcomes)
-            table = np.frombuffer(utils, dtype=np.float64).reshape(n, -1)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "session_id": sid,
-                        "step": np.arange(n),
-                        "party": np.frombuffer(parties, dtype=np.uint8).astype(np.int64),
-                        "action": [ACTIONS[a] for a in actions],
-                        "outcome": [_outcome_text(c, space) for c in codes],
-                        "time": np.frombuffer(times, dtype=np.float64),
-                        "utilities": [json.dumps(r) for r in table.tolist()],
-                    }
-                )
-            )
+        cache: dict[tuple[str, Any], str | None] = {}
+        frames = [self._decode(r, cache) for r in rows if r[1] > 0]
         if not frames:
-            cols = ["session_id", "step", "party", "action", "outcome", "time", "utilities"]
-            return pd.DataFrame(columns=cols)
+            return pd.DataFrame(columns=list(_EVENT_COLUMNS))
         return pd.concat(frames, ignore_index=True)
+
+    def trace(self, session_id: str) -> pd.DataFrame:
+        """The events of one session."""
+        row = self.conn.execute(
+            "SELECT t.*, s.scenario FROM traces t JOIN sessions s ON s.id = t.session_id "
+            "WHERE t.session_id = ?",
+            (session_id,),
+        ).fetchone()
+        if row is None or row[1] == 0:
+            return pd.DataFrame(columns=list(_EVENT_COLUMNS))
+        return self._decode(row, {})
+
+    def _decode(
+        self, row: tuple[Any, ...], cache: dict[tuple[str, Any], str | None]
+    ) -> pd.DataFrame:
+        sid, n, parties, actions, times, outcomes, utils, scenario = row
+        space = self.spaces.get(scenario)
+        texts = []
+        for code in json.loads(outcomes):
+            key = (scenario, code if not isinstance(code, list) else json.dumps(code))
+            text = cache.get(key, _MISSING)
+            if text is _MISSING:
+                text = _outcome_text(code, space)
+                cache[key] = text
+            texts.append(text)
+        table = np.frombuffer(utils, dtype=np.float64).reshape(n, -1)
+        return pd.DataFrame(
+            {
+                "session_id": sid,
+                "step": np.arange(n),
+                "party": np.frombuffer(parties, dtype=np.uint8).astype(np.int64),
+                "action": [ACTIONS[a] for a in actions],
+                "outcome": texts,
+                "time": np.frombuffer(times, dtype=np.float64),
+                "utilities": table.tolist(),
+            }
+        )
 
     @cached_property
     def scenarios(self) -> dict[str, Scenario | None]:
@@ -140,11 +163,6 @@ class Results:
             name: OutcomeSpace.from_list(json.loads(data))
             for name, data in self.conn.execute("SELECT name, space FROM scenarios")
         }
-
-    def trace(self, session_id: str) -> pd.DataFrame:
-        """The events of one session."""
-        ev = self.events
-        return ev[ev["session_id"] == session_id].reset_index(drop=True)
 
     def export(self, directory: str | Path, fmt: str = "csv") -> list[Path]:
         """Write specs, sessions, parties and events as ``csv`` or ``parquet`` files."""

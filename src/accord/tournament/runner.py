@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accord.core.scenario import Scenario
+from accord.tournament.agents import check_agents
 from accord.tournament.config import TournamentConfig
 from accord.tournament.executors import Executor, make_executor
 from accord.tournament.memory import Memory, PastSession
@@ -58,6 +59,7 @@ def run_tournament(
     """Run (or resume) ``config``, storing everything in the SQLite file ``out``."""
     t0 = time.perf_counter()
     path = Path(out)
+    check_agents(config.agents)
     scenarios = resolve_scenarios(config.scenarios)
     specs = schedule(config, scenarios)
     ex = make_executor(executor, workers, address) if isinstance(executor, str) else executor

@@ -1,0 +1,139 @@
+"""The command line (tournament, report) and the HTML report."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from tournament_helpers import F, T
+from typer.testing import CliRunner
+
+from accord.tournament.cli import app, build_config, default_out
+from accord.tournament.config import TournamentConfig
+from accord.tournament.default import DEFAULT_OUT, default_config
+from accord.tournament.report import write_report
+from accord.tournament.runner import run_tournament
+
+runner = CliRunner()
+
+
+def test_flags_run_print_leaderboards_and_write_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "r.sqlite"
+    args = [
+        "tournament",
+        "--agents", f"{T}Boulware,Soft={T}Conceder",
+        "--scenarios", "builtin:tiny",
+        "--reps", "2", "--executor", "serial", "--out", str(out), "--seed", "3",
+        "--export", "csv",
+    ]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    for title in ("Individual utility", "Social welfare", "Nash product"):
+        assert title in result.output
+    assert "Boulware" in result.output and "Soft" in result.output
+    assert "16 sessions (16 run now)" in result.output
+    assert out.with_suffix(".html").is_file()
+    assert (tmp_path / "r-csv" / "parties.csv").is_file()
+    # the same command again resumes and finds nothing left to run
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert "16 sessions (0 run now)" in again.output
+
+
+def test_yaml_config_with_flag_overrides(tmp_path: Path) -> None:
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "name": "yaml-run",
+                "agents": [f"{T}Boulware", f"{T}Linear"],
+                "scenarios": ["builtin:tiny"],
+                "reps": 1,
+            }
+        )
+    )
+    built = build_config(cfg, reps=2, seed=9)
+    assert (built.name, built.reps, built.seed) == ("yaml-run", 2, 9)
+    assert default_out(built, cfg) == Path("results") / "t.sqlite"
+    out = tmp_path / "y.sqlite"
+    result = runner.invoke(
+        app, ["tournament", str(cfg), "--out", str(out), "--executor", "serial", "--no-report"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "8 sessions (8 run now)" in result.output
+    assert not out.with_suffix(".html").exists()
+
+
+def test_bad_input_gives_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["tournament", "--agents", "nowhere:Agent", "--scenarios", "builtin:tiny",
+         "--out", str(tmp_path / "x.sqlite"), "--executor", "serial"],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "cannot import module 'nowhere'" in result.output
+    result = runner.invoke(app, ["tournament", str(tmp_path / "missing.yaml")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = runner.invoke(app, ["report", str(tmp_path / "missing.sqlite")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_report_command_writes_a_self_contained_page(tmp_path: Path) -> None:
+    out = tmp_path / "t.sqlite"
+    cfg = TournamentConfig(
+        agents=("accord.agents.learning:Learner", f"{T}Boulware", f"R={F}Raiser"),
+        scenarios=("builtin:tiny", "builtin:trilateral"),
+        reps=2,
+        learning=True,
+    )
+    run_tournament(cfg, out, "processes", workers=2)
+    page = tmp_path / "page.html"
+    result = runner.invoke(app, ["report", str(out), "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    for section in (
+        "Leaderboards", "Score distributions", "Agent against agent", "Per scenario",
+        "Mean utility per repetition", "Failures", "Sample sessions in utility space",
+    ):  # fmt: skip
+        assert section in html
+    assert "RuntimeError: deliberate failure" in html
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
+    assert len(images) >= 5
+    for img in images:
+        assert base64.b64decode(img).startswith(b"\x89PNG")
+    # nothing is loaded from elsewhere
+    assert not re.search(r'(src|href)="(?!data:)', html)
+
+
+def test_report_of_a_file_without_finished_sessions(tmp_path: Path) -> None:
+    from accord.tournament.scenarios import resolve_scenarios
+    from accord.tournament.schedule import schedule
+    from accord.tournament.store import Store
+
+    cfg = TournamentConfig((f"{T}Boulware",), ("builtin:tiny",))
+    out = tmp_path / "empty.sqlite"
+    with Store(out) as store:
+        scen = resolve_scenarios(cfg.scenarios)
+        store.prepare(cfg, scen, schedule(cfg, scen))
+    html = write_report(out).read_text()
+    assert "No session has finished yet" in html
+
+
+def test_default_tournament_configuration() -> None:
+    cfg = default_config()
+    assert cfg.learning and cfg.reps == 3
+    assert "accord.agents.learning:Learner" in [a.type for a in cfg.agents]
+    assert build_config(None) == cfg
+    assert default_out(cfg, None) == DEFAULT_OUT
+
+
+@pytest.mark.slow
+def test_default_tournament_runs(tmp_path: Path) -> None:
+    from accord.tournament.cli import default_tournament
+
+    run = default_tournament(tmp_path / "d.sqlite", workers=2)
+    assert run.ran == run.total > 0
+    assert (tmp_path / "d.html").is_file()

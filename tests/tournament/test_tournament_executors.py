@@ -1,0 +1,84 @@
+"""Executors: serial, process pool and Ray give the same results for the same seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from tournament_helpers import T, content, small_config
+
+from accord.core.errors import ConfigError
+from accord.tournament.executors import chunked, make_executor
+from accord.tournament.results import Results
+from accord.tournament.runner import run_tournament
+from accord.tournament.scores import leaderboards
+
+
+def scores(path: Path) -> dict[str, pd.DataFrame]:
+    res = Results(path)
+    try:
+        return leaderboards(res.parties, n_boot=300, seed=1)
+    finally:
+        res.close()
+
+
+def learning_config():  # type: ignore[no-untyped-def]
+    return small_config(
+        agents=("accord.agents.learning:Learner", f"{T}Boulware", f"{T}Conceder"),
+        learning=True,
+        reps=3,
+    )
+
+
+@pytest.mark.parametrize("make", [small_config, learning_config], ids=["plain", "learning"])
+def test_serial_and_process_pool_give_identical_scores(tmp_path: Path, make) -> None:  # type: ignore[no-untyped-def]
+    cfg = make()
+    a, b = tmp_path / "serial.sqlite", tmp_path / "pool.sqlite"
+    run_tournament(cfg, a, "serial")
+    run_tournament(cfg, b, "processes", workers=2)
+    assert content(a) == content(b)
+    sa, sb = scores(a), scores(b)
+    for metric in sa:
+        pd.testing.assert_frame_equal(sa[metric], sb[metric])
+
+
+def test_chunks_cover_every_task_once() -> None:
+    tasks = list(range(103))
+    chunks = chunked(tasks, 2)  # type: ignore[arg-type]
+    assert [t for c in chunks for t in c] == tasks
+    assert len(chunks) == 8
+    assert chunked([], 2) == []
+
+
+def test_unknown_executor_is_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="executor must be one of .*got 'threads'"):
+        make_executor("threads")
+    with pytest.raises(ConfigError, match="workers must be >= 1"):
+        make_executor("processes", workers=-1)
+
+
+@pytest.mark.ray
+def test_ray_run_matches_serial(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        for cfg in (small_config(), learning_config()):
+            a, b = tmp_path / "serial.sqlite", tmp_path / "ray.sqlite"
+            run_tournament(cfg, a, "serial")
+            run = run_tournament(cfg, b, "ray")
+            assert run.ran == run.total
+            assert content(a) == content(b)
+            workers = {w for (w,) in _workers(b)}
+            assert len(workers) >= 1
+            a.unlink()
+            b.unlink()
+    finally:
+        ray.shutdown()
+
+
+def _workers(path: Path) -> list[tuple[str]]:
+    import sqlite3
+
+    with sqlite3.connect(path) as c:
+        return c.execute("SELECT DISTINCT worker FROM sessions").fetchall()
