@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from accord.agents.timebased import TimeDependent
 from accord.core import Deadline, Scenario, Session
 from accord.core.generate import random_linear_scenario
@@ -92,7 +94,7 @@ def ours_pareto(s: Scenario) -> float:
     from accord.core.analysis import pareto_frontier
 
     t0 = time.perf_counter()
-    pareto_frontier([u.all() for u in s.utilities])
+    pareto_frontier(np.column_stack([u.all() for u in s.utilities]))
     return time.perf_counter() - t0
 
 

@@ -83,7 +83,7 @@ class NegotiatorView:
         index: int,
         names: Sequence[str],
         offers: OfferLog,
-        rng: np.random.Generator,
+        rng: np.random.Generator | tuple[int, int],
         memory: Any = None,
     ) -> None:
         self._utility = utility
@@ -157,7 +157,9 @@ class NegotiatorView:
 
     @property
     def rng(self) -> np.random.Generator:
-        """This negotiator's own seeded random generator."""
+        """This negotiator's own seeded random generator (made on first use)."""
+        if not isinstance(self._rng, np.random.Generator):
+            self._rng = np.random.default_rng(self._rng)
         return self._rng
 
     @property

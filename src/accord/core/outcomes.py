@@ -246,7 +246,16 @@ def issue_from_dict(data: Mapping[str, Any]) -> Issue:
 class OutcomeSpace:
     """The product of a list of issues."""
 
-    __slots__ = ("issues", "names", "radices", "strides", "_contains", "_index_of", "_values")
+    __slots__ = (
+        "issues",
+        "names",
+        "radices",
+        "strides",
+        "_contains",
+        "_index_of",
+        "_values",
+        "_digits",
+    )
 
     def __init__(self, issues: Sequence[Issue]) -> None:
         if not issues:
@@ -265,11 +274,16 @@ class OutcomeSpace:
             self.strides = strides
             self._index_of = tuple(i.index_of for i in issues)
             self._values = tuple(i.values() for i in issues)
+            self._digits = tuple(
+                (vals, int(st), int(rad))
+                for vals, st, rad in zip(self._values, strides, self.radices, strict=True)
+            )
         else:
             self.radices = np.zeros(0, dtype=np.int64)
             self.strides = np.zeros(0, dtype=np.int64)
             self._index_of = ()
             self._values = ()
+            self._digits = ()
 
     # -- shape -------------------------------------------------------------------------
     @property
@@ -362,10 +376,7 @@ class OutcomeSpace:
     def outcome_at(self, flat: int) -> Outcome:
         """The outcome with mixed-radix number ``flat``."""
         self._require_discrete()
-        out = []
-        for vals, stride, radix in zip(self._values, self.strides, self.radices, strict=True):
-            out.append(vals[(flat // int(stride)) % int(radix)])
-        return tuple(out)
+        return tuple(vals[(flat // stride) % radix] for vals, stride, radix in self._digits)
 
     def outcome_of_row(self, row: Sequence[int] | npt.NDArray[np.integer[Any]]) -> Outcome:
         """The outcome whose value indices are ``row``."""

@@ -26,6 +26,7 @@ round and one of those proposals, drawn at random, becomes the standing offer.
 
 from __future__ import annotations
 
+import secrets
 import time as _time
 from collections.abc import Sequence
 from enum import Enum
@@ -47,6 +48,7 @@ from accord.core.protocols.result import (
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
 
+_DRAW_STREAM = 2**32  # the session's own random stream, apart from the parties' (seed, k)
 _ACCEPT = Response.ACCEPT
 _REJECT = Response.REJECT
 _END = Response.END
@@ -71,7 +73,8 @@ class Session:
         negotiators: the parties, in turn order.
         utilities: one utility per party (same order); each sees only its own.
         deadline: rounds and/or seconds.
-        seed: seeds the per-negotiator generators and the simultaneous-start draw.
+        seed: seeds the per-negotiator generators (``(seed, index)``) and the
+            simultaneous-start draw; None draws a fresh seed.
         time_limit: seconds a single ``propose``/``respond`` call may take (None: no limit).
         simultaneous_start: every party proposes in round one; one proposal is drawn.
         first: index of the party that acts first (ignored with ``simultaneous_start``).
@@ -107,13 +110,12 @@ class Session:
         self.time_limit = time_limit
         self.simultaneous_start = simultaneous_start
         self.names = _unique_names([neg.name for neg in negotiators])
-        root = np.random.default_rng(seed)
-        self._rng = np.random.default_rng(root.integers(2**63))
+        self.seed = int(seed) if seed is not None else secrets.randbits(63)
         self._offers: list[tuple[int, Outcome]] = []
         log = OfferLog(self._offers)
         mem = list(memories) if memories is not None else [None] * n
         self.views = tuple(
-            NegotiatorView(u, k, self.names, log, np.random.default_rng(root.integers(2**63)), m)
+            NegotiatorView(u, k, self.names, log, (self.seed, k), m)
             for k, (u, m) in enumerate(zip(utilities, mem, strict=True))
         )
         self.phase = Phase.CREATED
@@ -285,7 +287,7 @@ class Session:
             if not self._check_offer(k, offer, t):
                 return self._result
             proposals.append(tuple(offer))
-        chosen = int(self._rng.integers(self._n))
+        chosen = int(np.random.default_rng((self.seed, _DRAW_STREAM)).integers(self._n))
         for k, offer in enumerate(proposals):
             if k != chosen:
                 self._offers.append((k, offer))
