@@ -55,8 +55,10 @@ class ExecutionMixin:
     def _party(self: World, name: str) -> int:
         return self.index.get(name, -1)
 
-    def _breach(self: World, agent: int, level: float, kind: BreachKind) -> None:
-        self.n_breaches[agent] += 1
+    def _breach(self: World, agent: int, level: float, kind: BreachKind, cid: str) -> None:
+        if (agent, cid) not in self._breached:  # count contracts, not breach reports
+            self._breached.add((agent, cid))
+            self.n_breaches[agent] += 1
         self.breach_level_sum[agent] += level
         self.bb._publish_breach(BreachReport(self.names[agent], level, kind, self.day))
 
@@ -76,6 +78,7 @@ class ExecutionMixin:
                     s,
                     insufficient_products_breach_level(stock, q),
                     BreachKind.INSUFFICIENT_PRODUCTS,
+                    c.id,
                 )
                 k = q - stock
                 price = spot_buy_unit_price(
@@ -94,6 +97,7 @@ class ExecutionMixin:
                         s,
                         insufficient_funds_breach_level(int(self.balance[s]), price, k),
                         BreachKind.INSUFFICIENT_FUNDS,
+                        c.id,
                     )
                     delivered = self._bankrupt(s, c, owed=cost)
                     s_active = from_stock = False
@@ -105,6 +109,7 @@ class ExecutionMixin:
                     b,
                     insufficient_funds_breach_level(int(self.balance[b]), u, delivered),
                     BreachKind.INSUFFICIENT_FUNDS,
+                    c.id,
                 )
                 delivered = self._bankrupt(b, c, owed=value, quantity=delivered)
                 value = delivered * u

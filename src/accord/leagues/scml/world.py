@@ -136,6 +136,7 @@ class World(ExecutionMixin, SigningMixin):
         self.n_due = np.zeros(n, dtype=np.int64)
         self.n_breaches = np.zeros(n, dtype=np.int64)
         self.breach_level_sum = np.zeros(n, dtype=np.float64)
+        self._breached: set[tuple[int, str]] = set()
         self.traded_quantity = np.zeros(self.n_products, dtype=np.int64)
         self.traded_value = np.zeros(self.n_products, dtype=np.int64)
         self.bankruptcies: list[BankruptcyEvent] = []
