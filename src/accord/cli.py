@@ -22,18 +22,38 @@ app.command()(negotiate)
 # (module, attribute, name, help) of the sub-command groups owned by other layers.
 _GROUPS = [
     ("accord.formats.cli", "app", "scenarios", "List, show and convert scenarios."),
+    ("accord.agents.cli", "app", "agents", "List the built-in negotiators and check yours."),
     ("accord.leagues.scml.cli", "app", "scml", "The SCML supply-chain world."),
-    ("accord.leagues.humaine.cli", "app", "humaine", "The HUMAINE human-agent platform."),
 ]
-for module, attr, name, text in _GROUPS:
+
+
+def _load(module: str, attr: str = "app") -> typer.Typer | None:
+    """``module.attr``, or None when that layer is not part of this build."""
     try:
-        group = getattr(importlib.import_module(module), attr)
-    except ModuleNotFoundError as exc:  # that layer is not part of this build
+        group: typer.Typer = getattr(importlib.import_module(module), attr)
+    except ModuleNotFoundError as exc:
         if exc.name != module:
             raise
-        continue
-    app.add_typer(group, name=name, help=text)
+        return None
+    return group
 
+
+for module, attr, name, text in _GROUPS:
+    group = _load(module, attr)
+    if group is not None:
+        app.add_typer(group, name=name, help=text)
+
+# HUMAINE: the platform's own commands, the competition manager's commands beside them
+# (``accord humaine manager|ui|plan|set-password``) and the agents' tools as a group.
+_humaine = _load("accord.leagues.humaine.cli")
+if _humaine is not None:
+    _manager = _load("accord.leagues.humaine.manager.cli")
+    if _manager is not None:
+        _humaine.registered_commands.extend(_manager.registered_commands)
+    _agents = _load("accord.leagues.humaine.agents.cli")
+    if _agents is not None:
+        _humaine.add_typer(_agents, name="agents", help="HUMAINE sellers, buyers and fast rounds.")
+    app.add_typer(_humaine, name="humaine", help="The HUMAINE human-vs-two-sellers platform.")
 
 
 @app.callback()
