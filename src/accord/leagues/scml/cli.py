@@ -135,9 +135,9 @@ def tournament(
     try:
         spec = TournamentSpec(
             comps,
-            track=track,
+            track=track,  # type: ignore[arg-type]  # TournamentSpec checks it
             n_configs=configs,
-            n_repetitions=reps,  # type: ignore[arg-type]
+            n_repetitions=reps,
             n_per_world=per_world,
             n_steps=days,
             non_competitors=non,

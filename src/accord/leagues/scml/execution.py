@@ -1,6 +1,6 @@
 """Contract execution, breach processing and bankruptcy (spec sections 4.1-4.3).
 
-A mixin of :class:`~accord.leagues.scml.world.World`: it works on the world's arrays.
+Functions of the :class:`~accord.leagues.scml.world.World`: they work on its arrays.
 Money and goods enter or leave the world only here and in production, and every such
 flow is counted (``money_created``, ``money_destroyed``, ``goods_created``,
 ``goods_destroyed``) so the conservation invariant can be checked every day.
@@ -25,11 +25,12 @@ from accord.leagues.scml.formulas import (
     liquidation_proceeds,
     spot_buy_unit_price,
 )
+from accord.leagues.scml.signing import drop_negotiations_of
 
 if TYPE_CHECKING:
     from accord.leagues.scml.world import World
 
-__all__ = ["ExecutionMixin", "BankruptcyEvent"]
+__all__ = ["execute_day", "BankruptcyEvent"]
 
 _SIGNED = ContractStatus.SIGNED
 _EXECUTED = ContractStatus.EXECUTED
@@ -40,243 +41,244 @@ class BankruptcyEvent(dict):  # type: ignore[type-arg]
     """What happened at one bankruptcy (a plain dict, for reports)."""
 
 
-class ExecutionMixin:
-    """Step 3 of the simulation day."""
+def execute_day(w: World, day: int) -> None:
+    due = w._due[day] if day < len(w._due) else []
+    i = 0
+    while i < len(due):  # bankruptcies may replace entries of ``due`` while we run
+        cid = due[i]
+        i += 1
+        if w.status[cid] is _SIGNED:
+            _execute(w, w.contracts[cid])
 
-    def _execute_day(self: World, day: int) -> None:
-        due = self._due[day] if day < len(self._due) else []
-        i = 0
-        while i < len(due):  # bankruptcies may replace entries of ``due`` while we run
-            cid = due[i]
-            i += 1
-            if self.status[cid] is _SIGNED:
-                self._execute(self.contracts[cid])
 
-    def _party(self: World, name: str) -> int:
-        return self.index.get(name, -1)
+def _party(w: World, name: str) -> int:
+    return w.index.get(name, -1)
 
-    def _breach(self: World, agent: int, level: float, kind: BreachKind, cid: str) -> None:
-        if (agent, cid) not in self._breached:  # count contracts, not breach reports
-            self._breached.add((agent, cid))
-            self.n_breaches[agent] += 1
-        self.breach_level_sum[agent] += level
-        self.bb._publish_breach(BreachReport(self.names[agent], level, kind, self.day))
 
-    def _execute(self: World, c: Contract) -> None:
-        p, q, u = c.product, c.quantity, c.unit_price
-        s, b = self._party(c.seller), self._party(c.buyer)
-        bankrupt = self.bankrupt
-        s_active = s >= 0 and not bankrupt[s]
-        b_active = b >= 0 and not bankrupt[b]
-        delivered = q
-        from_stock = s_active  # products leave the seller's inventory (else they are created)
-        if s_active:
-            self.n_due[s] += 1
-            stock = int(self.inventory[s, p])
-            if stock < q:
-                self._breach(
+def _breach(w: World, agent: int, level: float, kind: BreachKind, cid: str) -> None:
+    if (agent, cid) not in w._breached:  # count contracts, not breach reports
+        w._breached.add((agent, cid))
+        w.n_breaches[agent] += 1
+    w.breach_level_sum[agent] += level
+    w.bb._publish_breach(BreachReport(w.names[agent], level, kind, w.day))
+
+
+def _execute(w: World, c: Contract) -> None:
+    p, q, u = c.product, c.quantity, c.unit_price
+    s, b = _party(w, c.seller), _party(w, c.buyer)
+    bankrupt = w.bankrupt
+    s_active = s >= 0 and not bankrupt[s]
+    b_active = b >= 0 and not bankrupt[b]
+    delivered = q
+    from_stock = s_active  # products leave the seller's inventory (else they are created)
+    if s_active:
+        w.n_due[s] += 1
+        stock = int(w.inventory[s, p])
+        if stock < q:
+            _breach(
+                w,
+                s,
+                insufficient_products_breach_level(stock, q),
+                BreachKind.INSUFFICIENT_PRODUCTS,
+                c.id,
+            )
+            k = q - stock
+            price = spot_buy_unit_price(float(w.tp.prices[p]), w.gp, w.penalties.penalty(s, p, k))
+            cost = k * price
+            if w.balance[s] >= cost:
+                w.balance[s] -= cost
+                w.money_destroyed += cost
+                w.inventory[s, p] += k
+                w.goods_created[p] += k
+                w.penalties.bought_today[s, p] += k
+                w.spot_bought[w.day, s] += k
+            else:
+                _breach(
+                    w,
                     s,
-                    insufficient_products_breach_level(stock, q),
-                    BreachKind.INSUFFICIENT_PRODUCTS,
-                    c.id,
-                )
-                k = q - stock
-                price = spot_buy_unit_price(
-                    float(self.tp.prices[p]), self.gp, self.penalties.penalty(s, p, k)
-                )
-                cost = k * price
-                if self.balance[s] >= cost:
-                    self.balance[s] -= cost
-                    self.money_destroyed += cost
-                    self.inventory[s, p] += k
-                    self.goods_created[p] += k
-                    self.penalties.bought_today[s, p] += k
-                    self.spot_bought[self.day, s] += k
-                else:
-                    self._breach(
-                        s,
-                        insufficient_funds_breach_level(int(self.balance[s]), price, k),
-                        BreachKind.INSUFFICIENT_FUNDS,
-                        c.id,
-                    )
-                    delivered = self._bankrupt(s, c, owed=cost)
-                    s_active = from_stock = False
-        value = delivered * u
-        if b_active:
-            self.n_due[b] += 1
-            if self.balance[b] < value:
-                self._breach(
-                    b,
-                    insufficient_funds_breach_level(int(self.balance[b]), u, delivered),
+                    insufficient_funds_breach_level(int(w.balance[s]), price, k),
                     BreachKind.INSUFFICIENT_FUNDS,
                     c.id,
                 )
-                delivered = self._bankrupt(b, c, owed=value, quantity=delivered)
-                value = delivered * u
-                b_active = False
-                self._pay_from_estate(b, c.id, value)
-            else:
-                self.balance[b] -= value
-        elif b >= 0:
-            self._pay_from_estate(b, c.id, value)
-        else:
-            self.money_created += value  # the simulator buys
-        # products
-        if from_stock:
-            self.inventory[s, p] -= delivered
-        else:
-            self.goods_created[p] += delivered
-        if b_active:
-            self.inventory[b, p] += delivered
-        else:
-            self.goods_destroyed[p] += delivered
-        # money
-        if s_active:
-            self.balance[s] += value
-        else:
-            self.money_destroyed += value
-        self.status[c.id] = _EXECUTED
-        self.executed_quantity[c.id] = delivered
-        if delivered > 0:
-            self.traded_quantity[p] += delivered
-            self.traded_value[p] += value
-
-    def _pay_from_estate(self: World, agent: int, cid: str, value: int) -> None:
-        reserved = self._reserved.pop(cid, 0)
-        if reserved < value:
-            raise RuntimeError(
-                f"estate of agent {agent} reserved {reserved} for {cid}, owes {value}"
+                delivered = _bankrupt(w, s, c, owed=cost)
+                s_active = from_stock = False
+    value = delivered * u
+    if b_active:
+        w.n_due[b] += 1
+        if w.balance[b] < value:
+            _breach(
+                w,
+                b,
+                insufficient_funds_breach_level(int(w.balance[b]), u, delivered),
+                BreachKind.INSUFFICIENT_FUNDS,
+                c.id,
             )
-        self.estate_cash[agent] -= reserved
-        self.money_destroyed += reserved - value  # unused reserve leaves the world
+            delivered = _bankrupt(w, b, c, owed=value, quantity=delivered)
+            value = delivered * u
+            b_active = False
+            _pay_from_estate(w, b, c.id, value)
+        else:
+            w.balance[b] -= value
+    elif b >= 0:
+        _pay_from_estate(w, b, c.id, value)
+    else:
+        w.money_created += value  # the simulator buys
+    # products
+    if from_stock:
+        w.inventory[s, p] -= delivered
+    else:
+        w.goods_created[p] += delivered
+    if b_active:
+        w.inventory[b, p] += delivered
+    else:
+        w.goods_destroyed[p] += delivered
+    # money
+    if s_active:
+        w.balance[s] += value
+    else:
+        w.money_destroyed += value
+    w.status[c.id] = _EXECUTED
+    w.executed_quantity[c.id] = delivered
+    if delivered > 0:
+        w.traded_quantity[p] += delivered
+        w.traded_value[p] += value
 
-    # -- bankruptcy ---------------------------------------------------------------------
-    def _nullify(self: World, cid: str) -> None:
-        self.status[cid] = _NULLIFIED
-        reserved = self._reserved.pop(cid, 0)
-        if reserved:
-            c = self.contracts[cid]
-            b = self._party(c.buyer)
-            self.estate_cash[b] -= reserved
-            self.money_destroyed += reserved
 
-    def _bankrupt(
-        self: World, a: int, causing: Contract, owed: int, quantity: int | None = None
-    ) -> int:
-        """Declare ``a`` bankrupt while executing ``causing``; return its executed quantity."""
-        day = self.day
-        name = self.names[a]
-        cash = int(self.balance[a])
-        self.reported_balance[a] = cash - owed
-        self.bankrupt[a] = True
-        self.bankrupt_on[a] = day
-        self.balance[a] = 0
-        tps = self.tp.prices
-        ips = np.array([self.penalties.penalty(a, p) for p in range(self.n_products)])
-        proceeds = liquidation_proceeds(self.inventory[a], tps, self.gp, ips)
-        self.money_created += proceeds
-        self.goods_destroyed += self.inventory[a]
-        self.inventory[a] = 0
-        self.commands[a, day:, :] = -1
+def _pay_from_estate(w: World, agent: int, cid: str, value: int) -> None:
+    reserved = w._reserved.pop(cid, 0)
+    if reserved < value:
+        raise RuntimeError(f"estate of agent {agent} reserved {reserved} for {cid}, owes {value}")
+    w.estate_cash[agent] -= reserved
+    w.money_destroyed += reserved - value  # unused reserve leaves the world
 
-        def unit_cost(c: Contract) -> int:
-            if c.seller == name:
-                return spot_buy_unit_price(float(tps[c.product]), self.gp, float(ips[c.product]))
-            return c.unit_price
 
-        def future_contract(c: Contract, q: int) -> FutureContract:
-            return FutureContract(
-                c.id, c.seller == name, q, unit_cost(c), c.delivery, self.signing_order[c.id]
-            )
+# -- bankruptcy ---------------------------------------------------------------------
+def _nullify(w: World, cid: str) -> None:
+    w.status[cid] = _NULLIFIED
+    reserved = w._reserved.pop(cid, 0)
+    if reserved:
+        c = w.contracts[cid]
+        b = _party(w, c.buyer)
+        w.estate_cash[b] -= reserved
+        w.money_destroyed += reserved
 
-        future: list[Contract] = []
-        for cid in self.agent_contracts[a]:
-            c = self.contracts[cid]
-            if self.status[cid] is not _SIGNED or cid == causing.id:
+
+def _bankrupt(w: World, a: int, causing: Contract, owed: int, quantity: int | None = None) -> int:
+    """Declare ``a`` bankrupt while executing ``causing``; return its executed quantity."""
+    day = w.day
+    name = w.names[a]
+    cash = int(w.balance[a])
+    w.reported_balance[a] = cash - owed
+    w.bankrupt[a] = True
+    w.bankrupt_on[a] = day
+    w.balance[a] = 0
+    tps = w.tp.prices
+    ips = np.array([w.penalties.penalty(a, p) for p in range(w.n_products)])
+    proceeds = liquidation_proceeds(w.inventory[a], tps, w.gp, ips)
+    w.money_created += proceeds
+    w.goods_destroyed += w.inventory[a]
+    w.inventory[a] = 0
+    w.commands[a, day:, :] = -1
+
+    def unit_cost(c: Contract) -> int:
+        if c.seller == name:
+            return spot_buy_unit_price(float(tps[c.product]), w.gp, float(ips[c.product]))
+        return c.unit_price
+
+    def future_contract(c: Contract, q: int) -> FutureContract:
+        return FutureContract(
+            c.id, c.seller == name, q, unit_cost(c), c.delivery, w.signing_order[c.id]
+        )
+
+    future: list[Contract] = []
+    for cid in w.agent_contracts[a]:
+        c = w.contracts[cid]
+        if w.status[cid] is not _SIGNED or cid == causing.id:
+            continue
+        other = _party(w, c.partner_of(name))
+        if c.exogenous or (other >= 0 and w.bankrupt[other]):
+            _nullify(w, cid)  # the simulator does not pay itself; estates do not trade
+        else:
+            future.append(c)
+    q_causing = causing.quantity if quantity is None else quantity
+    plan = plan_bankruptcy(
+        cash,
+        proceeds,
+        future_contract(causing, q_causing),
+        [future_contract(c, c.quantity) for c in future],
+        rng=w.rng,
+    )
+    spent_causing = plan.causing_quantity * unit_cost(causing)
+    if causing.seller == name:
+        w.money_destroyed += spent_causing  # products bought on the spot market
+    else:
+        w._reserved[causing.id] = spent_causing
+        w.estate_cash[a] += spent_causing
+    nullified: dict[int, list[Contract]] = {}
+    reduced: dict[int, list[Contract]] = {}
+    for c in future:
+        q = plan.quantities[c.id]
+        other = _party(w, c.partner_of(name))
+        target = c
+        if q < c.quantity:
+            _nullify(w, c.id)
+            nullified.setdefault(other, []).append(c)
+            if q == 0:
                 continue
-            other = self._party(c.partner_of(name))
-            if c.exogenous or (other >= 0 and self.bankrupt[other]):
-                self._nullify(cid)  # the simulator does not pay itself; estates do not trade
-            else:
-                future.append(c)
-        q_causing = causing.quantity if quantity is None else quantity
-        plan = plan_bankruptcy(
-            cash,
-            proceeds,
-            future_contract(causing, q_causing),
-            [future_contract(c, c.quantity) for c in future],
-            rng=self.rng,
-        )
-        spent_causing = plan.causing_quantity * unit_cost(causing)
-        if causing.seller == name:
-            self.money_destroyed += spent_causing  # products bought on the spot market
+            target = _replace(w, c, q)
+            reduced.setdefault(other, []).append(target)
+        cost = q * unit_cost(c)
+        if c.seller == name:
+            w.money_destroyed += cost
         else:
-            self._reserved[causing.id] = spent_causing
-            self.estate_cash[a] += spent_causing
-        nullified: dict[int, list[Contract]] = {}
-        reduced: dict[int, list[Contract]] = {}
-        for c in future:
-            q = plan.quantities[c.id]
-            other = self._party(c.partner_of(name))
-            target = c
-            if q < c.quantity:
-                self._nullify(c.id)
-                nullified.setdefault(other, []).append(c)
-                if q == 0:
-                    continue
-                target = self._replace(c, q)
-                reduced.setdefault(other, []).append(target)
-            cost = q * unit_cost(c)
-            if c.seller == name:
-                self.money_destroyed += cost
-            else:
-                self._reserved[target.id] = cost
-                self.estate_cash[a] += cost
-        self.money_destroyed += plan.remaining
-        self.bankruptcies.append(
-            BankruptcyEvent(
-                agent=name,
-                day=day,
-                causing=causing.id,
-                liquidation=proceeds,
-                cash=cash,
-                final_balance=cash - owed,
-                plan=plan,
+            w._reserved[target.id] = cost
+            w.estate_cash[a] += cost
+    w.money_destroyed += plan.remaining
+    w.bankruptcies.append(
+        BankruptcyEvent(
+            agent=name,
+            day=day,
+            causing=causing.id,
+            liquidation=proceeds,
+            cash=cash,
+            final_balance=cash - owed,
+            plan=plan,
+        )
+    )
+    drop_negotiations_of(w, a)
+    w._publish_report(a)
+    for other in w._agent_order():
+        if other != a:
+            w._call(
+                other,
+                "on_agent_bankrupt",
+                name,
+                nullified.get(other, []),
+                reduced.get(other, []),
             )
-        )
-        self._drop_negotiations_of(a)
-        self._publish_report(a)
-        for other in self._agent_order():
-            if other != a:
-                self._call(
-                    other,
-                    "on_agent_bankrupt",
-                    name,
-                    nullified.get(other, []),
-                    reduced.get(other, []),
-                )
-        return plan.causing_quantity
+    return plan.causing_quantity
 
-    def _replace(self: World, c: Contract, quantity: int) -> Contract:
-        new = Contract(
-            id=self._new_id("c"),
-            seller=c.seller,
-            buyer=c.buyer,
-            product=c.product,
-            unit_price=c.unit_price,
-            quantity=quantity,
-            delivery=c.delivery,
-            concluded_at=c.concluded_at,
-            exogenous=c.exogenous,
-            replaces=c.id,
-        )
-        self.contracts[new.id] = new
-        self.status[new.id] = _SIGNED
-        self.signing_order[new.id] = self.signing_order[c.id]
-        due = self._due[c.delivery]
-        due[due.index(c.id)] = new.id
-        for party in (c.seller, c.buyer):
-            k = self._party(party)
-            if k >= 0:
-                self.agent_contracts[k].append(new.id)
-        return new
+
+def _replace(w: World, c: Contract, quantity: int) -> Contract:
+    new = Contract(
+        id=w._new_id("c"),
+        seller=c.seller,
+        buyer=c.buyer,
+        product=c.product,
+        unit_price=c.unit_price,
+        quantity=quantity,
+        delivery=c.delivery,
+        concluded_at=c.concluded_at,
+        exogenous=c.exogenous,
+        replaces=c.id,
+    )
+    w.contracts[new.id] = new
+    w.status[new.id] = _SIGNED
+    w.signing_order[new.id] = w.signing_order[c.id]
+    due = w._due[c.delivery]
+    due[due.index(c.id)] = new.id
+    for party in (c.seller, c.buyer):
+        k = _party(w, party)
+        if k >= 0:
+            w.agent_contracts[k].append(new.id)
+    return new

@@ -220,7 +220,10 @@ def _exogenous(
     rows.sort(key=lambda r: (r[5], r[4], r[0], r[6]))
     cols = list(zip(*rows, strict=True)) if rows else [()] * 7
     ints = [np.asarray(c, dtype=np.int64) for c in cols[:6]]
-    return ExogenousContracts(*ints, is_sell=np.asarray(cols[6], dtype=bool))
+    agent, prod, quantity, price, delivery, reveal = ints
+    return ExogenousContracts(
+        agent, prod, quantity, price, delivery, reveal, np.asarray(cols[6], dtype=bool)
+    )
 
 
 def _split(rng: np.random.Generator, total: int, e: float) -> list[int]:
@@ -231,4 +234,4 @@ def _split(rng: np.random.Generator, total: int, e: float) -> list[int]:
     if n == 1:
         return [total]
     cuts = np.sort(rng.choice(np.arange(1, total), size=n - 1, replace=False))
-    return np.diff(np.concatenate(([0], cuts, [total]))).astype(int).tolist()
+    return [int(x) for x in np.diff(np.concatenate(([0], cuts, [total])))]

@@ -20,19 +20,21 @@ from typing import Any
 
 import numpy as np
 
+from accord.core import Negotiator
+from accord.leagues.scml import execution, signing
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.bulletin import BulletinBoard, MarketStatus
 from accord.leagues.scml.contracts import (
     SIMULATOR_NAME,
+    Agenda,
     Contract,
     ContractStatus,
     FinancialReport,
 )
-from accord.leagues.scml.execution import BankruptcyEvent, ExecutionMixin
+from accord.leagues.scml.execution import BankruptcyEvent
 from accord.leagues.scml.formulas import PenaltyState, TradingPriceState, profit
 from accord.leagues.scml.generate import WorldConfig
 from accord.leagues.scml.negotiation import Negotiation, NegotiationRunner
-from accord.leagues.scml.signing import SigningMixin
 
 __all__ = ["World", "Phase", "AgentSpec", "make_agent"]
 
@@ -67,7 +69,7 @@ def make_agent(spec: AgentSpec) -> SCMLAgent:
     raise TypeError(f"expected an SCMLAgent, an SCMLAgent subclass or a name; got {spec!r}")
 
 
-class World(ExecutionMixin, SigningMixin):
+class World:
     """One simulation of an assigned configuration (``config`` + one agent per factory)."""
 
     def __init__(
@@ -203,7 +205,8 @@ class World(ExecutionMixin, SigningMixin):
             p: [nm for i, nm in enumerate(self.names) if self.level[i] == p]
             for p in range(self.n_products)
         }
-        return BulletinBoard(settings, self.config.catalog_prices, producers, consumers)
+        catalog = [int(c) for c in self.config.catalog_prices]
+        return BulletinBoard(settings, catalog, producers, consumers)
 
     def _new_id(self, prefix: str) -> str:
         self._ids += 1
@@ -224,6 +227,24 @@ class World(ExecutionMixin, SigningMixin):
 
     def _agent_order(self) -> list[int]:
         return [int(i) for i in self._order]
+
+    # -- steps 1-3 (in signing.py and execution.py) ------------------------------------------
+    def _reveal_exogenous(self, d: int) -> None:
+        signing.reveal_exogenous(self, d)
+
+    def _negotiate(self, d: int) -> None:
+        signing.negotiate(self, d)
+
+    def _sign(self, d: int) -> None:
+        signing.sign(self, d)
+
+    def _execute_day(self, d: int) -> None:
+        execution.execute_day(self, d)
+
+    def _register_negotiation(
+        self, requester: int, partner: int, agenda: Agenda, negs: tuple[Negotiator, Negotiator]
+    ) -> Negotiation:
+        return signing.register_negotiation(self, requester, partner, agenda, negs)
 
     # -- the day --------------------------------------------------------------------------
     def run(self, callback: Callable[[World], None] | None = None) -> World:

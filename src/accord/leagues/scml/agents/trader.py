@@ -43,7 +43,7 @@ class TraderNegotiator(Negotiator):
         self.exponent = exponent
 
     def _price_now(self, t: float) -> float:
-        return self.best + (self.limit - self.best) * (t**self.exponent)
+        return float(self.best + (self.limit - self.best) * (t**self.exponent))
 
     def _good_price(self, price: int, t: float) -> bool:
         target = self._price_now(t)
