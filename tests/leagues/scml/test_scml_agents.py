@@ -88,3 +88,22 @@ def test_resolve_agent_type_names():
     assert resolve_agent_type("Trader") is TraderAgent
     assert resolve_agent_type("random-agent") is RandomAgent
     assert resolve_agent_type("accord.leagues.scml.agents:TraderAgent") is TraderAgent
+
+
+class EmpoweredBuyer(SCMLAgent):
+    def step(self) -> None:
+        from accord.leagues.scml.agent import EmpoweredNegotiator
+
+        awi = self.awi
+        if awi.current_step == 0:
+            for s in awi.my_suppliers:
+                # cheapest price is best; the world wraps the function into a core utility
+                neg = EmpoweredNegotiator(lambda o: -float(o[0]) - 0.01 * o[2])
+                awi.request_negotiation(True, 1, (2, 2), (3, 9), (1, 3), s, neg)
+
+
+def test_empowered_negotiators_use_their_own_utility():
+    cfg = generate_config(n_steps=4, factories_per_level=[2, 1], seed=0)
+    w = World(cfg, [AcceptingSeller(), AcceptingSeller(), EmpoweredBuyer()], seed=0).run()
+    agreed = [c for c in w.contracts.values() if not c.exogenous]
+    assert [(c.unit_price, c.quantity, c.delivery) for c in agreed] == [(3, 2, 1)] * 2
