@@ -204,7 +204,7 @@ def _bankrupt(w: World, a: int, causing: Contract, owed: int, quantity: int | No
     plan = plan_bankruptcy(
         cash,
         proceeds,
-        future_contract(causing, q_causing),
+        None if causing.exogenous else future_contract(causing, q_causing),
         [future_contract(c, c.quantity) for c in future],
         rng=w.rng,
     )
