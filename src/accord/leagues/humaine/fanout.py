@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+from .http11 import Connection, HttpError
 
 __all__ = ["Delivery", "Outbox", "post_json"]
 
@@ -34,25 +34,20 @@ class Delivery:
     seconds: float = 0.0
 
 
-async def post_json(
-    client: httpx.AsyncClient, url: str, body: dict[str, Any], timeout: float
-) -> Delivery:
+async def post_json(conn: Connection, path: str, body: dict[str, Any], timeout: float) -> Delivery:
     """POST ``body`` and parse the reply; never raises, reports failures in the result."""
     loop = asyncio.get_running_loop()
     t0 = loop.time()
+    url = f"{conn.scheme}://{conn.host_header}{conn.prefix}{path}"
     try:
-        resp = await client.post(url, json=body, timeout=timeout)
-    except httpx.TimeoutException:
+        status, data = await conn.post_json(path, body, timeout)
+    except TimeoutError:
         return Delivery(url, False, None, f"no answer within {timeout:g} s", loop.time() - t0)
-    except httpx.HTTPError as e:
-        return Delivery(url, False, None, f"{type(e).__name__}: {e}", loop.time() - t0)
+    except HttpError as e:
+        return Delivery(url, False, None, str(e), loop.time() - t0)
     dt = loop.time() - t0
-    try:
-        data: Any = resp.json()
-    except ValueError:
-        data = resp.text[:200]
-    if resp.status_code >= 400:
-        return Delivery(url, False, data, f"HTTP {resp.status_code}", dt)
+    if status >= 400:
+        return Delivery(url, False, data, f"HTTP {status}", dt)
     return Delivery(url, True, data, None, dt)
 
 
@@ -69,12 +64,12 @@ class _Job:
 class Outbox:
     """Ordered deliveries to one party (``base_url``), one at a time, with a timeout."""
 
-    client: httpx.AsyncClient
     base_url: str
     name: str
     timeout: float = 5.0
     on_failure: Callable[[str, str, Delivery], None] | None = None
     _queue: asyncio.Queue[_Job] = field(default_factory=asyncio.Queue)
+    _conn: Connection | None = None
     _worker: asyncio.Task[None] | None = None
     sent: int = 0
     failed: int = 0
@@ -104,7 +99,9 @@ class Outbox:
             job = await self._queue.get()
             if job.before is not None:
                 job.before()
-            result = await post_json(self.client, self.base_url + job.path, job.body, self.timeout)
+            if self._conn is None:
+                self._conn = Connection(self.base_url)
+            result = await post_json(self._conn, job.path, job.body, self.timeout)
             self.sent += 1
             if not result.ok:
                 self.failed += 1
@@ -132,3 +129,6 @@ class Outbox:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._worker
             self._worker = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

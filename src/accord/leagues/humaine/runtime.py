@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 from pydantic import ValidationError
 
-from .fanout import Delivery, Outbox, post_json
+from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .round import Durations, LogEntry, Phase, Round
 from .rules import HUMAN, Bid, Decision, RuleConfig, Utterance
@@ -122,12 +121,9 @@ class Orchestrator:
         self.clock = clock
         self.wall = wall
         self.rounds: dict[str, RoundRuntime] = {}
-        self.client: httpx.AsyncClient | None = None
 
     # ------------------------------------------------------------- lifecycle
     async def open(self) -> None:
-        limits = httpx.Limits(max_connections=200, max_keepalive_connections=100)
-        self.client = httpx.AsyncClient(limits=limits, trust_env=False)
         if self.store is not None:
             self._restore()
 
@@ -137,9 +133,6 @@ class Orchestrator:
                 rt.task.cancel()
             for box in rt.outboxes.values():
                 await box.close()
-        if self.client is not None:
-            await self.client.aclose()
-            self.client = None
 
     # ----------------------------------------------------------------- set-up
     def initialize(self, spec: InitializeRound, generation: int = 2) -> RoundRuntime:
@@ -213,14 +206,13 @@ class Orchestrator:
     def _outbox(self, rt: RoundRuntime, party: Party) -> Outbox:
         box = rt.outboxes.get(party.url)
         if box is None:
-            assert self.client is not None, "Orchestrator.open() was not called"
 
             def failed(name: str, path: str, d: Delivery) -> None:
                 entry = {"party": name, "route": path, "error": d.error, "t": rt.round.elapsed()}
                 rt.delivery_errors.append(entry)
                 del rt.delivery_errors[:-200]
 
-            box = Outbox(self.client, party.url, party.name, self.call_timeout, failed)
+            box = Outbox(party.url, party.name, self.call_timeout, failed)
             rt.outboxes[party.url] = box
         return box
 
@@ -543,7 +535,3 @@ class Orchestrator:
         """Wait until all deliveries queued for a round went out (tests, shutdown)."""
         rt = self.resolve(round_id)
         await asyncio.gather(*(b.drain() for b in list(rt.outboxes.values())))
-
-    async def call(self, url: str, body: dict[str, Any]) -> Delivery:
-        assert self.client is not None
-        return await post_json(self.client, url, body, self.call_timeout)
