@@ -30,6 +30,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .goods import InvalidBundle, validate_bundle
 
 __all__ = [
+    "Ack",
+    "BudgetModel",
+    "HumanTotals",
+    "InitializeReply",
+    "LogMessage",
+    "PartyEndRound",
+    "PartyStartRound",
+    "RejectionMessage",
+    "RelayReply",
+    "RoundMetadata",
+    "RoundTotalsMessage",
+    "SellerTotals",
+    "SetUtilityMessage",
+    "SetUtilityReply",
     "MAX_NAME_CHARS",
     "MAX_TEXT_CHARS",
     "AgentSpec",
@@ -215,6 +229,103 @@ class AllocationRequest(_Wire):
             return self.payload
         extra = self.model_extra or {}
         return {k: v for k, v in extra.items() if k in ("cake", "pancake", "products")}
+
+
+# ------------------------------------------------------------ outgoing messages
+class SetUtilityMessage(_Wire):
+    """``/setUtility`` to an agent (unit costs) or a human UI (cake/pancake values)."""
+
+    currencyUnit: str = "USD"
+    utility: dict[str, Any]
+    name: str
+    roundId: str | None = None
+
+
+class SetUtilityReply(_Wire):
+    status: str
+    utility: dict[str, Any] | None = None
+
+
+class PartyStartRound(_Wire):
+    """``/startRound`` to every party after the warm-up."""
+
+    roundDuration: float
+    timestamp: str
+    roundId: str | None = None
+    roundNumber: int | None = None
+
+
+class PartyEndRound(_Wire):
+    timestamp: str
+    roundId: str | None = None
+    roundNumber: int | None = None
+
+
+class BudgetModel(_Wire):
+    currentUnit: str = "USD"
+    value: float
+
+
+class RoundMetadata(_Wire):
+    """``/sendRoundMetadata`` to the human UIs (generation 2)."""
+
+    roundId: str
+    durations: DurationsModel
+    humanBudget: BudgetModel
+
+
+class RejectionMessage(RelayMessage):
+    """``/receiveRejection``: the blocked message plus why."""
+
+    rationale: str
+
+
+class LogMessage(RelayMessage):
+    """``/receiveLog``: every decision, permitted or not."""
+
+    permitted: bool
+    rationale: str | None = None
+
+
+class SellerTotals(_Wire):
+    quantity: dict[str, int]
+    revenue: float
+    utility: dict[str, Any]
+
+
+class HumanTotals(_Wire):
+    quantity: dict[str, int]
+    cost: float
+    utility: dict[str, Any]
+
+
+class RoundTotalsMessage(_Wire):
+    """``/receiveRoundTotals``: ``roundTotals = {Human: ..., <seller>: ...}``."""
+
+    roundId: str | None = None
+    roundNumber: int | None = None
+    roundTotals: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _shapes(self) -> RoundTotalsMessage:
+        for name, totals in self.roundTotals.items():
+            model = HumanTotals if name == "Human" else SellerTotals
+            model.model_validate(totals)
+        return self
+
+
+class Ack(_Wire):
+    status: str
+
+
+class RelayReply(_Wire):
+    status: str
+    allResponses: list[Any] = Field(default_factory=list)
+
+
+class InitializeReply(_Wire):
+    roundId: str
+    msg: str
 
 
 def explain(error: Exception) -> str:

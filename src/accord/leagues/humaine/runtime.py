@@ -10,18 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
+from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
 from .round import Durations, LogEntry, Phase, Round
 from .rules import HUMAN, Bid, Decision, RuleConfig, Utterance
 from .store import RoundRecord, RoundStore
@@ -29,74 +27,8 @@ from .utility import BuyerUtility, InvalidUtility, SellerUtility
 
 __all__ = ["HumaineError", "Orchestrator", "Party", "RoundRuntime", "infer_addressee"]
 
+
 log = logging.getLogger("accord.humaine.orchestrator")
-
-
-class HumaineError(Exception):
-    """A request the orchestrator refuses: ``status`` is the HTTP code to answer with."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def iso_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def infer_addressee(text: str, agents: tuple[str, ...]) -> str:
-    """The agent a human utterance names first ("Celia, ...", "hey Watson ..."), or "".
-
-    >>> infer_addressee("Hey watson, 2 eggs?", ("Celia", "Watson"))
-    'Watson'
-    >>> infer_addressee("I would like 2 eggs", ("Celia", "Watson"))
-    ''
-    """
-    m = re.match(r"^\W*(?:(?:hey|hi|hello|ok|okay|so|well|and|dear)\W+)?@?(\w+)", text, re.I)
-    if m:
-        word = m.group(1).lower()
-        for name in agents:
-            if name.lower() == word:
-                return name
-    return ""
-
-
-@dataclass
-class Party:
-    name: str
-    url: str
-    kind: str  # "agent" or "ui"
-    token: str | None = None
-
-
-@dataclass
-class RoundRuntime:
-    """A round plus everything needed to run it over HTTP."""
-
-    round: Round
-    spec: InitializeRound
-    record: RoundRecord
-    agents: dict[str, Party]
-    uis: list[Party]
-    human_token: str | None
-    outboxes: dict[str, Outbox] = field(default_factory=dict)
-    task: asyncio.Task[None] | None = None
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
-    delivery_errors: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def round_id(self) -> str:
-        return self.round.round_id
-
-    def token_for(self, speaker: str) -> str | None:
-        if speaker == self.round.human:
-            return self.human_token
-        party = self.agents.get(speaker)
-        return None if party is None else party.token
-
-    def live(self, now: float) -> bool:
-        return self.round.phase(now) not in (Phase.CREATED, Phase.ENDED)
 
 
 class Orchestrator:
@@ -241,7 +173,7 @@ class Orchestrator:
         meta = {
             "roundId": rt.round_id,
             "durations": rnd.durations.to_wire(),
-            "humanBudget": {"currentUnit": "USD", "currencyUnit": "USD", "value": rnd.budget},
+            "humanBudget": {"currentUnit": "USD", "value": rnd.budget},
         }
         if rt.record.generation == 2:
             futures += self._send(rt, rt.uis, "/sendRoundMetadata", meta)
