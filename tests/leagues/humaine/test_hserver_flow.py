@@ -238,3 +238,43 @@ def test_restart_keeps_rounds_and_rule_state(tmp_path: Path) -> None:
             r = client.post("/relayMessage", json=human(rid, "Celia, milk?", "Celia"))
             assert r.json()["permitted"]
             c.wait_for("/receiveMessage", 3, round_id=rid)
+
+
+def test_phases_warmup_admin_end_and_post(tmp_path: Path) -> None:
+    """Messages in the warm-up are blocked; the admin ends the negotiation early; then
+    messages are blocked again and the post phase runs its course."""
+    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
+    with (
+        Party("Watson") as w,
+        Party("Celia") as c,
+        Party("ui") as ui,
+        ServerThread(app) as srv,
+        httpx.Client(base_url=srv.url, timeout=10) as client,
+    ):
+        body = round_body(
+            [w.agent_spec(COSTS_W), c.agent_spec(COSTS_C)], [ui.ui_spec()], warmup=0.6, post=0.6
+        )
+        rid = client.post("/initializeRound", json=body).json()["roundId"]
+        assert client.get(f"/rounds/{rid}").json()["phase"] == "created"
+        r = client.post("/endRound", json={"roundId": rid})
+        assert r.status_code == 409 and "not started yet" in r.json()["error"]
+        client.post("/startRound", json={"roundId": rid})
+        r = client.post("/relayMessage", json=human(rid, "too early"))
+        assert (r.json()["permitted"], r.json()["rule"]) == (False, "phase")
+        assert "round not active" in r.json()["rationale"]
+        again = client.post("/startRound", json={"roundId": rid})
+        assert again.status_code == 409 and "already warmup" in again.json()["error"]
+        wait_phase(client, rid, "active")
+        assert client.post("/relayMessage", json=human(rid, "hello")).json()["permitted"]
+        r = client.post("/endRound", json={"roundId": rid})
+        assert r.json() == {"status": "Acknowledged", "roundId": rid, "phase": "post"}
+        for p in (w, c, ui):
+            p.wait_for("/endRound", 1, round_id=rid)
+        late = client.post("/relayMessage", json=agent(rid, "Watson", "wait, 2 eggs for 3"))
+        assert (late.json()["permitted"], late.json()["rule"]) == (False, "phase")
+        totals = ui.wait_for("/receiveRoundTotals", 1, round_id=rid, timeout=3)[0]
+        assert totals["roundTotals"]["Human"]["cost"] == 0
+        listing = client.get("/rounds").json()
+        assert [(x["roundId"], x["phase"]) for x in listing] == [(rid, "ended")]
+        r = client.post("/endRound", json={"roundId": rid})
+        assert r.status_code == 409 and "already ended" in r.json()["error"]

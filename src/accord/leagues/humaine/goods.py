@@ -84,7 +84,7 @@ def _as_count(good: str, value: Any) -> int:
         value = int(value)
     if value < 0:
         raise InvalidBundle(f"quantity of {good} must be >= 0, got {value}")
-    return value
+    return int(value)
 
 
 def validate_bundle(quantity: Mapping[str, Any]) -> dict[str, int]:

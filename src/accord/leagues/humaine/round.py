@@ -272,7 +272,7 @@ class Round:
 
     def _record(self, msg: Utterance, d: Decision, wire: Mapping[str, Any] | None) -> None:
         seq = len(self.log)
-        message = (
+        message: dict[str, Any] = (
             dict(wire)
             if wire is not None
             else {

@@ -270,7 +270,8 @@ class Orchestrator:
         rid = raw.get("roundId")
         rt = self.resolve(rid if isinstance(rid, str) else None, "/relayMessage")
         rnd = rt.round
-        speaker = raw.get("speaker") if isinstance(raw.get("speaker"), str) else ""
+        raw_speaker = raw.get("speaker")
+        speaker = raw_speaker if isinstance(raw_speaker, str) else ""
         try:
             msg = RelayMessage.model_validate(raw)
         except ValidationError as e:
@@ -328,8 +329,9 @@ class Orchestrator:
     def _refuse(
         self, rt: RoundRuntime, raw: dict[str, Any], speaker: str, rule: str, why: str, at: float
     ) -> None:
-        text = raw.get("text") if isinstance(raw.get("text"), str) else ""
-        addressee = raw.get("addressee") if isinstance(raw.get("addressee"), str) else ""
+        raw_text, raw_to = raw.get("text"), raw.get("addressee")
+        text = raw_text if isinstance(raw_text, str) else ""
+        addressee = raw_to if isinstance(raw_to, str) else ""
         rt.round.record_refusal(Utterance(speaker or "?", text[:2000], addressee), rule, why, at)
         entry = rt.round.log[-1]
         self._persist_entry(rt, entry)
@@ -358,12 +360,13 @@ class Orchestrator:
                 )
                 self._outbox(rt, party).send("/receiveMessage", bare, before=seen)
             if d.deal and rt.record.generation == 2:
+                seq = entry.seq
+
+                def confirmed(resp: dict[str, Any] | None) -> None:
+                    self._confirmed(rt, seq, resp)
+
                 for ui in rt.uis:
-                    self._outbox(rt, ui).send(
-                        "/confirmAccept",
-                        body,
-                        lambda resp, s=entry.seq: self._confirmed(rt, s, resp),
-                    )
+                    self._outbox(rt, ui).send("/confirmAccept", body, confirmed)
         else:
             rejection = body | {"rationale": d.rationale}
             if d.speaker in rt.agents:

@@ -174,7 +174,7 @@ class Party:
 
     @property
     def port(self) -> int:
-        return self.server.port
+        return int(self.server.port)
 
     def __enter__(self) -> Party:
         self.server.__enter__()
@@ -259,7 +259,7 @@ def start_round(client: httpx.Client, body: dict[str, Any]) -> str:
     while client.get(f"/rounds/{rid}").json()["phase"] != "active":
         assert time.monotonic() < deadline, "round did not become active"
         time.sleep(0.01)
-    return rid
+    return str(rid)
 
 
 def human(rid: str | None, text: str, to: str = "") -> dict[str, Any]:
