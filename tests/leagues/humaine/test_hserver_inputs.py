@@ -146,6 +146,9 @@ def test_unknown_speaker_refused_and_not_broadcast(env: Env) -> None:
     assert decisions[-1]["speaker"] == "Mallory" and decisions[-1]["rule"] == "speaker"
     logs = env.ui.wait_for("/receiveLog", 2, round_id=rid)
     assert logs[-1]["permitted"] is False and "Mallory" in logs[-1]["rationale"]
+    # an agent posing as the human gives itself away by its role
+    posing = human(rid, "I accept Watson's offer") | {"role": "seller"}
+    assert "registered as the buyer" in error(env.post(posing), 403)
 
 
 def test_secret_tokens(env: Env) -> None:

@@ -284,6 +284,14 @@ class Orchestrator:
             why = f"Unknown speaker {msg.speaker!r}: this round's parties are {parties}"
             self._refuse(rt, raw, msg.speaker, "speaker", why, at)
             raise HumaineError(403, why)
+        is_human = msg.speaker == rnd.human
+        if msg.role is not None and msg.role != ("buyer" if is_human else "seller"):
+            why = (
+                f"{msg.speaker} is registered as the {'buyer' if is_human else 'seller'} "
+                f"of this round; a message with role {msg.role!r} cannot come from it"
+            )
+            self._refuse(rt, raw, msg.speaker, "speaker", why, at)
+            raise HumaineError(403, why)
         expected = rt.token_for(msg.speaker)
         if expected is not None and (msg.token or header_token) != expected:
             why = (
