@@ -278,3 +278,9 @@ def test_phases_warmup_admin_end_and_post(tmp_path: Path) -> None:
         assert [(x["roundId"], x["phase"]) for x in listing] == [(rid, "ended")]
         r = client.post("/endRound", json={"roundId": rid})
         assert r.status_code == 409 and "already ended" in r.json()["error"]
+        # the ended round lets go of its connections to the parties
+        runtime = app.state.orchestrator.rounds[rid]
+        deadline = time.monotonic() + 3
+        while runtime.outboxes:
+            assert time.monotonic() < deadline, list(runtime.outboxes)
+            time.sleep(0.02)

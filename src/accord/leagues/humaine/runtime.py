@@ -237,6 +237,19 @@ class Orchestrator:
         self._save(rt)
         body = self._stamp(rt, {"roundId": rt.round_id, "roundTotals": totals})
         self._send(rt, rt.uis, "/receiveRoundTotals", body)
+        rt.task = asyncio.get_running_loop().create_task(self._retire(rt))
+
+    async def _retire(self, rt: RoundRuntime) -> None:
+        """After the totals went out, close the round's connections to its parties."""
+        boxes = list(rt.outboxes.values())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                asyncio.gather(*(b.drain() for b in boxes)), self.call_timeout * 4
+            )
+        for box in boxes:
+            await box.close()
+            if rt.outboxes.get(box.base_url) is box:
+                del rt.outboxes[box.base_url]
 
     def end(self, round_id: str | None) -> RoundRuntime:
         """Admin /endRound: end the negotiation now (or, in the post phase, the round)."""
