@@ -265,3 +265,36 @@ def up(
     t0 = time.monotonic()
     asyncio.run(main())
     console.print(f"stopped after {time.monotonic() - t0:.1f} s")
+
+
+@app.command()
+def orchestrator(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (the original's is 14010).")] = 14010,
+    db: Annotated[Path, typer.Option(help="SQLite file of rounds and decisions.")] = Path(
+        "humaine-data/orchestrator.sqlite"
+    ),
+    human_ui: Annotated[
+        list[str] | None, typer.Option(help="Base URL of a human UI (repeatable).")
+    ] = None,
+    budget: Annotated[float, typer.Option(help="Human budget when a round names none.")] = 50.0,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed per call to a party.")] = 5.0,
+) -> None:
+    """Serve only the environment orchestrator (R0-R4 with the spec's constants)."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    web = create_orchestrator_app(
+        db_path=db, human_uis=human_ui or [], default_budget=budget, call_timeout=timeout
+    )
+    console.print(f"orchestrator on [bold]http://{host}:{port}[/] (API docs at /docs)")
+    uvicorn.run(web, host=host, port=port, log_level="warning")
+
+
+@app.command("utility-generator")
+def utility_generator(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (the original's is 7021).")] = 7021,
+    seed: Annotated[int | None, typer.Option(help="Seed of the draws.")] = None,
+) -> None:
+    """Serve only the utility generator (Appendix A ranges, the original's routes)."""
+    console.print(f"utility generator on [bold]http://{host}:{port}[/]")
+    uvicorn.run(create_utility_generator_app(seed), host=host, port=port, log_level="warning")
