@@ -107,6 +107,9 @@ def test_unknown_goods_negative_quantities_missing_price(env: Env) -> None:
     assert "bid.type" in error(env.post(bad), 422)
     bad = agent(rid, "Watson", "negative price", price=-1)
     assert "price value must be a finite number >= 0" in error(env.post(bad), 422)
+    # the sender hears why, as for a blocked message
+    rej = env.watson.wait_for("/receiveRejection", 6, round_id=rid)
+    assert "unknown good 'bread'" in rej[0]["rationale"] and rej[0]["text"] == "bread for 3"
     # the invalid messages are logged as refused decisions of the round
     decisions = env.client.get(f"/rounds/{rid}").json()["decisions"]
     assert [d["rule"] for d in decisions[1:]] == ["invalid"] * 6

@@ -360,6 +360,9 @@ class Orchestrator:
         if isinstance(body.get("text"), str):
             body["text"] = body["text"][:2000]
         self._send(rt, rt.uis, "/receiveLog", body | {"permitted": False, "rationale": why})
+        if rule == "invalid":  # the sender is told, as for a blocked message
+            to = [rt.agents[speaker]] if speaker in rt.agents else rt.uis
+            self._send(rt, to, "/receiveRejection", body | {"rationale": why})
 
     def _persist_entry(self, rt: RoundRuntime, entry: LogEntry) -> None:
         if self.store is not None:
