@@ -38,6 +38,11 @@ def _load(module: str, attr: str = "app") -> typer.Typer | None:
     return group
 
 
+# ``accord tournament`` and ``accord report`` sit at the top level.
+_tournament = _load("accord.tournament.cli")
+if _tournament is not None:
+    app.registered_commands.extend(_tournament.registered_commands)
+
 for module, attr, name, text in _GROUPS:
     group = _load(module, attr)
     if group is not None:
