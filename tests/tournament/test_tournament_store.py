@@ -190,3 +190,19 @@ def test_results_frames_and_export(tmp_path: Path) -> None:
     res.close()
     with pytest.raises(ConfigError, match="does not exist"):
         Results(tmp_path / "nope.sqlite")
+
+
+def test_a_changed_scenario_under_the_same_name_is_refused(tmp_path: Path) -> None:
+    from accord.core.generate import random_linear_scenario
+    from accord.core.scenario import Scenario
+
+    def named(seed: int) -> Scenario:
+        s = random_linear_scenario(2, 3, 2, seed=seed)
+        return Scenario("same-name", s.space, s.utilities)
+
+    agents = (f"{T}Boulware", f"{T}Conceder")
+    out = tmp_path / "t.sqlite"
+    run_tournament(TournamentConfig(agents, (named(1),)), out)
+    with pytest.raises(ConfigError, match="holds scenario 'same-name' with other profiles"):
+        run_tournament(TournamentConfig(agents, (named(2),)), out)
+    assert run_tournament(TournamentConfig(agents, (named(1),)), out).ran == 0

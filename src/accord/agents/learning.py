@@ -90,7 +90,7 @@ class Learner(Negotiator):
 
     def target(self, t: float) -> float:
         """Utility aimed at, at normalised time ``t``."""
-        return self.floor + (self.top - self.floor) * (1.0 - t**self._power)
+        return float(self.floor + (self.top - self.floor) * (1.0 - t**self._power))
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         assert self._inverse is not None

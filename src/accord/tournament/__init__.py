@@ -1,0 +1,49 @@
+"""Tournaments: schedule, run (serial, processes, Ray), store (SQLite), score, report.
+
+    >>> from accord.tournament import TournamentConfig, schedule
+    >>> cfg = TournamentConfig(["accord.agents.timebased:Boulware",
+    ...                         "accord.agents.timebased:Conceder"], ["builtin:tiny"])
+    >>> len(schedule(cfg))
+    8
+
+The heavier pieces (``Results``, the scores and the report, which need pandas, scipy
+and matplotlib) are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from accord.tournament.config import AgentSpec, TournamentConfig
+from accord.tournament.memory import Memory, PastSession
+from accord.tournament.runner import TournamentRun, run_tournament
+from accord.tournament.schedule import SessionSpec, schedule
+
+_LAZY = {
+    "Results": "accord.tournament.results",
+    "leaderboard": "accord.tournament.scores",
+    "leaderboards": "accord.tournament.scores",
+    "agent_vs_agent": "accord.tournament.scores",
+    "by_scenario": "accord.tournament.scores",
+    "write_report": "accord.tournament.report",
+    "default_config": "accord.tournament.default",
+}
+
+__all__ = [
+    "AgentSpec",
+    "Memory",
+    "PastSession",
+    "SessionSpec",
+    "TournamentConfig",
+    "TournamentRun",
+    "run_tournament",
+    "schedule",
+    *sorted(_LAZY),
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'accord.tournament' has no attribute {name!r}")

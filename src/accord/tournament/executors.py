@@ -59,12 +59,12 @@ class SerialExecutor(Executor):
 
 
 def chunked(
-    tasks: Sequence[Task], workers: int, per_worker: int = 4, cap: int = 64
+    tasks: Sequence[Task], workers: int, per_worker: int = 8, cap: int = 64
 ) -> list[list[Task]]:
     """Split tasks into about ``workers * per_worker`` chunks of at most ``cap`` tasks.
 
-    >>> [len(c) for c in chunked(list(range(10)), 2)]
-    [2, 2, 2, 2, 2]
+    >>> [len(c) for c in chunked(list(range(40)), 2)]
+    [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1]
     """
     if not tasks:
         return []

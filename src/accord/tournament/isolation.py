@@ -182,8 +182,9 @@ def _child_main(
             assert view is not None
             view._t, view._step, view._round, view._standing, view._proposer, new = state
             offers.extend(new)
+            out: Any = None
             if op == "start":
-                out: Any = neg.on_start(view)
+                neg.on_start(view)
             elif op == "propose":
                 out = neg.propose(view)
             elif op == "respond":

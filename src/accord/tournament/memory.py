@@ -64,11 +64,13 @@ class PastSession:
 
     def opponent_offers(self) -> npt.NDArray[np.float64]:
         """Own utilities of the offers the other parties made."""
-        return self.utilities[self.proposers != self.position]
+        out: npt.NDArray[np.float64] = self.utilities[self.proposers != self.position]
+        return out
 
     def own_offers(self) -> npt.NDArray[np.float64]:
         """Own utilities of this agent's own offers."""
-        return self.utilities[self.proposers == self.position]
+        out: npt.NDArray[np.float64] = self.utilities[self.proposers == self.position]
+        return out
 
 
 @dataclass(frozen=True)

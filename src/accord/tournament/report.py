@@ -32,6 +32,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 from accord.tournament.results import Results  # noqa: E402
 from accord.tournament.scores import agent_vs_agent, by_scenario, leaderboards  # noqa: E402
@@ -127,11 +128,13 @@ def _summary(cfg: dict[str, Any], specs: pd.DataFrame, sessions: pd.DataFrame) -
 def _board_table(board: pd.DataFrame) -> str:
     head = "<tr><th>rank</th><th>agent</th><th>score</th><th>95% CI</th><th>n</th><th>p vs next</th></tr>"
     rows = []
-    for r in board.itertuples():
-        p = "" if np.isnan(r.p_next) else f"{r.p_next:.3g}{' *' if r.differs_next else ''}"
+    for rank, agent, score, lo, hi, n, p_next, differs in board[
+        ["rank", "agent", "score", "ci_low", "ci_high", "n", "p_next", "differs_next"]
+    ].itertuples(index=False, name=None):
+        p = "" if np.isnan(p_next) else f"{p_next:.3g}{' *' if differs else ''}"
         rows.append(
-            f"<tr><td>{r.rank}</td><td>{_e(r.agent)}</td><td>{r.score:.4f}</td>"
-            f"<td>[{r.ci_low:.4f}, {r.ci_high:.4f}]</td><td>{r.n}</td><td>{p}</td></tr>"
+            f"<tr><td>{rank}</td><td>{_e(agent)}</td><td>{score:.4f}</td>"
+            f"<td>[{lo:.4f}, {hi:.4f}]</td><td>{n}</td><td>{p}</td></tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -140,7 +143,7 @@ def _frame_table(df: pd.DataFrame) -> str:
     cols = "".join(f"<th>{_e(c)}</th>" for c in df.columns)
     rows = []
     for idx, r in df.iterrows():
-        cells = "".join(f"<td>{'' if pd.isna(v) else f'{v:.4f}'}</td>" for v in r)
+        cells = "".join(f"<td>{'' if pd.isna(v) else f'{float(v):.4f}'}</td>" for v in r)
         rows.append(f"<tr><td>{_e(idx)}</td>{cells}</tr>")
     return f"<table><tr><th></th>{cols}</tr>{''.join(rows)}</table>"
 
@@ -165,7 +168,7 @@ def _failures(sessions: pd.DataFrame) -> str:
     )
 
 
-def _distributions(parties: pd.DataFrame, boards: dict[str, pd.DataFrame]) -> plt.Figure:
+def _distributions(parties: pd.DataFrame, boards: dict[str, pd.DataFrame]) -> Figure:
     fig, axes = plt.subplots(1, len(boards), figsize=(5 * len(boards), 4), squeeze=False)
     for ax, (metric, board) in zip(axes[0], boards.items(), strict=True):
         order = board["agent"].tolist()
@@ -183,7 +186,7 @@ def _distributions(parties: pd.DataFrame, boards: dict[str, pd.DataFrame]) -> pl
     return fig
 
 
-def _heatmap(table: pd.DataFrame) -> plt.Figure:
+def _heatmap(table: pd.DataFrame) -> Figure:
     n = max(len(table.index), len(table.columns), 1)
     fig, ax = plt.subplots(figsize=(1.2 * n + 2, 1.0 * n + 1.5))
     im = ax.imshow(table.to_numpy(dtype=float), cmap="viridis", vmin=0.0)
@@ -199,7 +202,7 @@ def _heatmap(table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def _learning_curves(parties: pd.DataFrame) -> plt.Figure:
+def _learning_curves(parties: pd.DataFrame) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4))
     curves = parties.groupby(["agent", "rep"])["utility"].mean().unstack("agent")
     for agent in curves.columns:
@@ -219,20 +222,22 @@ def _samples(res: Results, k: int) -> list[str]:
     mixed = sessions[[len(set(json.loads(a))) > 1 for a in specs.loc[sessions["id"], "agents"]]]
     pool = mixed if len(mixed) else sessions
     picked = pool.groupby("scenario", sort=False).head(1).head(k)
-    for s in picked.itertuples():
-        scen = scenarios.get(s.scenario)
+    for sid, scenario, reason in zip(
+        picked["id"], picked["scenario"], picked["reason"], strict=True
+    ):
+        scen = scenarios.get(str(scenario))
         if scen is None or not scen.space.is_discrete:
             continue
-        profiles = json.loads(specs.loc[s.id, "profiles"])
-        agents = json.loads(specs.loc[s.id, "agents"])
-        out.append(f"<h3>{_e(s.scenario)}: {_e(' vs '.join(agents))} ({_e(s.reason)})</h3>")
-        out.append(_img(_utility_space(res, s.id, scen, profiles, agents)))
+        profiles = json.loads(str(specs.at[sid, "profiles"]))
+        agents = json.loads(str(specs.at[sid, "agents"]))
+        out.append(f"<h3>{_e(scenario)}: {_e(' vs '.join(agents))} ({_e(reason)})</h3>")
+        out.append(_img(_utility_space(res, str(sid), scen, profiles, agents)))
     return out or ["<p>No sample session could be drawn.</p>"]
 
 
 def _utility_space(
     res: Results, sid: str, scen: Any, profiles: list[int], agents: list[str]
-) -> plt.Figure:
+) -> Figure:
     us = [scen.utilities[p] for p in profiles[:2]]
     n = int(scen.space.cardinality)
     rng = np.random.default_rng(0)
@@ -276,7 +281,7 @@ def _pareto(points: np.ndarray) -> np.ndarray | None:
 
 
 # -- html helpers ---------------------------------------------------------------------------
-def _img(fig: plt.Figure) -> str:
+def _img(fig: Figure) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)

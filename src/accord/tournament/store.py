@@ -122,6 +122,15 @@ class Store:
                 raise ConfigError(
                     f"{self.path} schedules {n} sessions; this run schedules {len(specs)}"
                 )
+            stored = dict(self.conn.execute("SELECT name, data FROM scenarios").fetchall())
+            for s in scenarios.values():
+                data = scenario_to_dict(s)
+                now = None if data is None else json.dumps(data)
+                if stored.get(s.name, now) != now:
+                    raise ConfigError(
+                        f"{self.path} holds scenario {s.name!r} with other profiles than the "
+                        "one given now; use another output file for the changed scenario"
+                    )
             return
         with self._transaction():
             self._set_meta("format", FORMAT)

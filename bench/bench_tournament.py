@@ -1,0 +1,154 @@
+"""Tournament benchmark: Accord against negmas 0.16.0 ``cartesian_tournament``, in one run.
+
+Configuration (both sides): 4 agents (Boulware, Conceder, Linear, tit-for-tat) x 3 real
+ANAC/GENIUS scenarios from ../shared/scenarios (anac2013_DefensiveCharms, 36 outcomes;
+genius_IntegerDomain, 121; y2013_Wholesaler, 56,700) x 2 repetitions, profile rotation
+and self-play: 4 x 4 x 2 x 3 x 2 = 192 sessions of at most 100 rounds. The scenarios are
+undiscounted: on discounted ones (Grocery, CameraB, Kitchen) the peer re-sorts its
+outcomes at every step and needs about a second per session, which would make this
+comparison even more lopsided and the benchmark slow. The time-based agents use the same concession curves on
+both sides (aspiration ``1 - t**4``, ``1 - t**0.25`` and linear). Scenarios are loaded
+before timing on both sides; Accord's time includes writing every session (result,
+utilities and full trace) to its SQLite file, the peer keeps its results in memory.
+
+Figures: sessions/second serial for both; Accord with 1 and 2 worker processes on the
+same 192 sessions and on a CPU-bound run of the same configuration with 20 repetitions
+(1,920 sessions), whose 1 -> 2 worker ratio is the speed-up.
+
+The peer runs in bench/.venv-peer (created with negmas 0.16.0 on first use; shared with
+the other benchmarks; never a dependency of accord).
+
+    python bench/bench_tournament.py            # three timing rounds, medians
+    python bench/bench_tournament.py --rounds 1 # quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from accord.formats import load_scenario
+from accord.tournament.config import AgentSpec, TournamentConfig
+from accord.tournament.runner import run_tournament
+
+HERE = Path(__file__).resolve().parent
+PEER_VENV = HERE / ".venv-peer"
+PEER_PY = PEER_VENV / "bin" / "python"
+SCENARIOS = HERE.parent.parent / "shared" / "scenarios" / "genius"
+NAMES = ("anac2013_DefensiveCharms", "genius_IntegerDomain", "y2013_Wholesaler")
+
+PEER_CODE = r"""
+import json, sys, time, warnings
+warnings.filterwarnings("ignore")
+from negmas.inout import Scenario
+from negmas.sao import (BoulwareTBNegotiator, ConcederTBNegotiator, LinearTBNegotiator,
+                        NaiveTitForTatNegotiator)
+from negmas.tournaments.neg import cartesian_tournament
+job = json.loads(sys.stdin.read())
+scenarios = [Scenario.load(p) for p in job["paths"]]
+out = {}
+for njobs in job["njobs"]:
+    times = []
+    for _ in range(job["rounds"]):
+        t0 = time.perf_counter()
+        res = cartesian_tournament(
+            competitors=[BoulwareTBNegotiator, ConcederTBNegotiator, LinearTBNegotiator,
+                         NaiveTitForTatNegotiator],
+            scenarios=scenarios, n_repetitions=job["reps"], rotate_ufuns=True, self_play=True,
+            n_steps=100, njobs=njobs, verbosity=0, path=None, save_stats=False,
+            save_scenario_figs=False, plot_fraction=0.0)
+        times.append(time.perf_counter() - t0)
+        n = len(res.details)
+    out[str(njobs)] = {"sessions": n, "seconds": sorted(times)[len(times) // 2]}
+print(json.dumps(out))
+"""
+
+
+def ensure_peer() -> None:
+    """Create bench/.venv-peer with negmas 0.16.0 if it is not there yet."""
+    if PEER_PY.exists():
+        return
+    print("installing negmas 0.16.0 into bench/.venv-peer ...", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+    subprocess.run([str(PEER_PY), "-m", "pip", "install", "-q", "negmas==0.16.0"], check=True)
+
+
+def run_peer(rounds: int) -> dict[str, dict[str, float]]:
+    job = {"paths": [str(SCENARIOS / n) for n in NAMES], "reps": 2, "njobs": [-1, 2],
+           "rounds": rounds}  # fmt: skip
+    out = subprocess.run(
+        [str(PEER_PY), "-c", PEER_CODE], input=json.dumps(job), capture_output=True, text=True
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"peer failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def config(reps: int) -> TournamentConfig:
+    scenarios = tuple(load_scenario(SCENARIOS / n) for n in NAMES)
+    agents = (
+        AgentSpec("Boulware", "accord.agents.timebased:TimeDependent", {"exponent": 0.25}),
+        AgentSpec("Conceder", "accord.agents.timebased:TimeDependent", {"exponent": 4.0}),
+        AgentSpec("Linear", "accord.agents.timebased:Linear"),
+        AgentSpec("TitForTat", "accord.agents.titfortat:TitForTat"),
+    )
+    return TournamentConfig(agents, scenarios, reps=reps, rounds=100, seed=0, name="bench")
+
+
+def run_ours(cfg: TournamentConfig, executor: str, workers: int, rounds: int) -> tuple[int, float]:
+    times = []
+    total = 0
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory() as d:
+            t0 = time.perf_counter()
+            run = run_tournament(cfg, Path(d) / "t.sqlite", executor, workers)
+            times.append(time.perf_counter() - t0)
+            total = run.total
+    return total, statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3, help="timing rounds (median reported)")
+    args = ap.parse_args()
+    ensure_peer()
+    small, big = config(2), config(20)
+    # warm up imports and caches on our side
+    run_ours(small, "serial", 1, 1)
+    rows: list[tuple[str, int, float]] = []
+    n, s = run_ours(small, "serial", 1, args.rounds)
+    rows.append(("accord serial", n, s))
+    ours_serial = n / s
+    n, s = run_ours(small, "processes", 1, args.rounds)
+    rows.append(("accord 1 worker process", n, s))
+    n, s = run_ours(small, "processes", 2, args.rounds)
+    rows.append(("accord 2 worker processes", n, s))
+    nb, s1 = run_ours(big, "processes", 1, args.rounds)
+    rows.append(("accord 1 worker, 20 reps", nb, s1))
+    nb, s2 = run_ours(big, "processes", 2, args.rounds)
+    rows.append(("accord 2 workers, 20 reps", nb, s2))
+    peer = run_peer(args.rounds)
+    rows.append(
+        ("negmas 0.16.0 serial (njobs=-1)", int(peer["-1"]["sessions"]), peer["-1"]["seconds"])
+    )
+    rows.append(("negmas 0.16.0 njobs=2", int(peer["2"]["sessions"]), peer["2"]["seconds"]))
+    peer_serial = peer["-1"]["sessions"] / peer["-1"]["seconds"]
+
+    print("\n| run | sessions | seconds | sessions/s |")
+    print("|---|---:|---:|---:|")
+    for name, count, sec in rows:
+        print(f"| {name} | {count} | {sec:.3f} | {count / sec:.1f} |")
+    print()
+    print(f"serial speed vs peer: {ours_serial / peer_serial:.1f}x (target >= 20x)")
+    print(f"speed-up 1 -> 2 workers, 192 sessions: {rows[1][2] / rows[2][2]:.2f}x")
+    print(f"speed-up 1 -> 2 workers, 1920 sessions: {s1 / s2:.2f}x (target >= 1.7x)")
+
+
+if __name__ == "__main__":
+    main()
