@@ -75,6 +75,18 @@ def stored(out: Path) -> int:
         return 0
 
 
+def group_alive(pgid: int, wait: float) -> bool:
+    """True if a process of group ``pgid`` is still alive after ``wait`` seconds."""
+    end = time.time() + wait
+    while time.time() < end:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 @pytest.mark.parametrize("executor", ["serial", "processes"])
 def test_kill_9_and_resume_loses_and_repeats_nothing(tmp_path: Path, executor: str) -> None:
     cfg = slow_config()
@@ -96,10 +108,13 @@ def test_kill_9_and_resume_loses_and_repeats_nothing(tmp_path: Path, executor: s
         while stored(out) < before + 2 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.02)
         time.sleep(float(rng.uniform(0.0, 0.5)))
-        for kill in (os.kill, os.killpg):  # the tournament process, then any worker left
-            with contextlib.suppress(ProcessLookupError):
-                kill(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)  # only the tournament process
         proc.wait()
+        orphans = group_alive(proc.pid, wait=5.0)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        assert not orphans, "worker processes outlived the killed tournament"
         counts.append(stored(out))
     assert 0 < counts[0] < total, "the first kill should land mid-run"
     assert counts == sorted(counts)

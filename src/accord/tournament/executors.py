@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.tournament.lifeline import die_with_parent
 from accord.tournament.session import RunContext, SessionRecord, Task, run_session
 
 EXECUTORS = ("serial", "processes", "ray")
@@ -78,6 +79,7 @@ _WORKER_CTX: RunContext | None = None
 
 def _init_worker(ctx: RunContext) -> None:
     global _WORKER_CTX
+    die_with_parent()
     _WORKER_CTX = ctx
 
 

@@ -29,6 +29,7 @@ from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
 from accord.tournament.agents import make_negotiator
 from accord.tournament.config import AgentSpec
+from accord.tournament.lifeline import die_with_parent
 
 _GRACE = 0.25  # seconds to wait past the time limit before killing the child
 
@@ -158,6 +159,7 @@ def _child_main(
 ) -> None:
     """The child process: build the agent, then answer calls until told to end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
     error: str | None = None
     neg: Negotiator | None = None
     try:
