@@ -91,9 +91,10 @@ def test_report_command_writes_a_self_contained_page(tmp_path: Path) -> None:
     )
     run_tournament(cfg, out, "processes", workers=2)
     page = tmp_path / "page.html"
-    result = runner.invoke(app, ["report", str(out), "--out", str(page)])
+    result = runner.invoke(app, ["report", str(out), "--out", str(page), "--trim", "0.1"])
     assert result.exit_code == 0, result.output
     html = page.read_text()
+    assert "mean after cutting 10% from each end" in html
     for section in (
         "Leaderboards", "Score distributions", "Agent against agent", "Per scenario",
         "Mean utility per repetition", "Failures", "Sample sessions in utility space",

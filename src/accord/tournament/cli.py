@@ -102,6 +102,7 @@ def tournament_command(
         bool, typer.Option("--report/--no-report", help="write the HTML report")
     ] = True,
     export: Annotated[str | None, typer.Option(help="also export tables: csv or parquet")] = None,
+    trim: Annotated[float, typer.Option(help="score by a mean truncated by this much")] = 0.0,
 ) -> None:
     """Run (or resume) a tournament, then print the leaderboards."""
     console = Console()
@@ -119,7 +120,7 @@ def tournament_command(
         )
         path = out or default_out(cfg, config)
         run = run_with_progress(cfg, path, executor, workers, address, console)
-        show_results(path, console, report=report, export=export, run=run)
+        show_results(path, console, report=report, export=export, run=run, trim=trim)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -131,12 +132,13 @@ def report_command(
     out: Annotated[
         Path | None, typer.Option(help="HTML file (default: next to the results)")
     ] = None,
+    trim: Annotated[float, typer.Option(help="score by a mean truncated by this much")] = 0.0,
 ) -> None:
     """Write a self-contained HTML report of a tournament results file."""
     from accord.tournament.report import write_report
 
     try:
-        target = write_report(results, out)
+        target = write_report(results, out, trim=trim)
     except AccordError as exc:
         Console().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -175,6 +177,7 @@ def show_results(
     report: bool = True,
     export: str | None = None,
     run: TournamentRun | None = None,
+    trim: float = 0.0,
 ) -> None:
     """Print the leaderboards and where the results (and report) are."""
     from accord.tournament.report import write_report
@@ -183,7 +186,7 @@ def show_results(
 
     res = Results(path)
     try:
-        boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)))
+        boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)), trim=trim)
         for metric, board in boards.items():
             console.print(leaderboard_table(board, _TITLES[metric]))
         if export:
@@ -196,7 +199,7 @@ def show_results(
             f"{run.total} sessions ({run.ran} run now) in {run.seconds:.1f} s; results in {path}"
         )
     if report:
-        console.print(f"report: {write_report(path)}")
+        console.print(f"report: {write_report(path, trim=trim)}")
 
 
 def leaderboard_table(board: Any, title: str) -> Table:

@@ -52,11 +52,14 @@ img{max-width:100%}.note{color:#666;font-size:.85rem}
 """
 
 
-def write_report(results: str | Path, out: str | Path | None = None, samples: int = 4) -> Path:
-    """Write the HTML report of ``results`` (default: next to it, ``.html``)."""
+def write_report(
+    results: str | Path, out: str | Path | None = None, samples: int = 4, trim: float = 0.0
+) -> Path:
+    """Write the HTML report of ``results`` (default: next to it, ``.html``); ``trim``
+    scores by a truncated mean instead of the mean."""
     res = Results(results)
     try:
-        page = render(res, samples)
+        page = render(res, samples, trim)
     finally:
         res.close()
     target = Path(out) if out is not None else Path(results).with_suffix(".html")
@@ -65,7 +68,7 @@ def write_report(results: str | Path, out: str | Path | None = None, samples: in
     return target
 
 
-def render(res: Results, samples: int = 4) -> str:
+def render(res: Results, samples: int = 4, trim: float = 0.0) -> str:
     """The report page as a string."""
     cfg = res.config
     parties = res.parties
@@ -75,10 +78,11 @@ def render(res: Results, samples: int = 4) -> str:
     if parties.empty:
         parts.append("<p>No session has finished yet.</p>")
         return _page(parts)
-    boards = leaderboards(parties, seed=int(cfg.get("seed", 0)))
+    boards = leaderboards(parties, seed=int(cfg.get("seed", 0)), trim=trim)
     parts.append("<h2>Leaderboards</h2>")
     parts.append(
-        "<p class=note>Score = mean over the agent's seats in all sessions; 95% percentile "
+        f"<p class=note>Score = {_statistic(trim)} over the agent's seats in all sessions; "
+        "95% percentile "
         "bootstrap interval (seeded); p = two-sided Mann-Whitney U test against the next "
         "agent; * = differs at 5%.</p>"
     )
@@ -102,6 +106,10 @@ def render(res: Results, samples: int = 4) -> str:
     parts.append("<h2>Sample sessions in utility space</h2>")
     parts.extend(_samples(res, samples))
     return _page(parts)
+
+
+def _statistic(trim: float) -> str:
+    return "mean" if not trim else f"mean after cutting {trim:.0%} from each end"
 
 
 # -- pieces ----------------------------------------------------------------------------------
