@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.core.inverse import UtilityInverse
+from accord.core.inverse import UtilityInverse, inverse_of
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -59,7 +59,7 @@ class Learner(Negotiator):
         self._inverse: UtilityInverse | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
-        inv = UtilityInverse(view.utility)
+        inv = inverse_of(view.utility)
         self._inverse = inv
         self._utility = view.utility
         self.top = inv.max

@@ -12,7 +12,7 @@ outcome closest above its target and accepts any offer at least as good as the t
 
 from __future__ import annotations
 
-from accord.core.inverse import UtilityInverse
+from accord.core.inverse import UtilityInverse, inverse_of
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -34,7 +34,7 @@ class TimeDependent(Negotiator):
         self._power = 1.0 / self.exponent
 
     def on_start(self, view: NegotiatorView) -> None:
-        inv = UtilityInverse(view.utility)
+        inv = inverse_of(view.utility)
         self._inverse = inv
         self._floor = max(view.reservation, inv.min)
         self._top = inv.max

@@ -18,7 +18,7 @@ outcome closest above the target and accepts an offer at least as good as the ta
 
 from __future__ import annotations
 
-from accord.core.inverse import UtilityInverse
+from accord.core.inverse import UtilityInverse, inverse_of
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -42,7 +42,7 @@ class TitForTat(Negotiator):
         self._inverse: UtilityInverse | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
-        inv = UtilityInverse(view.utility)
+        inv = inverse_of(view.utility)
         self._inverse = inv
         self._utility = view.utility
         self._floor = max(view.reservation, inv.min)

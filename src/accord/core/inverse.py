@@ -10,11 +10,15 @@ bucketed into 65,536 levels and radix-sorted, which keeps a 10^6-outcome space u
     >>> inv = UtilityInverse(CallableUtility(space, lambda o: o[0] / 10))
     >>> inv.at_least(0.42), inv.best(), inv.worst()
     ((5,), (10,), (0,))
+
+Utilities are immutable, so :func:`inverse_of` keeps one inverse per utility object and
+every session on the same profile (a tournament's repetitions, say) shares it.
 """
 
 from __future__ import annotations
 
 import math
+import weakref
 from bisect import bisect_left
 
 import numpy as np
@@ -92,3 +96,24 @@ class UtilityInverse:
     def worst(self) -> Outcome:
         """An outcome of minimum utility."""
         return self._outcome(0)
+
+
+_INVERSES: weakref.WeakKeyDictionary[UtilityFunction, UtilityInverse] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def inverse_of(utility: UtilityFunction) -> UtilityInverse:
+    """The shared :class:`UtilityInverse` of ``utility`` (built on first use).
+
+    >>> from accord.core.outcomes import IntegerIssue, OutcomeSpace
+    >>> from accord.core.utilities import CallableUtility
+    >>> u = CallableUtility(OutcomeSpace([IntegerIssue("n", 0, 3)]), lambda o: o[0])
+    >>> inverse_of(u) is inverse_of(u)
+    True
+    """
+    inv = _INVERSES.get(utility)
+    if inv is None:
+        inv = UtilityInverse(utility)
+        _INVERSES[utility] = inv
+    return inv
