@@ -10,7 +10,7 @@ Prints, in one run:
 
 Targets: ours >= 10x the peer's days/s; per-day time at 200 days within 1.3x of 20 days.
 
-The peer runs in its own virtualenv (bench/.venv-peer, created on first use with
+The peer runs in its own virtualenv (bench/.venv-scml, created on first use with
 ``pip install scml==0.8.4``; scml is never a dependency of accord), with its logs
 switched off (``no_logs=True, compact=True``) so that it runs as fast as it can.
 
@@ -33,7 +33,7 @@ from accord.leagues.scml.generate import generate_config
 from accord.leagues.scml.world import World
 
 HERE = Path(__file__).resolve().parent
-PEER_VENV = HERE / ".venv-peer"
+PEER_VENV = HERE / ".venv-scml"
 PEER_PY = PEER_VENV / "bin" / "python"
 PROCESSES = [0, 0, 0, 1, 1]  # 5 factories: 3 at process 0, 2 at process 1
 
@@ -65,7 +65,7 @@ def ensure_peer() -> None:
     """Create the peer's virtualenv with scml 0.8.4 if it is not there yet."""
     if PEER_PY.exists():
         return
-    print("installing scml 0.8.4 into bench/.venv-peer ...", flush=True)
+    print("installing scml 0.8.4 into bench/.venv-scml ...", flush=True)
     subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
     subprocess.run([str(PEER_PY), "-m", "pip", "install", "-q", "scml==0.8.4"], check=True)
 

@@ -15,7 +15,7 @@ Figures: sessions/second serial for both; Accord with 1 and 2 worker processes o
 same 192 sessions and on a CPU-bound run of the same configuration with 20 repetitions
 (1,920 sessions), whose 1 -> 2 worker ratio is the speed-up.
 
-The peer runs in bench/.venv-peer (created with negmas 0.16.0 on first use; shared with
+The peer runs in bench/.venv-negmas (created with negmas 0.16.0 on first use; shared with
 the other benchmarks; never a dependency of accord).
 
     python bench/bench_tournament.py            # three timing rounds, medians
@@ -38,7 +38,7 @@ from accord.tournament.config import AgentSpec, TournamentConfig
 from accord.tournament.runner import run_tournament
 
 HERE = Path(__file__).resolve().parent
-PEER_VENV = HERE / ".venv-peer"
+PEER_VENV = HERE / ".venv-negmas"
 PEER_PY = PEER_VENV / "bin" / "python"
 SCENARIOS = HERE.parent.parent / "shared" / "scenarios" / "genius"
 NAMES = ("anac2013_DefensiveCharms", "genius_IntegerDomain", "y2013_Wholesaler")
@@ -71,10 +71,10 @@ print(json.dumps(out))
 
 
 def ensure_peer() -> None:
-    """Create bench/.venv-peer with negmas 0.16.0 if it is not there yet."""
+    """Create bench/.venv-negmas with negmas 0.16.0 if it is not there yet."""
     if PEER_PY.exists():
         return
-    print("installing negmas 0.16.0 into bench/.venv-peer ...", flush=True)
+    print("installing negmas 0.16.0 into bench/.venv-negmas ...", flush=True)
     subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
     subprocess.run([str(PEER_PY), "-m", "pip", "install", "-q", "negmas==0.16.0"], check=True)
 
