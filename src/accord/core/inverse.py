@@ -117,3 +117,8 @@ def inverse_of(utility: UtilityFunction) -> UtilityInverse:
         inv = UtilityInverse(utility)
         _INVERSES[utility] = inv
     return inv
+
+
+def clear_inverses() -> None:
+    """Forget every shared inverse (benchmarks use it to measure cold starts)."""
+    _INVERSES.clear()
