@@ -1,0 +1,235 @@
+"""Generic executors: one pure function over many picklable items, run serially, on a
+local process pool or on Ray, with results coming back in batches as they finish.
+
+A pool is started once with the function to run: a module-level function, or a
+:func:`functools.partial` of one that carries shared context (scenarios, agents, ...).
+That function is sent to each worker once; items then travel in chunks, so per-item
+overhead stays small next to the work. Results come back per chunk, in any order.
+
+    >>> pool = make_pool("serial")
+    >>> pool.start(abs)
+    >>> [r for batch in pool.run([-1, 2, -3]) for r in batch]
+    [1, 2, 3]
+    >>> pool.close()
+
+Session executors (:mod:`accord.tournament.executors`) and the task runner
+(:mod:`accord.tournament.tasks`) are both built on these pools.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, Generic, TypeVar
+
+from accord.core.errors import ConfigError
+from accord.tournament.lifeline import die_with_parent
+
+POOLS = ("serial", "processes", "ray")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def chunked(tasks: Sequence[T], workers: int, per_worker: int = 8, cap: int = 64) -> list[list[T]]:
+    """Split tasks into about ``workers * per_worker`` chunks of at most ``cap`` tasks.
+
+    >>> [len(c) for c in chunked(list(range(40)), 2)]
+    [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1]
+    >>> [len(c) for c in chunked(list(range(5)), 2, cap=1)]
+    [1, 1, 1, 1, 1]
+    """
+    if not tasks:
+        return []
+    size = max(1, min(cap, math.ceil(len(tasks) / (workers * per_worker))))
+    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+
+
+class Pool(Generic[T, R]):
+    """Base class: ``start(fn)``, then ``run(items)`` any number of times, then ``close()``."""
+
+    workers = 1
+
+    def start(self, fn: Callable[[T], R]) -> None:
+        """Receive the function every item goes through (called once, before ``run``)."""
+        self.fn = fn
+
+    def run(self, items: Sequence[T]) -> Iterator[list[R]]:
+        """Yield ``fn(item)`` for every item, in batches, as they finish."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release workers."""
+
+    def __enter__(self) -> Pool[T, R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialPool(Pool[T, R]):
+    """Runs every item in the calling process, in order, one batch per item."""
+
+    def run(self, items: Sequence[T]) -> Iterator[list[R]]:
+        fn = self.fn
+        for item in items:
+            yield [fn(item)]
+
+
+# -- local processes ------------------------------------------------------------------------
+_WORKER_FN: Callable[[Any], Any] | None = None
+
+
+def _init_worker(fn: Callable[[Any], Any]) -> None:
+    global _WORKER_FN
+    die_with_parent()
+    _WORKER_FN = fn
+
+
+def _run_chunk(chunk: list[Any]) -> list[Any]:
+    fn = _WORKER_FN
+    assert fn is not None, "worker was not initialised"
+    return [fn(item) for item in chunk]
+
+
+class ProcessPool(Pool[T, R]):
+    """A local pool of worker processes (forked where the platform allows); workers die
+    with the calling process. ``cap`` bounds the items per chunk (1 for long tasks)."""
+
+    def __init__(self, workers: int | None = None, cap: int = 64) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        if self.workers < 1:
+            raise ConfigError(f"workers must be >= 1, got {workers}")
+        if cap < 1:
+            raise ConfigError(f"chunk cap must be >= 1, got {cap}")
+        self.cap = cap
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self, fn: Callable[[T], R]) -> None:
+        super().start(fn)
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        self._pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=mp.get_context(method),
+            initializer=_init_worker,
+            initargs=(fn,),
+        )
+
+    def run(self, items: Sequence[T]) -> Iterator[list[R]]:
+        assert self._pool is not None, "call start() first"
+        pending: set[Future[list[R]]] = {
+            self._pool.submit(_run_chunk, c) for c in chunked(items, self.workers, cap=self.cap)
+        }
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+# -- Ray ------------------------------------------------------------------------------------
+_RAY_FN: dict[str, Callable[[Any], Any]] = {}
+
+
+def _ray_chunk(token: str, boxed: list[Any], chunk: list[Any]) -> list[Any]:
+    fn = _RAY_FN.get(token)
+    if fn is None:
+        import ray
+
+        fn = ray.get(boxed[0])
+        _RAY_FN.clear()
+        _RAY_FN[token] = fn
+    return [fn(item) for item in chunk]
+
+
+class RayPool(Pool[T, R]):
+    """Runs chunks of items as Ray tasks (a local Ray, or a cluster at ``address``).
+
+    Starts Ray if it is not running (and then shuts it down on ``close``); the function
+    is put in the object store once and cached by each worker."""
+
+    def __init__(self, address: str | None = None, workers: int | None = None, cap: int = 256):
+        try:
+            import ray
+        except ImportError as exc:
+            raise ConfigError("the ray executor needs Ray: pip install 'ray>=2.9'") from exc
+        if cap < 1:
+            raise ConfigError(f"chunk cap must be >= 1, got {cap}")
+        self._ray = ray
+        self.address = address
+        self.cap = cap
+        self._owns = False
+        self._requested = workers
+
+    def start(self, fn: Callable[[T], R]) -> None:
+        super().start(fn)
+        ray = self._ray
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {
+                "address": self.address,
+                "log_to_driver": False,
+                "include_dashboard": False,
+            }
+            if self.address is None and self._requested:
+                kwargs["num_cpus"] = self._requested
+            ray.init(**kwargs)
+            self._owns = True
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.workers = self._requested or max(1, cpus)
+        self._token = uuid.uuid4().hex
+        self._boxed = [ray.put(fn)]
+        self._remote = ray.remote(num_cpus=1)(_ray_chunk)
+
+    def run(self, items: Sequence[T]) -> Iterator[list[R]]:
+        ray = self._ray
+        refs = [
+            self._remote.remote(self._token, self._boxed, c)
+            for c in chunked(items, self.workers, cap=self.cap)
+        ]
+        try:
+            while refs:
+                done, refs = ray.wait(refs, num_returns=1)
+                yield ray.get(done[0])
+        finally:
+            for ref in refs:
+                ray.cancel(ref)
+
+    def close(self) -> None:
+        if self._owns and self._ray.is_initialized():
+            self._ray.shutdown()
+        self._owns = False
+
+
+def make_pool(
+    kind: str, workers: int | None = None, address: str | None = None, cap: int | None = None
+) -> Pool[Any, Any]:
+    """``serial``, ``processes`` (``workers``, default: all cores) or ``ray`` (``address``).
+
+    ``cap`` bounds the items per chunk (default 64 for processes, 256 for Ray); use 1 when
+    each item takes seconds, so that work spreads evenly and results arrive one by one.
+
+    >>> make_pool("threads")
+    Traceback (most recent call last):
+    ...
+    accord.core.errors.ConfigError: executor must be one of ('serial', 'processes', 'ray'), got 'threads'
+    """
+    if kind == "serial":
+        return SerialPool()
+    if kind == "processes":
+        return ProcessPool(workers, 64 if cap is None else cap)
+    if kind == "ray":
+        return RayPool(address, workers, 256 if cap is None else cap)
+    raise ConfigError(f"executor must be one of {POOLS}, got {kind!r}")

@@ -1,0 +1,163 @@
+"""A resumable SQLite file (WAL mode) of independent tasks: one row per task id.
+
+Tables::
+
+    meta   key, value        format, settings (JSON: what was run), total (tasks scheduled)
+    tasks  id, idx, spec, record, elapsed, finished, worker
+
+``spec`` is an optional JSON description of the task, ``record`` the JSON object the
+task returned, ``elapsed`` its run time in seconds, ``finished`` a Unix time and
+``worker`` ``host:pid``. Rows are written in transactions of whole tasks and ``id`` is
+the primary key: a run killed at any moment (even kill -9) leaves only whole tasks
+behind, and resuming skips the ids already stored.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d, TaskStore(pathlib.Path(d) / "t.sqlite") as st:
+    ...     st.prepare({"game": "demo"}, ["a", "b"])
+    ...     _ = st.write([StoredTask("a", 0, '{"x": 1}', 0.5, 0.0, "h:1")])
+    ...     st.done_ids(), st.records()
+    ({'a'}, {'a': {'x': 1}})
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from accord.core.errors import ConfigError
+
+FORMAT = "accord-tasks/1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    id TEXT PRIMARY KEY, idx INTEGER NOT NULL, spec TEXT, record TEXT NOT NULL,
+    elapsed REAL NOT NULL, finished REAL NOT NULL, worker TEXT NOT NULL);
+"""
+
+
+class StoreMismatch(ConfigError, ValueError):
+    """The file holds another run than the one asked for."""
+
+
+@dataclass(frozen=True)
+class StoredTask:
+    """One finished task as stored: ``record`` is JSON text, ``spec`` JSON text or None."""
+
+    id: str
+    idx: int
+    record: str
+    elapsed: float
+    finished: float
+    worker: str
+    spec: str | None = None
+
+
+def settings_json(settings: Mapping[str, Any]) -> str:
+    """Canonical JSON of a run's settings (sorted keys; other values by ``repr``).
+
+    >>> settings_json({"b": (1, 2), "a": None})
+    '{"a":null,"b":[1,2]}'
+    """
+    return json.dumps(dict(settings), sort_keys=True, separators=(",", ":"), default=repr)
+
+
+class TaskStore:
+    """A task run's SQLite file. Opening creates the tables if they are missing."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection (checkpointing the WAL)."""
+        self.conn.close()
+
+    def __enter__(self) -> TaskStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def prepare(self, settings: Mapping[str, Any], ids: Sequence[str]) -> None:
+        """Record what is run in a new file, or check that an old file holds the same run
+        (same settings, same number of tasks, no stored id outside ``ids``)."""
+        text = settings_json(settings)
+        old = self.meta("settings")
+        if old is None:
+            with _Tx(self.conn):
+                for key, value in (("format", FORMAT), ("settings", text), ("total", len(ids))):
+                    self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            return
+        if old != text:
+            raise StoreMismatch(
+                f"{self.path} holds a different tournament (settings {old[:160]}...) than this "
+                f"one ({text[:160]}...); use a new file to run this one, or the same settings "
+                "to resume"
+            )
+        total = int(self.meta("total") or -1)
+        stray = self.done_ids() - set(ids)
+        if total != len(ids) or stray:
+            raise StoreMismatch(
+                f"{self.path} schedules {total} tasks ({len(stray)} not in this run); this run "
+                f"schedules {len(ids)}; use a new file"
+            )
+
+    def meta(self, key: str) -> str | None:
+        """A value of the ``meta`` table."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def settings(self) -> dict[str, Any]:
+        """The settings the file was prepared with."""
+        raw = self.meta("settings")
+        if raw is None:
+            raise ConfigError(f"{self.path} is not an Accord task file (no settings)")
+        data: dict[str, Any] = json.loads(raw)
+        return data
+
+    def write(self, tasks: Sequence[StoredTask]) -> int:
+        """Store whole tasks in one transaction (all or none); returns how many."""
+        with _Tx(self.conn):
+            self.conn.executemany(
+                "INSERT INTO tasks VALUES (?,?,?,?,?,?,?)",
+                [(t.id, t.idx, t.spec, t.record, t.elapsed, t.finished, t.worker) for t in tasks],
+            )
+        return len(tasks)
+
+    def done_ids(self) -> set[str]:
+        """Ids of the tasks already stored."""
+        return {row[0] for row in self.conn.execute("SELECT id FROM tasks")}
+
+    def stored(self) -> list[StoredTask]:
+        """Every stored task, in schedule order."""
+        rows = self.conn.execute(
+            "SELECT id, idx, record, elapsed, finished, worker, spec FROM tasks ORDER BY idx"
+        )
+        return [StoredTask(*r) for r in rows]
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Every stored record by task id, in schedule order."""
+        rows = self.conn.execute("SELECT id, record FROM tasks ORDER BY idx")
+        return {tid: json.loads(rec) for tid, rec in rows}
+
+
+class _Tx:
+    """``with`` block running one explicit transaction on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
