@@ -87,6 +87,7 @@ def run_file(path: str | Path) -> int:
             test = parser.get_doctest(block.code, namespace, where, str(source), block.line - 1)
             runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
             result = runner.run(test, clear_globs=False)
+            namespace.update(test.globs)  # DocTest works on a copy; share what it defined
             if result.failed:
                 print(f"FAILED pycon block at {where}", file=sys.stderr)
                 failures += 1
