@@ -66,6 +66,29 @@ def settings_json(settings: Mapping[str, Any]) -> str:
     return json.dumps(dict(settings), sort_keys=True, separators=(",", ":"), default=repr)
 
 
+def _diff(old: Any, new: Any, at: str = "") -> str:
+    """Where two settings differ, e.g. ``spec.seed: stored 1, now 2`` (first 3 places).
+
+    >>> _diff({"a": {"b": 1, "c": [1]}}, {"a": {"b": 2, "c": [1]}, "d": 0})
+    'a.b: stored 1, now 2; d: stored (none), now 0'
+    """
+    if isinstance(old, dict) and isinstance(new, dict):
+        parts = [
+            _diff(old.get(k, _NONE), new.get(k, _NONE), f"{at}.{k}" if at else str(k))
+            for k in sorted(set(old) | set(new), key=str)
+            if _show(old.get(k, _NONE), None) != _show(new.get(k, _NONE), None)
+        ]
+        return "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
+    return f"{at or 'settings'}: stored {_show(old)}, now {_show(new)}"
+
+
+_NONE = object()
+
+
+def _show(v: Any, cut: int | None = 80) -> str:
+    return "(none)" if v is _NONE else json.dumps(v, sort_keys=True)[:cut]
+
+
 class TaskStore:
     """A task run's SQLite file. Opening creates the tables if they are missing."""
 
@@ -99,9 +122,8 @@ class TaskStore:
             return
         if old != text:
             raise StoreMismatch(
-                f"{self.path} holds a different tournament (settings {old[:160]}...) than this "
-                f"one ({text[:160]}...); use a new file to run this one, or the same settings "
-                "to resume"
+                f"{self.path} holds a different tournament ({_diff(json.loads(old), json.loads(text))}); "
+                "use a new file to run this one, or the same settings to resume"
             )
         total = int(self.meta("total") or -1)
         stray = self.done_ids() - set(ids)

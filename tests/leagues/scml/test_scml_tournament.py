@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from collections import Counter
 
 import numpy as np
@@ -107,7 +113,7 @@ def test_tournament_runs_on_processes_stores_and_resumes(tmp_path):
     assert sorted(res.scores) == sorted(C3)
     assert res.scores["donothing"]["score"] == 0.0
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == total
+        assert conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0] == total
     again = run_tournament(spec, path, executor="serial")
     assert again.scores == res.scores  # resumed: nothing re-run, same numbers
     serial = run_tournament(spec, tmp_path / "serial.sqlite", executor="serial")
@@ -149,3 +155,91 @@ def test_tournament_on_ray(tmp_path):
     res = run_tournament(spec, tmp_path / "r.sqlite", executor="ray", workers=2)
     serial = run_tournament(spec, tmp_path / "s.sqlite", executor="serial")
     assert res.scores == serial.scores
+
+
+def _stored(path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
+    except sqlite3.Error:  # the file may still be being created
+        return 0
+
+
+def _group_alive(pgid: int, wait: float) -> bool:
+    end = time.time() + wait
+    while time.time() < end:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_kill_9_and_resume_loses_and_repeats_no_world(tmp_path):
+    """The CLI on 2 worker processes is killed (kill -9) twice mid-run, then resumed with
+    the same command: one row per scheduled world, the same records as an uninterrupted
+    run, and no worker outlives its killed parent."""
+    spec = TournamentSpec(  # as the command below builds it (trims are floats there)
+        C3, n_configs=3, n_per_world=2, n_steps=20, seed=5, trim_top=0.0, trim_bottom=0.0
+    )
+    total = len(build_schedule(spec))
+    out = tmp_path / "killed.sqlite"
+    cmd = [
+        sys.executable,
+        "-c",
+        "from accord.leagues.scml.cli import app; app()",
+        "tournament",
+        "--competitors",
+        ",".join(C3),
+        "--configs",
+        "3",
+        "--per-world",
+        "2",
+        "--days",
+        "20",
+        "--seed",
+        "5",
+        "--executor",
+        "processes",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    ]
+    rng = np.random.default_rng(0)
+    counts = []
+    for _ in range(2):
+        before = _stored(out)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.time() + 60
+        while _stored(out) < before + 2 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        time.sleep(float(rng.uniform(0.0, 0.2)))
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)  # only the tournament process
+        proc.wait()
+        orphans = _group_alive(proc.pid, wait=5.0)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        assert not orphans, "worker processes outlived the killed tournament"
+        counts.append(_stored(out))
+    assert 0 < counts[0] <= counts[1] < total, f"kills should land mid-run: {counts} of {total}"
+    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = "SELECT id, idx, spec, record FROM tasks ORDER BY idx"
+    with sqlite3.connect(out) as conn:
+        resumed = conn.execute(rows).fetchall()
+    assert [r[0] for r in resumed] == [r.id for r in build_schedule(spec)]  # one row each
+    fresh = run_tournament(spec, tmp_path / "fresh.sqlite", executor="serial")
+    with sqlite3.connect(fresh.path) as conn:
+        assert conn.execute(rows).fetchall() == resumed
+    assert run_tournament(spec, out, executor="serial").scores == fresh.scores
