@@ -16,6 +16,7 @@ from typing import Any
 __all__ = [
     "FLAVOURS",
     "GOODS",
+    "PLURALS",
     "PRODUCTS",
     "RECIPES",
     "UNITS",
@@ -51,7 +52,7 @@ FLAVOURS: dict[str, tuple[str, ...]] = {
 }
 """The optional additives of each product (one of them per item)."""
 
-_ALIASES: dict[str, str] = {
+PLURALS: dict[str, str] = {
     "eggs": "egg",
     "blueberries": "blueberry",
     "chocolates": "chocolate",
@@ -60,6 +61,7 @@ _ALIASES: dict[str, str] = {
     "sugars": "sugar",
     "milks": "milk",
 }
+"""Plural spellings accepted for the goods."""
 
 
 class InvalidBundle(ValueError):
@@ -69,7 +71,7 @@ class InvalidBundle(ValueError):
 def normalize_good(name: str) -> str:
     """The canonical name of a good (case-insensitive, plurals accepted)."""
     key = str(name).strip().lower()
-    key = _ALIASES.get(key, key)
+    key = PLURALS.get(key, key)
     if key not in UNITS:
         raise InvalidBundle(f"unknown good {name!r}; expected one of {', '.join(GOODS)}")
     return key

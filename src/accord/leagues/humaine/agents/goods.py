@@ -1,4 +1,7 @@
-"""The seven HUMAINE goods, their units, recipes and the words people use for them.
+"""The words people use for the HUMAINE goods, and checks of agents' bundles.
+
+The goods, units and recipes themselves live in :mod:`accord.leagues.humaine.goods`;
+they are re-exported here for the agents.
 
 >>> GOODS[0], UNITS["milk"]
 ('egg', 'cup')
@@ -10,48 +13,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-GOODS: tuple[str, ...] = ("egg", "flour", "sugar", "milk", "chocolate", "vanilla", "blueberry")
-"""Goods in the order of Appendix C's examples."""
+from ..goods import GOODS, PLURALS, RECIPES, UNITS
 
-UNITS: dict[str, str] = {
-    "egg": "each",
-    "flour": "cup",
-    "sugar": "cup",
-    "milk": "cup",
-    "chocolate": "ounce",
-    "vanilla": "teaspoon",
-    "blueberry": "packet",
-}
-"""The unit in which each good is counted (section 3 of the spec)."""
+__all__ = [
+    "CAKE",
+    "GOODS",
+    "GOOD_WORDS",
+    "PANCAKE",
+    "PRODUCT_WORDS",
+    "UNITS",
+    "UNIT_WORDS",
+    "bundle_cost",
+    "check_bundle",
+    "check_good",
+    "unit_phrase",
+]
 
-CAKE: dict[str, int] = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1}
+CAKE: dict[str, int] = RECIPES["cake"]
 """Ingredients of one cake (section 3)."""
-PANCAKE: dict[str, int] = {"egg": 1, "flour": 2, "milk": 2}
+PANCAKE: dict[str, int] = RECIPES["pancake"]
 """Ingredients of one batch of pancakes (section 3)."""
-FLAVOURS: dict[str, tuple[str, ...]] = {
-    "cake": ("chocolate", "vanilla"),
-    "pancake": ("chocolate", "blueberry"),
-}
-"""Optional flavourings per product."""
 
 GOOD_WORDS: dict[str, str] = {
-    "egg": "egg",
-    "eggs": "egg",
-    "flour": "flour",
-    "flours": "flour",
-    "sugar": "sugar",
-    "sugars": "sugar",
-    "milk": "milk",
-    "milks": "milk",
-    "chocolate": "chocolate",
-    "chocolates": "chocolate",
+    **{good: good for good in GOODS},
+    **PLURALS,
     "choc": "chocolate",
     "choco": "chocolate",
     "cocoa": "chocolate",
-    "vanilla": "vanilla",
-    "vanillas": "vanilla",
-    "blueberry": "blueberry",
-    "blueberries": "blueberry",
     "blueberrys": "blueberry",
     "berries": "blueberry",
 }
@@ -73,8 +61,6 @@ UNIT_WORDS: frozenset[str] = frozenset(
     )
 )
 """Unit and container words that may sit between a quantity and a good."""
-
-_PLURAL_UNITS = {"each": "", "cup": "cups", "ounce": "ounces", "teaspoon": "teaspoons"}
 
 
 def unit_phrase(good: str, quantity: int) -> str:
