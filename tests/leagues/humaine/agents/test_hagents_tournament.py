@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pandas as pd
@@ -75,3 +76,52 @@ def test_cli_parse_fast_round_and_tournament(tmp_path: Path) -> None:
     assert "strong" in out.output and len(pd.read_csv(csv)) == 4
     out = runner.invoke(app, ["tournament", "--agents", "strong,nope"])
     assert out.exit_code != 0 and "unknown seller 'nope'" in out.output
+
+
+def test_rounds_are_stored_and_a_rerun_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "rounds.sqlite"
+    seen: list[tuple[int, int]] = []
+    first = run_tournament(
+        ["strong", "regex"],
+        buyers=["fair"],
+        seeds=[0, 1],
+        out=out,
+        progress=lambda d, t: seen.append((d, t)),
+    )
+    assert seen[0] == (0, 4) and seen[-1] == (4, 4)  # 2 seeds x 2 seats
+    with sqlite3.connect(out) as c:
+        stored = c.execute("SELECT id, spec FROM tasks ORDER BY idx").fetchall()
+    assert [i for i, _ in stored] == [
+        "strong|regex|fair|0",
+        "regex|strong|fair|0",
+        "strong|regex|fair|1",
+        "regex|strong|fair|1",
+    ]
+    assert json.loads(stored[1][1]) == {
+        "celia": "regex",
+        "watson": "strong",
+        "buyer": "fair",
+        "seed": 0,
+    }
+    again = run_tournament(["strong", "regex"], buyers=["fair"], seeds=[0, 1], out=out, workers=2)
+    pd.testing.assert_frame_equal(first, again)  # nothing re-run: the stored rows
+    fresh = run_tournament(["strong", "regex"], buyers=["fair"], seeds=[0, 1])
+    pd.testing.assert_frame_equal(first, fresh)
+    with pytest.raises(
+        ValueError, match=r"different tournament \(seeds: stored \[0, 1\], now \[0, 1, 2\]"
+    ):
+        run_tournament(["strong", "regex"], buyers=["fair"], seeds=[0, 1, 2], out=out)
+    with pytest.raises(ValueError, match="executor must be one of serial, processes, ray"):
+        run_tournament(["strong", "regex"], executor="threads")
+
+
+@pytest.mark.ray
+def test_ray_gives_the_same_rows() -> None:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        on_ray = run_tournament(["strong", "regex"], buyers=["fair"], seeds=[0], executor="ray")
+    finally:
+        ray.shutdown()
+    serial = run_tournament(["strong", "regex"], buyers=["fair"], seeds=[0])
+    pd.testing.assert_frame_equal(serial, on_ray)

@@ -2,7 +2,9 @@
 
 Every pair of seller entries meets every buyer strategy on every seed twice, once in
 each seat (Celia / Watson), so both see both cost draws (Appendix E's utility swap).
-Rounds run serially or on a local process pool; the result is one row per seller per
+Each round is a task of the tournament layer (:mod:`accord.tournament.tasks`): rounds
+run serially, on a local process pool or on Ray, and with ``out`` every round is stored
+in a resumable SQLite file (one row per round). The result is one row per seller per
 round, and :func:`leaderboard` ranks the entries.
 
 >>> rounds = run_tournament(["strong", "regex"], buyers=["impatient"], seeds=[0])
@@ -16,11 +18,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from accord.tournament.pools import POOLS
+from accord.tournament.tasks import Job, run_tasks
 
 from .base import SellerAgent
 from .buyers import BUYERS, make_buyer
@@ -66,8 +71,17 @@ class _Match:
     seed: int
     options: tuple[tuple[str, Any], ...] = ()
 
+    @property
+    def id(self) -> str:
+        """Stable task id: who sits where, the buyer and the seed."""
+        return f"{self.label_a}|{self.label_b}|{self.buyer}|{self.seed}"
 
-def _play(m: _Match) -> list[dict[str, Any]]:
+
+def _describe(m: _Match) -> dict[str, Any]:
+    return {"celia": m.a, "watson": m.b, "buyer": m.buyer, "seed": m.seed}
+
+
+def _play(m: _Match) -> dict[str, Any]:
     seller_a = seller_factory(m.a)(NAMES[0], seed=m.seed)
     seller_b = seller_factory(m.b)(NAMES[1], seed=m.seed + 1)
     result = run_fast_round(
@@ -93,7 +107,7 @@ def _play(m: _Match) -> list[dict[str, Any]]:
                 "messages": len(result["transcript"]),
             }
         )
-    return rows
+    return {"rows": rows}
 
 
 def _labels(agents: Sequence[str]) -> list[str]:
@@ -110,11 +124,21 @@ def run_tournament(
     buyers: Iterable[str] = tuple(BUYERS),
     seeds: Iterable[int] = range(10),
     *,
-    workers: int = 1,
+    workers: int | None = None,
+    executor: str | None = None,
+    address: str | None = None,
+    out: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **round_options: Any,
 ) -> pd.DataFrame:
     """Play every pair of ``agents`` (short names or ``module:Class``) against every
-    buyer strategy and seed, in both seats; one row per seller per round."""
+    buyer strategy and seed, in both seats; one row per seller per round.
+
+    ``executor``: ``serial``, ``processes`` or ``ray`` (``address`` of a cluster); by
+    default a process pool when ``workers`` > 1, else serial. With ``out`` (a SQLite
+    file) every round is stored as it finishes and a rerun resumes. ``progress(done,
+    total)`` follows the rounds; ``round_options`` go to each fast round.
+    """
     if len(agents) < 2:
         raise ValueError(f"a tournament needs at least two seller entries, got {list(agents)!r}")
     for spec in agents:
@@ -122,6 +146,10 @@ def run_tournament(
     buyers = list(buyers)
     for b in buyers:
         make_buyer(b)
+    kind = executor or ("processes" if (workers or 1) > 1 else "serial")
+    if kind not in POOLS:
+        raise ValueError(f"executor must be one of {', '.join(POOLS)}, got {kind!r}")
+    seeds = list(seeds)
     labels = _labels(agents)
     options = tuple(sorted(round_options.items()))
     matches = [
@@ -134,12 +162,25 @@ def run_tournament(
         for seed in seeds
         for swap in (0, 1)
     ]
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            chunks = list(pool.map(_play, matches, chunksize=max(1, len(matches) // (4 * workers))))
-    else:
-        chunks = [_play(m) for m in matches]
-    return pd.DataFrame([row for rows in chunks for row in rows])
+    settings = {
+        "league": "humaine-fast",
+        "agents": list(agents),
+        "buyers": buyers,
+        "seeds": seeds,
+        "options": {k: repr(v) for k, v in options},
+    }
+    run = run_tasks(
+        _play,
+        [Job(m.id, m) for m in matches],
+        out=out,
+        settings=settings,
+        describe=_describe,
+        executor=kind,
+        workers=workers,
+        address=address,
+        progress=progress,
+    )
+    return pd.DataFrame([row for rec in run.records.values() for row in rec["rows"]])
 
 
 def leaderboard(rounds: pd.DataFrame) -> pd.DataFrame:
