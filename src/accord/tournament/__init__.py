@@ -6,6 +6,9 @@
     >>> len(schedule(cfg))
     8
 
+Independent tasks of any kind (a league's worlds, fast rounds) run on the same
+executors and a resumable store through ``run_tasks(fn, [Job(id, spec), ...])``.
+
 The heavier pieces (``Results``, the scores and the report, which need pandas, scipy
 and matplotlib) are imported on first use.
 """
@@ -28,6 +31,11 @@ _LAZY = {
     "by_scenario": "accord.tournament.scores",
     "write_report": "accord.tournament.report",
     "default_config": "accord.tournament.default",
+    "Job": "accord.tournament.tasks",
+    "TaskRun": "accord.tournament.tasks",
+    "run_tasks": "accord.tournament.tasks",
+    "TaskStore": "accord.tournament.taskstore",
+    "make_pool": "accord.tournament.pools",
 }
 
 __all__ = [
