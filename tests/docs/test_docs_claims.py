@@ -1,0 +1,97 @@
+"""What the guides say about commands, files and the agent code holds.
+
+The guides show shell commands in ``console`` blocks (not run by the block runner);
+the commands whose output the guides quote run here, with the venv's ``accord``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+EXAMPLES = ROOT / "examples"
+ACCORD = Path(sys.executable).with_name("accord")
+FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def blocks(guide: str, kind: str) -> list[str]:
+    """The code of every ``kind`` block of ``docs/<guide>``."""
+    return [code for k, code in FENCE.findall((DOCS / guide).read_text()) if k == kind]
+
+
+def accord(*args: str, cwd: Path, pythonpath: Path | None = None) -> str:
+    env = dict(os.environ, COLUMNS="120")
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    proc = subprocess.run(
+        [str(ACCORD), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, f"accord {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def test_the_agent_page_shows_the_example_file_verbatim() -> None:
+    shown = blocks("writing-an-agent.md", "python")[0]
+    assert shown == (EXAMPLES / "my_agent.py").read_text()
+    body = shown.split("class Aspirant", 1)[1]
+    assert len(body.splitlines()) <= 40, "the agent is meant to fit in about 40 lines"
+
+
+def test_agents_check_passes_as_quoted(tmp_path: Path) -> None:
+    out = accord("agents", "check", "my_agent:Aspirant", cwd=tmp_path, pythonpath=EXAMPLES)
+    assert "passed: 9 sessions, 8 agreements, no protocol violation" in out
+    out = accord(
+        "agents", "check", "my_agent:Aspirant", "-p", "exponent=2", "--scenario", "lunch",
+        "--rounds", "20", cwd=tmp_path, pythonpath=EXAMPLES,
+    )  # fmt: skip
+    assert "passed: 8 sessions, 6 agreements, no protocol violation" in out
+
+
+def test_negotiate_with_the_agent_by_import_path(tmp_path: Path) -> None:
+    out = accord(
+        "negotiate", "job_offer", "-a", "my_agent:Aspirant", "-a", "boulware", "--trace",
+        "--plot", "job.png", cwd=tmp_path, pythonpath=EXAMPLES,
+    )  # fmt: skip
+    assert "ended by agreement" in out and "social welfare" in out
+    assert (tmp_path / "job.png").stat().st_size > 10_000
+
+
+def test_every_yaml_config_in_the_guides_is_a_valid_tournament() -> None:
+    from accord.tournament import TournamentConfig
+
+    found = 0
+    for guide in sorted(p.name for p in DOCS.glob("*.md")):
+        for code in blocks(guide, "yaml"):
+            data = yaml.safe_load(code)
+            if isinstance(data, dict) and "agents" in data:
+                TournamentConfig.from_dict(data)
+                found += 1
+    assert found >= 2
+
+
+def test_tournament_yaml_from_the_agent_page_runs_and_resumes(tmp_path: Path) -> None:
+    config = yaml.safe_load(blocks("writing-an-agent.md", "yaml")[0])
+    config |= {"scenarios": ["lunch"], "reps": 2, "rounds": 20}
+    (tmp_path / "aspirant.yaml").write_text(yaml.safe_dump(config))
+    args = ("tournament", "aspirant.yaml", "--executor", "serial", "--no-report")
+    out = accord(*args, cwd=tmp_path, pythonpath=EXAMPLES)
+    assert "36 sessions (36 run now)" in out  # 9 ordered pairs x 2 rotations x 2 reps
+    assert (tmp_path / "results" / "aspirant.sqlite").is_file()
+    again = accord(*args, cwd=tmp_path, pythonpath=EXAMPLES)
+    assert "36 sessions (0 run now)" in again
+
+
+@pytest.mark.parametrize("guide", sorted(p.name for p in DOCS.glob("*.md")))
+def test_links_between_guides_point_to_existing_files(guide: str) -> None:
+    text = (DOCS / guide).read_text()
+    for target in re.findall(r"\]\(([^)#\s]+\.(?:md|py))(?:#[^)]*)?\)", text):
+        path = (DOCS / target).resolve()
+        assert path.is_file(), f"{guide} links to {target}, which does not exist"
