@@ -10,7 +10,7 @@ from tournament_helpers import T, small_config
 
 from accord.core.errors import ConfigError
 from accord.core.generate import random_linear_scenario
-from accord.tournament.agents import make_negotiator
+from accord.tournament.agents import check_agents, make_negotiator
 from accord.tournament.config import AgentSpec, TournamentConfig
 from accord.tournament.schedule import schedule, session_id, session_seed
 
@@ -111,12 +111,29 @@ def test_config_errors_say_what_was_expected() -> None:
 def test_agent_errors_say_what_was_expected() -> None:
     with pytest.raises(ConfigError, match="cannot import module 'nowhere'"):
         make_negotiator(AgentSpec("x", "nowhere:Agent"))
-    with pytest.raises(ConfigError, match="has no 'Nope'"):
+    with pytest.raises(ConfigError, match="has no attribute 'Nope'"):
         make_negotiator(AgentSpec("x", "accord.agents.timebased:Nope"))
     with pytest.raises(ConfigError, match="not a Negotiator subclass"):
         make_negotiator(AgentSpec("x", "accord.tournament.schedule:schedule"))
     with pytest.raises(ConfigError, match="cannot create .* with parameters"):
         make_negotiator(AgentSpec("x", f"{T}Boulware", {"speed": 3}))
+
+
+def test_registry_short_names_are_agent_types() -> None:
+    neg = make_negotiator(AgentSpec("Tough", "Time-Dependent", {"exponent": 0.5}))
+    assert (type(neg).__name__, neg.name, neg.exponent) == ("TimeDependent", "Tough", 0.5)
+    dotted = make_negotiator(AgentSpec("D", "accord.agents.timebased.Conceder"))
+    assert (type(dotted).__name__, dotted.name) == ("Conceder", "D")
+    check_agents([AgentSpec("B", "boulware"), AgentSpec("L", "learner")])
+
+
+def test_check_agents_catches_short_name_errors_before_running() -> None:
+    with pytest.raises(ConfigError, match="unknown agent 'bolware'. Did you mean 'boulware'?"):
+        check_agents([AgentSpec("B", "bolware")])
+    with pytest.raises(ConfigError, match="agent 'B': boulware does not take parameters"):
+        check_agents([AgentSpec("B", "boulware", {"speed": 3})])
+    with pytest.raises(ConfigError, match="not a Negotiator subclass"):
+        check_agents([AgentSpec("S", "accord.tournament.schedule:schedule")])
 
 
 def test_yaml_config(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,106 +1,66 @@
-"""Turning an :class:`AgentSpec` into a negotiator: import path or registry name + params.
+"""Turning an :class:`AgentSpec` into a negotiator, through the agent registry.
+
+An agent type is whatever :func:`accord.agents.registry.resolve_agent` takes: a short
+name of a registered agent or an import path; an import path must name a
+:class:`~accord.core.negotiator.Negotiator` subclass.
 
 >>> from accord.tournament.config import AgentSpec
 >>> neg = make_negotiator(AgentSpec("Tough", "accord.agents.timebased:TimeDependent",
 ...                                 {"exponent": 0.1}))
 >>> neg.name, neg.exponent
 ('Tough', 0.1)
+>>> make_negotiator(AgentSpec("B", "boulware")).exponent
+0.2
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Sequence
-from typing import Any
 
+from accord.agents.registry import AgentFactory, resolve_agent
 from accord.core.errors import ConfigError
 from accord.core.negotiator import Negotiator
 from accord.tournament.config import AgentSpec
 
-# Used only while the agent registry (accord.agents.registry) is not available.
-_FALLBACK = {
-    "Boulware": "accord.agents.timebased:Boulware",
-    "Conceder": "accord.agents.timebased:Conceder",
-    "Linear": "accord.agents.timebased:Linear",
-    "TimeDependent": "accord.agents.timebased:TimeDependent",
-    "Learner": "accord.agents.learning:Learner",
-}
 
-
-def import_object(path: str) -> Any:
-    """Import ``package.module:Name`` (``package.module.Name`` works too)."""
-    module, sep, attr = path.partition(":")
-    if not sep:
-        module, _, attr = path.rpartition(".")
-    if not module or not attr:
-        raise ConfigError(f"expected an import path 'package.module:Class', got {path!r}")
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as exc:
-        raise ConfigError(f"cannot import module {module!r} for agent {path!r}: {exc}") from exc
-    obj: Any = mod
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise ConfigError(f"module {module!r} has no {attr!r} (agent {path!r})") from None
-    return obj
+def agent_factory(target: str) -> AgentFactory:
+    """The class or factory an agent type names (raises :class:`ConfigError` if none)."""
+    factory = resolve_agent(target)
+    is_path = ":" in target or "." in target  # registered short names are plain words
+    if is_path and not (isinstance(factory, type) and issubclass(factory, Negotiator)):
+        raise ConfigError(f"{target!r} is {factory!r}, not a Negotiator subclass")
+    return factory
 
 
 def make_negotiator(spec: AgentSpec) -> Negotiator:
-    """A fresh negotiator for one session, named ``spec.name``."""
+    """A fresh negotiator for one session, named ``spec.name``.
+
+    A constructor's own error (say a ``ValueError`` for a bad parameter value) passes
+    through, so that the session records it as that agent's failure.
+    """
     params = dict(spec.params)
-    target = spec.type
-    if ":" not in target:
-        registry = _registry()
-        if registry is not None:
-            neg = registry(target, **params)
-            if not isinstance(neg, Negotiator):
-                raise ConfigError(f"registry agent {target!r} is not a Negotiator")
-            neg.name = spec.name
-            return neg
-        if target not in _FALLBACK:
-            raise ConfigError(
-                f"unknown agent {target!r}; use an import path 'package.module:Class' "
-                f"or one of {sorted(_FALLBACK)}"
-            )
-        target = _FALLBACK[target]
-    cls = import_object(target)
-    if not (isinstance(cls, type) and issubclass(cls, Negotiator)):
-        raise ConfigError(f"{target!r} is {cls!r}, not a Negotiator subclass")
+    factory = agent_factory(spec.type)
     try:
-        neg = cls(**params)
+        neg = factory(**params)
     except TypeError as exc:
-        raise ConfigError(f"cannot create {target} with parameters {params}: {exc}") from exc
+        raise ConfigError(f"cannot create {spec.type} with parameters {params}: {exc}") from exc
+    if not isinstance(neg, Negotiator):
+        raise ConfigError(f"agent {spec.type!r} built a {type(neg).__name__}, not a Negotiator")
     neg.name = spec.name
     return neg
 
 
 def check_agents(specs: Sequence[AgentSpec]) -> None:
-    """Fail early, with a clear message, on agents that cannot be imported or whose
-    parameters the class does not take (an agent whose constructor raises is left to
-    fail in its sessions, where it is recorded)."""
+    """Fail early, with a clear message, on agents that cannot be found or whose
+    parameters the constructor does not take (an agent whose constructor raises is left
+    to fail in its sessions, where it is recorded)."""
     for spec in specs:
-        target = spec.type
-        if ":" not in target:
-            if _registry() is not None or target in _FALLBACK:
-                continue
-            make_negotiator(spec)  # raises the unknown-agent error
-        cls = import_object(target)
-        if not (isinstance(cls, type) and issubclass(cls, Negotiator)):
-            raise ConfigError(f"agent {spec.name!r}: {target!r} is not a Negotiator subclass")
+        factory = agent_factory(spec.type)
         try:
-            inspect.signature(cls).bind(**dict(spec.params))
+            inspect.signature(factory).bind(**dict(spec.params))
         except TypeError as exc:
             raise ConfigError(
-                f"agent {spec.name!r}: {target} does not take parameters {dict(spec.params)}: {exc}"
+                f"agent {spec.name!r}: {spec.type} does not take parameters "
+                f"{dict(spec.params)}: {exc}"
             ) from None
-
-
-def _registry() -> Any:
-    try:
-        mod = importlib.import_module("accord.agents.registry")
-    except ImportError:
-        return None
-    return getattr(mod, "get_agent", None)

@@ -51,10 +51,10 @@ def default_config(seed: int = 0) -> TournamentConfig:
 
 def _importable(target: str) -> bool:
     from accord.core.errors import ConfigError
-    from accord.tournament.agents import import_object
+    from accord.tournament.agents import agent_factory
 
     try:
-        import_object(target)
+        agent_factory(target)
     except ConfigError:
         return False
     return True
