@@ -1,6 +1,6 @@
 """An opponent-modelling negotiator built on the frequency model.
 
-It concedes in time like a time-dependent negotiator (target
+It concedes in time like its base, :class:`~accord.agents.timebased.TimeDependent` (target
 ``floor + (top - floor) * (1 - t ** (1 / exponent))``), but instead of offering just any
 outcome at its target it offers, among the outcomes at or above the target, the one its
 :class:`~accord.agents.models.FrequencyModel` says the opponents like most (with several
@@ -30,14 +30,15 @@ import numpy as np
 import numpy.typing as npt
 
 from accord.agents.models import FrequencyModel
-from accord.core.negotiator import Negotiator, NegotiatorView, Response
+from accord.agents.timebased import TimeDependent
+from accord.core.negotiator import NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
 _ACCEPT = Response.ACCEPT
 _REJECT = Response.REJECT
 
 
-class FrequencyAgent(Negotiator):
+class FrequencyAgent(TimeDependent):
     """Time-dependent target, frequency-model bidding, next-offer acceptance."""
 
     def __init__(
@@ -49,12 +50,9 @@ class FrequencyAgent(Negotiator):
         recency: float = 2.0,
         name: str | None = None,
     ) -> None:
-        super().__init__(name)
-        if not exponent > 0:
-            raise ValueError(f"exponent must be > 0, got {exponent}")
+        super().__init__(exponent, name)
         if window < 1 or pool_size < 2:
             raise ValueError(f"window must be >= 1 and pool_size >= 2, got {window}, {pool_size}")
-        self.exponent = float(exponent)
         self.window = int(window)
         self.pool_size = int(pool_size)
         self.learning_rate = float(learning_rate)
@@ -62,6 +60,7 @@ class FrequencyAgent(Negotiator):
 
     # -- setup ---------------------------------------------------------------------------
     def on_start(self, view: NegotiatorView) -> None:
+        # Not TimeDependent's: bids come from the pool below, no utility inverse is needed.
         space = view.space
         if not space.is_discrete:
             raise ValueError(
@@ -108,11 +107,7 @@ class FrequencyAgent(Negotiator):
         pool: npt.NDArray[np.int64] = above[order].astype(np.int64)
         return pool
 
-    # -- strategy ------------------------------------------------------------------------
-    def target(self, t: float) -> float:
-        """Own utility aimed at, at normalised time ``t``."""
-        return self._floor + (self._top - self._floor) * (1.0 - float(t**self._power))
-
+    # -- strategy (``target(t)`` is TimeDependent's) ---------------------------------------
     def _observe(self, view: NegotiatorView) -> None:
         offers = view.offers
         n = len(offers)

@@ -11,8 +11,9 @@ these opponents are willing to give it:
   (``estimate + step * (max - estimate)``): hill climbing on its aspiration;
 * each of the latest two sessions that failed lowers the aspiration by ``backoff``.
 
-With no relevant history it concedes linearly (``exponent``) to its reservation value.
-With history it concedes late (``learned_exponent``) towards the aspiration, and near
+It is a :class:`~accord.agents.timebased.TimeDependent` negotiator: with no relevant
+history it concedes linearly (``exponent``) to its reservation value. With history it
+concedes late (``learned_exponent``) towards the aspiration, and near
 the deadline (``t >= late``) accepts any offer worth at least the estimate. Against the
 same opponents the aspiration climbs as long as agreements keep coming, so its utility
 rises over the repetitions.
@@ -25,12 +26,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.core.inverse import UtilityInverse, inverse_of
-from accord.core.negotiator import Negotiator, NegotiatorView, Response
+from accord.agents.timebased import TimeDependent
+from accord.core.negotiator import NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
 
-class Learner(Negotiator):
+class Learner(TimeDependent):
     """Time-dependent concession whose target is learned from earlier sessions."""
 
     def __init__(
@@ -42,29 +43,19 @@ class Learner(Negotiator):
         late: float = 0.9,
         name: str | None = None,
     ) -> None:
-        super().__init__(name)
         if not (exponent > 0 and learned_exponent > 0):
             raise ValueError(f"exponents must be > 0, got {exponent}, {learned_exponent}")
         if not (0 <= step <= 1 and backoff >= 0 and 0 < late <= 1):
             raise ValueError("need 0 <= step <= 1, backoff >= 0 and 0 < late <= 1")
-        self.exponent = exponent
+        super().__init__(exponent, name)
         self.learned_exponent = learned_exponent
         self.step = step
         self.backoff = backoff
         self.late = late
         self.estimate: float | None = None
-        self.floor = 0.0
-        self.top = 1.0
-        self._power = 1.0 / exponent
-        self._inverse: UtilityInverse | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
-        inv = inverse_of(view.utility)
-        self._inverse = inv
-        self._utility = view.utility
-        self.top = inv.max
-        base = max(view.reservation, inv.min)
-        self.floor = base
+        super().on_start(view)
         self.estimate = None
         self._power = 1.0 / self.exponent
         past = _relevant(view.memory)
@@ -81,20 +72,12 @@ class Learner(Negotiator):
         estimate = max(agreed + offered)
         aim = estimate
         if past[-1].agreed:
-            aim = estimate + self.step * (self.top - estimate)
+            aim = estimate + self.step * (self._top - estimate)
         fails = sum(1 for s in past[-2:] if not s.agreed)
         aim -= self.backoff * fails
         self.estimate = estimate - self.backoff * fails
-        self.floor = min(self.top, max(base, aim))
+        self._floor = min(self._top, max(self._floor, aim))
         self._power = 1.0 / self.learned_exponent
-
-    def target(self, t: float) -> float:
-        """Utility aimed at, at normalised time ``t``."""
-        return float(self.floor + (self.top - self.floor) * (1.0 - t**self._power))
-
-    def propose(self, view: NegotiatorView) -> Outcome | None:
-        assert self._inverse is not None
-        return self._inverse.at_least(self.target(view.time))
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         u = self._utility(offer)

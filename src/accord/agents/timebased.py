@@ -20,6 +20,16 @@ _ACCEPT = Response.ACCEPT
 _REJECT = Response.REJECT
 
 
+def target_range(view: NegotiatorView) -> tuple[UtilityInverse, float, float]:
+    """The shared inverse of the negotiator's utility, its floor and its best utility.
+
+    The floor is the larger of the reservation value and the worst outcome's utility:
+    the lowest target a conceding negotiator goes down to.
+    """
+    inv = inverse_of(view.utility)
+    return inv, max(view.reservation, inv.min), inv.max
+
+
 class TimeDependent(Negotiator):
     """Concedes from its best outcome towards its reservation value as time runs out."""
 
@@ -34,15 +44,12 @@ class TimeDependent(Negotiator):
         self._power = 1.0 / self.exponent
 
     def on_start(self, view: NegotiatorView) -> None:
-        inv = inverse_of(view.utility)
-        self._inverse = inv
-        self._floor = max(view.reservation, inv.min)
-        self._top = inv.max
+        self._inverse, self._floor, self._top = target_range(view)
         self._utility = view.utility
 
     def target(self, t: float) -> float:
         """Utility aimed at, at normalised time ``t``."""
-        return self._floor + (self._top - self._floor) * (1.0 - t**self._power)
+        return self._floor + (self._top - self._floor) * (1.0 - float(t**self._power))
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         assert self._inverse is not None

@@ -18,7 +18,8 @@ outcome closest above the target and accepts an offer at least as good as the ta
 
 from __future__ import annotations
 
-from accord.core.inverse import UtilityInverse, inverse_of
+from accord.agents.timebased import target_range
+from accord.core.inverse import UtilityInverse
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -42,11 +43,8 @@ class TitForTat(Negotiator):
         self._inverse: UtilityInverse | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
-        inv = inverse_of(view.utility)
-        self._inverse = inv
+        self._inverse, self._floor, self._top = target_range(view)
         self._utility = view.utility
-        self._floor = max(view.reservation, inv.min)
-        self._top = inv.max
         self._seen = 0
         self._first: float | None = None
         self._best_received = -float("inf")
