@@ -9,4 +9,4 @@ echo "== ruff"
 echo "== mypy (strict, core and formats)"
 .venv/bin/mypy
 echo "== pytest"
-.venv/bin/python -m pytest --doctest-modules src/accord/core src/accord/formats tests "$@"
+.venv/bin/python -m pytest --doctest-modules src/accord tests "$@"
