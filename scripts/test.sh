@@ -6,7 +6,7 @@ bash scripts/setup.sh
 echo "== ruff"
 .venv/bin/ruff check src tests bench
 .venv/bin/ruff format --check src tests bench
-echo "== mypy (strict, core and formats)"
+echo "== mypy (strict, the whole package)"
 .venv/bin/mypy
 echo "== pytest"
 .venv/bin/python -m pytest --doctest-modules src/accord tests "$@"
