@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from formats_data import shared_folder
 
-from accord.core.cells import achievable_utilities, bilateral_frontier, count_cells
+from accord.core.analysis import pareto_2d
+from accord.core.cells import achievable_utilities, count_cells
 from accord.core.errors import InvalidScenario
 from accord.core.outcomes import CategoricalIssue, IntegerIssue, OutcomeSpace
 from accord.core.utilities import HyperRectangle, HyperRectangleUtility
@@ -54,18 +55,15 @@ def test_cells_give_exactly_the_vectors_of_full_enumeration(seed: int) -> None:
     assert found.cells == count_cells(profiles) <= space.cardinality
 
 
-def test_bilateral_frontier_matches_a_brute_force_dominance_check() -> None:
+def test_pareto_2d_on_tied_points_matches_a_brute_force_dominance_check() -> None:
     rng = np.random.default_rng(5)
     pts = rng.integers(0, 12, size=(300, 2)).astype(float) / 11
-    keep = set(bilateral_frontier(pts).tolist())
-    distinct = {tuple(p) for p in pts[sorted(keep)]}
-    for i, p in enumerate(pts):
-        dominated = any((q >= p).all() and (q > p).any() for q in pts)
-        if dominated:
-            assert i not in keep
-        else:
-            assert tuple(p) in distinct
-    assert len(distinct) == len(keep)
+    keep = pareto_2d(pts[:, 0], pts[:, 1]).tolist()
+    expected = [
+        i for i, p in enumerate(pts) if not any((q >= p).all() and (q > p).any() for q in pts)
+    ]
+    assert sorted(keep) == expected
+    assert len({tuple(p) for p in pts[keep]}) < len(keep)  # identical frontier points all stay
 
 
 def test_too_many_cells_is_refused_with_a_clear_error() -> None:
@@ -85,7 +83,7 @@ def _frontier(folder: Path) -> tuple[np.ndarray, list[HyperRectangleUtility], np
     assert s.space.cardinality == 10**10
     profiles = [u for u in s.utilities if isinstance(u, HyperRectangleUtility)]
     found = achievable_utilities(profiles)
-    keep = bilateral_frontier(found.values)
+    keep = pareto_2d(found.values[:, 0], found.values[:, 1])[::-1]  # by u1 ascending
     return found.values[keep], profiles, found.rows[keep]
 
 

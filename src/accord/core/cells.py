@@ -20,7 +20,8 @@ Example (two profiles on a 10 x 10 space; 100 outcomes, 6 cells, 5 distinct vect
     >>> found = achievable_utilities([u1, u2])
     >>> found.cells, sorted(map(tuple, found.values.round(3).tolist()))
     (6, [(0.0, 0.333), (0.0, 0.667), (1.0, 0.0), (1.0, 0.333), (1.0, 0.667)])
-    >>> frontier = found.values[bilateral_frontier(found.values)]
+    >>> from accord.core.analysis import pareto_2d
+    >>> frontier = found.values[pareto_2d(found.values[:, 0], found.values[:, 1])]
     >>> frontier.round(3).tolist()
     [[1.0, 0.667]]
 """
@@ -236,24 +237,3 @@ def _first_of_each(vals: FloatArray) -> npt.NDArray[np.int64]:
         span *= levels
     _, first = np.unique(codes, return_index=True)
     return np.sort(first).astype(np.int64)
-
-
-def bilateral_frontier(values: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """Indices of the Pareto-optimal rows of an ``(m, 2)`` array, by increasing first utility.
-
-    A point is kept unless another point is at least as good for both and better for one;
-    of identical points only one is kept.
-
-    >>> bilateral_frontier([[0.2, 0.9], [0.5, 0.5], [0.4, 0.4], [0.5, 0.1], [0.9, 0.2]]).tolist()
-    [0, 1, 4]
-    """
-    v = np.asarray(values, dtype=np.float64)
-    if v.ndim != 2 or v.shape[1] != 2:
-        raise InvalidScenario(f"bilateral_frontier needs an (m, 2) array, got shape {v.shape}")
-    if v.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = np.lexsort((-v[:, 1], -v[:, 0]))  # first utility descending, ties: second desc
-    second = v[order, 1]
-    best_before = np.maximum.accumulate(np.concatenate(([-np.inf], second[:-1])))
-    keep: npt.NDArray[np.int64] = order[second > best_before][::-1].astype(np.int64)
-    return keep
