@@ -134,15 +134,25 @@ def tournament(
     buyers: str = typer.Option(",".join(BUYERS), help="comma-separated buyer strategies"),
     seeds: int = typer.Option(10, help="seeds 0..n-1 per pairing and buyer"),
     workers: int = typer.Option(1, help="local processes"),
+    executor: Annotated[
+        str | None, typer.Option(help="serial, processes or ray (default: by --workers)")
+    ] = None,
+    address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="SQLite results file; running again resumes it")
+    ] = None,
     csv: Annotated[Path | None, typer.Option(help="write the per-round rows here")] = None,
 ) -> None:
-    """Run a fast-mode tournament and print the leaderboard."""
+    """Run a fast-mode tournament on the tournament layer and print the leaderboard."""
     try:
         rounds = run_tournament(
             [a.strip() for a in agents.split(",") if a.strip()],
             [b.strip() for b in buyers.split(",") if b.strip()],
             range(seeds),
             workers=workers,
+            executor=executor,
+            address=address,
+            out=out,
         )
     except ValueError as e:
         raise typer.BadParameter(str(e)) from None
