@@ -95,3 +95,31 @@ def test_links_between_guides_point_to_existing_files(guide: str) -> None:
     for target in re.findall(r"\]\(([^)#\s]+\.(?:md|py))(?:#[^)]*)?\)", text):
         path = (DOCS / target).resolve()
         assert path.is_file(), f"{guide} links to {target}, which does not exist"
+
+
+def test_the_humaine_page_shows_the_example_seller_verbatim() -> None:
+    assert blocks("humaine.md", "python")[0] == (EXAMPLES / "my_seller.py").read_text()
+
+
+def test_humaine_up_starts_every_service_on_free_ports(tmp_path: Path) -> None:
+    out = accord(
+        "humaine", "up", "--port-base", "0", "--check", "--exit-after", "2", "--data", "d",
+        "--celia", "my_seller:MarkupSeller", cwd=tmp_path, pythonpath=EXAMPLES,
+    )  # fmt: skip
+    for service in ("orchestrator", "utility generator", "agent Celia (my_seller:MarkupSeller)",
+                    "agent Watson (regex)", "human UIs", "competition manager"):  # fmt: skip
+        assert f"check {service}: ok" in out, out
+    assert {p.name for p in (tmp_path / "d").iterdir()} >= {"orchestrator.sqlite"}
+
+
+def test_humaine_fast_round_and_plan_commands(tmp_path: Path) -> None:
+    out = accord(
+        "humaine", "agents", "fast-round", "--seller-a", "my_seller:MarkupSeller",
+        "--seller-b", "strong", "--buyer", "shopper", "--seed", "4", "--no-transcript",
+        cwd=tmp_path, pythonpath=EXAMPLES,
+    )  # fmt: skip
+    assert "Celia" in out and "Watson" in out and "shopper" in out
+    out = accord("humaine", "plan", "--agents", "a,b,c", "--humans", "h1,h2", "--pools", "1",
+                 cwd=tmp_path)  # fmt: skip
+    rounds = re.findall(r"│ (\d) │", out)
+    assert len(rounds) == 6  # 3 pairs, each met twice with the utilities swapped
