@@ -138,6 +138,7 @@ def _execute(w: World, c: Contract) -> None:
     else:
         w.money_destroyed += value
     w.status[c.id] = _EXECUTED
+    w.closed_on[c.id] = w.day
     w.executed_quantity[c.id] = delivered
     if delivered > 0:
         w.traded_quantity[p] += delivered
@@ -155,6 +156,7 @@ def _pay_from_estate(w: World, agent: int, cid: str, value: int) -> None:
 # -- bankruptcy ---------------------------------------------------------------------
 def _nullify(w: World, cid: str) -> None:
     w.status[cid] = _NULLIFIED
+    w.closed_on[cid] = w.day
     reserved = w._reserved.pop(cid, 0)
     if reserved:
         c = w.contracts[cid]
@@ -274,6 +276,7 @@ def _replace(w: World, c: Contract, quantity: int) -> Contract:
     )
     w.contracts[new.id] = new
     w.status[new.id] = _SIGNED
+    w.signed_on[new.id] = w.signed_on.get(c.id, w.day)
     w.signing_order[new.id] = w.signing_order[c.id]
     due = w._due[c.delivery]
     due[due.index(c.id)] = new.id

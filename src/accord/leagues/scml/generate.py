@@ -158,7 +158,7 @@ def generate_config(
     # worlds shorter than the chain give b_l = 0; keep B_0 > 0 so eq. 3 is defined
     initial_balances = np.maximum(1, balances[factory_level]).astype(np.int64)
 
-    exo = _exogenous(rng, factory_level, levels, q, catalog, e, horizon)
+    exo, shares = _exogenous(rng, factory_level, levels, q, catalog, e, horizon)
     info: dict[str, object] = {
         "cash_availability": xi,
         "exogenous_controllability": e,
@@ -167,6 +167,7 @@ def generate_config(
         "productivity": eta,
         "active_lines": active,
         "production_capacity": q,
+        "exogenous_shares": shares,
     }
     return WorldConfig(
         n_steps=n_steps,
@@ -193,13 +194,16 @@ def _exogenous(
     catalog: IntArray,
     e: float,
     horizon: int,
-) -> ExogenousContracts:
+) -> tuple[ExogenousContracts, dict[int, float]]:
+    """The exogenous contracts and each end-of-chain factory's fixed share of its level."""
     rows: list[tuple[int, int, int, int, int, int, bool]] = []
+    shares: dict[int, float] = {}
     n_steps = q.shape[1]
     for level, product, is_sell in ((0, 0, False), (levels - 1, levels, True)):
         members = np.flatnonzero(factory_level == level)
         share = rng.uniform(0.0, 1.0, size=len(members)) + 1e-9
         share = share / share.sum()
+        shares.update((int(a), float(s)) for a, s in zip(members, share, strict=True))
         for d in range(n_steps):
             total = int(q[product, d])
             if total <= 0:
@@ -221,9 +225,10 @@ def _exogenous(
     cols = list(zip(*rows, strict=True)) if rows else [()] * 7
     ints = [np.asarray(c, dtype=np.int64) for c in cols[:6]]
     agent, prod, quantity, price, delivery, reveal = ints
-    return ExogenousContracts(
+    exo = ExogenousContracts(
         agent, prod, quantity, price, delivery, reveal, np.asarray(cols[6], dtype=bool)
     )
+    return exo, shares
 
 
 def _split(rng: np.random.Generator, total: int, e: float) -> list[int]:

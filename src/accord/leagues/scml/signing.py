@@ -162,10 +162,12 @@ def sign(w: World, d: int) -> None:
         parties = [w.index[p] for p in (c.seller, c.buyer) if p in w.index]
         if cid in refused or c.delivery >= w.n_steps or c.delivery < d:
             w.status[cid] = ContractStatus.CANCELLED
+            w.closed_on[cid] = d
             for k in parties:
                 cancelled.setdefault(k, []).append((c, refused.get(cid, [])))
             continue
         w.status[cid] = ContractStatus.SIGNED
+        w.signed_on[cid] = d
         w.history_signed[d] += 1
         w._n_signed += 1
         w.signing_order[cid] = w._n_signed

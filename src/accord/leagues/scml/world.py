@@ -116,6 +116,10 @@ class World:
         self.contracts: dict[str, Contract] = {}
         self.status: dict[str, ContractStatus] = {}
         self.signing_order: dict[str, int] = {}
+        # section 3.2: the signing day, and the day a contract was cancelled, nullified
+        # or executed
+        self.signed_on: dict[str, int] = {}
+        self.closed_on: dict[str, int] = {}
         self.executed_quantity: dict[str, int] = {}
         self.agent_contracts: list[list[str]] = [[] for _ in range(n)]
         self._due: list[list[str]] = [[] for _ in range(self.n_steps)]
@@ -307,7 +311,8 @@ class World:
             weights=ex.quantity[due] * ex.unit_price[due],
             minlength=self.n_products,
         )
-        mean = np.divide(val, qty, out=np.zeros_like(val), where=qty > 0)
+        # a float output: with no exogenous contract due today bincount returns int64
+        mean = np.divide(val, qty, out=np.zeros(self.n_products), where=qty > 0)
         self.bb._publish_market(
             MarketStatus(
                 d,
