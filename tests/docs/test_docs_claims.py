@@ -38,8 +38,15 @@ def accord(*args: str, cwd: Path, pythonpath: Path | None = None) -> str:
     return proc.stdout
 
 
+def shown_file(guide: str, marker: str) -> str:
+    """The python block of ``guide`` that defines ``marker`` (exactly one must)."""
+    found = [code for code in blocks(guide, "python") if marker in code]
+    assert len(found) == 1, f"{guide} should show {marker!r} in exactly one block"
+    return found[0]
+
+
 def test_the_agent_page_shows_the_example_file_verbatim() -> None:
-    shown = blocks("writing-an-agent.md", "python")[0]
+    shown = shown_file("writing-an-agent.md", "class Aspirant(")
     assert shown == (EXAMPLES / "my_agent.py").read_text()
     body = shown.split("class Aspirant", 1)[1]
     assert len(body.splitlines()) <= 40, "the agent is meant to fit in about 40 lines"
@@ -98,7 +105,8 @@ def test_links_between_guides_point_to_existing_files(guide: str) -> None:
 
 
 def test_the_humaine_page_shows_the_example_seller_verbatim() -> None:
-    assert blocks("humaine.md", "python")[0] == (EXAMPLES / "my_seller.py").read_text()
+    shown = shown_file("humaine.md", "class MarkupSeller(")
+    assert shown == (EXAMPLES / "my_seller.py").read_text()
 
 
 def test_humaine_up_starts_every_service_on_free_ports(tmp_path: Path) -> None:
