@@ -70,6 +70,7 @@ def _execute(w: World, c: Contract) -> None:
     s_active = s >= 0 and not bankrupt[s]
     b_active = b >= 0 and not bankrupt[b]
     delivered = q
+    broke = False  # a party went bankrupt on this contract
     from_stock = s_active  # products leave the seller's inventory (else they are created)
     if s_active:
         w.n_due[s] += 1
@@ -102,6 +103,7 @@ def _execute(w: World, c: Contract) -> None:
                 )
                 delivered = _bankrupt(w, s, c, owed=cost)
                 s_active = from_stock = False
+                broke = True
     value = delivered * u
     if b_active:
         w.n_due[b] += 1
@@ -116,6 +118,7 @@ def _execute(w: World, c: Contract) -> None:
             delivered = _bankrupt(w, b, c, owed=value, quantity=delivered)
             value = delivered * u
             b_active = False
+            broke = True
             _pay_from_estate(w, b, c.id, value)
         else:
             w.balance[b] -= value
@@ -137,6 +140,9 @@ def _execute(w: World, c: Contract) -> None:
         w.balance[s] += value
     else:
         w.money_destroyed += value
+    if broke and c.exogenous:  # nothing moved: the simulator does not trade with an estate
+        _nullify(w, c.id)
+        return
     w.status[c.id] = _EXECUTED
     w.closed_on[c.id] = w.day
     w.executed_quantity[c.id] = delivered
