@@ -7,10 +7,17 @@ Sub-command groups are imported lazily where they pull in heavy dependencies, so
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 import typer
 
 from accord.commands.negotiate import negotiate
+
+# Like ``python -m``, let agents and scenarios named by import path come from the folder
+# the user runs ``accord`` in (``accord agents check mine:MyAgent``).
+if os.getcwd() not in sys.path:
+    sys.path.insert(0, os.getcwd())
 
 app = typer.Typer(
     help="Accord: automated negotiation research and competitions.",
