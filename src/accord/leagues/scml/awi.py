@@ -305,7 +305,8 @@ class AWI:
         """Free (day, line) slots within ``step`` (default: today to the end)."""
         w, i = self._w, self._i
         lo, hi = _range("step", step)
-        lo = w.day if lo < 0 else max(lo, w.day)
+        first = w.day + 1 if self._production_ran() else w.day
+        lo = first if lo < 0 else max(lo, first)
         hi = w.n_steps - 1 if hi < 0 else min(hi, w.n_steps - 1)
         if hi < lo:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -348,22 +349,20 @@ class AWI:
         days, lines = self.available_for_production(repeats, step, line, method)
         if len(days) < repeats and not partial_ok:
             return empty, empty
-        if self._too_late_for_today(days):
-            keep = days > w.day
-            days, lines = days[keep], lines[keep]
         w.commands[i, days, lines] = process
         return days, lines
 
-    def _too_late_for_today(self, days: NDArray[np.int64]) -> bool:
+    def _production_ran(self) -> bool:
+        """True once today's production has run: today's slots are no longer free."""
         from accord.leagues.scml.world import Phase
 
-        w = self._w
-        return bool((days == w.day).any()) and w.phase in (Phase.PRODUCTION, Phase.REPORTS)
+        return self._w.phase in (Phase.PRODUCTION, Phase.REPORTS)
 
     def cancel_production(self, step: int, line: int) -> bool:
         """Cancel the job on ``line`` at day ``step`` (future or today before production)."""
         w, i = self._w, self._i
-        if w.bankrupt[i] or not (w.day <= step < w.n_steps) or not 0 <= line < self.n_lines:
+        first = w.day + 1 if self._production_ran() else w.day
+        if w.bankrupt[i] or not (first <= step < w.n_steps) or not 0 <= line < self.n_lines:
             return False
         if w.commands[i, step, line] == NO_COMMAND:
             return False
@@ -376,7 +375,8 @@ class AWI:
         day = w.day if step is None else step
         if not 0 <= n <= self.n_lines:
             raise ValueError(f"n must be in [0, {self.n_lines}], got {n}")
-        if w.bankrupt[i] or not (w.day <= day < w.n_steps):
+        first = w.day + 1 if self._production_ran() else w.day
+        if w.bankrupt[i] or not (first <= day < w.n_steps):
             return 0
         row = w.commands[i, day]
         row[:] = NO_COMMAND
