@@ -220,3 +220,14 @@ def test_writer_refuses_what_genius_would_read_differently(tmp_path: Path) -> No
     with pytest.raises(FormatError, match="CallableUtility cannot be written as GENIUS XML"):
         save_scenario(Scenario("odd", space, (odd, odd)), tmp_path / "out", format="genius")
     assert not (tmp_path / "out").exists()
+
+
+def test_genius_writer_refuses_weights_that_do_not_sum_to_one():
+    space = OutcomeSpace([CategoricalIssue("x", ["a", "b"]), CategoricalIssue("y", ["a", "b"])])
+    u = LinearAdditiveUtility(
+        space, [0.7, 0.7], [{"a": 1, "b": 0.2}, {"a": 1, "b": 0}], normalize=False
+    )
+    assert u(("a", "a")) == pytest.approx(1.4)
+    with pytest.raises(FormatError, match="weights summing to 1.4 would read back different"):
+        genius_profile_xml(u)
+    assert 'value="0.7"' in genius_profile_xml(u, rescale=True)

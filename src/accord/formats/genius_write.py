@@ -164,6 +164,13 @@ def _fit_integer(issue: IntegerIssue, table: Mapping[Any, float]) -> tuple[float
 
 
 def _linear_profile(u: LinearAdditiveUtility, obj: ET.Element, rescale: bool) -> None:
+    total = float(u.weights.sum())
+    _check(
+        abs(total - 1.0) <= 1e-9,
+        rescale,
+        f"GENIUS divides the weights by their sum, so weights summing to {total:.6g} "
+        "would read back different",
+    )
     for k, issue in enumerate(u.space.issues):
         el = _issue_element(obj, k, issue)
         e = u.evaluators[k]
