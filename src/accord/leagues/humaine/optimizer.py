@@ -25,11 +25,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .goods import validate_bundle
+from .goods import InvalidBundle, validate_bundle
 from .scoring import Allocation, ProductAllocation
 from .utility import BuyerUtility, Trapezoid
 
-__all__ = ["Plan", "best_allocation"]
+__all__ = ["MAX_ITEMS", "Plan", "best_allocation"]
+
+MAX_ITEMS = 1000
+"""Most cakes plus pancake batches the goods may allow (far beyond any real round; the
+search grows with the cube of it)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,10 @@ def _amounts(trap: Trapezoid, count: int, supply: int) -> list[int]:
 
 
 def best_allocation(utility: BuyerUtility, ingredients: Mapping[str, int]) -> Plan:
-    """The allocation of ``ingredients`` with the highest value under ``utility``."""
+    """The allocation of ``ingredients`` with the highest value under ``utility``.
+
+    Raises :class:`~accord.leagues.humaine.goods.InvalidBundle` for a bad bundle or
+    one that allows more than :data:`MAX_ITEMS` items."""
     have = validate_bundle(ingredients)
     egg, flour, milk, sugar = (have.get(g, 0) for g in ("egg", "flour", "milk", "sugar"))
     choc, van, blue = (have.get(g, 0) for g in ("chocolate", "vanilla", "blueberry"))
@@ -124,6 +131,16 @@ def best_allocation(utility: BuyerUtility, ingredients: Mapping[str, int]) -> Pl
     tpb = pan_v.supplements.get("blueberry")
 
     nc_max = max(0, min(egg // 2, flour // 2, milk, sugar))
+    items = nc_max + max(0, min(egg, flour // 2, milk // 2))
+    if items > MAX_ITEMS:
+        raise InvalidBundle(
+            f"these goods make up to {items} cakes and pancake batches; the optimiser "
+            f"handles at most {MAX_ITEMS}"
+        )
+    # no item takes more of a flavouring than the largest maximum: the rest is useless
+    traps = [t for t in (tcc, tcv, tpc, tpb) if t is not None]
+    useful = items * max((t.max_quantity for t in traps), default=0)
+    choc, van, blue = min(choc, useful), min(van, useful), min(blue, useful)
     nc = np.arange(nc_max + 1)
     np_for = np.maximum(
         0, np.minimum.reduce([egg - 2 * nc, (flour - 2 * nc) // 2, (milk - nc) // 2])

@@ -176,11 +176,20 @@ class Round:
     clock: Callable[[], float] = time.monotonic
     human: str = HUMAN
     round_number: int | None = None
+    track_delivery: bool = False
+    """See :class:`RulesEngine` (the orchestrator reports deliveries; simulations don't)."""
 
     def __post_init__(self) -> None:
         self.agents = tuple(self.agents)
         self.initial_budget = float(self.budget)
-        self.engine = RulesEngine(self.agents, self.budget, self.config, self.clock, self.human)
+        self.engine = RulesEngine(
+            self.agents,
+            self.budget,
+            self.config,
+            self.clock,
+            self.human,
+            track_delivery=self.track_delivery,
+        )
         self.started_at: float | None = None
         self.active_ended_at: float | None = None
         self.post_ended_at: float | None = None

@@ -43,6 +43,7 @@ from types import MappingProxyType
 
 __all__ = [
     "HUMAN",
+    "MAX_AMOUNT",
     "Bid",
     "Decision",
     "RuleConfig",
@@ -58,13 +59,28 @@ HUMAN = "Human"
 Clock = Callable[[], float]
 
 
+MAX_AMOUNT = 1e9
+"""Largest amount of money (dollars) a budget or an accepted price may have."""
+
+
 def to_cents(amount: float) -> int:
-    """Money as an integer number of cents (nearest cent).
+    """Money as an integer number of cents (nearest cent); refuses amounts that are not
+    finite or exceed :data:`MAX_AMOUNT` dollars in size.
 
     >>> to_cents(8.21), to_cents(0.1 + 0.2), to_cents(3)
     (821, 30, 300)
+    >>> to_cents(1e300)
+    Traceback (most recent call last):
+    ...
+    ValueError: an amount of money must be a finite number of at most 1e+09 USD, got 1e+300
     """
-    return int(round(float(amount) * 100))
+    value = float(amount)
+    if not math.isfinite(value) or abs(value) > MAX_AMOUNT:
+        raise ValueError(
+            f"an amount of money must be a finite number of at most {MAX_AMOUNT:g} USD, "
+            f"got {amount!r}"
+        )
+    return int(round(value * 100))
 
 
 def count_words(text: str) -> int:
@@ -136,7 +152,8 @@ class Decision:
 
     ``rule`` names the rule that blocked it ("R0".."R4", "phase", "speaker", "order")
     or is None when permitted; ``rationale`` always explains the verdict; ``at`` is the
-    server time of receipt; ``deal`` is True when a permitted Accept moved money.
+    server time of receipt; ``deal`` is True when a permitted Accept booked a purchase
+    (at any price, even 0).
     """
 
     permitted: bool
@@ -154,6 +171,7 @@ class _TurnState:
     addressee: str | None = None
     spoken: set[str] = field(default_factory=set)
     addressee_spoke: bool = False
+    addressee_spoke_at: float | None = None
     last_agent_at: float | None = None
     last_agent: str | None = None
 
@@ -168,6 +186,9 @@ class RulesEngine:
         clock: monotonic seconds; used when ``decide`` gets no explicit ``now``.
         human: the buyer's speaker name.
         active: whether messages may flow; the round toggles it with its phases.
+        track_delivery: R2 read to the letter: the addressee's reply frees the
+            unaddressed agent only once that agent has been sent its copy (reported
+            through :meth:`mark_seen`); without it, at once (virtual-time simulations).
     """
 
     def __init__(
@@ -178,6 +199,7 @@ class RulesEngine:
         clock: Clock = time.monotonic,
         human: str = HUMAN,
         active: bool = True,
+        track_delivery: bool = False,
     ) -> None:
         self.agents: tuple[str, ...] = tuple(agents)
         if len(set(self.agents)) != len(self.agents):
@@ -190,6 +212,7 @@ class RulesEngine:
         self.clock = clock
         self.human = human
         self.active = active
+        self.track_delivery = track_delivery
         self._budget_cents = to_cents(budget)
         self._turn = _TurnState()
         self._seen: dict[str, float] = {}
@@ -249,7 +272,7 @@ class RulesEngine:
                 turn.spoken.add(name)
                 turn.last_agent_at, turn.last_agent = at, name
                 if name == turn.addressee:
-                    turn.addressee_spoke = True
+                    turn.addressee_spoke, turn.addressee_spoke_at = True, at
             self._turn = turn
 
     def resolve_addressee(self, addressee: str | None) -> str | None:
@@ -301,7 +324,7 @@ class RulesEngine:
                 "R4",
                 f"Excessive message length: {words} words, the limit is {cfg.max_words}",
             )
-        deal_cents = 0
+        deal_cents: int | None = None  # an Accept moves money, even a price of 0
         bid = msg.bid
         if bid is not None and bid.type == "Accept":
             if bid.price is None:
@@ -310,7 +333,10 @@ class RulesEngine:
                 return self._block(
                     msg, at, "R1", "A human Accept must be addressed to the seller it buys from"
                 )
-            deal_cents = to_cents(bid.price)
+            try:
+                deal_cents = to_cents(bid.price)
+            except ValueError as e:
+                return self._block(msg, at, "R1", f"Unusable price: {e}")
             if deal_cents > self._budget_cents:
                 return self._block(
                     msg,
@@ -323,7 +349,7 @@ class RulesEngine:
             return self._check_human(msg, at, deal_cents)
         return self._check_agent(msg, at, deal_cents)
 
-    def _check_human(self, msg: Utterance, at: float, deal_cents: int) -> Decision:
+    def _check_human(self, msg: Utterance, at: float, deal_cents: int | None) -> Decision:
         last = self._turn.human_at
         gap = self.config.human_gap
         if last is not None and at - last < gap:
@@ -334,11 +360,12 @@ class RulesEngine:
                 f"Human spoke {at - last:.3f} s after the previous human utterance; "
                 f"at least {gap:g} s must pass",
             )
+        deal = deal_cents is not None
         return Decision(
-            True, None, "Human utterance permitted", at, msg.speaker, deal_cents > 0, deal_cents
+            True, None, "Human utterance permitted", at, msg.speaker, deal, deal_cents or 0
         )
 
-    def _check_agent(self, msg: Utterance, at: float, deal_cents: int) -> Decision:
+    def _check_agent(self, msg: Utterance, at: float, deal_cents: int | None) -> Decision:
         turn = self._turn
         cfg = self.config
         speaker = msg.speaker
@@ -372,6 +399,15 @@ class RulesEngine:
                         f"Premature response from unaddressed agent: {turn.addressee} was "
                         f"addressed and has {window - elapsed:.3f} s left to answer first",
                     )
+                if elapsed < window and not self._has_seen(speaker, turn.addressee_spoke_at):
+                    return self._block(
+                        msg,
+                        at,
+                        "R2",
+                        f"Premature response from unaddressed agent: {turn.addressee}'s reply "
+                        f"has not been delivered to {speaker} yet ({window - elapsed:.3f} s "
+                        "of the window left)",
+                    )
                 why = (
                     f"Unaddressed agent answering after {turn.addressee}'s reply"
                     if turn.addressee_spoke
@@ -392,7 +428,13 @@ class RulesEngine:
                 f"Simultaneous reply: {turn.last_agent}'s message went out "
                 f"{at - turn.last_agent_at:.3f} s earlier; resubmit in the light of it",
             )
-        return Decision(True, None, why, at, speaker, deal_cents > 0, deal_cents)
+        return Decision(True, None, why, at, speaker, deal_cents is not None, deal_cents or 0)
+
+    def _has_seen(self, agent: str, at: float | None) -> bool:
+        """Whether ``agent`` has been sent its copy of the message received at ``at``."""
+        if not self.track_delivery or at is None:
+            return True
+        return self._seen.get(agent, -math.inf) >= at
 
     def _apply(self, msg: Utterance, verdict: Decision) -> None:
         turn = self._turn
@@ -407,4 +449,4 @@ class RulesEngine:
         turn.last_agent_at = verdict.at
         turn.last_agent = msg.speaker
         if msg.speaker == turn.addressee:
-            turn.addressee_spoke = True
+            turn.addressee_spoke, turn.addressee_spoke_at = True, verdict.at

@@ -21,7 +21,7 @@ from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
 from .round import Durations, LogEntry, Phase, Round
-from .rules import HUMAN, Bid, Decision, RuleConfig, Utterance
+from .rules import HUMAN, Bid, Decision, RuleConfig, Utterance, to_cents
 from .store import RoundRecord, RoundStore
 from .utility import BuyerUtility, InvalidUtility, SellerUtility
 
@@ -78,6 +78,7 @@ class Orchestrator:
             hu = spec.human.utilityFunction
             buyer = BuyerUtility.from_wire(hu) if hu else None
             budget = spec.budget(self.default_budget)
+            to_cents(budget)  # a usable amount of money
         except (InvalidUtility, ValueError) as e:
             raise HumaineError(422, f"invalid round set-up: {e}") from None
         spec = spec.model_copy(update={"roundId": round_id})
@@ -109,6 +110,7 @@ class Orchestrator:
             self.clock,
             HUMAN,
             spec.roundNumber,
+            track_delivery=True,
         )
         agents = {a.name: Party(a.name, a.base_url(), "agent", a.token) for a in spec.agents}
         ui_specs = spec.humanUIs if spec.humanUIs is not None else self.human_uis
