@@ -84,3 +84,18 @@ def test_table_3_ranges_over_many_draws():
     pi = np.asarray(draws["pi"])
     assert pi.mean() == pytest.approx(0.15, abs=0.015)
     assert pi.std() == pytest.approx(0.0577, abs=0.012)
+
+
+def test_a_single_process_chain_is_refused():
+    # with L = 1 one factory would hold exogenous buy *and* sell contracts, and could
+    # profit without negotiating, which section 1 rules out by design
+    with pytest.raises(
+        ValueError, match=r"need at least 2 processes .* got factories per level \[3\]"
+    ):
+        generate_config(n_steps=5, factories_per_level=[3])
+    with pytest.raises(ValueError, match="need at least 2 processes"):
+        generate_config(n_steps=5, n_levels=1)
+    cfg = generate_config(n_steps=5, factories_per_level=[2, 2])
+    ex = cfg.exogenous
+    sellers, buyers = set(ex.agent[ex.is_sell].tolist()), set(ex.agent[~ex.is_sell].tolist())
+    assert sellers and buyers and not sellers & buyers

@@ -9,7 +9,7 @@ consolidated over factories; an exogenous contract whose execution bankrupts its
 from __future__ import annotations
 
 import pytest
-from scml_spec_helpers import Scripted, bare_world, inject
+from scml_spec_helpers import Fixed, Scripted, bare_world, inject
 
 from accord.leagues.scml.contracts import BreachKind, ContractStatus
 
@@ -31,6 +31,8 @@ def test_trading_prices_follow_equation_1_with_partial_execution_and_idle_days()
     w.step()
     # day 0: 4 units at 5 traded (the quantity actually exchanged)
     assert w.executed_quantity == {"c1": 4}
+    # the 4 units the simulator received for B's estate are destroyed, not kept
+    assert int(w.inventory[B].sum()) == 0 and int(w.goods_destroyed[1]) == 4
     tp0 = (0.9 * 50 * 20 + 4 * 5) / (0.9 * 50 + 4)
     assert w.tp.prices[1] == pytest.approx(tp0, rel=1e-12)
     assert w.bb.market[0].trading_prices == pytest.approx((10.0, tp0, 40.0), rel=1e-12)
@@ -84,6 +86,10 @@ def test_spot_penalty_grows_with_the_discounted_history_and_reports_count_breach
     w.check_invariants()
 
 
+def b_asks(w) -> bool:
+    return w.agents[B].awi.request_negotiation(True, 1, 1, 20, 3, w.names[A], Fixed(None))
+
+
 def test_an_exogenous_contract_that_bankrupts_its_agent_is_nullified():
     w = _three([50, 1000, 1000], [(A, 0, 10, 10, 0, 0, False)])
     w.step()
@@ -97,6 +103,10 @@ def test_an_exogenous_contract_that_bankrupts_its_agent_is_nullified():
     report = w.bb.latest_reports()[w.names[A]]
     assert (report.day, report.balance, report.bankrupt) == (0, -50, True)
     assert w.bb.is_bankrupt(w.names[A])
+    # no further negotiations with or by the bankrupt agent
+    assert b_asks(w) is False
+    assert w.agents[A].awi.request_negotiation(False, 1, 1, 20, 3, w.names[B], Fixed(None)) is False
+    assert w._pending == []
     w.check_invariants()
 
 

@@ -129,6 +129,11 @@ def generate_config(
         raise ValueError(
             f"need at least one level with at least one factory each, got {counts.tolist()}"
         )
+    if levels < 2:
+        raise ValueError(
+            "need at least 2 processes (A.2: L >= 2; with one, a factory would get both "
+            f"exogenous buy and sell contracts), got factories per level {counts.tolist()}"
+        )
     factory_level = np.repeat(np.arange(levels), counts).astype(np.int64)
 
     # Table 3 draws (the order of draws is part of reproducibility: do not reorder)
