@@ -130,3 +130,23 @@ def test_equation_3_consolidates_the_factories_of_one_type():
     # the default grouping is by agent type: all three are Scripted
     (only,) = w.type_scores().values()
     assert only == pytest.approx((2200 + 0.5 * 200 - 2000) / 2000)
+
+
+def test_a_seller_that_cannot_pay_the_spot_market_breaches_twice_and_goes_bankrupt():
+    # A owes C 10 units of product 1 at 25 and holds none, with 30 dollars
+    w = _three([30, 1000, 1000])
+    c = inject(w, A, C, 1, 10, 25, 0)
+    w.step()
+    # spot price with the 10 units about to be bought: ceil(20 x 1.15 x (1 + 0.1 x 10)) = 46;
+    # the insufficient-funds level is taken on that purchase: (460 - 30) / 460
+    assert [(r.agent, r.level, r.kind) for r in w.bb.breaches] == [
+        (w.names[A], 1.0, BreachKind.INSUFFICIENT_PRODUCTS),
+        (w.names[A], pytest.approx((460 - 30) / 460), BreachKind.INSUFFICIENT_FUNDS),
+    ]
+    assert w.bankrupt[A] and int(w.reported_balance[A]) == 30 - 460
+    # the estate (30 dollars) buys floor(30 / ceil(20 x 1.15)) = 1 unit for C at the
+    # bankruptcy's penalty (nothing bought yet: ip = 0)
+    assert w.executed_quantity[c.id] == 1 and w.status[c.id] is ContractStatus.EXECUTED
+    assert (int(w.inventory[C, 1]), int(w.balance[C])) == (1, 1000 - 25)
+    assert w.scores()[w.names[A]] == pytest.approx((30 - 460 - 30) / 30)
+    w.check_invariants()
