@@ -46,6 +46,7 @@ __all__ = [
     "SetUtilityReply",
     "MAX_NAME_CHARS",
     "MAX_TEXT_CHARS",
+    "UI_ROUTES",
     "AgentSpec",
     "AllocationRequest",
     "BidModel",
@@ -65,6 +66,19 @@ MAX_TEXT_CHARS = 5000
 MAX_NAME_CHARS = 64
 
 BID_TYPES = ("SellOffer", "BuyOffer", "Accept", "Reject")
+
+UI_ROUTES: tuple[str, ...] = (
+    "sendRoundMetadata",
+    "setUtility",
+    "startRound",
+    "endRound",
+    "receiveMessage",
+    "receiveLog",
+    "receiveRejection",
+    "confirmAccept",
+    "receiveRoundTotals",
+)
+"""The routes (without ``/``) the orchestrator posts to a human UI."""
 
 
 class _Wire(BaseModel):

@@ -44,6 +44,7 @@ from accord.leagues.humaine.manager.services import (
     UtilitySource,
     local_utility_source,
 )
+from accord.leagues.humaine.messages import UI_ROUTES
 from accord.leagues.humaine.optimizer import best_allocation
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
@@ -51,17 +52,6 @@ from accord.leagues.humaine.ui_state import EventLog, UiRound
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
 
 STATIC = Path(__file__).resolve().parent / "static"
-ROUTES = (
-    "sendRoundMetadata",
-    "setUtility",
-    "startRound",
-    "endRound",
-    "receiveMessage",
-    "receiveLog",
-    "receiveRejection",
-    "confirmAccept",
-    "receiveRoundTotals",
-)
 DEFAULT_AGENTS = (
     {"name": "Celia", "protocol": "http", "host": "127.0.0.1", "port": 14007},
     {"name": "Watson", "protocol": "http", "host": "127.0.0.1", "port": 14008},
@@ -175,7 +165,7 @@ def create_ui_app(
         handler.__name__ = route
         return handler
 
-    for route in ROUTES:
+    for route in UI_ROUTES:
         app.add_api_route(f"/{route}", make_route(route), methods=["POST"])
 
     # -- the browser's API -----------------------------------------------------------------

@@ -37,20 +37,11 @@ from accord.leagues.humaine.manager.services import (
     http_utility_source,
 )
 from accord.leagues.humaine.manager.store import ManagerStore, NotFound, StoreError
+from accord.leagues.humaine.messages import UI_ROUTES
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
-HUMAN_UI_ROUTES = (
-    "sendRoundMetadata",
-    "setUtility",
-    "startRound",
-    "endRound",
-    "receiveMessage",
-    "receiveLog",
-    "receiveRejection",
-    "confirmAccept",
-)
 
 
 def admin(request: Request) -> str:
@@ -265,7 +256,9 @@ def create_manager_app(
     def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         return {"status": "acknowledged", "roundId": body.get("roundId")}
 
-    for route in HUMAN_UI_ROUTES:
+    for route in UI_ROUTES:
+        if route == "receiveRoundTotals":  # answered above
+            continue
         app.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
 
     app.mount("/common", StaticFiles(directory=STATIC / "common"), name="common")

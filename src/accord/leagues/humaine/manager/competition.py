@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from accord.leagues.humaine.manager.schedule import (
-    PlannedRound,
     ScheduleError,
     StagePlan,
     is_dummy,
@@ -133,23 +132,7 @@ class Competition:
         return self._save(plan)
 
     def _stage_plan(self, stage: dict[str, Any]) -> StagePlan:
-        rows = self.store.rounds(stage["name"])
-        rounds = tuple(
-            PlannedRound(
-                r.number,
-                r.stage,
-                r.group,
-                r.slot,
-                r.meeting,
-                r.celia,
-                r.watson,
-                r.celia_utility,
-                r.watson_utility,
-                r.human,
-                r.buyer_utility,
-            )
-            for r in rows
-        )
+        rounds = tuple(self.store.rounds(stage["name"]))  # each RoundRow is a PlannedRound
         groups = {g: tuple(m) for g, m in stage["groups"].items()}
         return StagePlan(stage["name"], groups, rounds, 0, 0, {}, tuple(stage["byes"]))
 

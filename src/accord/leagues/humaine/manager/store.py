@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from accord.leagues.humaine.manager.schedule import DUMMY_PREFIX, StagePlan
+from accord.leagues.humaine.manager.schedule import DUMMY_PREFIX, PlannedRound, StagePlan
 from accord.leagues.humaine.manager.scores import RoundOutcome, agent_utilities_from_totals
 
 _SCHEMA = """
@@ -74,20 +74,9 @@ class AgentEntry:
 
 
 @dataclass(frozen=True)
-class RoundRow:
-    """A scheduled round with its state."""
+class RoundRow(PlannedRound):
+    """A scheduled round with its state (utilities are stored utility ids)."""
 
-    number: int
-    stage: str
-    group: str
-    slot: int
-    meeting: int
-    celia: str
-    watson: str
-    celia_utility: int
-    watson_utility: int
-    human: str
-    buyer_utility: int
     status: str
     round_id: str | None
     error: str | None
