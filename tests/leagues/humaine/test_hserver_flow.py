@@ -19,6 +19,7 @@ from accord.leagues.humaine.testing import (
     COSTS_W,
     Party,
     ServerThread,
+    Stage,
     agent,
     human,
     round_body,
@@ -82,14 +83,9 @@ def test_scripted_full_round(tmp_path: Path) -> None:
     )
     celia = ScriptedSeller("Celia", [({"egg": 2, "flour": 2, "milk": 1, "sugar": 1}, 7.5)])
     app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
-    with (
-        watson.party as w,
-        celia.party as c,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
-        watson.eo = celia.eo = srv.url
+    with Stage(app, celia=celia.party, watson=watson.party) as stage:
+        w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
+        watson.eo = celia.eo = stage.server.url
         body = round_body(
             [w.agent_spec(COSTS_W), c.agent_spec(COSTS_C)],
             [ui.ui_spec()],
@@ -168,13 +164,8 @@ def test_scripted_full_round(tmp_path: Path) -> None:
 def test_generation_1_round_without_round_id(tmp_path: Path) -> None:
     """The whole round body to /startRound; messages without roundId find the round."""
     app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST, human_uis=[])
-    with (
-        Party("Watson") as w,
-        Party("Celia") as c,
-        Party("humanUI") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
+    with Stage(app, ui=Party("humanUI")) as stage:
+        w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
         body = {
             "roundNumber": 1,
             "agents": [
@@ -244,13 +235,8 @@ def test_phases_warmup_admin_end_and_post(tmp_path: Path) -> None:
     """Messages in the warm-up are blocked; the admin ends the negotiation early; then
     messages are blocked again and the post phase runs its course."""
     app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
-    with (
-        Party("Watson") as w,
-        Party("Celia") as c,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
+    with Stage(app) as stage:
+        w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
         body = round_body(
             [w.agent_spec(COSTS_W), c.agent_spec(COSTS_C)], [ui.ui_spec()], warmup=0.6, post=0.6
         )

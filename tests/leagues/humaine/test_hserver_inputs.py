@@ -4,7 +4,6 @@ clear 4xx (or a logged block) and the orchestrator keeps serving the other round
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +18,9 @@ from accord.leagues.humaine.testing import (
     COSTS_C,
     COSTS_W,
     Party,
-    ServerThread,
+    Stage,
     agent,
+    free_port,
     human,
     round_body,
     start_round,
@@ -29,14 +29,7 @@ from accord.leagues.humaine.testing import (
 FAST = RuleConfig(human_gap=0.2)
 
 
-class Env:
-    def __init__(self, client: httpx.Client, celia: Party, watson: Party, ui: Party) -> None:
-        self.client, self.celia, self.watson, self.ui = client, celia, watson, ui
-
-    def new_round(self, **kw: Any) -> str:
-        agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
-        return start_round(self.client, round_body(agents, [self.ui.ui_spec()], **kw))
-
+class Env(Stage):
     def post(self, body: Any, path: str = "/relayMessage") -> httpx.Response:
         return self.client.post(path, json=body)
 
@@ -52,14 +45,8 @@ class Env:
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
     db = Path(tmp_path_factory.mktemp("inputs")) / "eo.db"
     app = create_orchestrator_app(db_path=db, rule_config=FAST, call_timeout=1.0)
-    with (
-        Party("Celia") as celia,
-        Party("Watson") as watson,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
-        yield Env(client, celia, watson, ui)
+    with Env(app) as env:
+        yield env
 
 
 def error(r: httpx.Response, status: int) -> str:
@@ -215,12 +202,6 @@ def test_allocation_checks(env: Env) -> None:
     assert env.post(none, "/receiveHumanAllocation").json()["status"] == "Acknowledged"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_unreachable_agent_is_logged_and_others_served(env: Env) -> None:
     ghost = env.celia.agent_spec(COSTS_C) | {"port": free_port()}
     rid = start_round(env.client, round_body([ghost, env.watson.agent_spec(COSTS_W)], []))
@@ -241,13 +222,8 @@ def test_slow_agent_never_delays_the_others(tmp_path: Path) -> None:
     """Celia takes 3 s per call (timeout 1 s): the relay answers at once and Watson and
     the UI get the message within 0.3 s."""
     app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST, call_timeout=1.0)
-    with (
-        Party("Celia", delay=3.0) as celia,
-        Party("Watson") as watson,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
+    with Stage(app, celia=Party("Celia", delay=3.0)) as stage:
+        celia, watson, ui, client = stage.celia, stage.watson, stage.ui, stage.client
         body = round_body([celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)], [ui.ui_spec()])
         t0 = time.monotonic()
         r = client.post("/initializeRound", json=body)
@@ -273,15 +249,9 @@ def test_slow_agent_never_delays_the_others(tmp_path: Path) -> None:
 
 def test_human_declining_confirmation_cancels_the_deal(tmp_path: Path) -> None:
     app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
-    with (
-        Party("Celia") as celia,
-        Party("Watson") as watson,
-        Party("ui", confirm="declined") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
-        body = round_body([celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)], [ui.ui_spec()])
-        rid = start_round(client, body)
+    with Stage(app, ui=Party("ui", confirm="declined")) as stage:
+        ui, client = stage.ui, stage.client
+        rid = stage.new_round()
         client.post("/relayMessage", json=human(rid, "Watson, I accept", "Watson"))
         r = client.post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", price=9.0))
         assert r.json()["permitted"]

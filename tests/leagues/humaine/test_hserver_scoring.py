@@ -18,6 +18,7 @@ from accord.leagues.humaine.scoring import (
     buyer_value,
     check_allocation,
 )
+from accord.leagues.humaine.testing import BUYER_UTILITY, seller_utility
 from accord.leagues.humaine.utility import (
     BuyerUtility,
     InvalidUtility,
@@ -26,81 +27,11 @@ from accord.leagues.humaine.utility import (
     Trapezoid,
 )
 
-# The buyer utility of the captured generation-2 round (humaine-api-examples.json).
-CAPTURED_BUYER = {
-    "currencyUnit": "USD",
-    "utility": {
-        "cake": {
-            "type": "unitvaluePlusSupplement",
-            "unit": "each",
-            "parameters": {
-                "unitvalue": 23.81,
-                "supplement": {
-                    "chocolate": {
-                        "type": "trapezoid",
-                        "unit": "ounce",
-                        "parameters": {
-                            "minQuantity": 3,
-                            "maxQuantity": 6,
-                            "minValue": 2.92,
-                            "maxValue": 6.22,
-                        },
-                    },
-                    "vanilla": {
-                        "type": "trapezoid",
-                        "unit": "teaspoon",
-                        "parameters": {
-                            "minQuantity": 2,
-                            "maxQuantity": 4,
-                            "minValue": 2.04,
-                            "maxValue": 7.03,
-                        },
-                    },
-                },
-            },
-        },
-        "pancake": {
-            "type": "unitvaluePlusSupplement",
-            "unit": "each",
-            "parameters": {
-                "unitvalue": 27.43,
-                "supplement": {
-                    "chocolate": {
-                        "type": "trapezoid",
-                        "unit": "ounce",
-                        "parameters": {
-                            "minQuantity": 3,
-                            "maxQuantity": 6,
-                            "minValue": 3.29,
-                            "maxValue": 5.49,
-                        },
-                    },
-                    "blueberry": {
-                        "type": "trapezoid",
-                        "unit": "packet",
-                        "parameters": {
-                            "minQuantity": 1,
-                            "maxQuantity": 3,
-                            "minValue": 3.02,
-                            "maxValue": 7.57,
-                        },
-                    },
-                },
-            },
-        },
-    },
-}
+CAPTURED_BUYER = BUYER_UTILITY  # the buyer utility of the captured generation-2 round
 
 
 def seller(costs: dict[str, float]) -> SellerUtility:
-    wire = {
-        "currencyUnit": "USD",
-        "utility": {
-            g: {"type": "unitcost", "unit": "x", "parameters": {"unitcost": c}}
-            for g, c in costs.items()
-        },
-    }
-    return SellerUtility.from_wire(wire)
+    return SellerUtility.from_wire(seller_utility(costs))
 
 
 def test_seller_utility_captured_round_totals() -> None:

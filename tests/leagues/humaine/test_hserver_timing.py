@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
@@ -19,7 +18,7 @@ from accord.leagues.humaine.testing import (
     COSTS_C,
     COSTS_W,
     Party,
-    ServerThread,
+    Stage,
     agent,
     human,
     round_body,
@@ -40,13 +39,9 @@ JABBERWOCKY = (
 )
 
 
-class Env:
-    def __init__(self, client: httpx.Client, celia: Party, watson: Party, ui: Party) -> None:
-        self.client, self.celia, self.watson, self.ui = client, celia, watson, ui
-
-    def new_round(self, budget: float = 50.0) -> str:
-        agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
-        return start_round(self.client, round_body(agents, [self.ui.ui_spec()], budget=budget))
+class Env(Stage):
+    def new_round(self, budget: float = 50.0) -> str:  # type: ignore[override]
+        return super().new_round(budget=budget)
 
     def send(self, body: dict[str, Any]) -> tuple[bool, str | None]:
         r = self.client.post("/relayMessage", json=body)
@@ -71,14 +66,8 @@ class Env:
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
     db = Path(tmp_path_factory.mktemp("timing")) / "eo.db"
     app = create_orchestrator_app(db_path=db)
-    with (
-        Party("Celia") as celia,
-        Party("Watson") as watson,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
-        yield Env(client, celia, watson, ui)
+    with Env(app) as env:
+        yield env
 
 
 def texts(p: Party, route: str, rid: str) -> list[str]:
@@ -161,21 +150,18 @@ def test_example_4_addressee_too_late(env: Env) -> None:
 def test_example_5_simultaneous_replies(tmp_path: Path) -> None:
     """Celia is busy (1 s per call), so she has not been sent Watson's reply when hers
     arrives 10 ms later: blocked as simultaneous; 0.3 s later she may speak."""
-    with Party("Celia", delay=1.0) as celia, Party("Watson") as watson:
-        app = create_orchestrator_app(db_path=tmp_path / "eo.db")
-        with ServerThread(app) as srv, httpx.Client(base_url=srv.url, timeout=10) as client:
-            env = Env(client, celia, watson, watson)
-            rid = start_round(
-                client, round_body([celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)], [])
-            )
-            t = env.say(rid, "I would like to buy 2 eggs.")
-            sleep_until(t + 0.3)
-            env.ok(agent(rid, "Watson", "2 eggs for 4.5 dollars."))
-            env.blocked(agent(rid, "Celia", "2 eggs for 5 dollars.", price=5), "R3")
-            sleep_until(t + 0.7)
-            env.ok(agent(rid, "Celia", "2 eggs for 4 dollars.", price=4))
-            d = client.get(f"/rounds/{rid}").json()["decisions"]
-            assert "Simultaneous reply" in d[2]["rationale"]
+    app = create_orchestrator_app(db_path=tmp_path / "eo.db")
+    with Env(app, celia=Party("Celia", delay=1.0)) as env:
+        agents = [env.celia.agent_spec(COSTS_C), env.watson.agent_spec(COSTS_W)]
+        rid = start_round(env.client, round_body(agents, []))  # no UI
+        t = env.say(rid, "I would like to buy 2 eggs.")
+        sleep_until(t + 0.3)
+        env.ok(agent(rid, "Watson", "2 eggs for 4.5 dollars."))
+        env.blocked(agent(rid, "Celia", "2 eggs for 5 dollars.", price=5), "R3")
+        sleep_until(t + 0.7)
+        env.ok(agent(rid, "Celia", "2 eggs for 4 dollars.", price=4))
+        d = env.client.get(f"/rounds/{rid}").json()["decisions"]
+        assert "Simultaneous reply" in d[2]["rationale"]
 
 
 def test_example_6_too_many_words(env: Env) -> None:

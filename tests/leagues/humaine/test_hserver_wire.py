@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from accord.leagues.humaine.messages import (
@@ -29,7 +28,7 @@ from accord.leagues.humaine.messages import (
 )
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.rules import RuleConfig
-from accord.leagues.humaine.testing import Party, ServerThread, agent, human
+from accord.leagues.humaine.testing import Party, Stage, agent, human
 from accord.leagues.humaine.utility import BuyerUtility, SellerUtility
 
 CAPTURES: dict[str, Any] = json.loads(
@@ -98,13 +97,8 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
         json.dumps(CAPTURES["competition-manager -> EO /initializeRound body (harness-generated)"])
     )
     app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=RuleConfig(human_gap=0.2))
-    with (
-        Party("Watson") as w,
-        Party("Celia") as c,
-        Party("competition-ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
+    with Stage(app, ui=Party("competition-ui")) as stage:
+        w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
         setup["agents"][0] |= {"host": "127.0.0.1", "port": w.port}
         setup["agents"][1] |= {"host": "127.0.0.1", "port": c.port}
         setup["humanUIs"] = [ui.ui_spec()]

@@ -14,27 +14,21 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import uvicorn
 from fastapi import FastAPI, Request
 
-PARTY_ROUTES = (
-    "/setUtility",
-    "/startRound",
-    "/endRound",
-    "/receiveMessage",
-    "/receiveRejection",
-    "/sendRoundMetadata",
-    "/receiveLog",
-    "/confirmAccept",
-    "/receiveRoundTotals",
-)
+from accord.leagues.humaine.goods import UNITS
+from accord.leagues.humaine.messages import UI_ROUTES
+
+PARTY_ROUTES = tuple(f"/{route}" for route in UI_ROUTES)
 
 COSTS_W = {"egg": 0.47, "flour": 0.96, "sugar": 0.96, "milk": 0.35, "chocolate": 0.35}
 COSTS_W |= {"blueberry": 0.42, "vanilla": 0.3}
@@ -43,10 +37,11 @@ COSTS_C |= {"blueberry": 0.29, "vanilla": 0.28}
 
 
 def seller_utility(costs: dict[str, float]) -> dict[str, Any]:
+    """A seller utility on the wire: ``unitcost`` per good, in the good's unit."""
     return {
         "currencyUnit": "USD",
         "utility": {
-            g: {"type": "unitcost", "unit": "each", "parameters": {"unitcost": c}}
+            g: {"type": "unitcost", "unit": UNITS[g], "parameters": {"unitcost": c}}
             for g, c in costs.items()
         },
     }
@@ -89,14 +84,28 @@ BUYER_UTILITY = {
 }
 
 
-class ServerThread:
-    """A uvicorn server for ``app`` on a free 127.0.0.1 port, in a daemon thread."""
+def loopback_socket() -> socket.socket:
+    """A TCP socket bound to a free 127.0.0.1 port (for a :class:`ServerThread` whose URL
+    other apps need to know before it starts)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
 
-    def __init__(self, app: Any) -> None:
+
+def free_port() -> int:
+    """A 127.0.0.1 port nobody listens on (at the time of the call)."""
+    with loopback_socket() as sock:
+        return int(sock.getsockname()[1])
+
+
+class ServerThread:
+    """A uvicorn server for ``app`` on a free 127.0.0.1 port (or on the bound ``sock``), in
+    a daemon thread."""
+
+    def __init__(self, app: Any, sock: socket.socket | None = None) -> None:
         self.app = app
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock = sock if sock is not None else loopback_socket()
         self.port = self.sock.getsockname()[1]
         config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
         self.server = uvicorn.Server(config)
@@ -223,6 +232,51 @@ class Party:
 
     def ui_spec(self) -> dict[str, Any]:
         return {"protocol": "http", "host": "127.0.0.1", "port": self.port, "name": self.name}
+
+
+class Stage:
+    """An orchestrator ``app`` served on loopback, recording parties and a client to it.
+
+    ``celia``, ``watson`` and ``ui`` are parties not started yet (by default plain ones
+    named Celia, Watson and ui); the stage starts them, then the server, and stops all.
+
+    Example::
+
+        with Stage(create_orchestrator_app()) as stage:
+            rid = stage.new_round()
+            stage.client.post("/relayMessage", json=human(rid, "Watson, 2 eggs?", "Watson"))
+            stage.watson.wait_for("/receiveMessage")
+    """
+
+    def __init__(
+        self,
+        app: Any,
+        celia: Party | None = None,
+        watson: Party | None = None,
+        ui: Party | None = None,
+    ) -> None:
+        self.celia = celia or Party("Celia")
+        self.watson = watson or Party("Watson")
+        self.ui = ui or Party("ui")
+        self.server = ServerThread(app)
+        self.client = httpx.Client(base_url=self.server.url, timeout=10)
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> Self:
+        with contextlib.ExitStack() as stack:
+            for part in (self.celia, self.watson, self.ui, self.server, self.client):
+                stack.enter_context(part)
+            self._stack = stack.pop_all()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def new_round(self, **kw: Any) -> str:
+        """Start a round of Celia and Watson (test costs) with the UI; ``kw`` go to
+        :func:`round_body`. Returns its round id once it is active."""
+        agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
+        return start_round(self.client, round_body(agents, [self.ui.ui_spec()], **kw))
 
 
 def round_body(

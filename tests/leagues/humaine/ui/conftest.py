@@ -12,7 +12,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for hui_kit (no package here)
 
-from hui_kit import CHROMIUM_ARGS, FixedUtilities, Server, free_port, tiny_agent  # noqa: E402
+from hui_kit import CHROMIUM_ARGS, FixedUtilities, tiny_agent  # noqa: E402
+
+from accord.leagues.humaine.testing import ServerThread, loopback_socket  # noqa: E402
 
 
 @pytest.fixture(params=["plain"])
@@ -23,7 +25,8 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
     from accord.leagues.humaine.orchestrator import create_orchestrator_app
     from accord.leagues.humaine.ui_server import create_ui_app
 
-    ports = {k: free_port() for k in ("orch", "ui", "Celia", "Watson")}
+    socks = {k: loopback_socket() for k in ("orch", "ui", "Celia", "Watson")}
+    ports = {k: s.getsockname()[1] for k, s in socks.items()}
     urls = {k: f"http://127.0.0.1:{p}" for k, p in ports.items()}
     orch_app = create_orchestrator_app(db_path=tmp_path / "orch.sqlite", human_uis=[urls["ui"]])
     agents = [
@@ -41,7 +44,8 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
     if request.param == "manager":
         from accord.leagues.humaine.manager.app import create_manager_app
 
-        ports["manager"] = free_port()
+        socks["manager"] = loopback_socket()
+        ports["manager"] = socks["manager"].getsockname()[1]
         urls["manager"] = f"http://127.0.0.1:{ports['manager']}"
         manager = create_manager_app(
             tmp_path / "manager.sqlite",
@@ -51,13 +55,13 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
             public_url=urls["manager"],
         )
     servers = [
-        Server(orch_app, ports["orch"]),
-        Server(ui_app, ports["ui"]),
-        Server(tiny_agent("Celia", 6.0, urls["orch"]), ports["Celia"]),
-        Server(tiny_agent("Watson", 7.5, urls["orch"]), ports["Watson"]),
+        ServerThread(orch_app, socks["orch"]),
+        ServerThread(ui_app, socks["ui"]),
+        ServerThread(tiny_agent("Celia", 6.0, urls["orch"]), socks["Celia"]),
+        ServerThread(tiny_agent("Watson", 7.5, urls["orch"]), socks["Watson"]),
     ]
     if manager is not None:
-        servers.append(Server(manager, ports["manager"]))
+        servers.append(ServerThread(manager, socks["manager"]))
     for s in servers:
         s.__enter__()
     try:

@@ -1,9 +1,11 @@
-"""Helpers of the UI tests: fixed utilities, uvicorn servers in threads, a tiny seller agent."""
+"""Helpers of the UI tests: fixed utilities, a tiny seller agent, apps sharing one loop.
+
+Servers in threads on loopback come from :mod:`accord.leagues.humaine.testing`.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from typing import Any
@@ -12,45 +14,10 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
-SELLER_COSTS = {
-    "Celia": {"egg": 0.47, "flour": 0.96, "sugar": 0.96, "milk": 0.35, "chocolate": 0.35,
-              "vanilla": 0.3, "blueberry": 0.42},
-    "Watson": {"egg": 0.49, "flour": 0.71, "sugar": 0.81, "milk": 0.3, "chocolate": 0.37,
-               "vanilla": 0.28, "blueberry": 0.29},
-}  # fmt: skip
-UNITS = {"egg": "each", "flour": "cup", "sugar": "cup", "milk": "cup", "chocolate": "ounce",
-         "vanilla": "teaspoon", "blueberry": "packet"}  # fmt: skip
-BUYER = {
-    "currencyUnit": "USD",
-    "utility": {
-        "cake": {
-            "type": "unitvaluePlusSupplement",
-            "unit": "each",
-            "parameters": {
-                "unitvalue": 23.81,
-                "supplement": {
-                    "chocolate": {"type": "trapezoid", "unit": "ounce", "parameters": {
-                        "minQuantity": 3, "maxQuantity": 6, "minValue": 2.92, "maxValue": 6.22}},
-                    "vanilla": {"type": "trapezoid", "unit": "teaspoon", "parameters": {
-                        "minQuantity": 2, "maxQuantity": 4, "minValue": 2.04, "maxValue": 7.03}},
-                },
-            },
-        },
-        "pancake": {
-            "type": "unitvaluePlusSupplement",
-            "unit": "each",
-            "parameters": {
-                "unitvalue": 27.43,
-                "supplement": {
-                    "chocolate": {"type": "trapezoid", "unit": "ounce", "parameters": {
-                        "minQuantity": 3, "maxQuantity": 6, "minValue": 3.29, "maxValue": 5.49}},
-                    "blueberry": {"type": "trapezoid", "unit": "packet", "parameters": {
-                        "minQuantity": 1, "maxQuantity": 3, "minValue": 3.02, "maxValue": 7.57}},
-                },
-            },
-        },
-    },
-}  # fmt: skip
+from accord.leagues.humaine.testing import BUYER_UTILITY, COSTS_C, COSTS_W, seller_utility
+
+SELLER_COSTS = {"Celia": COSTS_W, "Watson": COSTS_C}
+BUYER = BUYER_UTILITY
 """The buyer utility captured from the original platform (humaine-api-examples.json)."""
 
 CHROMIUM_ARGS = [
@@ -60,16 +27,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def seller_utility(name: str) -> dict[str, Any]:
-    return {
-        "currencyUnit": "USD",
-        "utility": {
-            g: {"type": "unitcost", "unit": UNITS[g], "parameters": {"unitcost": c}}
-            for g, c in SELLER_COSTS[name].items()
-        },
-    }
 
 
 class FixedUtilities:
@@ -83,37 +40,7 @@ class FixedUtilities:
             return BUYER
         name = self.sellers.pop(0)
         self.sellers.append(name)
-        return seller_utility(name)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """A uvicorn server in a thread on 127.0.0.1:``port``."""
-
-    def __init__(self, app: FastAPI, port: int) -> None:
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}"
-        cfg = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-        self.server = uvicorn.Server(cfg)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Server:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError(f"server on port {self.port} did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+        return seller_utility(SELLER_COSTS[name])
 
 
 def tiny_agent(name: str, price: float, orchestrator: str) -> FastAPI:

@@ -6,14 +6,15 @@ from __future__ import annotations
 import time
 
 from fastapi.testclient import TestClient
-from hui_kit import Server, free_port
 
 from accord.leagues.humaine.manager.app import create_manager_app
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
+from accord.leagues.humaine.testing import ServerThread, free_port, loopback_socket
 
 
 def test_a_restarted_manager_fetches_the_totals_it_missed(tmp_path):
-    port = free_port()
+    sock = loopback_socket()
+    port = sock.getsockname()[1]
     orch = create_orchestrator_app(db_path=tmp_path / "o.sqlite")
     db = tmp_path / "m.sqlite"
 
@@ -26,7 +27,7 @@ def test_a_restarted_manager_fetches_the_totals_it_missed(tmp_path):
         c.post("/api/login", json={"username": "admin", "password": "pw-pw-pw"})
         return c
 
-    with Server(orch, port):
+    with ServerThread(orch, sock):
         c = manager()
         for name in ("a", "b"):  # nobody listens there: the round runs regardless
             c.post("/api/agents", json={"name": name, "port": free_port()})

@@ -224,10 +224,11 @@ def test_the_chat_start_button_works_when_everything_shares_one_event_loop(tmp_p
     """The UI server asks the utility generator over HTTP; with both served by one loop
     (as ``accord humaine up`` does) that call must not block the loop."""
     import httpx
-    from hui_kit import SharedLoop, free_port
+    from hui_kit import SharedLoop
 
     from accord.leagues.humaine.manager.services import http_utility_source
     from accord.leagues.humaine.orchestrator import create_orchestrator_app
+    from accord.leagues.humaine.testing import free_port
     from accord.leagues.humaine.utility_generator import create_utility_generator_app
 
     gen, orch, ui = free_port(), free_port(), free_port()
