@@ -148,9 +148,12 @@ class AWI:
     @property
     def state(self) -> FactoryState:
         w, i = self._w, self._i
-        bal = int(w.reported_balance[i] if w.bankrupt[i] else w.balance[i])
         return FactoryState(
-            w.day, bal, w.inventory[i].copy(), w.commands[i].copy(), bool(w.bankrupt[i])
+            w.day,
+            self.current_balance,
+            w.inventory[i].copy(),
+            w.commands[i].copy(),
+            bool(w.bankrupt[i]),
         )
 
     @property
@@ -305,7 +308,7 @@ class AWI:
         """Free (day, line) slots within ``step`` (default: today to the end)."""
         w, i = self._w, self._i
         lo, hi = _range("step", step)
-        first = w.day + 1 if self._production_ran() else w.day
+        first = self._first_production_day()
         lo = first if lo < 0 else max(lo, first)
         hi = w.n_steps - 1 if hi < 0 else min(hi, w.n_steps - 1)
         if hi < lo:
@@ -352,16 +355,17 @@ class AWI:
         w.commands[i, days, lines] = process
         return days, lines
 
-    def _production_ran(self) -> bool:
-        """True once today's production has run: today's slots are no longer free."""
+    def _first_production_day(self) -> int:
+        """Today, or tomorrow once today's production has run (today's slots are gone)."""
         from accord.leagues.scml.world import Phase
 
-        return self._w.phase in (Phase.PRODUCTION, Phase.REPORTS)
+        ran = self._w.phase in (Phase.PRODUCTION, Phase.REPORTS)
+        return self._w.day + 1 if ran else self._w.day
 
     def cancel_production(self, step: int, line: int) -> bool:
         """Cancel the job on ``line`` at day ``step`` (future or today before production)."""
         w, i = self._w, self._i
-        first = w.day + 1 if self._production_ran() else w.day
+        first = self._first_production_day()
         if w.bankrupt[i] or not (first <= step < w.n_steps) or not 0 <= line < self.n_lines:
             return False
         if w.commands[i, step, line] == NO_COMMAND:
@@ -375,7 +379,7 @@ class AWI:
         day = w.day if step is None else step
         if not 0 <= n <= self.n_lines:
             raise ValueError(f"n must be in [0, {self.n_lines}], got {n}")
-        first = w.day + 1 if self._production_ran() else w.day
+        first = self._first_production_day()
         if w.bankrupt[i] or not (first <= day < w.n_steps):
             return 0
         row = w.commands[i, day]
