@@ -14,44 +14,18 @@ from accord.leagues.scml.world import World
 runner = CliRunner()
 
 
+def _json(output: str) -> dict:
+    return json.loads(output[output.index("{") : output.rindex("}") + 1])
+
+
 def test_run_prints_scores_and_writes_the_report(tmp_path):
-    res = runner.invoke(
-        app,
-        [
-            "run",
-            "--days",
-            "12",
-            "--seed",
-            "2",
-            "--agents",
-            "trader,random",
-            "--levels",
-            "2,2",
-            "--report",
-            str(tmp_path),
-            "--json",
-        ],
-    )
+    args = ["run", "--days", "12", "--seed", "2", "--agents", "trader,random", "--levels", "2,2"]
+    res = runner.invoke(app, [*args, "--report", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
-    start = res.output.index("{")
-    data = json.loads(res.output[start : res.output.rindex("}") + 1])
+    data = _json(res.output)
     assert len(data["scores"]) == 4
-    again = runner.invoke(
-        app,
-        [
-            "run",
-            "--days",
-            "12",
-            "--seed",
-            "2",
-            "--agents",
-            "trader,random",
-            "--levels",
-            "2,2",
-            "--json",
-        ],
-    )
-    assert json.loads(again.output[again.output.index("{") : again.output.rindex("}") + 1]) == data
+    again = runner.invoke(app, [*args, "--json"])
+    assert _json(again.output) == data
     html = (tmp_path / "scml_report.html").read_text()
     assert html.count("data:image/png;base64,") == 5
     assert (tmp_path / "scml_report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
