@@ -42,18 +42,35 @@ def _evals(issue: CategoricalIssue, values: Sequence[float]) -> dict[Any, float]
     return dict(zip(issue.values(), values, strict=True))
 
 
+Row = tuple[Sequence[float], Sequence[Sequence[float] | LinearEvaluator], float, float | None]
+
+
+def _profiles(issues: Sequence[Issue], table: dict[str, Row]) -> list[Profile]:
+    """Profiles from ``name -> (weights, evaluations, reservation, discount)`` rows, in
+    order. A categorical issue's evaluations list one number per value."""
+    profiles: list[Profile] = []
+    for name, (weights, evaluations, rv, disc) in table.items():
+        evaluators: list[Evaluator] = []
+        for issue, ev in zip(issues, evaluations, strict=True):
+            if isinstance(ev, LinearEvaluator):
+                evaluators.append(ev)
+            elif isinstance(issue, CategoricalIssue):
+                evaluators.append(_evals(issue, ev))
+            else:
+                raise ValueError(f"{name}: issue {issue.name!r} needs an evaluator, got {ev!r}")
+        profiles.append((name, weights, evaluators, rv, disc))
+    return profiles
+
+
 def lunch() -> Scenario:
     """PRIANAC quick-start lunch domain (alice has the guide's profile; bob opposes her)."""
     food = CategoricalIssue("Food", ["Hamburger", "Pizza"])
     drink = CategoricalIssue("Drink", ["Cola", "Beer"])
-    return _scenario(
-        "lunch",
-        [food, drink],
-        [
-            ("alice", [0.3, 0.7], [_evals(food, [0.7, 1.0]), _evals(drink, [0.2, 1.0])], 0.0, None),
-            ("bob", [0.6, 0.4], [_evals(food, [1.0, 0.5]), _evals(drink, [1.0, 0.4])], 0.0, None),
-        ],
-    )
+    table: dict[str, Row] = {
+        "alice": ([0.3, 0.7], [[0.7, 1.0], [0.2, 1.0]], 0.0, None),
+        "bob": ([0.6, 0.4], [[1.0, 0.5], [1.0, 0.4]], 0.0, None),
+    }
+    return _scenario("lunch", [food, drink], _profiles([food, drink], table))
 
 
 def job_offer() -> Scenario:
@@ -61,34 +78,14 @@ def job_offer() -> Scenario:
     salary = CategoricalIssue("salary", ["40k", "45k", "50k", "55k", "60k"])
     start = CategoricalIssue("start", ["now", "1 month", "2 months", "3 months"])
     remote = CategoricalIssue("remote days", ["0", "1", "2", "3"])
-    return _scenario(
-        "job_offer",
-        [salary, start, remote],
-        [
-            (
-                "candidate",
-                [0.55, 0.15, 0.3],
-                [
-                    _evals(salary, [0.0, 0.3, 0.6, 0.85, 1.0]),
-                    _evals(start, [0.4, 1.0, 0.8, 0.5]),
-                    _evals(remote, [0.1, 0.5, 0.9, 1.0]),
-                ],
-                0.3,
-                0.9,
-            ),
-            (
-                "employer",
-                [0.5, 0.3, 0.2],
-                [
-                    _evals(salary, [1.0, 0.9, 0.7, 0.4, 0.1]),
-                    _evals(start, [1.0, 0.8, 0.4, 0.1]),
-                    _evals(remote, [1.0, 0.8, 0.5, 0.2]),
-                ],
-                0.2,
-                None,
-            ),
-        ],
-    )
+    issues = [salary, start, remote]
+    table: dict[str, Row] = {
+        "candidate": ([0.55, 0.15, 0.3], [[0.0, 0.3, 0.6, 0.85, 1.0], [0.4, 1.0, 0.8, 0.5],
+                                          [0.1, 0.5, 0.9, 1.0]], 0.3, 0.9),
+        "employer": ([0.5, 0.3, 0.2], [[1.0, 0.9, 0.7, 0.4, 0.1], [1.0, 0.8, 0.4, 0.1],
+                                       [1.0, 0.8, 0.5, 0.2]], 0.2, None),
+    }  # fmt: skip
+    return _scenario("job_offer", issues, _profiles(issues, table))
 
 
 def car_purchase() -> Scenario:
@@ -98,38 +95,34 @@ def car_purchase() -> Scenario:
     color = CategoricalIssue("color", ["White", "Black", "Silver", "Red", "Blue"])
     warranty = CategoricalIssue("warranty", ["1 year", "2 years", "3 years", "5 years"])
     delivery = CategoricalIssue("delivery", ["1 week", "2 weeks", "1 month", "3 months"])
-    return _scenario(
-        "car_purchase",
-        [price, model, color, warranty, delivery],
-        [
-            (
-                "buyer",
-                [0.4, 0.2, 0.1, 0.2, 0.1],
-                [
-                    LinearEvaluator(-0.125, 3.75),  # 1 at 22k, 0 at 30k
-                    _evals(model, [0.3, 1.0, 0.8]),
-                    _evals(color, [0.6, 1.0, 0.8, 0.2, 0.5]),
-                    _evals(warranty, [0.1, 0.4, 0.7, 1.0]),
-                    _evals(delivery, [1.0, 0.9, 0.6, 0.1]),
-                ],
-                0.35,
-                0.8,
-            ),
-            (
-                "seller",
-                [0.5, 0.15, 0.05, 0.2, 0.1],
-                [
-                    LinearEvaluator(0.125, -2.75),  # 0 at 22k, 1 at 30k
-                    _evals(model, [0.5, 0.8, 1.0]),
-                    _evals(color, [1.0, 0.9, 0.9, 0.6, 0.7]),
-                    _evals(warranty, [1.0, 0.8, 0.5, 0.1]),
-                    _evals(delivery, [0.5, 0.7, 1.0, 0.8]),
-                ],
-                0.3,
-                None,
-            ),
-        ],
-    )
+    issues = [price, model, color, warranty, delivery]
+    table: dict[str, Row] = {
+        "buyer": (
+            [0.4, 0.2, 0.1, 0.2, 0.1],
+            [
+                LinearEvaluator(-0.125, 3.75),  # 1 at 22k, 0 at 30k
+                [0.3, 1.0, 0.8],
+                [0.6, 1.0, 0.8, 0.2, 0.5],
+                [0.1, 0.4, 0.7, 1.0],
+                [1.0, 0.9, 0.6, 0.1],
+            ],
+            0.35,
+            0.8,
+        ),
+        "seller": (
+            [0.5, 0.15, 0.05, 0.2, 0.1],
+            [
+                LinearEvaluator(0.125, -2.75),  # 0 at 22k, 1 at 30k
+                [0.5, 0.8, 1.0],
+                [1.0, 0.9, 0.9, 0.6, 0.7],
+                [1.0, 0.8, 0.5, 0.1],
+                [0.5, 0.7, 1.0, 0.8],
+            ],
+            0.3,
+            None,
+        ),
+    }
+    return _scenario("car_purchase", issues, _profiles(issues, table))
 
 
 def _ramp(n: int, rising: bool, floor: float = 0.0) -> list[float]:
@@ -168,26 +161,11 @@ def supply_contract() -> Scenario:
         _ramp(10, rising=False, floor=0.2),
         _ramp(10, rising=True, floor=0.4),
     ]
-    return _scenario(
-        "supply_contract",
-        issues,
-        [
-            (
-                "buyer",
-                [0.15, 0.3, 0.15, 0.1, 0.1, 0.2],
-                [_evals(i, v) for i, v in zip(issues, buyer, strict=True)],
-                0.4,
-                None,
-            ),
-            (
-                "supplier",
-                [0.2, 0.35, 0.1, 0.15, 0.1, 0.1],
-                [_evals(i, v) for i, v in zip(issues, supplier, strict=True)],
-                0.35,
-                0.95,
-            ),
-        ],
-    )
+    table: dict[str, Row] = {
+        "buyer": ([0.15, 0.3, 0.15, 0.1, 0.1, 0.2], buyer, 0.4, None),
+        "supplier": ([0.2, 0.35, 0.1, 0.15, 0.1, 0.1], supplier, 0.35, 0.95),
+    }
+    return _scenario("supply_contract", issues, _profiles(issues, table))
 
 
 def holiday() -> Scenario:
@@ -197,7 +175,7 @@ def holiday() -> Scenario:
     lodging = CategoricalIssue("lodging", ["Hotel", "Apartment", "Camping", "Hostel"])
     travel = CategoricalIssue("transport", ["Car", "Train", "Plane"])
     issues = [place, length, lodging, travel]
-    table = {
+    table: dict[str, Row] = {
         "alex": ([0.4, 0.2, 0.25, 0.15], [[1.0, 0.3, 0.5, 0.2, 0.9], [0.3, 0.6, 1.0, 0.8],
                                           [1.0, 0.8, 0.1, 0.3], [0.4, 0.6, 1.0]], 0.25, None),
         "billie": ([0.3, 0.3, 0.2, 0.2], [[0.2, 1.0, 0.4, 0.8, 0.3], [0.2, 0.5, 0.8, 1.0],
@@ -205,14 +183,7 @@ def holiday() -> Scenario:
         "casey": ([0.25, 0.15, 0.35, 0.25], [[0.6, 0.4, 1.0, 0.3, 0.7], [1.0, 0.9, 0.6, 0.2],
                                              [0.5, 1.0, 0.2, 0.8], [0.5, 1.0, 0.6]], 0.3, None),
     }  # fmt: skip
-    return _scenario(
-        "holiday",
-        issues,
-        [
-            (n, w, [_evals(i, v) for i, v in zip(issues, ev, strict=True)], rv, d)
-            for n, (w, ev, rv, d) in table.items()
-        ],
-    )
+    return _scenario("holiday", issues, _profiles(issues, table))
 
 
 def meeting() -> Scenario:
@@ -222,7 +193,7 @@ def meeting() -> Scenario:
     length = CategoricalIssue("length", ["30 min", "60 min", "90 min"])
     place = CategoricalIssue("place", ["Office", "Cafe", "Online", "Client site"])
     issues = [day, time, length, place]
-    table = {
+    table: dict[str, Row] = {
         "ana": ([0.35, 0.35, 0.1, 0.2], [[1.0, 0.8, 0.6, 0.4, 0.1], [1.0, 0.9, 0.3, 0.5, 0.2],
                                          [1.0, 0.6, 0.2], [0.7, 0.3, 1.0, 0.1]], 0.2, None),
         "ben": ([0.2, 0.3, 0.3, 0.2], [[0.1, 0.5, 1.0, 0.7, 0.4], [0.2, 1.0, 0.6, 0.8, 0.3],
@@ -232,14 +203,7 @@ def meeting() -> Scenario:
         "dev": ([0.25, 0.25, 0.25, 0.25], [[0.8, 1.0, 0.5, 0.3, 0.6], [0.6, 0.7, 1.0, 0.4, 0.1],
                                            [1.0, 0.7, 0.3], [0.3, 0.2, 0.5, 1.0]], 0.3, None),
     }  # fmt: skip
-    return _scenario(
-        "meeting",
-        issues,
-        [
-            (n, w, [_evals(i, v) for i, v in zip(issues, ev, strict=True)], rv, d)
-            for n, (w, ev, rv, d) in table.items()
-        ],
-    )
+    return _scenario("meeting", issues, _profiles(issues, table))
 
 
 #: name -> (builder, one-line description)
