@@ -363,3 +363,13 @@ def test_default_ports_of_the_original() -> None:
     }
     assert sorted(AGENT_PORTS.values()) == [14007, 14008]
     assert set(AGENT_PORTS) == {"Celia", "Watson"}
+
+
+def test_an_utterance_naming_no_seller_addresses_nobody() -> None:
+    """Only a registered seller can be addressed (R2); any other addressee leaves both
+    sellers free to answer at once, first come first served (R3)."""
+    d = Dialogue()
+    d.human("Bob, I would like to buy 2 eggs.", "Bob")
+    assert d.eng.addressee is None
+    assert d.agent(0.1, "A2", "2 eggs for 4.5 dollars.") == OK
+    assert d.agent(0.3, "A1", "2 eggs for 4 dollars.") == OK

@@ -4,6 +4,7 @@ quantities that would overflow are refused; the service keeps serving afterwards
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -261,6 +262,28 @@ def test_generator_bad_values(gen: httpx.Client) -> None:
     failed(gen.post("/checkAllocation", json=check), 422, "whole number")
     buyer = BUYER_UTILITY | {"bundle": {"products": {"pie": {"quantity": 1}}}}
     failed(gen.post("/calculateUtility/buyer", json=buyer), 422, "unknown product 'pie'")
+
+
+def test_generated_utilities_have_the_captured_original_shape(gen: httpx.Client) -> None:
+    """GET /generateUtility/{seller|buyer}: the same nesting and keys as the bodies the
+    original sent to agents and to the human UI (humaine-api-examples.json)."""
+    captures = json.loads((Path(__file__).parent / "data" / "hserver_captures.json").read_text())
+
+    def shape(x: Any) -> Any:
+        return {k: shape(v) for k, v in x.items()} if isinstance(x, dict) else type(x).__name__
+
+    seller = gen.get("/generateUtility/seller").json()
+    want = captures["EO -> agent /setUtility"]["body"]
+    assert shape(seller) == shape({k: want[k] for k in ("currencyUnit", "utility")})
+    buyer = gen.get("/generateUtility/buyer").json()
+    want = captures["EO -> human UI /setUtility"]["body"]
+    assert shape(buyer) == shape({k: want[k] for k in ("currencyUnit", "utility")})
+    assert (
+        buyer["utility"]["cake"]["parameters"]["supplement"]["chocolate"]["parameters"][
+            "minQuantity"
+        ]
+        == 3
+    )
 
 
 def test_optimiser_refuses_absurd_quantities_at_once(gen: httpx.Client) -> None:
