@@ -1,11 +1,33 @@
-"""Small XML helpers whose errors name the file, the element and what was expected."""
+"""Small helpers of the readers whose errors name the file, the element and what was
+expected (XML ones, and :func:`located` for errors of the core's constructors)."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from accord.core.errors import FormatError
+from accord.core.errors import FormatError, InvalidScenario
+
+
+@contextmanager
+def located(where: str) -> Iterator[None]:
+    """Re-raise an :class:`InvalidScenario` as a :class:`FormatError` ``"{where}: ..."``
+    (a FormatError, which already says where, passes unchanged).
+
+    >>> with located("x.xml"):
+    ...     raise InvalidScenario("weights must be >= 0")
+    Traceback (most recent call last):
+    ...
+    accord.core.errors.FormatError: x.xml: weights must be >= 0
+    """
+    try:
+        yield
+    except FormatError:
+        raise
+    except InvalidScenario as e:
+        raise FormatError(f"{where}: {e}") from None
 
 
 def parse_xml(path: Path) -> ET.Element:

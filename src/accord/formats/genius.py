@@ -55,7 +55,7 @@ from accord.core.utilities import (
     LinearEvaluator,
     UtilityFunction,
 )
-from accord.formats._xml import describe, fail, get_attr, get_float, get_int, parse_xml
+from accord.formats._xml import describe, fail, get_attr, get_float, get_int, located, parse_xml
 from accord.formats.legacy import (
     ClampedLinearTerm,
     GeniusAdditiveUtility,
@@ -116,7 +116,7 @@ def _bounds(path: Path, el: ET.Element, number: type[int] | type[float]) -> tupl
 def _domain_issue(path: Path, el: ET.Element) -> Issue:
     name = get_attr(path, el, "name")
     kind = _kind(el)
-    try:
+    with located(f"{path}: element {describe(el)}"):
         if kind == "discrete":
             values = [get_attr(path, item, "value") for item in el.findall("item")]
             if not values:
@@ -128,10 +128,6 @@ def _domain_issue(path: Path, el: ET.Element) -> Issue:
         if kind in ("real", "price"):
             lo, hi = _bounds(path, el, float)
             return RealIssue(name, lo, hi)
-    except InvalidScenario as e:
-        if isinstance(e, FormatError):
-            raise
-        raise fail(path, el, str(e)) from None
     raise fail(path, el, f"unknown issue type {kind!r}; expected discrete, integer or real")
 
 
@@ -145,10 +141,8 @@ def genius_domain_from_xml(path: Path, root: ET.Element) -> GeniusDomain:
     numbers = tuple(get_int(path, el, "index") for el in elements)
     if len(set(numbers)) != len(numbers):
         raise fail(path, us, f"issue index attributes must be distinct, got {list(numbers)}")
-    try:
+    with located(str(path)):
         space = OutcomeSpace(issues)
-    except InvalidScenario as e:
-        raise FormatError(f"{path}: {e}") from None
     return GeniusDomain(space, numbers, path)
 
 
@@ -275,7 +269,7 @@ def _linear_profile(
     if not total > 0:
         raise fail(path, us, f"issue weights must have a positive sum, got {weights}")
     weights = [w / total for w in weights]
-    try:
+    with located(str(path)):
         if any(isinstance(e, ClampedLinearTerm | PriceTerm) for e in evaluators):
             terms = [_as_term(e) for e in evaluators]
             has_price = any(isinstance(t, PriceTerm) for t in terms)
@@ -284,10 +278,6 @@ def _linear_profile(
             )
         plain = cast(list[Evaluator], evaluators)  # no legacy terms left
         return LinearAdditiveUtility(space, weights, plain, rv, df, normalize=False)
-    except InvalidScenario as e:
-        if isinstance(e, FormatError):
-            raise
-        raise FormatError(f"{path}: {e}") from None
 
 
 def _as_term(e: Evaluator | Term) -> Term:
@@ -327,10 +317,8 @@ def _hyper_profile(
             rects.append(HyperRectangle(weight * get_float(path, hr, "utility"), tuple(bounds)))
     if not rects:
         raise fail(path, util, "expected <hyperRectangle> elements, found none")
-    try:
+    with located(str(path)):
         return HyperRectangleUtility(domain.space, rects, top, rv, df)
-    except InvalidScenario as e:
-        raise FormatError(f"{path}: {e}") from None
 
 
 def is_profile(root: ET.Element) -> bool:

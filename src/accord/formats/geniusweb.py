@@ -30,10 +30,11 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from accord.core.errors import FormatError, InvalidScenario
+from accord.core.errors import FormatError
 from accord.core.outcomes import CategoricalIssue, IntegerIssue, Issue, OutcomeSpace
 from accord.core.scenario import Scenario
 from accord.core.utilities import Evaluator, LinearAdditiveUtility
+from accord.formats._xml import located
 from accord.formats.genius import natural_key
 
 PROFILE_KEY = "LinearAdditiveUtilitySpace"
@@ -69,7 +70,7 @@ def _number(path: Path, where: str, raw: Any) -> Decimal:
 def _issue(path: Path, name: str, spec: Any) -> Issue:
     where = f"issuesValues.{name}"
     _expect(path, where, spec, dict, 'an object with "values" or "range"')
-    try:
+    with located(f"{path}: {where}"):
         if "values" in spec:
             values = _expect(path, f"{where}.values", spec["values"], list, "a list of values")
             return CategoricalIssue(name, [v if isinstance(v, str) else _num(v) for v in values])
@@ -88,10 +89,6 @@ def _issue(path: Path, name: str, spec: Any) -> Issue:
                 return IntegerIssue(name, int(lo), int(hi))
             count = int((hi - lo) / step) + 1
             return CategoricalIssue(name, [_num(lo + k * step) for k in range(count)])
-    except InvalidScenario as e:
-        if isinstance(e, FormatError):
-            raise
-        raise FormatError(f"{path}: {where}: {e}") from None
     raise FormatError(f'{path}: {where}: expected "values" or "range", got keys {sorted(spec)}')
 
 
@@ -172,10 +169,8 @@ def geniusweb_profile(path: Path, data: Any, space: OutcomeSpace) -> LinearAddit
         where = f"{PROFILE_KEY}.issueWeights.{issue.name}"
         w.append(float(_expect(path, where, weights[issue.name], (int, float), "a number")))
         evs.append(_evaluator(path, issue, utils[issue.name]))
-    try:
+    with located(str(path)):
         u = LinearAdditiveUtility(space, w, evs, normalize=False)
-    except InvalidScenario as e:
-        raise FormatError(f"{path}: {e}") from None
     bid = body.get("reservationBid")
     if not bid:
         return u
