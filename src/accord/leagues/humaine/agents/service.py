@@ -116,6 +116,26 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
+
+_CALLS = (
+    ("/setUtility", "set_utility"),
+    ("/startRound", "start_round"),
+    ("/receiveMessage", "receive_message"),
+    ("/receiveRejection", "receive_rejection"),
+)
+"""Routes answered by the party method of the same name (sellers and simulated buyers)."""
+
+
+def _post(app: FastAPI, path: str, handle: Handler) -> None:
+    """Serve ``POST path``: the JSON object body goes to ``handle``; its reply comes back."""
+
+    async def endpoint(request: Request) -> dict[str, Any]:
+        return handle(await _body(request))
+
+    app.post(path)(endpoint)
+
+
 def _app(title: str) -> FastAPI:
     app = FastAPI(title=title)
 
@@ -179,20 +199,17 @@ def create_agent_app(
     app.state.rounds = rounds
     app.state.context = ctx
 
-    def route(path: str, method: str) -> None:
-        async def endpoint(request: Request) -> dict[str, Any]:
-            body = await _body(request)
-            target = rounds.for_body(body, create=path == "/setUtility")
-            reply: dict[str, Any] = getattr(target, method)(body)
+    def seller_call(path: str, method: str) -> Handler:
+        create = path == "/setUtility"  # a new roundId gets its own agent here
+
+        def handle(body: dict[str, Any]) -> dict[str, Any]:
+            reply: dict[str, Any] = getattr(rounds.for_body(body, create=create), method)(body)
             return reply
 
-        app.post(path)(endpoint)
+        return handle
 
-    route("/setUtility", "set_utility")
-    route("/startRound", "start_round")
-    route("/endRound", "end_round")
-    route("/receiveMessage", "receive_message")
-    route("/receiveRejection", "receive_rejection")
+    for path, method in (*_CALLS, ("/endRound", "end_round")):
+        _post(app, path, seller_call(path, method))
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
@@ -241,13 +258,10 @@ def create_buyer_app(
         buyer.round_id = body.get("roundId") or buyer.round_id
         return ack
 
-    @app.post("/setUtility")
-    async def set_utility(request: Request) -> dict[str, Any]:
-        return buyer.set_utility(await _body(request))
-
-    @app.post("/startRound")
-    async def start_round(request: Request) -> dict[str, Any]:
-        return buyer.start_round(await _body(request))
+    for path, method in _CALLS:
+        _post(app, path, getattr(buyer, method))
+    for path in ("/confirmAccept", "/receiveLog", "/receiveRoundTotals"):
+        _post(app, path, lambda _body: ack)
 
     @app.post("/endRound")
     async def end_round(request: Request) -> dict[str, Any]:
@@ -258,27 +272,6 @@ def create_buyer_app(
             payload = {"roundId": body.get("roundId") or buyer.round_id, "payload": allocation}
             ctx.call_later(0.05, lambda: _spawn(ctx, base + "/receiveHumanAllocation", payload))
         return reply
-
-    @app.post("/receiveMessage")
-    async def receive_message(request: Request) -> dict[str, Any]:
-        return buyer.receive_message(await _body(request))
-
-    @app.post("/receiveRejection")
-    async def receive_rejection(request: Request) -> dict[str, Any]:
-        return buyer.receive_rejection(await _body(request))
-
-    @app.post("/confirmAccept")
-    async def confirm(request: Request) -> dict[str, Any]:
-        await _body(request)
-        return ack
-
-    for path in ("/receiveLog", "/receiveRoundTotals"):
-
-        async def noted(request: Request) -> dict[str, Any]:
-            await _body(request)
-            return ack
-
-        app.post(path)(noted)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
