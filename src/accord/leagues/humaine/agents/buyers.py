@@ -15,13 +15,12 @@ Strategies differ in what they believe prices should be and how they haggle:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..utility import BuyerUtility
-from .base import HUMAN, AgentContext, NotBound
+from .base import HUMAN, AgentContext, NotBound, Offer
 from .goods import GOODS
 from .phrases import (
     buyer_accept_text,
@@ -42,14 +41,6 @@ MEAN_COST: dict[str, float] = {
     "blueberry": 0.375,
 }
 """Midpoints of the sellers' cost ranges (Appendix A): what every player knows."""
-
-
-@dataclass(frozen=True)
-class SeenOffer:
-    seller: str
-    bundle: dict[str, int]
-    price: float
-    t: float
 
 
 class SimulatedBuyer:
@@ -87,7 +78,7 @@ class SimulatedBuyer:
         self.spent = 0.0
         self.target: dict[str, int] = {}
         self.products: list[dict[str, int]] = []
-        self.offers: dict[str, SeenOffer] = {}
+        self.offers: dict[str, Offer] = {}
         self.last_said = -1e9
         self.turns = 0
         self.counters = 0
@@ -142,7 +133,7 @@ class SimulatedBuyer:
                 if not self._need():
                     self._replan()
             elif bid.get("type") == "SellOffer":
-                self.offers[str(speaker)] = SeenOffer(str(speaker), quantity, price, self._now())
+                self.offers[str(speaker)] = Offer(str(speaker), quantity, price, self._now())
         return {"status": "acknowledged"}
 
     def receive_rejection(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -169,14 +160,14 @@ class SimulatedBuyer:
     def value(self) -> float:
         return 0.0 if self.valuer is None else self.valuer.value(self.inventory)
 
-    def good_offers(self) -> list[SeenOffer]:
+    def good_offers(self) -> list[Offer]:
         """Offers that add value and fit the budget, cheapest per unit of gain first."""
         ok = [
             o
             for o in self.offers.values()
             if o.price <= self.remaining + 1e-9 and self.gain(o.bundle) > 1e-9
         ]
-        return sorted(ok, key=lambda o: (o.price / self.gain(o.bundle), o.seller))
+        return sorted(ok, key=lambda o: (o.price / self.gain(o.bundle), o.speaker))
 
     # --------------------------------------------------------------- planning
     def _need(self) -> dict[str, int]:
@@ -263,8 +254,8 @@ class SimulatedBuyer:
         self.counters = 0
         return buyer_request_text(bundle, addressee), addressee
 
-    def accept(self, offer: SeenOffer) -> tuple[str, str]:
-        return buyer_accept_text(offer.seller), offer.seller
+    def accept(self, offer: Offer) -> tuple[str, str]:
+        return buyer_accept_text(offer.speaker), offer.speaker
 
     def other(self, seller: str) -> str:
         return next((n for n in self.names if n != seller), seller)
@@ -294,10 +285,10 @@ class FairBuyer(SimulatedBuyer):
             return self.accept(best)
         if self.counters < 2:
             self.counters += 1
-            return buyer_counter_text(round(fair * 0.9, 2), best.seller), best.seller
+            return buyer_counter_text(round(fair * 0.9, 2), best.speaker), best.speaker
         if best.price <= fair * 1.4:
             return self.accept(best)
-        return buyer_reject_text(best.seller), best.seller
+        return buyer_reject_text(best.speaker), best.speaker
 
 
 class ImpatientBuyer(SimulatedBuyer):
@@ -365,8 +356,8 @@ class ShopperBuyer(SimulatedBuyer):
         if self.counters >= 3:
             return self.request()
         self.counters += 1
-        rival = self.other(best.seller)
-        return buyer_counter_text(round(best.price * 0.85, 2), rival, best.seller), rival
+        rival = self.other(best.speaker)
+        return buyer_counter_text(round(best.price * 0.85, 2), rival, best.speaker), rival
 
 
 BUYERS: dict[str, Callable[..., SimulatedBuyer]] = {
