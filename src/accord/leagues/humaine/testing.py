@@ -22,9 +22,9 @@ from collections.abc import Callable
 from typing import Any, Self
 
 import httpx
-import uvicorn
 from fastapi import FastAPI, Request
 
+from accord.leagues.humaine.agents.service import BackgroundServer, bound_socket
 from accord.leagues.humaine.goods import UNITS
 from accord.leagues.humaine.messages import UI_ROUTES
 
@@ -87,10 +87,7 @@ BUYER_UTILITY = {
 def loopback_socket() -> socket.socket:
     """A TCP socket bound to a free 127.0.0.1 port (for a :class:`ServerThread` whose URL
     other apps need to know before it starts)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    return sock
+    return bound_socket("127.0.0.1", 0)
 
 
 def free_port() -> int:
@@ -99,37 +96,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class ServerThread:
-    """A uvicorn server for ``app`` on a free 127.0.0.1 port (or on the bound ``sock``), in
-    a daemon thread."""
+class ServerThread(BackgroundServer):
+    """A uvicorn server for ``app`` (lifespan on) on a free 127.0.0.1 port, or on the bound
+    ``sock``, in a daemon thread; a context manager."""
 
     def __init__(self, app: Any, sock: socket.socket | None = None) -> None:
-        self.app = app
-        self.sock = sock if sock is not None else loopback_socket()
-        self.port = self.sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("test server did not start")
-            time.sleep(0.01)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
+        super().__init__(app, lifespan="on", sock=sock)
 
 
 class Party:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import httpx
 import uvicorn
@@ -292,8 +292,19 @@ def _spawn(ctx: HttpContext, url: str, body: dict[str, Any]) -> None:
     task.add_done_callback(ctx._tasks.discard)
 
 
+def bound_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (port 0: a free one), for a server to listen on."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
 class BackgroundServer:
     """Run an ASGI app with uvicorn in a daemon thread (for tests and embedding).
+
+    It listens on ``host:port`` (port 0: a free one) or on an already bound ``sock``;
+    ``with BackgroundServer(app) as srv:`` starts and stops it.
 
     >>> srv = BackgroundServer(FastAPI()).start()
     >>> srv.url.startswith("http://127.0.0.1:")
@@ -307,13 +318,11 @@ class BackgroundServer:
         host: str = "127.0.0.1",
         port: int = 0,
         lifespan: Literal["auto", "on", "off"] = "auto",
+        sock: socket.socket | None = None,
     ) -> None:
         self.app = app
-        self.host = host
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((host, port))
-        self.port = self.sock.getsockname()[1]
+        self.sock = sock if sock is not None else bound_socket(host, port)
+        self.host, self.port = self.sock.getsockname()[:2]
         config = uvicorn.Config(app, log_level="warning", lifespan=lifespan)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
@@ -324,7 +333,7 @@ class BackgroundServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self, timeout: float = 10.0) -> BackgroundServer:
+    def start(self, timeout: float = 10.0) -> Self:
         self.thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:
@@ -337,6 +346,13 @@ class BackgroundServer:
         self.server.should_exit = True
         self.thread.join(timeout=5)
         self.sock.close()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def serve_agent(
