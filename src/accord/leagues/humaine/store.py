@@ -23,7 +23,7 @@ from typing import Any
 
 from .round import LogEntry, Purchase
 
-__all__ = ["RoundRecord", "RoundStore"]
+__all__ = ["RoundRecord", "RoundStore", "open_sqlite"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
@@ -87,17 +87,25 @@ def _dump(obj: Any) -> str | None:
     return None if obj is None else json.dumps(obj, separators=(",", ":"))
 
 
+def open_sqlite(path: str | Path, schema: str) -> sqlite3.Connection:
+    """A connection (autocommit, usable from any thread) to the SQLite file ``path``
+    (``":memory:"`` for a scratch one) in WAL mode with synchronous=NORMAL, its folder
+    made and ``schema`` applied. Callers serialise their own use of it."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.executescript(schema)
+    return db
+
+
 class RoundStore:
     """Thread-safe access to one SQLite file (WAL, synchronous=NORMAL)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = open_sqlite(self.path, _SCHEMA)
         self._lock = threading.Lock()
 
     def close(self) -> None:

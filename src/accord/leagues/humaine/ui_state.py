@@ -19,12 +19,12 @@ Example:
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from accord.leagues.humaine.goods import GOODS
+from accord.leagues.humaine.store import open_sqlite
 
 __all__ = ["EventLog", "UiRound"]
 
@@ -194,16 +194,17 @@ class UiRound:
         }
 
 
+_EVENTS = (
+    "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, round_id TEXT NOT NULL,"
+    " route TEXT NOT NULL, body TEXT NOT NULL, at REAL NOT NULL)"
+)
+
+
 class EventLog:
     """Append-only SQLite log of everything the UI server heard, replayed at start-up."""
 
     def __init__(self, path: str | Path) -> None:
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, round_id TEXT NOT NULL,"
-            " route TEXT NOT NULL, body TEXT NOT NULL, at REAL NOT NULL)"
-        )
+        self._db = open_sqlite(path, _EVENTS)
 
     def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
         self._db.execute(

@@ -25,6 +25,7 @@ from typing import Any
 
 from accord.leagues.humaine.manager.schedule import DUMMY_PREFIX, PlannedRound, StagePlan
 from accord.leagues.humaine.manager.scores import RoundOutcome, agent_utilities_from_totals
+from accord.leagues.humaine.store import open_sqlite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS admins (username TEXT PRIMARY KEY, pw_hash TEXT NOT NULL);
@@ -106,15 +107,9 @@ class ManagerStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = open_sqlite(self.path, _SCHEMA)
         self._db.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
 
     def close(self) -> None:
         with self._lock:
