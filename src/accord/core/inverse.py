@@ -98,9 +98,7 @@ class UtilityInverse:
         return self._outcome(0)
 
 
-_INVERSES: weakref.WeakKeyDictionary[UtilityFunction, UtilityInverse] = (
-    weakref.WeakKeyDictionary()
-)
+_INVERSES: weakref.WeakKeyDictionary[UtilityFunction, UtilityInverse] = weakref.WeakKeyDictionary()
 
 
 def inverse_of(utility: UtilityFunction) -> UtilityInverse:

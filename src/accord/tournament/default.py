@@ -41,4 +41,3 @@ def default_config(seed: int = 0) -> TournamentConfig:
         seed=seed,
         name="default",
     )
-
