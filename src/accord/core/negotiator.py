@@ -59,7 +59,11 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
 
 
 class NegotiatorView:
-    """What one negotiator may see of its session. The session updates it; nobody else may."""
+    """What one negotiator may see of its session. The session updates it; nobody else may.
+
+    ``rng`` is a generator, or the ``(seed, index)`` pair one is made from on first use
+    (sessions pass pairs, so negotiators that draw nothing cost nothing).
+    """
 
     __slots__ = (
         "_utility",
