@@ -66,6 +66,14 @@ class SCMLAgent:
     def on_negotiation_failure(self, partner: str, agenda: Agenda, reason: str) -> None:
         """A negotiation ended without agreement."""
 
+    def on_negotiation_request_answered(self, partner: str, agenda: Agenda, accepted: bool) -> None:
+        """``partner`` answered a request this agent sent from ``init`` or ``before_step``.
+
+        Those requests are held until every agent's ``init`` (``before_step``) was called,
+        so ``request_negotiation`` could only say the request was sent; this is the
+        answer. Requests sent at any other time are answered by their return value.
+        """
+
     def on_contracts_finalized(
         self, signed: list[Contract], cancelled: list[Contract], rejectors: list[list[str]]
     ) -> None:

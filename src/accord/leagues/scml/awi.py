@@ -27,6 +27,7 @@ from accord.leagues.scml.agent import Controller
 from accord.leagues.scml.bulletin import BulletinBoard
 from accord.leagues.scml.contracts import Agenda, Contract, ContractStatus
 from accord.leagues.scml.negotiation import outcome_space
+from accord.leagues.scml.signing import ask_partner
 
 if TYPE_CHECKING:
     from accord.leagues.scml.world import World
@@ -203,30 +204,31 @@ class AWI:
         """Ask ``partner`` to negotiate; True if it accepted (the negotiation is registered).
 
         Returns False when this agent is bankrupt, the partner is bankrupt or refuses,
-        or today's negotiation quota is used up. Raises ValueError on a malformed agenda.
+        or today's negotiation quota is used up. Raises ValueError on a malformed agenda
+        and TypeError when ``negotiator`` is not a Negotiator.
+
+        From ``init`` and ``before_step`` the partner is asked only after every agent's
+        ``init`` (``before_step``) was called (section 7.2.1: ``before_step`` is the first
+        call of the day), so True then means *sent*: the request holds a place in the
+        quota and the answer arrives in ``on_negotiation_request_answered``.
         """
         w, i = self._w, self._i
         if w.bankrupt[i] or self.quota_left <= 0:
             return False
         agenda = self._agenda(is_buy, product, quantity, unit_price, time, partner)
+        if not isinstance(negotiator, Negotiator):
+            raise TypeError(
+                f"negotiator must be an accord.core.Negotiator, got {type(negotiator).__name__}"
+            )
         k = w.index[partner]
         if w.bankrupt[k]:
             return False
-        theirs = w._call(k, "respond_to_negotiation_request", self.agent, agenda)
-        if theirs is None:
-            return False
-        if not isinstance(theirs, Negotiator) or not isinstance(negotiator, Negotiator):
-            w.exceptions.append(
-                (
-                    w.day,
-                    w.names[k],
-                    "respond_to_negotiation_request",
-                    f"expected a Negotiator or None, got {type(theirs).__name__}",
-                )
-            )
-            return False
-        w._register_negotiation(i, k, agenda, (negotiator, theirs))
-        return True
+        held = w._held_requests
+        if held is not None:
+            held.append((i, k, agenda, negotiator))
+            w._requests_today[i] += 1  # keeps its place in the quota until answered
+            return True
+        return ask_partner(w, i, k, agenda, negotiator)
 
     def request_negotiations(
         self,

@@ -19,7 +19,19 @@ from accord.leagues.scml.negotiation import Negotiation
 if TYPE_CHECKING:
     from accord.leagues.scml.world import World
 
-__all__ = ["reveal_exogenous", "register_negotiation", "negotiate", "sign", "drop_negotiations_of"]
+__all__ = [
+    "reveal_exogenous",
+    "register_negotiation",
+    "ask_partner",
+    "deliver_held_requests",
+    "HeldRequest",
+    "negotiate",
+    "sign",
+    "drop_negotiations_of",
+]
+
+#: (requester, partner, agenda, the requester's negotiator) of a request held back
+HeldRequest = tuple[int, int, Agenda, Negotiator]
 
 
 # -- step 1 -------------------------------------------------------------------------
@@ -59,6 +71,40 @@ def register_negotiation(
     w._pending.append(neg)
     w._requests_today[requester] += 1
     return neg
+
+
+def ask_partner(
+    w: World, requester: int, partner: int, agenda: Agenda, negotiator: Negotiator
+) -> bool:
+    """Section 3: the partner answers with a negotiator (accept) or None (refuse)."""
+    theirs = w._call(partner, "respond_to_negotiation_request", w.names[requester], agenda)
+    if theirs is None:
+        return False
+    if not isinstance(theirs, Negotiator):
+        w.exceptions.append(
+            (
+                w.day,
+                w.names[partner],
+                "respond_to_negotiation_request",
+                f"expected a Negotiator or None, got {type(theirs).__name__}",
+            )
+        )
+        return False
+    register_negotiation(w, requester, partner, agenda, (negotiator, theirs))
+    return True
+
+
+def deliver_held_requests(w: World, held: list[HeldRequest]) -> None:
+    """Ask the partners of the requests held during ``init``/``before_step``, in order.
+
+    A held request kept a place in its requester's quota; the place is released and
+    taken again only if the partner accepts (as for a request answered at once). The
+    requester hears the answer through ``on_negotiation_request_answered``.
+    """
+    for i, k, agenda, negotiator in held:
+        w._requests_today[i] -= 1
+        ok = not (w.bankrupt[i] or w.bankrupt[k]) and ask_partner(w, i, k, agenda, negotiator)
+        w._call(i, "on_negotiation_request_answered", w.names[k], agenda, ok)
 
 
 def negotiate(w: World, d: int) -> None:

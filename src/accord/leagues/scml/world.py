@@ -132,6 +132,8 @@ class World:
         self._pending: list[Negotiation] = []
         self._running: list[Negotiation] = []
         self._requests_today = np.zeros(n, dtype=np.int64)
+        # negotiation requests made during init/before_step wait here (section 7.2.1)
+        self._held_requests: list[signing.HeldRequest] | None = None
         self.partners = self._partners()
         self.quota = self._quotas()
         # accounting
@@ -169,8 +171,7 @@ class World:
         for i, agent in enumerate(self.agents):
             agent.name = self.names[i]
             agent.awi = AWI(self, i, np.random.default_rng(int(self._agent_seeds[i])))
-        for i in range(n):
-            self._call(i, "init")
+        self._call_all_holding_requests("init")
 
     # -- construction helpers -----------------------------------------------------------
     def _partners(self) -> list[tuple[list[int], list[int]]]:
@@ -232,6 +233,23 @@ class World:
     def _agent_order(self) -> list[int]:
         return [int(i) for i in self._order]
 
+    def _call_all_holding_requests(self, method: str) -> None:
+        """Call ``method`` of every agent, then ask the partners of the requests made meanwhile.
+
+        Section 7.2.1: ``before_step`` comes before any other call to an agent that day,
+        so no agent is asked to negotiate before every agent's ``before_step`` (``init``)
+        has run. The requests are answered in the order they were made.
+        """
+        held: list[signing.HeldRequest] = []
+        self._held_requests = held
+        try:
+            for i in self._agent_order():
+                self._call(i, method)
+        finally:
+            self._held_requests = None
+        if held:
+            signing.deliver_held_requests(self, held)
+
     # -- steps 1-3 (in signing.py and execution.py) ------------------------------------------
     def _reveal_exogenous(self, d: int) -> None:
         signing.reveal_exogenous(self, d)
@@ -275,8 +293,7 @@ class World:
         self.traded_value[:] = 0
         self._reveal_exogenous(d)
         self.phase = Phase.BEFORE_STEP
-        for i in self._agent_order():
-            self._call(i, "before_step")
+        self._call_all_holding_requests("before_step")
         self.phase = Phase.NEGOTIATION
         self._negotiate(d)
         self.phase = Phase.SIGNING
