@@ -279,11 +279,18 @@ def orchestrator(
     ] = None,
     budget: Annotated[float, typer.Option(help="Human budget when a round names none.")] = 50.0,
     timeout: Annotated[float, typer.Option(help="Seconds allowed per call to a party.")] = 5.0,
+    confirm_timeout: Annotated[
+        float, typer.Option(help="Seconds a human UI may take to answer /confirmAccept.")
+    ] = 30.0,
 ) -> None:
     """Serve only the environment orchestrator (R0-R4 with the spec's constants)."""
     db.parent.mkdir(parents=True, exist_ok=True)
     web = create_orchestrator_app(
-        db_path=db, human_uis=human_ui or [], default_budget=budget, call_timeout=timeout
+        db_path=db,
+        human_uis=human_ui or [],
+        default_budget=budget,
+        call_timeout=timeout,
+        confirm_timeout=confirm_timeout,
     )
     console.print(f"orchestrator on [bold]http://{host}:{port}[/] (API docs at /docs)")
     uvicorn.run(web, host=host, port=port, log_level="warning")

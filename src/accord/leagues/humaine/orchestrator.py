@@ -90,6 +90,7 @@ def create_orchestrator_app(
     rule_config: RuleConfig | None = None,
     default_budget: float = 50.0,
     call_timeout: float = 5.0,
+    confirm_timeout: float = 30.0,
     extra_routers: Sequence[APIRouter] = (),
     static_dirs: Mapping[str, str | Path] | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -103,6 +104,8 @@ def create_orchestrator_app(
         rule_config: R0-R4 constants (default: the spec's values).
         default_budget: the human's budget when the round body names none.
         call_timeout: seconds allowed for each call to a party.
+        confirm_timeout: seconds a human UI may take to answer /confirmAccept (a person
+            deciding; longer than the UI's own timeout). No answer leaves the deal.
         extra_routers: routers to include (e.g. the UI helper's pages and APIs).
         static_dirs: ``{mount path: directory}`` of static files to serve.
         clock: monotonic seconds used for every rule and phase.
@@ -114,6 +117,7 @@ def create_orchestrator_app(
         default_budget=default_budget,
         human_uis=[_party(u) for u in human_uis],
         call_timeout=call_timeout,
+        confirm_timeout=confirm_timeout,
         clock=clock,
     )
 

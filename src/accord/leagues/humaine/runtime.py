@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .confirmation import ask_to_confirm
 from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
@@ -42,6 +43,7 @@ class Orchestrator:
         default_budget: float = 50.0,
         human_uis: list[PartySpec] | None = None,
         call_timeout: float = 5.0,
+        confirm_timeout: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
@@ -50,6 +52,7 @@ class Orchestrator:
         self.default_budget = default_budget
         self.human_uis = list(human_uis or [])
         self.call_timeout = call_timeout
+        self.confirm_timeout = confirm_timeout
         self.clock = clock
         self.wall = wall
         self.rounds: dict[str, RoundRuntime] = {}
@@ -137,8 +140,11 @@ class Orchestrator:
         )
 
     # ------------------------------------------------------------- deliveries
-    def _outbox(self, rt: RoundRuntime, party: Party) -> Outbox:
-        box = rt.outboxes.get(party.url)
+    def _outbox(self, rt: RoundRuntime, party: Party, confirmations: bool = False) -> Outbox:
+        """The party's ordered outbox; a UI's confirmations have their own, with the
+        longer ``confirm_timeout``, so a person thinking never holds up the messages."""
+        key = f"{party.url} confirmations" if confirmations else party.url
+        box = rt.outboxes.get(key)
         if box is None:
 
             def failed(name: str, path: str, d: Delivery) -> None:
@@ -146,8 +152,9 @@ class Orchestrator:
                 rt.delivery_errors.append(entry)
                 del rt.delivery_errors[:-200]
 
-            box = Outbox(party.url, party.name, self.call_timeout, failed)
-            rt.outboxes[party.url] = box
+            timeout = self.confirm_timeout if confirmations else self.call_timeout
+            box = Outbox(party.url, party.name, timeout, failed)
+            rt.outboxes[key] = box
         return box
 
     def _send(
@@ -248,10 +255,10 @@ class Orchestrator:
             await asyncio.wait_for(
                 asyncio.gather(*(b.drain() for b in boxes)), self.call_timeout * 4
             )
-        for box in boxes:
-            await box.close()
-            if rt.outboxes.get(box.base_url) is box:
-                del rt.outboxes[box.base_url]
+        for key, box in list(rt.outboxes.items()):
+            if box in boxes:
+                await box.close()
+                del rt.outboxes[key]
 
     def end(self, round_id: str | None) -> RoundRuntime:
         """Admin /endRound: end the negotiation now (or, in the post phase, the round)."""
@@ -377,7 +384,7 @@ class Orchestrator:
     def _route(self, rt: RoundRuntime, body: dict[str, Any], d: Decision, entry: LogEntry) -> None:
         logged = body | {"permitted": d.permitted, "rationale": d.rationale}
         if d.permitted:
-            self._send(rt, rt.uis, "/receiveMessage", body)
+            to_uis = self._send(rt, rt.uis, "/receiveMessage", body)
             bare = {k: v for k, v in body.items() if k != "bid"}
             engine = rt.round.engine
             for name, party in rt.agents.items():
@@ -386,13 +393,9 @@ class Orchestrator:
                 )
                 self._outbox(rt, party).send("/receiveMessage", bare, before=seen)
             if d.deal and rt.record.generation == 2:
-                seq = entry.seq
-
-                def confirmed(resp: dict[str, Any] | None) -> None:
-                    self._confirmed(rt, seq, resp)
-
-                for ui in rt.uis:
-                    self._outbox(rt, ui).send("/confirmAccept", body, confirmed)
+                for ui, sent in zip(rt.uis, to_uis, strict=True):
+                    channel = self._outbox(rt, ui, confirmations=True)
+                    ask_to_confirm(rt, channel, sent, body, entry.seq, self.store)
         else:
             rejection = body | {"rationale": d.rationale}
             if d.speaker in rt.agents:
@@ -400,19 +403,6 @@ class Orchestrator:
             else:
                 self._send(rt, rt.uis, "/receiveRejection", rejection)
         self._send(rt, rt.uis, "/receiveLog", logged)
-
-    def _confirmed(self, rt: RoundRuntime, seq: int, response: dict[str, Any] | None) -> None:
-        """A human UI answered /confirmAccept; anything but "acknowledged" (or silence)
-        cancels the deal and refunds the budget."""
-        if response is None:
-            return
-        status = str(response.get("status", "")).lower() if isinstance(response, dict) else ""
-        if status.startswith("ack"):
-            return
-        if rt.round.cancel_deal(seq) and self.store is not None:
-            for p in rt.round.purchases:
-                if p.seq == seq:
-                    self.store.save_purchase(rt.round_id, p)
 
     # ------------------------------------------------------------- allocation
     def allocate(self, round_id: str | None, products: dict[str, Any]) -> RoundRuntime:

@@ -9,6 +9,12 @@ nothing. The browser pages poll ``GET api/state`` and post the human's utterance
 allocation checks and the final allocation, which this server forwards to the
 orchestrator's ``/relayMessage`` and ``/receiveHumanAllocation``.
 
+A ``/confirmAccept`` (an agent accepted; generation 2) is answered only when the person
+clicks Confirm or Decline in the assistant UI (``POST api/decide``), or after
+``confirm_timeout`` seconds, which *declines* the deal: nobody buys without saying yes.
+The orchestrator then cancels a declined deal and refunds the budget. With
+``auto_confirm=True`` (simulated buyers, tests) every deal is acknowledged at once.
+
 Pages: ``chat.html`` (Fig. 3: admin controls, transcript, countdown, purchases, results)
 and ``assistant.html`` (Fig. 4: three countdowns, budget, "Can I make?", offers, utility,
 allocation with Save). Both take ``?round=<roundId>``; without it they follow the latest.
@@ -48,7 +54,7 @@ from accord.leagues.humaine.messages import UI_ROUTES
 from accord.leagues.humaine.optimizer import best_allocation
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
-from accord.leagues.humaine.ui_state import EventLog, UiRound
+from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -57,6 +63,8 @@ DEFAULT_AGENTS = (
     {"name": "Watson", "protocol": "http", "host": "127.0.0.1", "port": 14008},
 )
 MAX_SAY_CHARS = 1000
+DEFAULT_CONFIRM_TIMEOUT = 10.0
+"""Seconds the person has to confirm a deal before it is declined for them."""
 
 
 class Say(BaseModel):
@@ -70,6 +78,13 @@ class AllocationIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     roundId: str | None = None
     allocation: dict[str, Any]
+
+
+class DecisionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    roundId: str | None = None
+    deal: int = Field(ge=0)
+    confirm: bool
 
 
 class StartIn(BaseModel):
@@ -100,6 +115,8 @@ def create_ui_app(
     utility_source: UtilitySource | None = None,
     public_url: str | None = None,
     timeout: float = 10.0,
+    confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT,
+    auto_confirm: bool = False,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -107,7 +124,12 @@ def create_ui_app(
     ``name`` is the avatar name. The dicts are read when a round starts, so a caller may
     fill in ports bound later (``accord humaine up`` does). ``public_url`` is this server's own address, given to the
     orchestrator as the round's human UI when the chat UI starts a round.
+    ``confirm_timeout`` is how long a deal waits for the person's Confirm or Decline
+    (then it is declined); ``auto_confirm`` acknowledges every deal at once instead.
+    Give the orchestrator a longer ``confirm_timeout`` than this one.
     """
+    if not confirm_timeout > 0:
+        raise ValueError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
     orch = orchestrator_url.rstrip("/")
     names = [str(a["name"]) for a in agents]
     source = utility_source or local_utility_source()
@@ -130,6 +152,9 @@ def create_ui_app(
     for rid, route, body, at in log.replay():
         with lock:
             rounds.setdefault(rid, UiRound(rid, at)).apply(route, body, at)
+    for r in rounds.values():
+        r.settle_unanswered()
+    waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
 
     def find(round_id: str | None) -> UiRound:
         with lock:
@@ -166,7 +191,45 @@ def create_ui_app(
         return handler
 
     for route in UI_ROUTES:
-        app.add_api_route(f"/{route}", make_route(route), methods=["POST"])
+        if route != "confirmAccept":
+            app.add_api_route(f"/{route}", make_route(route), methods=["POST"])
+
+    def decide(rid: str, deal: dict[str, Any], status: str, by: str) -> None:
+        """Settle a pending deal (no-op when already settled) and wake its waiters."""
+        if deal["status"] == "pending":
+            record(rid, "decision", {"deal": deal["id"], "status": status, "by": by}, time.time())
+        fut = waiting.pop((rid, deal["id"]), None)
+        if fut is not None and not fut.done():
+            fut.set_result(None)
+
+    def answer(deal: dict[str, Any]) -> dict[str, Any]:
+        if deal["status"] in BOOKED:
+            return {"status": "acknowledged"}
+        why = "the buyer declined" if deal["by"] == "person" else "the buyer did not confirm"
+        if deal["by"] == "timeout":
+            why += f" within {confirm_timeout:g} s"
+        return {"status": "declined", "rationale": why}
+
+    @app.post("/confirmAccept")
+    async def confirm_accept(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        """Hold the answer until the person decides (or the timeout declines)."""
+        within = 0.0 if auto_confirm else confirm_timeout
+        noted = body | {"uiConfirmWithin": within}
+        rid = record(body.get("roundId"), "confirmAccept", noted, time.time())
+        with lock:
+            deal = rounds[rid].deal_for(body)
+        if deal is None:
+            return {"status": "acknowledged"}
+        if auto_confirm:
+            decide(rid, deal, "confirmed", "auto")
+        if deal["status"] == "pending":
+            fut = waiting.setdefault((rid, deal["id"]), asyncio.get_running_loop().create_future())
+            left = max(0.0, deal["deadline"] - time.time())
+            try:
+                await asyncio.wait_for(asyncio.shield(fut), timeout=left)
+            except TimeoutError:
+                decide(rid, deal, "declined", "timeout")
+        return answer(deal)
 
     # -- the browser's API -----------------------------------------------------------------
     @app.get("/api/config")
@@ -228,6 +291,22 @@ def create_ui_app(
             out["value"], out["breakdown"] = round(score.value, 2), score.breakdown
         return out
 
+    @app.post("/api/decide")
+    async def decide_deal(body: DecisionIn) -> dict[str, Any]:
+        """The person's Confirm (``confirm: true``) or Decline of a pending deal."""
+        r = find(body.roundId)
+        with lock:
+            deals = list(r.deals)
+        if body.deal >= len(deals):
+            known = f"ids 0-{len(deals) - 1}" if deals else "none yet"
+            raise HTTPException(404, f"no deal {body.deal} in round {r.round_id!r} ({known})")
+        deal = deals[body.deal]
+        if deal["status"] != "pending":
+            why = f"deal {body.deal} is already {deal['status']} (by {deal['by']})"
+            raise HTTPException(409, f"{why}; only a pending deal can be decided")
+        decide(r.round_id, deal, "confirmed" if body.confirm else "declined", "person")
+        return {"deal": deal, "answer": answer(deal)}
+
     @app.post("/api/check")
     def check(body: AllocationIn) -> dict[str, Any]:
         r = find(body.roundId)
@@ -238,7 +317,10 @@ def create_ui_app(
         r = find(body.get("roundId"))
         if r.utility is None:
             raise HTTPException(409, "no buyer utility received for this round yet")
-        plan = best_allocation(BuyerUtility.from_wire(r.utility), r.have())
+        try:
+            plan = best_allocation(BuyerUtility.from_wire(r.utility), r.have())
+        except (InvalidUtility, ValueError) as e:  # InvalidBundle: too many goods
+            raise HTTPException(422, f"cannot suggest an allocation: {e}") from e
         return {"allocation": plan.allocation.to_wire(), "value": round(plan.value, 2)}
 
     @app.post("/api/allocation")

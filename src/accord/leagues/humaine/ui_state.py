@@ -3,9 +3,14 @@
 :class:`UiRound` applies one call at a time (``/sendRoundMetadata``, ``/setUtility``,
 ``/startRound``, ``/endRound``, ``/receiveMessage``, ``/receiveLog``,
 ``/receiveRejection``, ``/confirmAccept``, ``/receiveRoundTotals``, plus the UI's own
-``said`` and ``allocation`` events); :class:`EventLog` keeps every call in SQLite so the
-state can be rebuilt after a restart. Times are wall-clock seconds at receipt (display
-only: the rules are timed by the orchestrator).
+``said``, ``decision`` and ``allocation`` events); :class:`EventLog` keeps every call in
+SQLite so the state can be rebuilt after a restart. Times are wall-clock seconds at
+receipt (display only: the rules are timed by the orchestrator).
+
+A ``/confirmAccept`` makes a *pending* deal; a ``decision`` event (the person's click,
+the timeout, or auto-confirmation) makes it ``confirmed`` or ``declined``. Only
+confirmed deals (and ``unanswered`` ones, see :meth:`UiRound.settle_unanswered`) count
+as bought.
 
 Example:
     >>> r = UiRound("r1", created=0.0)
@@ -26,7 +31,10 @@ from typing import Any
 from accord.leagues.humaine.goods import GOODS
 from accord.leagues.humaine.store import open_sqlite
 
-__all__ = ["EventLog", "UiRound"]
+__all__ = ["BOOKED", "EventLog", "UiRound"]
+
+BOOKED = ("confirmed", "unanswered")
+"""Deal statuses whose goods and price count (the orchestrator keeps these deals)."""
 
 
 def _stamp(body: dict[str, Any]) -> str:
@@ -56,7 +64,7 @@ class UiRound:
     deals: list[dict[str, Any]] = field(default_factory=list)
     allocation: dict[str, Any] | None = None
     index: dict[tuple[str, str, str], int] = field(default_factory=dict)
-    seen_deals: set[tuple[str, str, str]] = field(default_factory=set)
+    deal_index: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     def apply(self, route: str, body: dict[str, Any], at: float) -> None:
         """Fold one call of the orchestrator (or one saved allocation) into the state."""
@@ -80,6 +88,8 @@ class UiRound:
         elif route == "confirmAccept":
             self._message(route, body, at)
             self._deal(body, at)
+        elif route == "decision":
+            self._decide(body)
         elif route == "receiveRoundTotals":
             self.totals = body.get("roundTotals") or {}
         elif route == "allocation":
@@ -127,24 +137,52 @@ class UiRound:
     def _deal(self, body: dict[str, Any], at: float) -> None:
         key = _key(body)
         bid = body.get("bid") or {}
-        if key in self.seen_deals or not isinstance(bid, dict):
+        if key in self.deal_index or not isinstance(bid, dict):
             return
-        self.seen_deals.add(key)
+        self.deal_index[key] = len(self.deals)
         price = (bid.get("price") or {}).get("value") or 0.0
+        within = float(body.get("uiConfirmWithin") or 0.0)
         self.deals.append(
             {
+                "id": len(self.deals),
                 "seller": body.get("speaker", ""),
                 "quantity": {g: int(n) for g, n in (bid.get("quantity") or {}).items()},
                 "price": float(price),
                 "at": at,
+                "deadline": at + within,
+                "status": "pending",
+                "by": None,
             }
         )
         self.offers.pop(str(body.get("speaker", "")), None)
 
+    def _decide(self, body: dict[str, Any]) -> None:
+        i = body.get("deal")
+        if isinstance(i, int) and 0 <= i < len(self.deals):
+            deal = self.deals[i]
+            if deal["status"] == "pending":
+                deal["status"], deal["by"] = str(body.get("status")), body.get("by")
+
+    def deal_for(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The deal a ``/confirmAccept`` body made (None when it carried no bid)."""
+        i = self.deal_index.get(_key(body))
+        return None if i is None else self.deals[i]
+
+    def settle_unanswered(self) -> None:
+        """After a restart nobody waits for a pending deal's answer any more: the
+        orchestrator's call failed, and it keeps a deal it got no answer for."""
+        for deal in self.deals:
+            if deal["status"] == "pending":
+                deal["status"], deal["by"] = "unanswered", "restart"
+
+    def booked(self) -> list[dict[str, Any]]:
+        """The deals that count: confirmed (or kept unanswered by the orchestrator)."""
+        return [d for d in self.deals if d["status"] in BOOKED]
+
     def have(self) -> dict[str, int]:
         """Goods bought so far (from the confirmed deals)."""
         have = dict.fromkeys(GOODS, 0)
-        for d in self.deals:
+        for d in self.booked():
             for g, n in d["quantity"].items():
                 have[g] = have.get(g, 0) + n
         return have
@@ -175,7 +213,12 @@ class UiRound:
 
     def snapshot(self, now: float) -> dict[str, Any]:
         phase, left = self.phase(now)
-        spent = round(sum(d["price"] for d in self.deals), 2)
+        spent = round(sum(d["price"] for d in self.booked()), 2)
+        pending = [
+            d | {"secondsLeft": round(max(0.0, d["deadline"] - now), 1)}
+            for d in self.deals
+            if d["status"] == "pending"
+        ]
         return {
             "roundId": self.round_id,
             "phase": phase,
@@ -187,7 +230,10 @@ class UiRound:
             "utility": self.utility,
             "transcript": self.transcript,
             "offers": self.offers,
-            "deals": self.deals,
+            "deals": self.booked(),
+            "pending": pending,
+            "reserved": round(sum(d["price"] for d in pending), 2),
+            "declined": [d for d in self.deals if d["status"] == "declined"],
             "have": self.have(),
             "allocation": self.allocation,
             "totals": self.totals,

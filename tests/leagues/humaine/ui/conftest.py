@@ -21,14 +21,19 @@ from accord.leagues.humaine.testing import ServerThread, loopback_socket  # noqa
 def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
     """Orchestrator + UI server + Celia (6.00) and Watson (7.50), all on loopback; with
     ``@pytest.mark.parametrize("platform", ["manager"], indirect=True)`` also the
-    competition manager (admin password ``manager-pw``)."""
+    competition manager (admin password ``manager-pw``); with ``["fast"]`` R0's gap
+    between two human utterances is 0.3 s instead of 5 s."""
     from accord.leagues.humaine.orchestrator import create_orchestrator_app
+    from accord.leagues.humaine.rules import RuleConfig
     from accord.leagues.humaine.ui_server import create_ui_app
 
     socks = {k: loopback_socket() for k in ("orch", "ui", "Celia", "Watson")}
     ports = {k: s.getsockname()[1] for k, s in socks.items()}
     urls = {k: f"http://127.0.0.1:{p}" for k, p in ports.items()}
-    orch_app = create_orchestrator_app(db_path=tmp_path / "orch.sqlite", human_uis=[urls["ui"]])
+    rules = RuleConfig(human_gap=0.3) if request.param == "fast" else None
+    orch_app = create_orchestrator_app(
+        db_path=tmp_path / "orch.sqlite", human_uis=[urls["ui"]], rule_config=rules
+    )
     agents = [
         {"name": n, "protocol": "http", "host": "127.0.0.1", "port": ports[n]}
         for n in ("Celia", "Watson")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 from hui_kit import SELLER_COSTS
 
@@ -60,9 +61,20 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(assistant.locator("#potential")).to_have_text("$23.81")
     assistant.screenshot(path="/tmp/humaine_assistant_active.png", full_page=True)
 
-    # after the 5 s of R0 the person accepts Celia's offer from the offers table
+    # after the 5 s of R0 the person accepts Celia's offer from the offers table; Celia
+    # accepts too, and the assistant asks the person to confirm the deal
     time.sleep(max(0.0, 5.3 - (time.monotonic() - first_sent)))
     row.locator("button").click()
+    pending = assistant.locator("#pending .pending-deal[data-seller=Celia]")
+    expect(pending).to_contain_text("Celia sells you 2 egg, 2 flour, 1 milk, 1 sugar for $6.00")
+    expect(pending).to_contain_text("unless you confirm")
+    expect(assistant.locator("#reserved")).to_have_text("$6.00 awaiting your confirmation")
+    expect(assistant.locator("#money")).to_have_text("$50.00")
+    expect(chat.locator("#confirm-note")).to_contain_text("awaits your Confirm")
+    assistant.screenshot(path="/tmp/humaine_assistant_pending.png", full_page=True)
+    pending.locator("button.confirm").click()
+    expect(assistant.locator("#pending")).to_be_hidden()
+    expect(assistant.locator("#offer-msg")).to_have_text("Confirmed: you bought from Celia.")
     expect(assistant.locator("#deals")).to_contain_text(
         "Celia: 2 egg, 2 flour, 1 milk, 1 sugar for $6.00"
     )
@@ -103,4 +115,47 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(chat.locator("#results tr[data-party=Watson]")).to_contain_text("$0.00")
     chat.click("#toggle-ingredients")
     chat.screenshot(path="/tmp/humaine_chat.png", full_page=True)
+    ctx.close()
+
+
+@pytest.mark.parametrize("platform", ["fast"], indirect=True)
+def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform):
+    """Watson accepts, the person clicks Decline: nothing is bought, the budget is whole
+    (in the UI and at the orchestrator) and the deal is listed as declined."""
+    from playwright.sync_api import expect
+
+    ui, orch = platform["urls"]["ui"], platform["urls"]["orch"]
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx.set_default_timeout(10_000)
+    chat = ctx.new_page()
+    chat.goto(f"{ui}/chat.html")
+    chat.fill("input[name=warmUp]", "0")
+    chat.click("#start")
+    expect(chat.locator("#phase")).to_have_text("negotiation")
+    chat.fill("#say-text", "Watson, I'd like 2 eggs, 2 cups of flour, 1 milk and 1 sugar")
+    chat.click("#send")
+    expect(chat.locator(".msg-line.from-watson")).to_contain_text("for 7.50 USD")
+    assistant = ctx.new_page()
+    assistant.goto(f"{ui}/assistant.html")
+    time.sleep(0.4)  # R0 here is 0.3 s
+    assistant.locator("#offers tr[data-seller=Watson] button").click()
+    pending = assistant.locator("#pending .pending-deal[data-seller=Watson]")
+    expect(pending).to_contain_text("Watson sells you 2 egg, 2 flour, 1 milk, 1 sugar for $7.50")
+    pending.locator("button.decline").click()
+    expect(assistant.locator("#offer-msg")).to_have_text(
+        "Declined: nothing bought from Watson; your money is back."
+    )
+    expect(assistant.locator("#pending")).to_be_hidden()
+    expect(assistant.locator("#deals .deal.declined")).to_contain_text("declined: you declined")
+    expect(assistant.locator("#money")).to_have_text("$50.00")
+    expect(assistant.locator("#reserved")).to_have_text("")
+    expect(assistant.locator("#ingredients tr[data-good=egg] .have")).to_have_text("0")
+    expect(chat.locator("#purchased tr[data-good=egg] td.num")).to_have_text("0")
+    assistant.screenshot(path="/tmp/humaine_assistant_declined.png", full_page=True)
+    rid = assistant.evaluate("fetch('api/state').then((r) => r.json()).then((s) => s.roundId)")
+    deadline = time.monotonic() + 5
+    while (eo := httpx.get(f"{orch}/rounds/{rid}").json())["remainingBudget"] != 50.0:
+        assert time.monotonic() < deadline, f"the orchestrator did not refund: {eo}"
+        time.sleep(0.05)
+    assert eo["purchases"] == {} and [d["cancelled"] for d in eo["deals"]] == [True]
     ctx.close()

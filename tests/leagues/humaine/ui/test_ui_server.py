@@ -53,10 +53,11 @@ def closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def make(db: Path | str = ":memory:") -> TestClient:
-    return TestClient(
-        create_ui_app(orchestrator_url=f"http://127.0.0.1:{closed_port()}", db_path=db)
-    )
+def make(db: Path | str = ":memory:", auto_confirm: bool = True) -> TestClient:
+    """A UI server whose orchestrator is unreachable; it confirms deals itself (a person
+    confirming needs a real server: see test_ui_confirm.py)."""
+    url = f"http://127.0.0.1:{closed_port()}"
+    return TestClient(create_ui_app(orchestrator_url=url, db_path=db, auto_confirm=auto_confirm))
 
 
 def setup_round(c: TestClient, rid: str = RID, budget: float = 50) -> None:
@@ -169,6 +170,24 @@ def test_suggest_gives_the_optimisers_best_allocation():
     c.post("/confirmAccept", json=ACCEPT)
     r = c.post("/api/suggest", json={}).json()
     assert r["value"] == 23.81 and r["allocation"]["cake"]["quantity"] == 1
+
+
+def test_suggest_turns_the_optimisers_refusal_into_a_422():
+    """Goods for more than 1000 cakes and batches: the optimiser refuses, and the UI
+    says why instead of failing with a 500."""
+    c = make()
+    active_round(c)
+    c.post("/api/suggest", json={})  # nothing bought: fine
+    huge = {"egg": 2002, "flour": 2002, "milk": 1001, "sugar": 1001}
+    c.post("/confirmAccept", json={**ACCEPT, "bid": {**ACCEPT["bid"], "quantity": huge}})
+    r = c.post("/api/suggest", json={})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == (
+        "cannot suggest an allocation: these goods make up to 1501 cakes and pancake "
+        "batches; the optimiser handles at most 1000"
+    )
+    one = {"cake": {"quantity": 1}, "pancake": {"quantity": 0}}
+    assert c.post("/api/check", json={"allocation": one}).json()["sufficient"] is True
 
 
 def test_refusals_say_why():

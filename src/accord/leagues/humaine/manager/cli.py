@@ -97,6 +97,12 @@ def ui(
     utility_url: Annotated[
         str | None, typer.Option(help="Utility generator base URL (default: draw in-process).")
     ] = None,
+    confirm_timeout: Annotated[
+        float, typer.Option(help="Seconds the person has to confirm a deal (then declined).")
+    ] = 10.0,
+    auto_confirm: Annotated[
+        bool, typer.Option(help="Acknowledge every deal at once (simulated buyers).")
+    ] = False,
 ) -> None:
     """Serve the chat UI and the human assistant UI."""
     import uvicorn
@@ -112,6 +118,8 @@ def ui(
         agents=agents,
         utility_source=http_utility_source(utility_url) if utility_url else None,
         public_url=url,
+        confirm_timeout=confirm_timeout,
+        auto_confirm=auto_confirm,
     )
     console.print(f"chat UI: [bold]{url}/chat.html[/]   assistant: [bold]{url}/assistant.html[/]")
     uvicorn.run(web, host=host, port=port, log_level="warning")

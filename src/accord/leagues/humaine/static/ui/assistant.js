@@ -1,5 +1,6 @@
-// Human assistant UI (Fig. 4): countdowns, budget, "Can I make?", offers, utility, Save.
-import { api, el, money, say } from "./common/api.js";
+// Human assistant UI (Fig. 4): countdowns, budget, "Can I make?", offers, deals to
+// confirm, utility, Save.
+import { api, clock, el, money, say } from "./common/api.js";
 import { GOODS, PHASE_NAMES, UNITS, bundleText, phaseClock, pinnedRound, poll } from "./round.js";
 
 const $ = (id) => document.getElementById(id);
@@ -8,6 +9,7 @@ let current = null;
 let lastCheck = null;
 let utilityShown = null;
 let offersShown = "";
+let pendingShown = "";
 
 if (pinnedRound()) $("to-chat").href = `chat.html?round=${encodeURIComponent(pinnedRound())}`;
 
@@ -145,11 +147,50 @@ function renderUtility(utility) {
   }));
 }
 
-function renderDeals(deals) {
-  if (!deals.length) return;
+// A seller accepted: the person confirms or declines; no answer in time declines.
+async function decide(deal, confirm) {
+  try {
+    const r = await api("api/decide", { method: "POST", body: { roundId: current.roundId, deal: deal.id, confirm } });
+    say($("offer-msg"), confirm ? `Confirmed: you bought from ${r.deal.seller}.` :
+      `Declined: nothing bought from ${r.deal.seller}; your money is back.`, confirm ? "ok" : "error");
+  } catch (e) { say($("offer-msg"), e.message, "error"); }
+}
+
+function renderPending(state) {
+  const pending = state.pending || [];
+  const sig = JSON.stringify(pending.map((d) => d.id));
+  if (sig !== pendingShown) {
+    pendingShown = sig;
+    $("pending").classList.toggle("hidden", !pending.length);
+    if (pending.length) say($("offer-msg"), "A seller accepted: confirm or decline the deal above.");
+    $("pending-list").replaceChildren(...pending.map((d) =>
+      el("div", { class: "pending-deal", dataset: { deal: d.id, seller: d.seller } },
+        el("div", { class: "what" }, el("strong", {}, d.seller), " sells you ",
+          el("strong", {}, bundleText(d.quantity)), " for ", el("strong", { class: "price" }, `$${money(d.price)}`)),
+        el("div", { class: "buttons" },
+          el("button", { type: "button", class: "confirm", onclick: () => decide(d, true) }, "Confirm"),
+          el("button", { type: "button", class: "danger decline", onclick: () => decide(d, false) }, "Decline")),
+        el("div", { class: "muted left" }, ""))));
+  }
+  for (const d of pending) {
+    const row = $("pending-list").querySelector(`[data-deal="${d.id}"] .left`);
+    if (row) row.textContent = `Declined for you in ${clock(d.secondsLeft)} unless you confirm.`;
+  }
+}
+
+function dealText(d) {
+  return `${d.seller}: ${bundleText(d.quantity)} for $${money(d.price)}`;
+}
+
+function renderDeals(state) {
+  const declined = state.declined || [];
+  if (!state.deals.length && !declined.length) return;
   $("deals").classList.remove("muted");
-  $("deals").replaceChildren(...deals.map((d) =>
-    el("div", { class: "deal" }, `${d.seller}: ${bundleText(d.quantity)} for $${money(d.price)}`)));
+  const why = { person: "you declined", timeout: "not confirmed in time" };
+  $("deals").replaceChildren(
+    ...state.deals.map((d) => el("div", { class: "deal", dataset: { deal: d.id } }, dealText(d))),
+    ...declined.map((d) => el("div", { class: "deal declined", dataset: { deal: d.id } },
+      el("span", { class: "what" }, dealText(d)), el("span", { class: "why" }, `declined: ${why[d.by] || d.by}`))));
 }
 
 function render(state) {
@@ -164,6 +205,7 @@ function render(state) {
     $(box).classList.toggle("now", state.phase === phase);
   }
   $("money").textContent = state.left === null ? "--" : `$${money(state.left)}`;
+  $("reserved").textContent = state.reserved ? `$${money(state.reserved)} awaiting your confirmation` : "";
   $("save").classList.toggle("hidden", state.phase !== "post");
   if (state.allocation) {
     $("saved").textContent = `Saved allocation: ${state.allocation.cake.quantity} cake(s), ` +
@@ -171,7 +213,8 @@ function render(state) {
   }
   renderUtility(state.utility);
   renderOffers(state);
-  renderDeals(state.deals);
+  renderPending(state);
+  renderDeals(state);
   renderIngredients();
 }
 

@@ -94,6 +94,10 @@ function render(state) {
     el("tr", { dataset: { good: g } }, el("td", {}, g), el("td", { class: "num" }, state.have[g] || 0))));
   $("budget-line").textContent = state.budget === null ? "" :
     `Budget $${money(state.budget)}, spent $${money(state.spent)}, left $${money(state.left)}`;
+  const pending = state.pending || [];
+  $("confirm-note").classList.toggle("hidden", !pending.length);
+  $("confirm-note").textContent = pending.map((d) =>
+    `${d.seller}'s deal for $${money(d.price)} awaits your Confirm in the Assistant.`).join(" ");
   renderResults(state.totals);
 }
 
