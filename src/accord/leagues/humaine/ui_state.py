@@ -8,7 +8,9 @@ SQLite so the state can be rebuilt after a restart. Times are wall-clock seconds
 receipt (display only: the rules are timed by the orchestrator).
 
 A ``/confirmAccept`` makes a *pending* deal; a ``decision`` event (the person's click,
-the timeout, or auto-confirmation) makes it ``confirmed`` or ``declined``. Only
+the timeout, or auto-confirmation) makes it ``confirmed`` or ``declined``. The same body
+again while its deal waits is the same deal; after the decision it is a new deal (the
+orchestrator asks once per deal, and an old yes must not buy twice). Only
 confirmed deals (and ``unanswered`` ones, see :meth:`UiRound.settle_unanswered`) count
 as bought.
 
@@ -137,8 +139,9 @@ class UiRound:
     def _deal(self, body: dict[str, Any], at: float) -> None:
         key = _key(body)
         bid = body.get("bid") or {}
-        if key in self.deal_index or not isinstance(bid, dict):
-            return
+        i = self.deal_index.get(key)
+        if (i is not None and self.deals[i]["status"] == "pending") or not isinstance(bid, dict):
+            return  # the same question again while it waits: the same deal
         self.deal_index[key] = len(self.deals)
         price = (bid.get("price") or {}).get("value") or 0.0
         within = float(body.get("uiConfirmWithin") or 0.0)

@@ -128,6 +128,13 @@ def test_decline_answers_declined_and_buys_nothing(ui):
     assert (s["left"], s["spent"], s["reserved"], s["deals"], s["pending"]) == (50.0, 0, 0, [], [])
     assert sum(s["have"].values()) == 0
     assert [(d["seller"], d["by"]) for d in s["declined"]] == [("Watson", "person")]
+    # asked again after the decision: a new deal, which waits for its own answer
+    again = ask(c)
+    pending = wait("the second deal", lambda: state(c)["pending"])
+    assert [d["id"] for d in pending] == [1] and not again.done()
+    c.post("/api/decide", json={"deal": 1, "confirm": True})
+    assert again.result(timeout=5) == {"status": "acknowledged"}
+    assert [(d["id"], d["status"]) for d in state(c)["deals"]] == [(1, "confirmed")]
 
 
 def test_no_click_within_the_timeout_declines_for_the_buyer(ui, tmp_path):
@@ -206,7 +213,7 @@ def test_messages_keep_flowing_to_the_ui_while_the_person_decides(stage):
         assert eo.post("/relayMessage", json=human(rid, text, "Celia")).json()["permitted"]
         wait("the message in the UI", lambda t=text: any(
             m["text"] == t for m in hui.get("/api/state").json()["transcript"]))  # fmt: skip
-        assert time.monotonic() - t0 < 1.0  # not behind the pending confirmation
+        assert time.monotonic() - t0 < 1.5  # not behind the pending confirmation (5 s)
         wait("Celia's copy", lambda t=text: any(b["text"] == t for b in celia.bodies(
             "/receiveMessage", rid)))  # fmt: skip
         time.sleep(0.25)
