@@ -262,3 +262,31 @@ def test_human_declining_confirmation_cancels_the_deal(tmp_path: Path) -> None:
             time.sleep(0.02)
         state = client.get(f"/rounds/{rid}").json()
         assert state["purchases"] == {} and state["deals"][0]["cancelled"] is True
+
+
+def test_an_unanswered_confirmation_leaves_the_deal_and_holds_up_nothing(tmp_path: Path) -> None:
+    """The UI answers /confirmAccept only after 1.5 s; the orchestrator waits 0.5 s
+    (``confirm_timeout``): the deal stands (silence is no refusal), the timeout is a
+    delivery error, and meanwhile the UI gets every other message at once."""
+    app = create_orchestrator_app(
+        db_path=tmp_path / "eo.db", rule_config=FAST, call_timeout=1.0, confirm_timeout=0.5
+    )
+    with Stage(app, ui=Party("ui", confirm="declined", confirm_delay=1.5)) as stage:
+        ui, client = stage.ui, stage.client
+        rid = stage.new_round()
+        client.post("/relayMessage", json=human(rid, "Watson, I accept", "Watson"))
+        r = client.post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", price=9.0))
+        assert r.json()["permitted"]
+        ui.wait_for("/confirmAccept", 1, round_id=rid)
+        time.sleep(0.25)
+        t0 = time.monotonic()
+        client.post("/relayMessage", json=human(rid, "Celia, some flour?", "Celia"))
+        got = ui.wait_for("/receiveMessage", 3, round_id=rid)
+        assert got[-1]["text"] == "Celia, some flour?" and time.monotonic() - t0 < 0.4
+        deadline = time.monotonic() + 3
+        while not (state := client.get(f"/rounds/{rid}").json())["deliveryErrors"]:
+            assert time.monotonic() < deadline, "the confirmation did not time out"
+            time.sleep(0.02)
+        assert state["deliveryErrors"][0]["route"] == "/confirmAccept"
+        assert state["deliveryErrors"][0]["error"] == "no answer within 0.5 s"
+        assert state["remainingBudget"] == 41.0 and state["purchases"] == {"egg": 2}

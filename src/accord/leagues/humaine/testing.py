@@ -107,8 +107,10 @@ class ServerThread(BackgroundServer):
 class Party:
     """A recording party: answers every HUMAINE callback and stores (route, t, body).
 
-    ``delay`` makes it slow (seconds per call); ``on_message`` is called (in the
-    server's thread) with each /receiveMessage body, so a test can script an agent.
+    ``delay`` makes it slow (seconds per call); ``confirm`` is its /confirmAccept
+    status, given after ``confirm_delay`` more seconds (a person deciding);
+    ``on_message`` is called (in the server's thread) with each /receiveMessage body, so
+    a test can script an agent.
     """
 
     def __init__(
@@ -116,11 +118,13 @@ class Party:
         name: str,
         delay: float = 0.0,
         confirm: str = "acknowledged",
+        confirm_delay: float = 0.0,
         on_message: Callable[[Party, dict[str, Any]], None] | None = None,
     ) -> None:
         self.name = name
         self.delay = delay
         self.confirm = confirm
+        self.confirm_delay = confirm_delay
         self.on_message = on_message
         self.received: list[tuple[str, float, dict[str, Any]]] = []
         self.lock = threading.Lock()
@@ -144,6 +148,7 @@ class Party:
             if route == "/setUtility":
                 return {"status": "Acknowledged", "utility": body}
             if route == "/confirmAccept":
+                await asyncio.sleep(self.confirm_delay)
                 return {"status": self.confirm}
             return {"status": "acknowledged"}
 
