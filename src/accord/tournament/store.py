@@ -33,9 +33,7 @@ sessions behind; resuming skips the ids already in ``sessions``.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,6 +45,7 @@ from accord.tournament.memory import PastSession
 from accord.tournament.scenarios import scenario_to_dict
 from accord.tournament.schedule import SessionSpec
 from accord.tournament.session import SessionRecord
+from accord.tournament.sqlite import SqliteFile
 
 FORMAT = "accord-tournament/1"
 
@@ -82,26 +81,10 @@ _INSERT_TRACE = "INSERT INTO traces VALUES (?,?,?,?,?,?,?)"
 ACTIONS = {"o": "offer", "a": "accept", "e": "end"}
 
 
-class Store:
+class Store(SqliteFile):
     """A tournament's SQLite file. Opening creates the tables if they are missing."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(_SCHEMA)
-
-    def close(self) -> None:
-        """Close the connection (checkpointing the WAL)."""
-        self.conn.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    SCHEMA = _SCHEMA
 
     # -- setting up ----------------------------------------------------------------------
     def prepare(
@@ -132,10 +115,10 @@ class Store:
                         "one given now; use another output file for the changed scenario"
                     )
             return
-        with self._transaction():
-            self._set_meta("format", FORMAT)
-            self._set_meta("fingerprint", fp)
-            self._set_meta("config", json.dumps(config.to_dict()))
+        with self.transaction():
+            self.set_meta("format", FORMAT)
+            self.set_meta("fingerprint", fp)
+            self.set_meta("config", json.dumps(config.to_dict()))
             for s in scenarios.values():
                 data = scenario_to_dict(s)
                 self.conn.execute(
@@ -165,14 +148,6 @@ class Store:
                 ],
             )
 
-    def meta(self, key: str) -> str | None:
-        """A value of the ``meta`` table."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def _set_meta(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
-
     def config(self) -> dict[str, Any]:
         """The stored configuration (as written by ``TournamentConfig.to_dict``)."""
         raw = self.meta("config")
@@ -185,7 +160,7 @@ class Store:
     def write(self, records: Sequence[SessionRecord]) -> int:
         """Store whole sessions in one transaction (all or none); returns how many."""
         c = self.conn
-        with self._transaction():
+        with self.transaction():
             for r in records:
                 c.execute(_INSERT_SESSION, r.session)
                 c.executemany(_INSERT_PARTY, r.parties)
@@ -196,9 +171,6 @@ class Store:
     def done_ids(self) -> set[str]:
         """Ids of the sessions already stored."""
         return {row[0] for row in self.conn.execute("SELECT id FROM sessions")}
-
-    def _transaction(self) -> _Tx:
-        return _Tx(self.conn)
 
     # -- reading for learning ------------------------------------------------------------
     def past_sessions(self, rep: int) -> dict[str, list[PastSession]]:
@@ -256,16 +228,3 @@ def decode_trace(row: Sequence[Any], n_parties: int) -> dict[str, Any]:
         "outcome": json.loads(outcomes),
         "utilities": np.frombuffer(utils, dtype=np.float64).reshape(n, n_parties),
     }
-
-
-class _Tx:
-    """``with`` block running one explicit transaction on an autocommit connection."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")

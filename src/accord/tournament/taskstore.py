@@ -22,13 +22,12 @@ behind, and resuming skips the ids already stored.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.tournament.sqlite import SqliteFile
 
 FORMAT = "accord-tasks/1"
 
@@ -89,26 +88,10 @@ def _show(v: Any, cut: int | None = 80) -> str:
     return "(none)" if v is _NONE else json.dumps(v, sort_keys=True)[:cut]
 
 
-class TaskStore:
+class TaskStore(SqliteFile):
     """A task run's SQLite file. Opening creates the tables if they are missing."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(_SCHEMA)
-
-    def close(self) -> None:
-        """Close the connection (checkpointing the WAL)."""
-        self.conn.close()
-
-    def __enter__(self) -> TaskStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    SCHEMA = _SCHEMA
 
     def prepare(self, settings: Mapping[str, Any], ids: Sequence[str]) -> None:
         """Record what is run in a new file, or check that an old file holds the same run
@@ -116,9 +99,9 @@ class TaskStore:
         text = settings_json(settings)
         old = self.meta("settings")
         if old is None:
-            with _Tx(self.conn):
+            with self.transaction(immediate=True):
                 for key, value in (("format", FORMAT), ("settings", text), ("total", len(ids))):
-                    self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+                    self.set_meta(key, value)
             return
         if old != text:
             raise StoreMismatch(
@@ -133,11 +116,6 @@ class TaskStore:
                 f"schedules {len(ids)}; use a new file"
             )
 
-    def meta(self, key: str) -> str | None:
-        """A value of the ``meta`` table."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
     def settings(self) -> dict[str, Any]:
         """The settings the file was prepared with."""
         raw = self.meta("settings")
@@ -148,7 +126,7 @@ class TaskStore:
 
     def write(self, tasks: Sequence[StoredTask]) -> int:
         """Store whole tasks in one transaction (all or none); returns how many."""
-        with _Tx(self.conn):
+        with self.transaction(immediate=True):
             self.conn.executemany(
                 "INSERT INTO tasks VALUES (?,?,?,?,?,?,?)",
                 [(t.id, t.idx, t.spec, t.record, t.elapsed, t.finished, t.worker) for t in tasks],
@@ -170,16 +148,3 @@ class TaskStore:
         """Every stored record by task id, in schedule order."""
         rows = self.conn.execute("SELECT id, record FROM tasks ORDER BY idx")
         return {tid: json.loads(rec) for tid, rec in rows}
-
-
-class _Tx:
-    """``with`` block running one explicit transaction on an autocommit connection."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
