@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +18,7 @@ from accord.tournament.results import Results
 from accord.tournament.runner import run_tournament
 from accord.tournament.scenarios import resolve_scenario
 from accord.tournament.schedule import schedule
+from accord.tournament.testing import count_rows, kill_mid_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,27 +63,6 @@ def command(cfg_path: Path, out: Path, executor: str) -> list[str]:
     ]
 
 
-def stored(out: Path) -> int:
-    if not out.exists():
-        return 0
-    try:
-        return int(table(out, "SELECT COUNT(*) FROM sessions")[0][0])
-    except Exception:  # noqa: BLE001 - the file may still be being created
-        return 0
-
-
-def group_alive(pgid: int, wait: float) -> bool:
-    """True if a process of group ``pgid`` is still alive after ``wait`` seconds."""
-    end = time.time() + wait
-    while time.time() < end:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 @pytest.mark.parametrize("executor", ["serial", "processes"])
 def test_kill_9_and_resume_loses_and_repeats_nothing(tmp_path: Path, executor: str) -> None:
     cfg = slow_config()
@@ -94,28 +70,9 @@ def test_kill_9_and_resume_loses_and_repeats_nothing(tmp_path: Path, executor: s
     cfg_path = write_yaml(cfg, tmp_path / "t.yaml")
     out = tmp_path / "killed.sqlite"
     rng = np.random.default_rng(0)
-    counts = []
-    for _ in range(2):
-        before = stored(out)
-        proc = subprocess.Popen(
-            command(cfg_path, out, executor),
-            cwd=tmp_path,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.time() + 60
-        while stored(out) < before + 2 and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.02)
-        time.sleep(float(rng.uniform(0.0, 0.5)))
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGKILL)  # only the tournament process
-        proc.wait()
-        orphans = group_alive(proc.pid, wait=5.0)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        assert not orphans, "worker processes outlived the killed tournament"
-        counts.append(stored(out))
+    counts = kill_mid_run(
+        command(cfg_path, out, executor), tmp_path, lambda: count_rows(out, "sessions"), rng
+    )
     assert 0 < counts[0] < total, "the first kill should land mid-run"
     assert counts == sorted(counts)
     # resume with the same command

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import numpy as np
@@ -17,6 +13,7 @@ import pytest
 
 from accord.leagues.scml.runner import run_tournament
 from accord.leagues.scml.tournament import TournamentSpec, build_schedule, summarize, truncated_mean
+from accord.tournament.testing import count_rows, kill_mid_run
 
 C3 = ["trader", "random", "donothing"]
 
@@ -157,27 +154,6 @@ def test_tournament_on_ray(tmp_path):
     assert res.scores == serial.scores
 
 
-def _stored(path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(path) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
-    except sqlite3.Error:  # the file may still be being created
-        return 0
-
-
-def _group_alive(pgid: int, wait: float) -> bool:
-    end = time.time() + wait
-    while time.time() < end:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def test_kill_9_and_resume_loses_and_repeats_no_world(tmp_path):
     """The CLI on 2 worker processes is killed (kill -9) twice mid-run, then resumed with
     the same command: one row per scheduled world, the same records as an uninterrupted
@@ -210,28 +186,9 @@ def test_kill_9_and_resume_loses_and_repeats_no_world(tmp_path):
         str(out),
     ]
     rng = np.random.default_rng(0)
-    counts = []
-    for _ in range(2):
-        before = _stored(out)
-        proc = subprocess.Popen(
-            cmd,
-            cwd=tmp_path,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.time() + 60
-        while _stored(out) < before + 2 and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.01)
-        time.sleep(float(rng.uniform(0.0, 0.2)))
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGKILL)  # only the tournament process
-        proc.wait()
-        orphans = _group_alive(proc.pid, wait=5.0)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        assert not orphans, "worker processes outlived the killed tournament"
-        counts.append(_stored(out))
+    counts = kill_mid_run(
+        cmd, tmp_path, lambda: count_rows(out, "tasks"), rng, max_pause=0.2, poll=0.01
+    )
     assert 0 < counts[0] <= counts[1] < total, f"kills should land mid-run: {counts} of {total}"
     done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
