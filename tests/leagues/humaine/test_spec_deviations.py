@@ -24,6 +24,7 @@ from accord.leagues.humaine.testing import (
     COSTS_W,
     Party,
     ServerThread,
+    Stage,
     agent,
     human,
     round_body,
@@ -96,14 +97,8 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, ...]
     the point; each test runs its own round."""
     db = Path(tmp_path_factory.mktemp("deviations")) / "eo.db"
     app = create_orchestrator_app(db_path=db, rule_config=RuleConfig(human_gap=1.0))
-    with (
-        Party("Celia") as celia,
-        Party("Watson") as watson,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
-        yield client, celia, watson, ui
+    with Stage(app) as stage:
+        yield stage.client, stage.celia, stage.watson, stage.ui
 
 
 def new_round(client: httpx.Client, celia: Party, watson: Party, ui: Party, **kw: Any) -> str:

@@ -19,8 +19,8 @@ from accord.leagues.humaine.testing import (
     BUYER_UTILITY,
     COSTS_C,
     COSTS_W,
-    Party,
     ServerThread,
+    Stage,
     agent,
     human,
     round_body,
@@ -44,10 +44,7 @@ GENERATOR_POSTS = (
 JSON = {"content-type": "application/json"}
 
 
-class Env:
-    def __init__(self, client: httpx.Client, celia: Party, watson: Party, ui: Party) -> None:
-        self.client, self.celia, self.watson, self.ui = client, celia, watson, ui
-
+class Env(Stage):
     def body(self, **kw: Any) -> dict[str, Any]:
         agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
         return round_body(agents, [self.ui.ui_spec()], **kw)
@@ -66,14 +63,8 @@ class Env:
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
     db = Path(tmp_path_factory.mktemp("spec_inputs")) / "eo.db"
     app = create_orchestrator_app(db_path=db, rule_config=RuleConfig(human_gap=0.2))
-    with (
-        Party("Celia") as celia,
-        Party("Watson") as watson,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
-        yield Env(client, celia, watson, ui)
+    with Env(app) as env:
+        yield env
 
 
 @pytest.fixture(scope="module")

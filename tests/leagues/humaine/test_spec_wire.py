@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
@@ -20,8 +19,7 @@ from accord.leagues.humaine.testing import (
     BUYER_UTILITY,
     COSTS_C,
     COSTS_W,
-    Party,
-    ServerThread,
+    Stage,
     agent,
     human,
     round_body,
@@ -43,10 +41,7 @@ SPEC_UNITS = {
 FAST = RuleConfig(human_gap=0.2)  # timing is not the point here
 
 
-class Env:
-    def __init__(self, client: httpx.Client, celia: Party, watson: Party, ui: Party) -> None:
-        self.client, self.celia, self.watson, self.ui = client, celia, watson, ui
-
+class Env(Stage):
     def body(self, **kw: Any) -> dict[str, Any]:
         agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
         return round_body(agents, [self.ui.ui_spec()], **kw)
@@ -67,14 +62,8 @@ class Env:
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
     db = Path(tmp_path_factory.mktemp("spec_wire")) / "eo.db"
     app = create_orchestrator_app(db_path=db, rule_config=FAST)
-    with (
-        Party("Celia") as celia,
-        Party("Watson") as watson,
-        Party("ui") as ui,
-        ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
-    ):
-        yield Env(client, celia, watson, ui)
+    with Env(app) as env:
+        yield env
 
 
 def iso_utc(text: str) -> datetime:
