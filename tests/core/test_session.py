@@ -215,3 +215,20 @@ def test_names_are_made_unique(bilateral):
     space, us = bilateral
     r = Session(space, [Linear(), Linear()], us, Deadline(rounds=3)).run()
     assert r.names == ("Linear", "Linear@1")
+
+
+class SlowStart(Negotiator):
+    def on_start(self, view):
+        time.sleep(0.05)
+
+    def propose(self, view):
+        return view.best_outcome
+
+    def respond(self, view, offer):
+        return Response.ACCEPT
+
+
+def test_the_time_limit_applies_to_responses_not_to_start_up(bilateral):
+    space, us = bilateral
+    r = Session(space, [SlowStart(), SlowStart()], us, Deadline(rounds=5), time_limit=0.02).run()
+    assert r.reason is EndReason.AGREEMENT and r.failure is None

@@ -173,8 +173,8 @@ class Session:
         self.phase = Phase.RUNNING
         self._started_at = _time.perf_counter()
         for k, neg in enumerate(self.negotiators):
-            ok = self._call(k, 0.0, neg.on_start, self.views[k])
-            if ok is _FAILED:
+            # Start-up (precomputation) is not a response: the time limit does not apply.
+            if self._call(k, 0.0, neg.on_start, self.views[k], timed=False) is _FAILED:
                 return True
         return False
 
@@ -195,7 +195,7 @@ class Session:
         view._proposer = self._proposer
         return view
 
-    def _call(self, k: int, t: float, fn: Any, *args: Any) -> Any:
+    def _call(self, k: int, t: float, fn: Any, *args: Any, timed: bool = True) -> Any:
         """Call a negotiator method, turning exceptions and slowness into a failure."""
         start = _time.perf_counter()
         try:
@@ -204,7 +204,7 @@ class Session:
             self._fail(k, FailureKind.EXCEPTION, f"{type(exc).__name__}: {exc}", t)
             return _FAILED
         limit = self.time_limit
-        if limit is not None:
+        if limit is not None and timed:
             took = _time.perf_counter() - start
             if took > limit:
                 msg = f"{fn.__name__} took {took:.3f} s; the limit is {limit:.3f} s"
