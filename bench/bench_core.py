@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -28,20 +27,12 @@ from accord.agents.timebased import TimeDependent
 from accord.core import Deadline, Scenario, Session
 from accord.core.generate import random_linear_scenario
 from accord.core.inverse import clear_inverses
+from peer_venv import peer_python
 
 HERE = Path(__file__).resolve().parent
-PEER_VENV = HERE / ".venv-negmas"
-PEER_PY = PEER_VENV / "bin" / "python"
+PEER_VENV, PEER = ".venv-negmas", "negmas==0.16.0"
+PEER_PY = HERE / PEER_VENV / "bin" / "python"
 DOMAINS = [(3, 5), (3, 7), (3, 10), (5, 10), (6, 10)]
-
-
-def ensure_peer() -> None:
-    """Create the peer's virtualenv with negmas 0.16.0 if it is not there yet."""
-    if PEER_PY.exists():
-        return
-    print("installing negmas 0.16.0 into bench/.venv-negmas ...", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
-    subprocess.run([str(PEER_PY), "-m", "pip", "install", "-q", "negmas==0.16.0"], check=True)
 
 
 def domain_json(s: Scenario) -> dict[str, object]:
@@ -108,7 +99,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = ap.parse_args()
-    ensure_peer()
+    peer_python(PEER_VENV, PEER)
     scale = 0.3 if args.quick else 1.0
 
     print("\nSessions/second, 100-round Boulware vs Conceder (higher is better)")

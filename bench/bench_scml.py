@@ -24,17 +24,17 @@ import argparse
 import json
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from accord.leagues.scml.generate import generate_config
 from accord.leagues.scml.world import World
+from peer_venv import peer_python
 
 HERE = Path(__file__).resolve().parent
-PEER_VENV = HERE / ".venv-scml"
-PEER_PY = PEER_VENV / "bin" / "python"
+PEER_VENV, PEER = ".venv-scml", "scml==0.8.4"
+PEER_PY = HERE / PEER_VENV / "bin" / "python"
 PROCESSES = [0, 0, 0, 1, 1]  # 5 factories: 3 at process 0, 2 at process 1
 
 PEER_SCRIPT = r"""
@@ -59,15 +59,6 @@ for n_steps in job["days"]:
                 "run": t2 - t1})
 print("RESULT" + json.dumps(out))
 """
-
-
-def ensure_peer() -> None:
-    """Create the peer's virtualenv with scml 0.8.4 if it is not there yet."""
-    if PEER_PY.exists():
-        return
-    print("installing scml 0.8.4 into bench/.venv-scml ...", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
-    subprocess.run([str(PEER_PY), "-m", "pip", "install", "-q", "scml==0.8.4"], check=True)
 
 
 def peer(days: list[int]) -> list[dict[str, float]]:
@@ -106,7 +97,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = ap.parse_args()
-    ensure_peer()
+    peer_python(PEER_VENV, PEER)
     peer_reps = 1 if args.quick else 2
     our_seeds = range(3 if args.quick else 5)
     repeats = 2 if args.quick else 3

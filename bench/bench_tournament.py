@@ -28,7 +28,6 @@ import argparse
 import json
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -36,10 +35,11 @@ from pathlib import Path
 from accord.formats import load_scenario
 from accord.tournament.config import AgentSpec, TournamentConfig
 from accord.tournament.runner import run_tournament
+from peer_venv import peer_python
 
 HERE = Path(__file__).resolve().parent
-PEER_VENV = HERE / ".venv-negmas"
-PEER_PY = PEER_VENV / "bin" / "python"
+PEER_VENV, PEER = ".venv-negmas", "negmas==0.16.0"
+PEER_PY = HERE / PEER_VENV / "bin" / "python"
 SCENARIOS = HERE.parent.parent / "shared" / "scenarios" / "genius"
 NAMES = ("anac2013_DefensiveCharms", "genius_IntegerDomain", "y2013_Wholesaler")
 
@@ -68,15 +68,6 @@ for njobs in job["njobs"]:
     out[str(njobs)] = {"sessions": n, "seconds": sorted(times)[len(times) // 2]}
 print(json.dumps(out))
 """
-
-
-def ensure_peer() -> None:
-    """Create bench/.venv-negmas with negmas 0.16.0 if it is not there yet."""
-    if PEER_PY.exists():
-        return
-    print("installing negmas 0.16.0 into bench/.venv-negmas ...", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
-    subprocess.run([str(PEER_PY), "-m", "pip", "install", "-q", "negmas==0.16.0"], check=True)
 
 
 def run_peer(rounds: int) -> dict[str, dict[str, float]]:
@@ -117,7 +108,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3, help="timing rounds (median reported)")
     args = ap.parse_args()
-    ensure_peer()
+    peer_python(PEER_VENV, PEER)
     small, big = config(2), config(20)
     # warm up imports and caches on our side
     run_ours(small, "serial", 1, 1)
