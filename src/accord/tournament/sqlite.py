@@ -16,9 +16,12 @@ transactions; :class:`Transaction` is the ``with`` block behind them.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
+
+from accord.core.errors import ConfigError
 
 
 class Transaction:
@@ -66,6 +69,14 @@ class SqliteFile:
         """A value of the ``meta`` table."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def json_meta(self, key: str, kind: str) -> dict[str, Any]:
+        """The JSON object stored under ``key``; a clear error if this is not a ``kind``."""
+        raw = self.meta(key)
+        if raw is None:
+            raise ConfigError(f"{self.path} is not {kind} (no {key})")
+        data: dict[str, Any] = json.loads(raw)
+        return data
 
     def set_meta(self, key: str, value: object) -> None:
         """Set a value of the ``meta`` table (call inside :meth:`transaction`)."""

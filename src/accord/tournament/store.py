@@ -150,11 +150,7 @@ class Store(SqliteFile):
 
     def config(self) -> dict[str, Any]:
         """The stored configuration (as written by ``TournamentConfig.to_dict``)."""
-        raw = self.meta("config")
-        if raw is None:
-            raise ConfigError(f"{self.path} is not a tournament results file (no config)")
-        data: dict[str, Any] = json.loads(raw)
-        return data
+        return self.json_meta("config", "a tournament results file")
 
     # -- writing results -----------------------------------------------------------------
     def write(self, records: Sequence[SessionRecord]) -> int:

@@ -118,11 +118,7 @@ class TaskStore(SqliteFile):
 
     def settings(self) -> dict[str, Any]:
         """The settings the file was prepared with."""
-        raw = self.meta("settings")
-        if raw is None:
-            raise ConfigError(f"{self.path} is not an Accord task file (no settings)")
-        data: dict[str, Any] = json.loads(raw)
-        return data
+        return self.json_meta("settings", "an Accord task file")
 
     def write(self, tasks: Sequence[StoredTask]) -> int:
         """Store whole tasks in one transaction (all or none); returns how many."""
