@@ -25,7 +25,7 @@ while world.day < DAYS:
     world.check_invariants()  # money and goods are conserved
     if world.day % 5 == 0:
         print(
-            f"  day {world.day:2d}: {int(world.history_signed[: world.day].sum())} contracts "
+            f"  day {world.day:2d}: {int(world.history.signed[: world.day].sum())} contracts "
             f"signed, balances {world.current_balances().tolist()}"
         )
 

@@ -9,7 +9,7 @@ import numpy as np
 from accord.core import Negotiator, NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.agents import TraderAgent
-from accord.leagues.scml.contracts import Agenda, Contract, ContractStatus
+from accord.leagues.scml.contracts import Agenda, Contract
 from accord.leagues.scml.generate import ExogenousContracts, generate_config
 from accord.leagues.scml.params import SimulationParams
 from accord.leagues.scml.world import World
@@ -107,8 +107,8 @@ class PhaseRecorder(TraderAgent):
         self.log: list[tuple[int, str, str]] = []
 
     def _log(self, name: str) -> None:
-        w = self.awi._w
-        self.log.append((w.day, w.phase.value, name))
+        awi = self.awi
+        self.log.append((awi.current_step, awi.phase.value, name))
 
     def before_step(self) -> None:
         self._log("before_step")
@@ -159,7 +159,7 @@ def example_world(global_penalty: float = 0.2, spot_lambda: float = 0.025) -> Wo
 def inject(w: World, seller: int, buyer: int, product: int, q: int, u: int, day: int, first=False):
     """Put a signed contract straight into the world (a test-only shortcut)."""
     c = Contract(
-        id=w._new_id("c"),
+        id=w.book.new_id("c"),
         seller=w.names[seller],
         buyer=w.names[buyer],
         product=product,
@@ -168,22 +168,9 @@ def inject(w: World, seller: int, buyer: int, product: int, q: int, u: int, day:
         delivery=day,
         concluded_at=0,
     )
-    w.contracts[c.id] = c
-    w.status[c.id] = ContractStatus.SIGNED
-    w._n_signed += 1
-    w.signing_order[c.id] = w._n_signed
-    if first:
-        w._due[day].insert(0, c.id)
-    else:
-        w._due[day].append(c.id)
-    for k in (seller, buyer):
-        w.agent_contracts[k].append(c.id)
-    return c
+    return w.book.add_signed(c, [seller, buyer], day=0, first=first)
 
 
 def rebase(w: World) -> None:
     """Make the hand-set state the accounting baseline of the invariants."""
-    w.goods_created = w.inventory.sum(axis=0).astype(np.int64)
-    w.goods_destroyed = np.zeros_like(w.goods_created)
-    w.money_created = int(w.balance.sum() - w.initial_balance.sum())
-    w.money_destroyed = 0
+    w.ledger.rebase()

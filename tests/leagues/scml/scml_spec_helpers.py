@@ -10,7 +10,7 @@ import numpy as np
 
 from accord.core import Negotiator, NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import SCMLAgent
-from accord.leagues.scml.contracts import SIMULATOR_NAME, Contract, ContractStatus
+from accord.leagues.scml.contracts import SIMULATOR_NAME, Contract
 from accord.leagues.scml.generate import ExogenousContracts, generate_config
 from accord.leagues.scml.params import SimulationParams
 from accord.leagues.scml.world import World
@@ -59,7 +59,7 @@ def inject(
     """Put a signed contract into the world (seller/buyer -1 is the simulator)."""
     names = [SIMULATOR_NAME if k < 0 else w.names[k] for k in (seller, buyer)]
     c = Contract(
-        id=w._new_id("c"),
+        id=w.book.new_id("c"),
         seller=names[0],
         buyer=names[1],
         product=product,
@@ -69,16 +69,7 @@ def inject(
         concluded_at=on,
         exogenous=seller < 0 or buyer < 0,
     )
-    w.contracts[c.id] = c
-    w.status[c.id] = ContractStatus.SIGNED
-    w._n_signed += 1
-    w.signing_order[c.id] = w._n_signed
-    w.signed_on[c.id] = on
-    w._due[day].append(c.id)
-    for k in (seller, buyer):
-        if k >= 0:
-            w.agent_contracts[k].append(c.id)
-    return c
+    return w.book.add_signed(c, [k for k in (seller, buyer) if k >= 0], day=on)
 
 
 class Scripted(SCMLAgent):
@@ -94,9 +85,9 @@ class Scripted(SCMLAgent):
         self.log: list[tuple[int, str, str, tuple[Any, ...]]] = []
 
     def _on(self, name: str, *args: Any) -> None:
-        w = self.awi._w
-        self.log.append((w.day, w.phase.value, name, args))
-        hook = self.hooks.get((name, w.day))
+        awi = self.awi
+        self.log.append((awi.current_step, awi.phase.value, name, args))
+        hook = self.hooks.get((name, awi.current_step))
         if hook is not None:
             hook(self)
 

@@ -17,7 +17,7 @@ def test_trader_makes_a_profit_on_average_over_seeds():
         cfg = generate_config(n_steps=40, seed=seed)
         w = World(cfg, [TraderAgent] * cfg.n_factories, seed=seed).run()
         self_play.append(w.type_scores()[w.types[0]])
-        assert w.bankruptcies == []
+        assert w.history.bankruptcies == []
         agents = [TraderAgent if i % 2 == 0 else RandomAgent for i in range(cfg.n_factories)]
         w = World(cfg, agents, seed=seed).run()
         mixed.append(w.type_scores()["accord.leagues.scml.agents.trader:TraderAgent"])
@@ -79,7 +79,7 @@ def test_pass_through_negotiators_and_controller():
     w.run()
     assert len(buyer.controller.negotiators) == 2
     assert sorted(buyer.controller.ended) == sorted(buyer.controller.negotiators)
-    agreed = [c for c in w.contracts.values() if not c.exogenous]
+    agreed = [c for c in w.book.contracts.values() if not c.exogenous]
     assert len(agreed) == 2
     assert all(c.unit_price <= cfg.catalog_prices[1] for c in agreed)
 
@@ -105,5 +105,5 @@ class EmpoweredBuyer(SCMLAgent):
 def test_empowered_negotiators_use_their_own_utility():
     cfg = generate_config(n_steps=4, factories_per_level=[2, 1], seed=0)
     w = World(cfg, [AcceptingSeller(), AcceptingSeller(), EmpoweredBuyer()], seed=0).run()
-    agreed = [c for c in w.contracts.values() if not c.exogenous]
+    agreed = [c for c in w.book.contracts.values() if not c.exogenous]
     assert [(c.unit_price, c.quantity, c.delivery) for c in agreed] == [(3, 2, 1)] * 2

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scml_helpers import example_world, inject, rebase
 
+from accord.leagues.scml import execution
 from accord.leagues.scml.contracts import BreachKind, ContractStatus
 from accord.leagues.scml.formulas import spot_buy_unit_price
 from accord.leagues.scml.world import Phase
@@ -17,39 +18,39 @@ P, P2 = 1, 2  # "p" (B's input) and "p'" (B's output)
 def test_breach_example_spot_price_10_levels_04_058_final_balance_minus_29():
     # lambda = 0.025 makes A's penalty for buying the missing 4 units exactly 0.1
     w = example_world(global_penalty=0.2, spot_lambda=0.025)
-    w.tp.prices = np.array([10.0, 7.0, 20.0, 40.0])
-    w.inventory[A, P] = 6
+    w.market.tp.prices = np.array([10.0, 7.0, 20.0, 40.0])
+    w.ledger.inventory[A, P] = 6
     rebase(w)
     inject(w, A, B, P, 10, 5, 4)
     w.phase = Phase.EXECUTION
-    w._execute_day(4)
+    execution.execute_day(w.state, 4)
     w.check_invariants()
     assert [(b.agent, b.level, b.kind) for b in w.bb.breaches] == [
         (w.names[A], 0.4, BreachKind.INSUFFICIENT_PRODUCTS),
         (w.names[B], 0.58, BreachKind.INSUFFICIENT_FUNDS),
     ]
-    assert w.spot_bought[4, A] == 4
-    assert w.penalties.bought_today[A, P] == 4
+    assert w.history.spot_bought[4, A] == 4
+    assert w.market.penalties.bought_today[A, P] == 4
     # A paid 4 x 10 on the spot market
     spent = 1000 - 4 * 10
-    assert w.bankrupt[B] and w.reported_balance[B] == 21 - 50 == -29
+    assert w.ledger.bankrupt[B] and w.ledger.reported_balance[B] == 21 - 50 == -29
     assert w.current_balances()[B] == -29
     # B's estate has only its 21 dollars (empty inventory): floor(21 / 5) = 4 units paid
-    ev = w.bankruptcies[0]
+    ev = w.history.bankruptcies[0]
     assert (ev["liquidation"], ev["plan"].causing_quantity) == (0, 4)
-    assert w.balance[A] == spent + 4 * 5
-    assert w.inventory[A, P] == 10 - 4
+    assert w.ledger.balance[A] == spent + 4 * 5
+    assert w.ledger.inventory[A, P] == 10 - 4
     assert w.bb.latest_reports()[w.names[B]].balance == -29
 
 
 def test_bankruptcy_example_1580_1601_1551_3214_251_then_9_units_17_dollars():
     w = example_world(global_penalty=0.2, spot_lambda=0.025)
-    w.tp.prices = np.array([10.0, 8.4, 14.4, 40.0])
+    w.market.tp.prices = np.array([10.0, 8.4, 14.4, 40.0])
     # B's penalty for p' is 0.5 (lambda * alpha * history), for p it is 0
-    w.penalties.history[B, P2] = 0.5 / (0.025 * 0.9)
-    w.inventory[A, P] = 6
-    w.inventory[B, P] = 100
-    w.inventory[B, P2] = 110
+    w.market.penalties.history[B, P2] = 0.5 / (0.025 * 0.9)
+    w.ledger.inventory[A, P] = 6
+    w.ledger.inventory[B, P] = 100
+    w.ledger.inventory[B, P2] = 110
     rebase(w)
     c1 = inject(w, B, C, P2, 50, 10, 4)
     c3 = inject(w, B, C, P2, 50, 10, 5)  # c3 was signed before c2
@@ -58,9 +59,9 @@ def test_bankruptcy_example_1580_1601_1551_3214_251_then_9_units_17_dollars():
     c5 = inject(w, D, B, P, 16, 4, 7)
     c0 = inject(w, A, B, P, 10, 5, 4, first=True)  # the contract that causes the bankruptcy
     w.phase = Phase.EXECUTION
-    w._execute_day(4)
+    execution.execute_day(w.state, 4)
     w.check_invariants()
-    ev = w.bankruptcies[0]
+    ev = w.history.bankruptcies[0]
     plan = ev["plan"]
     assert ev["agent"] == w.names[B] and ev["causing"] == c0.id
     assert ev["liquidation"] == 1580
@@ -75,15 +76,17 @@ def test_bankruptcy_example_1580_1601_1551_3214_251_then_9_units_17_dollars():
     assert plan.quantities[c2.id] == 3 and plan.remaining == 2
     assert plan.quantities[c4.id] == 0 and plan.quantities[c5.id] == 0
     # A received 50 dollars; A had 6 units and bought 4 on the spot market
-    assert w.inventory[A, P] == 0
+    assert w.ledger.inventory[A, P] == 0
     # c1 executed normally on day 4: C got 50 units of p' and paid 500
-    assert w.status[c1.id] is ContractStatus.EXECUTED
-    assert w.inventory[C, P2] == 50 and w.balance[C] == 500
+    assert w.book.status[c1.id] is ContractStatus.EXECUTED
+    assert w.ledger.inventory[C, P2] == 50 and w.ledger.balance[C] == 500
     # c2, c3 replaced by reduced contracts; c4, c5 nullified
     for c in (c2, c3, c4, c5):
-        assert w.status[c.id] is ContractStatus.NULLIFIED
+        assert w.book.status[c.id] is ContractStatus.NULLIFIED
     reduced = {
-        w.contracts[k].replaces: w.contracts[k] for k in w.contracts if w.contracts[k].replaces
+        w.book.contracts[k].replaces: w.book.contracts[k]
+        for k in w.book.contracts
+        if w.book.contracts[k].replaces
     }
     assert reduced[c3.id].quantity == 9 and reduced[c2.id].quantity == 3
     assert set(reduced) == {c2.id, c3.id}
@@ -99,15 +102,15 @@ def test_bankruptcy_example_1580_1601_1551_3214_251_then_9_units_17_dollars():
     assert args[1:] == ([], [])
     assert [x for x in agents[B].calls if x[0] == "on_agent_bankrupt"] == []
     # day 5: the reduced contracts execute: D delivers 3 units for 15, C gets 9 units for 90
-    w.inventory[D, P] += 3
-    w.goods_created[P] += 3
-    d_bal, c_bal = int(w.balance[D]), int(w.balance[C])
+    w.ledger.inventory[D, P] += 3
+    w.ledger.goods_created[P] += 3
+    d_bal, c_bal = int(w.ledger.balance[D]), int(w.ledger.balance[C])
     w.day = 5
-    w._execute_day(5)
+    execution.execute_day(w.state, 5)
     w.check_invariants()
-    assert w.balance[D] == d_bal + 15 and w.inventory[D, P] == 0
-    assert w.balance[C] == c_bal - 90 and w.inventory[C, P2] == 59
-    assert w.estate_cash[B] == 0
+    assert w.ledger.balance[D] == d_bal + 15 and w.ledger.inventory[D, P] == 0
+    assert w.ledger.balance[C] == c_bal - 90 and w.ledger.inventory[C, P2] == 59
+    assert w.ledger.estate_cash[B] == 0
     # money: B's 21 + 1580 proceeds went to A (50), spot purchases (1300 + 234), D (15), 2 destroyed
     assert int(w.bb.latest_reports()[w.names[B]].balance) == -29
 
@@ -115,24 +118,24 @@ def test_bankruptcy_example_1580_1601_1551_3214_251_then_9_units_17_dollars():
 @pytest.mark.parametrize("gp", [0.0, 0.15])
 def test_seller_that_cannot_afford_the_spot_market_goes_bankrupt(gp):
     w = example_world(global_penalty=gp, spot_lambda=0.1)
-    w.tp.prices = np.array([10.0, 20.0, 30.0, 40.0])
-    w.balance[A] = 30  # cannot buy 10 units at >= 20
-    w.balance[B] = 1000
+    w.market.tp.prices = np.array([10.0, 20.0, 30.0, 40.0])
+    w.ledger.balance[A] = 30  # cannot buy 10 units at >= 20
+    w.ledger.balance[B] = 1000
     rebase(w)
     c = inject(w, A, B, P, 10, 25, 4)
     w.phase = Phase.EXECUTION
-    w._execute_day(4)
+    execution.execute_day(w.state, 4)
     w.check_invariants()
     kinds = [(b.agent, b.kind) for b in w.bb.breaches]
     assert kinds == [
         (w.names[A], BreachKind.INSUFFICIENT_PRODUCTS),
         (w.names[A], BreachKind.INSUFFICIENT_FUNDS),
     ]
-    assert w.bankrupt[A] and not w.bankrupt[B]
+    assert w.ledger.bankrupt[A] and not w.ledger.bankrupt[B]
     # A's estate (30 dollars, nothing to liquidate) buys floor(30 / spot price) units for B
     price = spot_buy_unit_price(20.0, gp, 0.0)
-    plan = w.bankruptcies[0]["plan"]
-    assert plan.causing_quantity == 30 // price == w.executed_quantity[c.id]
-    assert w.inventory[B, P] == plan.causing_quantity
-    assert w.balance[B] == 1000 - 25 * plan.causing_quantity  # B pays for those units only
-    assert w.reported_balance[A] == 30 - 10 * spot_buy_unit_price(20.0, gp, 0.1 * 10)
+    plan = w.history.bankruptcies[0]["plan"]
+    assert plan.causing_quantity == 30 // price == w.book.executed_quantity[c.id]
+    assert w.ledger.inventory[B, P] == plan.causing_quantity
+    assert w.ledger.balance[B] == 1000 - 25 * plan.causing_quantity  # B pays for those units only
+    assert w.ledger.reported_balance[A] == 30 - 10 * spot_buy_unit_price(20.0, gp, 0.1 * 10)

@@ -44,13 +44,13 @@ def test_schedule_production_latest_and_earliest_within_a_day_range():
     expected[4, [0, 1, 2, 7]] = 0
     expected[2, [0, 1]] = 0
     expected[3, 7] = 0
-    assert (w.commands[0] == expected).all()
+    assert (w.ledger.commands[0] == expected).all()
     # not enough free slots and partial_ok=False: nothing is scheduled
     days, _ = awi.schedule_production(0, 31, step=(2, 4), partial_ok=False)
-    assert len(days) == 0 and (w.commands[0] == expected).all()
+    assert len(days) == 0 and (w.ledger.commands[0] == expected).all()
     # free slots: 3 days x 10 lines - 7 taken
     days, lines = awi.available_for_production(100, step=(2, 4), method="all")
-    assert len(days) == 23 and (w.commands[0, days, lines] == -1).all()
+    assert len(days) == 23 and (w.ledger.commands[0, days, lines] == -1).all()
 
 
 def test_cancel_and_set_production():
@@ -60,10 +60,10 @@ def test_cancel_and_set_production():
     assert awi.cancel_production(3, 1) is True
     assert awi.cancel_production(3, 1) is False  # nothing left there
     assert awi.cancel_production(99, 0) is False and awi.cancel_production(3, 10) is False
-    assert w.commands[0, 3].tolist() == [0] + [-1] * 9
+    assert w.ledger.commands[0, 3].tolist() == [0] + [-1] * 9
     assert awi.set_production(4, 3) == 4
-    assert w.commands[0, 3].tolist() == [0] * 4 + [-1] * 6
-    assert awi.set_production(0, 3) == 0 and (w.commands[0, 3] == -1).all()
+    assert w.ledger.commands[0, 3].tolist() == [0] * 4 + [-1] * 6
+    assert awi.set_production(0, 3) == 0 and (w.ledger.commands[0, 3] == -1).all()
     with pytest.raises(ValueError, match=r"n must be in \[0, 10\], got 11"):
         awi.set_production(11)
 
@@ -75,7 +75,9 @@ def test_production_asked_for_today_after_production_ran_moves_to_later_days():
     assert days.tolist() == [1, 1]  # today's slots are gone: the next free ones are taken
     assert a.awi.set_production(3, 0) == 0  # too late for today
     assert a.awi.cancel_production(0, 0) is False
-    assert (w.commands[0, 0] == -1).all() and w.commands[0, 1].tolist() == [0, 0] + [-1] * 8
+    assert (w.ledger.commands[0, 0] == -1).all() and w.ledger.commands[0, 1].tolist() == [0, 0] + [
+        -1
+    ] * 8
 
 
 def test_request_negotiations_checks_its_negotiators():
@@ -87,7 +89,7 @@ def test_request_negotiations_checks_its_negotiators():
     assert a.awi.request_negotiations(
         False, 1, 1, 20, 3, list(w.names[1:]), negotiators=[Fixed(None)]
     ) == [True]
-    (neg,) = w._pending
+    (neg,) = w.negotiations.pending
     assert (neg.agenda.is_buy, neg.agenda.product, neg.agenda.quantity) == (False, 1, (1, 1))
     assert (neg.agenda.unit_price, neg.agenda.time) == ((20, 20), (3, 3))
 

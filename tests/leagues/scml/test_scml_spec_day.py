@@ -38,18 +38,21 @@ def test_inputs_and_money_received_today_are_used_in_todays_production():
     b = Scripted({("init", 0): _produce(5, 1)})
     # A buys 5 raw units at 10 from the simulator for day 1 (revealed day 0)
     w = bare_world([a, b], [1, 1], [50, 1000], [2, 3], 4, [(A, 0, 5, 10, 1, 0, False)], CATALOG)
-    w.inventory[A, 1] = 5
-    w.goods_created[1] = 5
+    w.ledger.inventory[A, 1] = 5
+    w.ledger.goods_created[1] = 5
     sale = inject(w, A, B, 1, 5, 20, 1)  # A sells its 5 units of product 1 to B on day 1
     w.step()
     w.step()
     # in step() of day 1 (after execution, before production): 50 - 50 + 100, 5 raw units
     assert seen_a == [(100, (5, 0, 0))]
     # production of day 1 used the raw units and the money both received on day 1
-    assert (int(w.balance[A]), tuple(w.inventory[A])) == (100 - 5 * 2, (0, 5, 0))
-    assert (int(w.balance[B]), tuple(w.inventory[B])) == (1000 - 100 - 5 * 3, (0, 0, 5))
+    assert (int(w.ledger.balance[A]), tuple(w.ledger.inventory[A])) == (100 - 5 * 2, (0, 5, 0))
+    assert (int(w.ledger.balance[B]), tuple(w.ledger.inventory[B])) == (
+        1000 - 100 - 5 * 3,
+        (0, 0, 5),
+    )
     assert a.calls("on_failure") == [] and b.calls("on_failure") == []
-    assert w.status[sale.id] is ContractStatus.EXECUTED and w.bb.breaches == ()
+    assert w.book.status[sale.id] is ContractStatus.EXECUTED and w.bb.breaches == ()
     w.step()
     assert seen_a_next == [(90, (0, 5, 0))]  # available at the beginning of the next day
     w.check_invariants()
@@ -63,15 +66,15 @@ def test_without_todays_sale_the_same_production_fails_for_lack_of_funds():
     w.step()
     w.step()
     assert a.calls("on_failure") == [(1, (1, [0, 1, 2, 3, 4], "insufficient funds"))]
-    assert (int(w.balance[A]), tuple(w.inventory[A])) == (0, (5, 0, 0))
+    assert (int(w.ledger.balance[A]), tuple(w.ledger.inventory[A])) == (0, (5, 0, 0))
 
 
 def test_outputs_made_today_cannot_be_sold_today():
     # A holds 5 raw units, produces 5 units of product 1 on day 1 and must deliver 5 on day 1
     a = Scripted({("init", 0): _produce(5, 1)})
     w = bare_world([a, Scripted()], [1, 1], [1000, 1000], [2, 3], 4, (), CATALOG)
-    w.inventory[A, 0] = 5
-    w.goods_created[0] = 5
+    w.ledger.inventory[A, 0] = 5
+    w.ledger.goods_created[0] = 5
     inject(w, A, B, 1, 5, 20, 1)
     w.step()
     w.step()
@@ -80,9 +83,9 @@ def test_outputs_made_today_cannot_be_sold_today():
     assert [(r.agent, r.level, r.kind, r.day) for r in w.bb.breaches] == [
         (w.names[A], 1.0, BreachKind.INSUFFICIENT_PRODUCTS, 1)
     ]
-    assert int(w.spot_bought[1, A]) == 5
-    assert int(w.balance[A]) == 1000 - 5 * 35 + 5 * 20 - 5 * 2
-    assert tuple(w.inventory[A]) == (0, 5, 0)  # today's output stays for tomorrow
+    assert int(w.history.spot_bought[1, A]) == 5
+    assert int(w.ledger.balance[A]) == 1000 - 5 * 35 + 5 * 20 - 5 * 2
+    assert tuple(w.ledger.inventory[A]) == (0, 5, 0)  # today's output stays for tomorrow
     w.check_invariants()
 
 
@@ -106,12 +109,12 @@ def test_exogenous_contracts_are_revealed_h_days_ahead_in_sign_all_contracts():
     # before_step of the reveal day comes first ("after exogenous contracts are created")
     day2 = [n for d, _, n, _ in a.log if d == 2]
     assert day2.index("before_step") < day2.index("sign_all_contracts")
-    assert (w.signed_on[c.id], w.closed_on[c.id], w.status[c.id]) == (
+    assert (w.book.signed_on[c.id], w.book.closed_on[c.id], w.book.status[c.id]) == (
         2,
         4,
         ContractStatus.EXECUTED,
     )
-    assert (int(w.balance[A]), int(w.inventory[A, 0])) == (1000 - 30, 3)
+    assert (int(w.ledger.balance[A]), int(w.ledger.inventory[A, 0])) == (1000 - 30, 3)
     assert b.calls("sign_all_contracts") == []  # exogenous contracts are private
 
 
@@ -134,7 +137,7 @@ def test_requests_in_before_step_run_today_and_in_step_run_tomorrow():
         ((day, (c,)),) = a.calls("on_negotiation_success")
         assert day == neg_day and c.concluded_at == neg_day
         assert (c.unit_price, c.quantity, c.delivery) == (20, 2, 3)  # single-valued agenda
-        assert w.signed_on[c.id] == neg_day  # signing delay 0: signed the same day
+        assert w.book.signed_on[c.id] == neg_day  # signing delay 0: signed the same day
         assert [d for d, _ in b.calls("on_negotiation_success")] == [neg_day]
 
 
@@ -147,7 +150,7 @@ def test_negotiations_end_the_day_they_begin_with_the_table_2_settings():
     w.step()
     # 20 rounds (Table 2) within 21 rounds a day: it fails on day 1, the day it ran
     assert [(d, args[1]) for d, args in a.calls("on_negotiation_failure")] == [(1, "deadline")]
-    assert w._running == []
+    assert w.negotiations.running == []
 
 
 def test_agreements_are_signed_after_the_signing_delay():
@@ -159,21 +162,21 @@ def test_agreements_are_signed_after_the_signing_delay():
     ((_, (c,)),) = a.calls("on_negotiation_success")
     assert c.concluded_at == 1
     assert [d for d, args in a.calls("sign_all_contracts") if args[0]] == [3]
-    assert w.signed_on[c.id] == 3 and w.status[c.id] is ContractStatus.EXECUTED
+    assert w.book.signed_on[c.id] == 3 and w.book.status[c.id] is ContractStatus.EXECUTED
 
 
 def test_refusing_to_sign_cancels_without_penalty():
     a = Scripted(_request("before_step", 1))
     b = Scripted(sign=False)
     w = bare_world([a, b], [1, 1], [1000, 1000], [2, 3], 6, (), CATALOG)
-    w.inventory[A, 1] = 2
-    w.goods_created[1] = 2
+    w.ledger.inventory[A, 1] = 2
+    w.ledger.goods_created[1] = 2
     w.run()
     ((_, (c,)),) = a.calls("on_negotiation_success")
-    assert w.status[c.id] is ContractStatus.CANCELLED and w.closed_on[c.id] == 1
-    assert c.id not in w.signed_on
+    assert w.book.status[c.id] is ContractStatus.CANCELLED and w.book.closed_on[c.id] == 1
+    assert c.id not in w.book.signed_on
     ((day, (signed, cancelled, rejectors)),) = a.calls("on_contracts_finalized")
     assert (day, signed, [x.id for x in cancelled], rejectors) == (1, [], [c.id], [[w.names[B]]])
-    assert w.bb.breaches == () and w.bankruptcies == []
-    assert (int(w.balance[A]), int(w.balance[B])) == (1000, 1000)
+    assert w.bb.breaches == () and w.history.bankruptcies == []
+    assert (int(w.ledger.balance[A]), int(w.ledger.balance[B])) == (1000, 1000)
     assert [x.id for x in a.awi.contracts()] == []  # never became a contract

@@ -99,8 +99,8 @@ def test_negotiations_and_contracts_are_private_to_their_parties():
 
     a0, a1, b = Scripted(), Scripted(), Scripted({("before_step", 1): ask})
     w = bare_world([a0, a1, b], [2, 1], [1000] * 3, [2, 2, 3], 5, (), [10, 20, 40])
-    w.inventory[0, 1] = 2
-    w.goods_created[1] = 2
+    w.ledger.inventory[0, 1] = 2
+    w.ledger.goods_created[1] = 2
     w.run()
     ((_, (c,)),) = b.calls("on_negotiation_success")
     assert (c.seller, c.buyer) == (w.names[0], w.names[2])
@@ -127,7 +127,7 @@ def test_the_profile_and_state_an_agent_sees_are_its_own():
         st = awi.state
         assert st.commands.shape == (6, 10) and (st.commands == -1).all()
         st.commands[:] = 0  # a copy: the factory's schedule is unchanged
-    assert (w.commands == -1).all()
+    assert (w.ledger.commands == -1).all()
     assert not np.array_equal(cfg.costs, np.full(4, cfg.costs[0]))  # costs vary by factory
 
 

@@ -24,28 +24,28 @@ def _three(balances, rows=(), **params):
 
 def test_trading_prices_follow_equation_1_with_partial_execution_and_idle_days():
     w = _three([1000, 21, 1000])
-    w.inventory[A, 1] = 12
-    w.goods_created[1] = 12
+    w.ledger.inventory[A, 1] = 12
+    w.ledger.goods_created[1] = 12
     inject(w, A, B, 1, 10, 5, 0)  # B can pay for 4 units only (21 dollars): bankrupt
     inject(w, A, C, 1, 6, 30, 1)
     w.step()
     # day 0: 4 units at 5 traded (the quantity actually exchanged)
-    assert w.executed_quantity == {"c1": 4}
+    assert w.book.executed_quantity == {"c1": 4}
     # the 4 units the simulator received for B's estate are destroyed, not kept
-    assert int(w.inventory[B].sum()) == 0 and int(w.goods_destroyed[1]) == 4
+    assert int(w.ledger.inventory[B].sum()) == 0 and int(w.ledger.goods_destroyed[1]) == 4
     tp0 = (0.9 * 50 * 20 + 4 * 5) / (0.9 * 50 + 4)
-    assert w.tp.prices[1] == pytest.approx(tp0, rel=1e-12)
+    assert w.market.tp.prices[1] == pytest.approx(tp0, rel=1e-12)
     assert w.bb.market[0].trading_prices == pytest.approx((10.0, tp0, 40.0), rel=1e-12)
     w.step()
     tp1 = (0.9**2 * 50 * 20 + 0.9 * 4 * 5 + 6 * 30) / (0.9**2 * 50 + 0.9 * 4 + 6)
-    assert w.tp.prices[1] == pytest.approx(tp1, rel=1e-12)
+    assert w.market.tp.prices[1] == pytest.approx(tp1, rel=1e-12)
     w.step()  # no trade: the past is still discounted (calendar days)
     tp2 = (0.9**3 * 50 * 20 + 0.9**2 * 4 * 5 + 0.9 * 6 * 30) / (0.9**3 * 50 + 0.9**2 * 4 + 0.9 * 6)
     assert tp2 == pytest.approx(tp1, rel=1e-12)  # one trade-free day scales both sums alike
-    assert w.tp.prices[1] == pytest.approx(tp2, rel=1e-12)
-    assert tuple(w.tp.prices[[0, 2]]) == (10.0, 40.0)
+    assert w.market.tp.prices[1] == pytest.approx(tp2, rel=1e-12)
+    assert tuple(w.market.tp.prices[[0, 2]]) == (10.0, 40.0)
     # equation 3: A keeps 2 units (12 - 4 - 6) valued at half the trading price
-    assert int(w.balance[A]) == 1000 + 4 * 5 + 6 * 30
+    assert int(w.ledger.balance[A]) == 1000 + 4 * 5 + 6 * 30
     scores = w.scores()
     assert scores[w.names[A]] == pytest.approx((1200 + 0.5 * 2 * tp2 - 1000) / 1000, rel=1e-12)
     # B: final balance 21 - 50 = -29, inventory liquidated (I_N = 0)
@@ -57,19 +57,19 @@ def test_trading_prices_follow_equation_1_with_partial_execution_and_idle_days()
 def test_spot_penalty_grows_with_the_discounted_history_and_reports_count_breaches():
     # reporting every 2 days; A owes C 5 units on day 0 (has 2) and 2 units on day 1 (has 0)
     w = _three([1000, 1000, 1000], [(A, 0, 3, 10, 0, 0, False)], reporting_period=2)
-    w.inventory[A, 1] = 2
-    w.goods_created[1] = 2
+    w.ledger.inventory[A, 1] = 2
+    w.ledger.goods_created[1] = 2
     inject(w, A, C, 1, 5, 5, 0)
     inject(w, A, C, 1, 2, 5, 1)
     w.step()
     # day 0: ip = 0.1 * 3 (the 3 units about to be bought); ceil(20 * 1.15 * 1.3) = 30
-    assert int(w.balance[A]) == 1000 - 3 * 10 - 3 * 30 + 5 * 5
-    assert w.penalties.history[A, 1] == 3
+    assert int(w.ledger.balance[A]) == 1000 - 3 * 10 - 3 * 30 + 5 * 5
+    assert w.market.penalties.history[A, 1] == 3
     w.step()
     # day 1: ip = 0.1 * (0.9 * 3 + 2) = 0.47; tp = (45 * 20 + 25) / 50 = 18.5;
     # ceil(18.5 * 1.15 * 1.47) = ceil(31.274) = 32
-    assert int(w.balance[A]) == 1000 - 30 - 90 + 25 - 2 * 32 + 2 * 5 == 851
-    assert w.penalties.history[A, 1] == pytest.approx(0.9 * 3 + 2)
+    assert int(w.ledger.balance[A]) == 1000 - 30 - 90 + 25 - 2 * 32 + 2 * 5 == 851
+    assert w.market.penalties.history[A, 1] == pytest.approx(0.9 * 3 + 2)
     assert [(r.agent, r.level, r.kind, r.day) for r in w.bb.breaches] == [
         (w.names[A], 0.6, BreachKind.INSUFFICIENT_PRODUCTS, 0),
         (w.names[A], 1.0, BreachKind.INSUFFICIENT_PRODUCTS, 1),
@@ -93,30 +93,30 @@ def b_asks(w) -> bool:
 def test_an_exogenous_contract_that_bankrupts_its_agent_is_nullified():
     w = _three([50, 1000, 1000], [(A, 0, 10, 10, 0, 0, False)])
     w.step()
-    (cid,) = [k for k, c in w.contracts.items() if c.exogenous]
-    assert w.status[cid] is ContractStatus.NULLIFIED and w.closed_on[cid] == 0
+    (cid,) = [k for k, c in w.book.contracts.items() if c.exogenous]
+    assert w.book.status[cid] is ContractStatus.NULLIFIED and w.book.closed_on[cid] == 0
     assert [(r.agent, r.level, r.kind) for r in w.bb.breaches] == [
         (w.names[A], 0.5, BreachKind.INSUFFICIENT_FUNDS)  # (100 - 50) / 100
     ]
-    assert w.bankrupt[A] and int(w.reported_balance[A]) == 50 - 100
-    assert int(w.inventory[A].sum()) == 0 and w.traded_quantity.sum() == 0
+    assert w.ledger.bankrupt[A] and int(w.ledger.reported_balance[A]) == 50 - 100
+    assert int(w.ledger.inventory[A].sum()) == 0 and w.market.traded_quantity.sum() == 0
     report = w.bb.latest_reports()[w.names[A]]
     assert (report.day, report.balance, report.bankrupt) == (0, -50, True)
     assert w.bb.is_bankrupt(w.names[A])
     # no further negotiations with or by the bankrupt agent
     assert b_asks(w) is False
     assert w.agents[A].awi.request_negotiation(False, 1, 1, 20, 3, w.names[B], Fixed(None)) is False
-    assert w._pending == []
+    assert w.negotiations.pending == []
     w.check_invariants()
 
 
 def test_equation_3_consolidates_the_factories_of_one_type():
     w = _three([1000, 400, 600])
     w.step()
-    w.balance[:] = [900, 500, 800]
-    w.inventory[B] = [0, 4, 2]
-    w.inventory[C] = [0, 0, 1]
-    tp = w.tp.prices  # the catalog prices: nothing traded
+    w.ledger.balance[:] = [900, 500, 800]
+    w.ledger.inventory[B] = [0, 4, 2]
+    w.ledger.inventory[C] = [0, 0, 1]
+    tp = w.market.tp.prices  # the catalog prices: nothing traded
     assert tuple(tp) == (10.0, 20.0, 40.0)
     eps = w.config.inventory_valuation
     assert eps == 0.5  # footnote 10
@@ -143,10 +143,10 @@ def test_a_seller_that_cannot_pay_the_spot_market_breaches_twice_and_goes_bankru
         (w.names[A], 1.0, BreachKind.INSUFFICIENT_PRODUCTS),
         (w.names[A], pytest.approx((460 - 30) / 460), BreachKind.INSUFFICIENT_FUNDS),
     ]
-    assert w.bankrupt[A] and int(w.reported_balance[A]) == 30 - 460
+    assert w.ledger.bankrupt[A] and int(w.ledger.reported_balance[A]) == 30 - 460
     # the estate (30 dollars) buys floor(30 / ceil(20 x 1.15)) = 1 unit for C at the
     # bankruptcy's penalty (nothing bought yet: ip = 0)
-    assert w.executed_quantity[c.id] == 1 and w.status[c.id] is ContractStatus.EXECUTED
-    assert (int(w.inventory[C, 1]), int(w.balance[C])) == (1, 1000 - 25)
+    assert w.book.executed_quantity[c.id] == 1 and w.book.status[c.id] is ContractStatus.EXECUTED
+    assert (int(w.ledger.inventory[C, 1]), int(w.ledger.balance[C])) == (1, 1000 - 25)
     assert w.scores()[w.names[A]] == pytest.approx((30 - 460 - 30) / 30)
     w.check_invariants()

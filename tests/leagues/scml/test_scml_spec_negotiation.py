@@ -69,7 +69,7 @@ def test_walking_away_ends_without_agreement():
     assert a.calls("on_negotiation_success") == []
     assert [args[1] for _, args in a.calls("on_negotiation_failure")] == ["walkaway"]
     assert [args[1] for _, args in b.calls("on_negotiation_failure")] == ["walkaway"]
-    assert not [c for c in w.contracts.values() if not c.exogenous]
+    assert not [c for c in w.book.contracts.values() if not c.exogenous]
 
 
 def test_an_offer_outside_the_agenda_fails_the_negotiation():
@@ -136,8 +136,8 @@ def test_negotiation_quota_is_partners_times_horizon_and_limits_requests():
     w = World(cfg, [DoNothingAgent] * 5)
     h = cfg.horizon
     assert h >= 2
-    assert w.quota.tolist() == [3 * h, 3 * h, 2 * h, 2 * h, 2 * h]  # b x h (Table 2)
-    assert [ag.awi.quota_left for ag in w.agents] == w.quota.tolist()
+    assert w.negotiations.quota.tolist() == [3 * h, 3 * h, 2 * h, 2 * h, 2 * h]  # b x h (Table 2)
+    assert [ag.awi.quota_left for ag in w.agents] == w.negotiations.quota.tolist()
 
     def ask(agent: Scripted) -> list[bool]:
         p = agent.awi.my_consumers[0]
@@ -154,7 +154,9 @@ def test_a_refused_request_registers_nothing():
     a, b = Scripted(), DoNothingAgent()
     w = bare_world([a, b], [1, 1], [1000, 1000], [2, 3], 6, (), CATALOG)
     ok = a.awi.request_negotiation(False, 1, 1, 20, 3, w.names[1], Fixed(None))
-    assert ok is False and w._pending == [] and a.awi.quota_left == w.quota[0]
+    assert (
+        ok is False and w.negotiations.pending == [] and a.awi.quota_left == w.negotiations.quota[0]
+    )
 
 
 def test_horizon_is_a_fraction_of_the_days_as_in_appendix_a1():

@@ -25,7 +25,7 @@ def test_invariants_hold_every_day(seed):
     for _ in range(cfg.n_steps):
         w.step()
         w.check_invariants()  # money and goods conserved, nothing negative
-    assert w.exceptions == []
+    assert w.history.exceptions == []
 
 
 def test_invariants_are_exercised_by_bankruptcies_and_breaches():
@@ -33,7 +33,7 @@ def test_invariants_are_exercised_by_bankruptcies_and_breaches():
     for seed in range(4):
         cfg = generate_config(n_steps=25, seed=seed)
         w = World(cfg, _mixed(cfg, seed), seed=seed).run()
-        n_bankrupt += len(w.bankruptcies)
+        n_bankrupt += len(w.history.bankruptcies)
         n_breaches += len(w.bb.breaches)
     assert n_bankrupt > 0 and n_breaches > 0
 
@@ -44,10 +44,10 @@ def test_bankrupt_agents_take_no_further_action():
         cfg = generate_config(n_steps=25, seed=seed)
         w = World(cfg, _mixed(cfg, seed), seed=seed).run()
         for i, agent in enumerate(w.agents):
-            if not w.bankrupt[i]:
+            if not w.ledger.bankrupt[i]:
                 continue
             seen += 1
-            day = int(w.bankrupt_on[i])
+            day = int(w.ledger.bankrupt_on[i])
             if isinstance(agent, RecklessBuyer):
                 assert agent.calls_after_bankruptcy == []
                 assert not agent.awi.request_negotiation(
@@ -59,13 +59,13 @@ def test_bankrupt_agents_take_no_further_action():
                     "anyone",
                     None,  # type: ignore[arg-type]
                 )
-            assert (w.commands[i, day:] == -1).all()
-            assert w.inventory[i].sum() == 0
-            mine = [w.contracts[c] for c in w.agent_contracts[i]]
+            assert (w.ledger.commands[i, day:] == -1).all()
+            assert w.ledger.inventory[i].sum() == 0
+            mine = [w.book.contracts[c] for c in w.book.of_agent[i]]
             late = [c for c in mine if c.concluded_at > day]
             assert late == []  # no agreement reached after the bankruptcy
             assert all(
-                w.status[c.id] is not ContractStatus.SIGNED for c in mine
+                w.book.status[c.id] is not ContractStatus.SIGNED for c in mine
             )  # everything executed or nullified by the end
     assert seen > 0
 
@@ -80,11 +80,11 @@ def _fingerprint(w: World):
             c.unit_price,
             c.quantity,
             c.delivery,
-            w.status[c.id].value,
+            w.book.status[c.id].value,
         )
-        for c in w.contracts.values()
+        for c in w.book.contracts.values()
     )
-    return contracts, w.history_balance.tolist(), sorted(w.scores().items())
+    return contracts, w.history.balance.tolist(), sorted(w.scores().items())
 
 
 def test_same_seed_same_world():
@@ -93,7 +93,7 @@ def test_same_seed_same_world():
     b = World(generate_config(n_steps=20, seed=5), _mixed(cfg, 5), seed=9).run()
     assert _fingerprint(a) == _fingerprint(b)
     assert a.type_scores() == b.type_scores()
-    assert len(a.contracts) > 50
+    assert len(a.book.contracts) > 50
     c = World(cfg, _mixed(cfg, 5), seed=10).run()
     assert _fingerprint(c) != _fingerprint(a)
 
@@ -102,8 +102,8 @@ def test_do_nothing_agents_decline_exogenous_contracts_and_score_zero():
     cfg = generate_config(n_steps=15, seed=2)
     w = World(cfg, [DoNothingAgent] * cfg.n_factories).run()
     assert set(w.scores().values()) == {0.0}
-    assert all(s is ContractStatus.CANCELLED for s in w.status.values())
-    assert len(w.contracts) == int((cfg.exogenous.reveal < 15).sum())
+    assert all(s is ContractStatus.CANCELLED for s in w.book.status.values())
+    assert len(w.book.contracts) == int((cfg.exogenous.reveal < 15).sum())
 
 
 def test_trading_prices_follow_equation_1_from_the_executed_contracts():
@@ -112,16 +112,16 @@ def test_trading_prices_follow_equation_1_from_the_executed_contracts():
     for p in range(cfg.n_products):
         q = np.zeros(cfg.n_steps)
         v = np.zeros(cfg.n_steps)
-        for cid, got in w.executed_quantity.items():
-            c = w.contracts[cid]
+        for cid, got in w.book.executed_quantity.items():
+            c = w.book.contracts[cid]
             if c.product == p and got > 0:
                 q[c.delivery] += got
                 v[c.delivery] += got * c.unit_price
         mu = np.divide(v, q, out=np.zeros_like(v), where=q > 0)
         for d in range(cfg.n_steps):
             expected = trading_price(cfg.catalog_prices[p], q[: d + 1], mu[: d + 1])
-            assert w.history_prices[d, p] == pytest.approx(expected, rel=1e-12)
-        assert w.bb.market[-1].trading_prices[p] == pytest.approx(w.history_prices[-1, p])
+            assert w.history.prices[d, p] == pytest.approx(expected, rel=1e-12)
+        assert w.bb.market[-1].trading_prices[p] == pytest.approx(w.history.prices[-1, p])
 
 
 def test_spot_penalty_history_follows_equation_2():
@@ -132,9 +132,9 @@ def test_spot_penalty_history_follows_equation_2():
         w.step()
         # products bought on the spot market today (all of the agent's output)
         for i in range(cfg.n_factories):
-            bought[d, i, cfg.factory_level[i] + 1] = w.spot_bought[d, i]
+            bought[d, i, cfg.factory_level[i] + 1] = w.history.spot_bought[d, i]
         expected = sum(0.9 ** (d - k) * bought[k] for k in range(d + 1))
-        assert np.allclose(w.penalties.history, expected)
+        assert np.allclose(w.market.penalties.history, expected)
 
 
 def test_the_day_runs_in_the_order_of_section_6():
@@ -175,8 +175,8 @@ def test_financial_reports_every_reporting_period():
     days = sorted({r.day for r in w.bb.financial_reports if not r.bankrupt})
     assert days == [4, 9, 14, 19]
     report = w.bb.latest_reports()[w.names[0]]
-    assert report.balance == w.balance[0]
-    assert report.inventory_value == int(w.inventory[0] @ cfg.catalog_prices)
+    assert report.balance == w.ledger.balance[0]
+    assert report.inventory_value == int(w.ledger.inventory[0] @ cfg.catalog_prices)
     assert len(w.bb.market) == 20
 
 
@@ -186,7 +186,7 @@ def test_private_state_is_a_copy_and_only_own_contracts_are_visible():
     awi = w.agents[0].awi
     st = awi.state
     st.inventory[:] = 10**6
-    assert w.inventory[0].max() < 10**6
+    assert w.ledger.inventory[0].max() < 10**6
     assert all(awi.agent in (c.seller, c.buyer) for c in awi.contracts(None))
 
 
@@ -217,7 +217,10 @@ def test_an_agent_that_raises_is_recorded_not_fatal():
 
     cfg = generate_config(n_steps=5, factories_per_level=[2, 2], seed=0)
     w = World(cfg, [Broken(), DoNothingAgent(), DoNothingAgent(), DoNothingAgent()]).run()
-    assert len(w.exceptions) == 5 and w.exceptions[0][2:] == ("step", "RuntimeError: boom")
+    assert len(w.history.exceptions) == 5 and w.history.exceptions[0][2:4] == (
+        "step",
+        "RuntimeError: boom",
+    )
 
 
 def test_production_schedule_and_failures():

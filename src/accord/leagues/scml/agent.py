@@ -17,15 +17,29 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-from accord.core import Negotiator, NegotiatorView, Outcome, Response, SessionResult
+import numpy as np
 
-if TYPE_CHECKING:
-    from accord.leagues.scml.awi import AWI
-    from accord.leagues.scml.contracts import Agenda, Contract
+from accord.core import (
+    Negotiator,
+    NegotiatorView,
+    Outcome,
+    Response,
+    SessionResult,
+    UtilityFunction,
+)
+from accord.leagues.scml.awi import AWI
+from accord.leagues.scml.contracts import Agenda, Contract
+from accord.leagues.scml.negotiation import utility_of
+from accord.leagues.scml.world import World
 
-__all__ = ["SCMLAgent", "Controller", "PassThroughNegotiator", "EmpoweredNegotiator"]
+__all__ = [
+    "SCMLAgent",
+    "Controller",
+    "PassThroughNegotiator",
+    "EmpoweredNegotiator",
+    "utility_of",
+]
 
 
 class SCMLAgent:
@@ -40,6 +54,18 @@ class SCMLAgent:
     def short_type(self) -> str:
         """Three letters of the class name, used in generated agent names."""
         return type(self).__name__.removesuffix("Agent")[:3] or "Agt"
+
+    @property
+    def type_name(self) -> str:
+        """``module:Class`` of this agent (how results name its type)."""
+        return f"{type(self).__module__}:{type(self).__qualname__}"
+
+    def bind(self, world: World, index: int, rng: np.random.Generator) -> None:
+        """Called by the world once, before ``init``: gives this agent its AWI."""
+        self.awi = AWI(world, index, rng)
+
+    def unbind(self) -> None:
+        """Called when the world ends (nothing to release in-process)."""
 
     # -- main loop ------------------------------------------------------------------
     def init(self) -> None:
@@ -139,25 +165,47 @@ class EmpoweredNegotiator(Negotiator):
 
     The world wraps ``utility_function`` in a core utility on the negotiation's outcome
     space, so ``view.utility`` works as in any core negotiation.
+
+    It proposes its best outcome and accepts an offer within ``1 - accept_fraction`` of
+    its utility *range* from the best: ``u(offer) >= best - (1 - f) * (best - worst)``
+    with ``f = accept_fraction`` (0.9). The rule is the same for any sign or scale of
+    utility (``-price`` works as well as ``price``); when every outcome is worth the
+    same it accepts anything.
+
+    Example:
+        >>> from accord.core import IntegerIssue, OutcomeSpace, CallableUtility
+        >>> space = OutcomeSpace([IntegerIssue("price", 1, 11)])
+        >>> neg = EmpoweredNegotiator(lambda o: -o[0])  # a buyer: lower is better
+        >>> neg.acceptable(CallableUtility(space, neg.utility_function), (2,))
+        True
+        >>> neg.acceptable(CallableUtility(space, neg.utility_function), (3,))
+        False
     """
 
     utility_function: Callable[[Outcome], float] | None = None
 
     def __init__(
-        self, utility_function: Callable[[Outcome], float] | None = None, name: str | None = None
+        self,
+        utility_function: Callable[[Outcome], float] | None = None,
+        name: str | None = None,
+        accept_fraction: float = 0.9,
     ) -> None:
         super().__init__(name)
         if utility_function is not None:
             self.utility_function = utility_function
+        if not 0.0 <= accept_fraction <= 1.0:
+            raise ValueError(f"accept_fraction must be in [0, 1], got {accept_fraction}")
+        self.accept_fraction = accept_fraction
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         return view.best_outcome
 
+    def acceptable(self, utility: UtilityFunction, offer: Outcome) -> bool:
+        """True if ``offer`` is within the accepted share of the utility range."""
+        values = utility.all()
+        best, worst = float(values.max()), float(values.min())
+        threshold = best - (1.0 - self.accept_fraction) * (best - worst)
+        return float(utility(offer)) >= threshold - 1e-12 * max(1.0, abs(threshold))
+
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        best = view.utility(view.best_outcome)
-        return Response.ACCEPT if view.utility(offer) >= 0.9 * best else Response.REJECT
-
-
-def utility_of(negotiator: Any) -> Callable[[Outcome], float] | None:
-    """The utility function a negotiator brings (``None`` for pass-through ones)."""
-    return getattr(negotiator, "utility_function", None)
+        return Response.ACCEPT if self.acceptable(view.utility, offer) else Response.REJECT

@@ -7,9 +7,8 @@ negotiations and scheduling production. It never gets the other agents' state.
 Example:
     >>> from accord.leagues.scml.generate import generate_config
     >>> from accord.leagues.scml.world import World
-    >>> from accord.leagues.scml.agents import DoNothingAgent
-    >>> w = World(generate_config(n_steps=5, factories_per_level=[2, 2], seed=0), [DoNothingAgent] * 4)
-    >>> awi = w.agents[0].awi
+    >>> w = World(generate_config(n_steps=5, factories_per_level=[2, 2], seed=0), ["donothing"] * 4)
+    >>> awi = AWI(w, 0, np.random.default_rng(0))
     >>> awi.my_input_product, awi.my_output_product, awi.my_consumers
     (0, 1, ('02DoN@1', '03DoN@1'))
 """
@@ -17,25 +16,33 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from accord.core import Negotiator, OutcomeSpace
-from accord.leagues.scml.agent import Controller
-from accord.leagues.scml.bulletin import BulletinBoard
+from accord.core.errors import ConfigError
+from accord.leagues.scml.bulletin import BulletinView
 from accord.leagues.scml.contracts import Agenda, Contract, ContractStatus
 from accord.leagues.scml.negotiation import outcome_space
-from accord.leagues.scml.signing import ask_partner
+from accord.leagues.scml.state import Phase
+from accord.leagues.scml.world import World
 
-if TYPE_CHECKING:
-    from accord.leagues.scml.world import World
-
-__all__ = ["AWI", "FactoryState", "Range"]
+__all__ = ["AWI", "FactoryState", "Range", "NegotiatorFactory", "AWIError"]
 
 Range = int | tuple[int, int]
 NO_COMMAND = -1
+
+
+class AWIError(ConfigError):
+    """An action the AWI cannot carry out as asked (a malformed agenda, a wrong process...)."""
+
+
+class NegotiatorFactory(Protocol):
+    """Makes one negotiator per negotiation (a :class:`~accord.leagues.scml.agent.Controller`)."""
+
+    def create_negotiator(self, nid: str) -> Negotiator: ...
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,7 @@ class FactoryState:
     bankrupt: bool
 
 
-def _range(name: str, value: Range) -> tuple[int, int]:
+def _range(name: str, value: Range, empty_ok: bool = False) -> tuple[int, int]:
     if isinstance(value, int | np.integer) and not isinstance(value, bool):
         return int(value), int(value)
     if (
@@ -58,10 +65,10 @@ def _range(name: str, value: Range) -> tuple[int, int]:
         and all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in value)
     ):
         lo, hi = int(value[0]), int(value[1])
-        if lo > hi:
-            raise ValueError(f"{name} range must have lo <= hi, got ({lo}, {hi})")
+        if lo > hi and not empty_ok:
+            raise AWIError(f"{name} range must have lo <= hi, got ({lo}, {hi})")
         return lo, hi
-    raise ValueError(f"{name} must be an int or a (lo, hi) pair of ints, got {value!r}")
+    raise AWIError(f"{name} must be an int or a (lo, hi) pair of ints, got {value!r}")
 
 
 class AWI:
@@ -71,15 +78,16 @@ class AWI:
         self._w = world
         self._i = index
         self.rng = rng
+        self._bb = world.bb.view
 
     # -- identity and profile (private) -----------------------------------------------------
     @property
     def agent(self) -> str:
-        return self._w.names[self._i]
+        return self._w.roster.names[self._i]
 
     @property
     def level(self) -> int:
-        return int(self._w.level[self._i])
+        return int(self._w.roster.level[self._i])
 
     @property
     def my_input_product(self) -> int:
@@ -105,11 +113,11 @@ class AWI:
 
     @property
     def my_suppliers(self) -> tuple[str, ...]:
-        return tuple(self._w.names[k] for k in self._w.partners[self._i][0])
+        return tuple(self._w.roster.names[k] for k in self._w.roster.partners[self._i][0])
 
     @property
     def my_consumers(self) -> tuple[str, ...]:
-        return tuple(self._w.names[k] for k in self._w.partners[self._i][1])
+        return tuple(self._w.roster.names[k] for k in self._w.roster.partners[self._i][1])
 
     @property
     def is_first_level(self) -> bool:
@@ -133,63 +141,57 @@ class AWI:
         return self._w.config.horizon
 
     @property
-    def bb(self) -> BulletinBoard:
-        return self._w.bb
+    def phase(self) -> Phase:
+        """Where the world is within the day (which callback is running)."""
+        return self._w.phase
+
+    @property
+    def bb(self) -> BulletinView:
+        """The public bulletin board (read-only)."""
+        return self._bb
 
     @property
     def catalog_prices(self) -> tuple[int, ...]:
-        return self._w.bb.catalog_prices
+        return self._bb.catalog_prices
 
     @property
     def trading_prices(self) -> tuple[float, ...]:
         """The trading prices published on the bulletin board (section 5.2)."""
-        return self._w.bb.trading_prices
+        return self._bb.trading_prices
 
     # -- private state ------------------------------------------------------------------------
     @property
     def state(self) -> FactoryState:
-        w, i = self._w, self._i
+        ledger, i = self._w.ledger, self._i
         return FactoryState(
-            w.day,
+            self._w.day,
             self.current_balance,
-            w.inventory[i].copy(),
-            w.commands[i].copy(),
-            bool(w.bankrupt[i]),
+            ledger.inventory[i].copy(),
+            ledger.commands[i].copy(),
+            bool(ledger.bankrupt[i]),
         )
 
     @property
     def current_balance(self) -> int:
-        w = self._w
-        return int(w.reported_balance[self._i] if w.bankrupt[self._i] else w.balance[self._i])
+        return self._w.ledger.balance_of(self._i)
 
     @property
     def current_inventory(self) -> tuple[int, ...]:
-        return tuple(int(x) for x in self._w.inventory[self._i])
+        return tuple(int(x) for x in self._w.ledger.inventory[self._i])
 
     @property
     def quota_left(self) -> int:
-        return int(self._w.quota[self._i] - self._w._requests_today[self._i])
+        return self._w.negotiations.quota_left(self._i)
 
     def contracts(self, status: ContractStatus | None = ContractStatus.SIGNED) -> list[Contract]:
-        """This agent's contracts (signed ones by default; ``None`` for all)."""
-        w = self._w
-        return [
-            w.contracts[c]
-            for c in w.agent_contracts[self._i]
-            if status is None or w.status[c] is status
-        ]
+        """This agent's contracts (signed ones by default; ``None`` for all it signed)."""
+        return self._w.book.of(self._i, status)
 
     def outcome_space(self, agenda: Agenda) -> OutcomeSpace:
         """The core outcome space of an agenda: (unit_price, quantity, time)."""
         return outcome_space(agenda)
 
     # -- negotiation actions ------------------------------------------------------------------
-    def _first_negotiation_day(self) -> int:
-        from accord.leagues.scml.world import Phase
-
-        w = self._w
-        early = w.phase in (Phase.INIT, Phase.BEFORE_STEP)
-        return w.day if early else w.day + 1
 
     def request_negotiation(
         self,
@@ -204,8 +206,10 @@ class AWI:
         """Ask ``partner`` to negotiate; True if it accepted (the negotiation is registered).
 
         Returns False when this agent is bankrupt, the partner is bankrupt or refuses,
-        or today's negotiation quota is used up. Raises ValueError on a malformed agenda
-        and TypeError when ``negotiator`` is not a Negotiator.
+        today's negotiation quota is used up, or the time range is empty (no day on
+        which the negotiation could run and deliver is left). Raises :class:`AWIError`
+        (a ``ValueError``) on a malformed agenda and TypeError when ``negotiator`` is not
+        a Negotiator.
 
         From ``init`` and ``before_step`` the partner is asked only after every agent's
         ``init`` (``before_step``) was called (section 7.2.1: ``before_step`` is the first
@@ -213,22 +217,16 @@ class AWI:
         quota and the answer arrives in ``on_negotiation_request_answered``.
         """
         w, i = self._w, self._i
-        if w.bankrupt[i] or self.quota_left <= 0:
+        if w.ledger.bankrupt[i] or self.quota_left <= 0:
             return False
         agenda = self._agenda(is_buy, product, quantity, unit_price, time, partner)
+        if agenda is None:
+            return False
         if not isinstance(negotiator, Negotiator):
             raise TypeError(
                 f"negotiator must be an accord.core.Negotiator, got {type(negotiator).__name__}"
             )
-        k = w.index[partner]
-        if w.bankrupt[k]:
-            return False
-        held = w._held_requests
-        if held is not None:
-            held.append((i, k, agenda, negotiator))
-            w._requests_today[i] += 1  # keeps its place in the quota until answered
-            return True
-        return ask_partner(w, i, k, agenda, negotiator)
+        return w.request_negotiation(i, w.roster.index[partner], agenda, negotiator)
 
     def request_negotiations(
         self,
@@ -238,21 +236,21 @@ class AWI:
         unit_price: Range,
         time: Range,
         partners: list[str] | tuple[str, ...],
-        controller: Controller | None = None,
+        controller: NegotiatorFactory | None = None,
         negotiators: list[Negotiator] | None = None,
     ) -> list[bool]:
         """Request one negotiation per partner, with a controller or one negotiator each."""
         if (controller is None) == (negotiators is None):
-            raise ValueError("give exactly one of controller= or negotiators=")
+            raise AWIError("give exactly one of controller= or negotiators=")
         if negotiators is not None and len(negotiators) != len(partners):
-            raise ValueError(
+            raise AWIError(
                 f"expected {len(partners)} negotiators (one per partner), got {len(negotiators)}"
             )
         out = []
         for k, partner in enumerate(partners):
             if controller is not None:
                 neg: Negotiator = controller.create_negotiator(
-                    f"{self.agent}>{partner}#{w_id(self)}"
+                    f"{self.agent}>{partner}#{self._w.book.next_number()}"
                 )
             else:
                 assert negotiators is not None
@@ -270,30 +268,33 @@ class AWI:
         unit_price: Range,
         time: Range,
         partner: str,
-    ) -> Agenda:
+    ) -> Agenda | None:
+        """The agenda of a request, or None if its time range is empty (nothing to do)."""
         w = self._w
         want = self.my_input_product if is_buy else self.my_output_product
         if product != want:
             kind = "buy its input" if is_buy else "sell its output"
-            raise ValueError(f"{self.agent} can only {kind} product {want}, got product {product}")
+            raise AWIError(f"{self.agent} can only {kind} product {want}, got product {product}")
         allowed = self.my_suppliers if is_buy else self.my_consumers
         if partner not in allowed:
-            raise ValueError(
+            raise AWIError(
                 f"partner {partner!r} cannot {'sell' if is_buy else 'buy'} product {product}; "
                 f"allowed partners: {list(allowed)}"
             )
         q, u, t = (
             _range("quantity", quantity),
             _range("unit_price", unit_price),
-            _range("time", time),
+            _range("time", time, empty_ok=True),
         )
         if q[0] < 1:
-            raise ValueError(f"quantity must be >= 1, got range {q}")
+            raise AWIError(f"quantity must be >= 1, got range {q}")
         if u[0] < 1:
-            raise ValueError(f"unit_price must be >= 1, got range {u}")
-        first = self._first_negotiation_day()
+            raise AWIError(f"unit_price must be >= 1, got range {u}")
+        if t[0] > t[1]:
+            return None  # an empty time range: nothing to negotiate (a refusal, not an error)
+        first = w.first_negotiation_day()
         if t[0] < first or t[1] >= w.n_steps:
-            raise ValueError(
+            raise AWIError(
                 f"time range {t} must lie in [{first}, {w.n_steps - 1}] (the negotiation runs on "
                 f"day {first})"
             )
@@ -310,15 +311,14 @@ class AWI:
         """Free (day, line) slots within ``step`` (default: today to the end)."""
         w, i = self._w, self._i
         lo, hi = _range("step", step)
-        first = self._first_production_day()
+        first = w.first_production_day()
         lo = first if lo < 0 else max(lo, first)
         hi = w.n_steps - 1 if hi < 0 else min(hi, w.n_steps - 1)
         if hi < lo:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        commands = w.ledger.commands
         block = (
-            w.commands[i, lo : hi + 1, :]
-            if line < 0
-            else w.commands[i, lo : hi + 1, line : line + 1]
+            commands[i, lo : hi + 1, :] if line < 0 else commands[i, lo : hi + 1, line : line + 1]
         )
         days, lines = np.nonzero(block == NO_COMMAND)
         days = days + lo
@@ -342,37 +342,31 @@ class AWI:
         """Schedule ``repeats`` runs of ``process``; returns the (days, lines) scheduled."""
         w, i = self._w, self._i
         if process != self.process:
-            raise ValueError(
+            raise AWIError(
                 f"{self.agent} can only run process {self.process} (any other costs infinity), "
                 f"got {process}"
             )
         if repeats < 0:
-            raise ValueError(f"repeats must be >= 0, got {repeats}")
+            raise AWIError(f"repeats must be >= 0, got {repeats}")
         empty = np.zeros(0, np.int64)
-        if w.bankrupt[i] or repeats == 0:
+        if w.ledger.bankrupt[i] or repeats == 0:
             return empty, empty
         days, lines = self.available_for_production(repeats, step, line, method)
         if len(days) < repeats and not partial_ok:
             return empty, empty
-        w.commands[i, days, lines] = process
+        w.ledger.commands[i, days, lines] = process
         return days, lines
-
-    def _first_production_day(self) -> int:
-        """Today, or tomorrow once today's production has run (today's slots are gone)."""
-        from accord.leagues.scml.world import Phase
-
-        ran = self._w.phase in (Phase.PRODUCTION, Phase.REPORTS)
-        return self._w.day + 1 if ran else self._w.day
 
     def cancel_production(self, step: int, line: int) -> bool:
         """Cancel the job on ``line`` at day ``step`` (future or today before production)."""
         w, i = self._w, self._i
-        first = self._first_production_day()
-        if w.bankrupt[i] or not (first <= step < w.n_steps) or not 0 <= line < self.n_lines:
+        commands = w.ledger.commands
+        first = w.first_production_day()
+        if w.ledger.bankrupt[i] or not (first <= step < w.n_steps) or not 0 <= line < self.n_lines:
             return False
-        if w.commands[i, step, line] == NO_COMMAND:
+        if commands[i, step, line] == NO_COMMAND:
             return False
-        w.commands[i, step, line] = NO_COMMAND
+        commands[i, step, line] = NO_COMMAND
         return True
 
     def set_production(self, n: int, step: int | None = None) -> int:
@@ -380,18 +374,11 @@ class AWI:
         w, i = self._w, self._i
         day = w.day if step is None else step
         if not 0 <= n <= self.n_lines:
-            raise ValueError(f"n must be in [0, {self.n_lines}], got {n}")
-        first = self._first_production_day()
-        if w.bankrupt[i] or not (first <= day < w.n_steps):
+            raise AWIError(f"n must be in [0, {self.n_lines}], got {n}")
+        first = w.first_production_day()
+        if w.ledger.bankrupt[i] or not (first <= day < w.n_steps):
             return 0
-        row = w.commands[i, day]
+        row = w.ledger.commands[i, day]
         row[:] = NO_COMMAND
         row[:n] = self.process
         return n
-
-
-def w_id(awi: AWI) -> int:
-    """A fresh number for controller negotiator ids (deterministic)."""
-    w = awi._w
-    w._ids += 1
-    return w._ids

@@ -2,7 +2,7 @@
 
 Static: simulator settings and product information (producers, consumers, catalog
 prices). Dynamic: the breach list, periodic financial reports and the daily market
-status (exogenous-contract summary and trading prices). Agents get a read-only view.
+status (exogenous-contract summary and trading prices). Agents get a read-only :class:`BulletinView`.
 
 Example:
     >>> bb = BulletinBoard({"n_steps": 5}, [10, 20], {0: [], 1: ["a"]}, {0: ["a"], 1: []})
@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from accord.leagues.scml.contracts import BreachReport, FinancialReport
 
-__all__ = ["BulletinBoard", "MarketStatus"]
+__all__ = ["BulletinBoard", "BulletinView", "MarketStatus"]
 
 
 class MarketStatus(NamedTuple):
@@ -31,7 +31,7 @@ class MarketStatus(NamedTuple):
 
 
 class BulletinBoard:
-    """Public information. Only the world writes (through the ``_publish_*`` methods)."""
+    """Public information. Only the world writes (``publish_*``)."""
 
     def __init__(
         self,
@@ -97,14 +97,71 @@ class BulletinBoard:
     def is_bankrupt(self, agent: str) -> bool:
         return agent in self._bankrupt
 
-    # -- writers (world only) ---------------------------------------------------------
-    def _publish_breach(self, report: BreachReport) -> None:
+    # -- writers (the world's; agents get a :class:`BulletinView`) ---------------------
+    def publish_breach(self, report: BreachReport) -> None:
         self._breaches.append(report)
 
-    def _publish_report(self, report: FinancialReport) -> None:
+    def publish_report(self, report: FinancialReport) -> None:
         self._reports.append(report)
         if report.bankrupt:
             self._bankrupt.add(report.agent)
 
-    def _publish_market(self, status: MarketStatus) -> None:
+    def publish_market(self, status: MarketStatus) -> None:
         self._market.append(status)
+
+    @property
+    def view(self) -> BulletinView:
+        """The read-only view agents get."""
+        return BulletinView(self)
+
+
+class BulletinView:
+    """What an agent reads of the bulletin board: every reader, no writer.
+
+    In-process this is a convention (Python cannot hide the board it wraps); an isolated
+    agent gets a copy in its own process, so nothing it does reaches the world's board.
+    """
+
+    __slots__ = ("_board",)
+
+    def __init__(self, board: BulletinBoard) -> None:
+        self._board = board
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        return self._board.settings
+
+    @property
+    def catalog_prices(self) -> tuple[int, ...]:
+        return self._board.catalog_prices
+
+    def producers(self, product: int) -> tuple[str, ...]:
+        return self._board.producers(product)
+
+    def consumers(self, product: int) -> tuple[str, ...]:
+        return self._board.consumers(product)
+
+    @property
+    def breaches(self) -> tuple[BreachReport, ...]:
+        return self._board.breaches
+
+    def breaches_on(self, day: int) -> list[BreachReport]:
+        return self._board.breaches_on(day)
+
+    @property
+    def financial_reports(self) -> tuple[FinancialReport, ...]:
+        return self._board.financial_reports
+
+    def latest_reports(self) -> dict[str, FinancialReport]:
+        return self._board.latest_reports()
+
+    @property
+    def market(self) -> tuple[MarketStatus, ...]:
+        return self._board.market
+
+    @property
+    def trading_prices(self) -> tuple[float, ...]:
+        return self._board.trading_prices
+
+    def is_bankrupt(self, agent: str) -> bool:
+        return self._board.is_bankrupt(agent)

@@ -78,12 +78,12 @@ def run(
                 str(int(world.level[i])),
                 str(int(bal[i])),
                 f"{scores[nm]:+.4f}",
-                "yes" if world.bankrupt[i] else "",
+                "yes" if world.ledger.bankrupt[i] else "",
             )
         console.print(table)
         console.print(
-            f"contracts {len(world.contracts)}, breaches {len(world.bb.breaches)}, "
-            f"bankruptcies {len(world.bankruptcies)}, agent exceptions {len(world.exceptions)}"
+            f"contracts {len(world.book.contracts)}, breaches {len(world.bb.breaches)}, "
+            f"bankruptcies {len(world.history.bankruptcies)}, agent exceptions {len(world.history.exceptions)}"
         )
     if report is not None:
         from accord.leagues.scml.report import write_report

@@ -1,14 +1,13 @@
 """Contract execution, breach processing and bankruptcy (spec sections 4.1-4.3).
 
-Functions of the :class:`~accord.leagues.scml.world.World`: they work on its arrays.
+Functions of a :class:`~accord.leagues.scml.state.WorldState`: they change its
+:class:`~accord.leagues.scml.state.Ledger` and :class:`~accord.leagues.scml.state.ContractBook`.
 Money and goods enter or leave the world only here and in production, and every such
 flow is counted (``money_created``, ``money_destroyed``, ``goods_created``,
-``goods_destroyed``) so the conservation invariant can be checked every day.
+``goods_destroyed`` of the ledger) so the conservation invariant can be checked every day.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,10 +24,7 @@ from accord.leagues.scml.formulas import (
     liquidation_proceeds,
     spot_buy_unit_price,
 )
-from accord.leagues.scml.signing import drop_negotiations_of
-
-if TYPE_CHECKING:
-    from accord.leagues.scml.world import World
+from accord.leagues.scml.state import WorldState
 
 __all__ = ["execute_day", "BankruptcyEvent"]
 
@@ -41,40 +37,39 @@ class BankruptcyEvent(dict):  # type: ignore[type-arg]
     """What happened at one bankruptcy (a plain dict, for reports)."""
 
 
-def execute_day(w: World, day: int) -> None:
-    due = w._due[day] if day < len(w._due) else []
+def execute_day(w: WorldState, day: int) -> None:
+    due = w.book.due[day] if day < len(w.book.due) else []
     i = 0
     while i < len(due):  # bankruptcies may replace entries of ``due`` while we run
         cid = due[i]
         i += 1
-        if w.status[cid] is _SIGNED:
-            _execute(w, w.contracts[cid])
+        if w.book.status[cid] is _SIGNED:
+            _execute(w, w.book.contracts[cid])
 
 
-def _party(w: World, name: str) -> int:
-    return w.index.get(name, -1)
+def _party(w: WorldState, name: str) -> int:
+    return w.roster.party(name)
 
 
-def _breach(w: World, agent: int, level: float, kind: BreachKind, cid: str) -> None:
-    if (agent, cid) not in w._breached:  # count contracts, not breach reports
-        w._breached.add((agent, cid))
-        w.n_breaches[agent] += 1
-    w.breach_level_sum[agent] += level
-    w.bb._publish_breach(BreachReport(w.names[agent], level, kind, w.day))
+def _breach(w: WorldState, agent: int, level: float, kind: BreachKind, cid: str) -> None:
+    w.history.breach(agent, cid, level)
+    w.history.breaches[w.day] += 1
+    w.bb.publish_breach(BreachReport(w.roster.names[agent], level, kind, w.day))
 
 
-def _execute(w: World, c: Contract) -> None:
+def _execute(w: WorldState, c: Contract) -> None:
     p, q, u = c.product, c.quantity, c.unit_price
     s, b = _party(w, c.seller), _party(w, c.buyer)
-    bankrupt = w.bankrupt
+    L, m = w.ledger, w.market
+    bankrupt = L.bankrupt
     s_active = s >= 0 and not bankrupt[s]
     b_active = b >= 0 and not bankrupt[b]
     delivered = q
     broke = False  # a party went bankrupt on this contract
     from_stock = s_active  # products leave the seller's inventory (else they are created)
     if s_active:
-        w.n_due[s] += 1
-        stock = int(w.inventory[s, p])
+        w.history.n_due[s] += 1
+        stock = int(L.inventory[s, p])
         if stock < q:
             _breach(
                 w,
@@ -84,20 +79,22 @@ def _execute(w: World, c: Contract) -> None:
                 c.id,
             )
             k = q - stock
-            price = spot_buy_unit_price(float(w.tp.prices[p]), w.gp, w.penalties.penalty(s, p, k))
+            price = spot_buy_unit_price(
+                float(m.tp.prices[p]), m.global_penalty, m.penalties.penalty(s, p, k)
+            )
             cost = k * price
-            if w.balance[s] >= cost:
-                w.balance[s] -= cost
-                w.money_destroyed += cost
-                w.inventory[s, p] += k
-                w.goods_created[p] += k
-                w.penalties.bought_today[s, p] += k
-                w.spot_bought[w.day, s] += k
+            if L.balance[s] >= cost:
+                L.balance[s] -= cost
+                L.money_destroyed += cost
+                L.inventory[s, p] += k
+                L.goods_created[p] += k
+                m.penalties.bought_today[s, p] += k
+                w.history.spot_bought[w.day, s] += k
             else:
                 _breach(
                     w,
                     s,
-                    insufficient_funds_breach_level(int(w.balance[s]), price, k),
+                    insufficient_funds_breach_level(int(L.balance[s]), price, k),
                     BreachKind.INSUFFICIENT_FUNDS,
                     c.id,
                 )
@@ -106,12 +103,12 @@ def _execute(w: World, c: Contract) -> None:
                 broke = True
     value = delivered * u
     if b_active:
-        w.n_due[b] += 1
-        if w.balance[b] < value:
+        w.history.n_due[b] += 1
+        if L.balance[b] < value:
             _breach(
                 w,
                 b,
-                insufficient_funds_breach_level(int(w.balance[b]), u, delivered),
+                insufficient_funds_breach_level(int(L.balance[b]), u, delivered),
                 BreachKind.INSUFFICIENT_FUNDS,
                 c.id,
             )
@@ -121,90 +118,93 @@ def _execute(w: World, c: Contract) -> None:
             broke = True
             _pay_from_estate(w, b, c.id, value)
         else:
-            w.balance[b] -= value
+            L.balance[b] -= value
     elif b >= 0:
         _pay_from_estate(w, b, c.id, value)
     else:
-        w.money_created += value  # the simulator buys
+        L.money_created += value  # the simulator buys
     # products
     if from_stock:
-        w.inventory[s, p] -= delivered
+        L.inventory[s, p] -= delivered
     else:
-        w.goods_created[p] += delivered
+        L.goods_created[p] += delivered
     if b_active:
-        w.inventory[b, p] += delivered
+        L.inventory[b, p] += delivered
     else:
-        w.goods_destroyed[p] += delivered
+        L.goods_destroyed[p] += delivered
     # money
     if s_active:
-        w.balance[s] += value
+        L.balance[s] += value
     else:
-        w.money_destroyed += value
+        L.money_destroyed += value
     if broke and c.exogenous:  # nothing moved: the simulator does not trade with an estate
         _nullify(w, c.id)
         return
-    w.status[c.id] = _EXECUTED
-    w.closed_on[c.id] = w.day
-    w.executed_quantity[c.id] = delivered
+    w.book.close(c.id, _EXECUTED, w.day)
+    w.book.executed_quantity[c.id] = delivered
     if delivered > 0:
-        w.traded_quantity[p] += delivered
-        w.traded_value[p] += value
+        m.traded_quantity[p] += delivered
+        m.traded_value[p] += value
 
 
-def _pay_from_estate(w: World, agent: int, cid: str, value: int) -> None:
-    reserved = w._reserved.pop(cid, 0)
+def _pay_from_estate(w: WorldState, agent: int, cid: str, value: int) -> None:
+    L = w.ledger
+    reserved = L.reserved.pop(cid, 0)
     if reserved < value:
         raise RuntimeError(f"estate of agent {agent} reserved {reserved} for {cid}, owes {value}")
-    w.estate_cash[agent] -= reserved
-    w.money_destroyed += reserved - value  # unused reserve leaves the world
+    L.estate_cash[agent] -= reserved
+    L.money_destroyed += reserved - value  # unused reserve leaves the world
 
 
 # -- bankruptcy ---------------------------------------------------------------------
-def _nullify(w: World, cid: str) -> None:
-    w.status[cid] = _NULLIFIED
-    w.closed_on[cid] = w.day
-    reserved = w._reserved.pop(cid, 0)
+def _nullify(w: WorldState, cid: str) -> None:
+    L = w.ledger
+    w.book.close(cid, _NULLIFIED, w.day)
+    reserved = L.reserved.pop(cid, 0)
     if reserved:
-        c = w.contracts[cid]
+        c = w.book.contracts[cid]
         b = _party(w, c.buyer)
-        w.estate_cash[b] -= reserved
-        w.money_destroyed += reserved
+        L.estate_cash[b] -= reserved
+        L.money_destroyed += reserved
 
 
-def _bankrupt(w: World, a: int, causing: Contract, owed: int, quantity: int | None = None) -> int:
+def _bankrupt(
+    w: WorldState, a: int, causing: Contract, owed: int, quantity: int | None = None
+) -> int:
     """Declare ``a`` bankrupt while executing ``causing``; return its executed quantity."""
     day = w.day
-    name = w.names[a]
-    cash = int(w.balance[a])
-    w.reported_balance[a] = cash - owed
-    w.bankrupt[a] = True
-    w.bankrupt_on[a] = day
-    w.balance[a] = 0
-    tps = w.tp.prices
-    ips = np.array([w.penalties.penalty(a, p) for p in range(w.n_products)])
-    proceeds = liquidation_proceeds(w.inventory[a], tps, w.gp, ips)
-    w.money_created += proceeds
-    w.goods_destroyed += w.inventory[a]
-    w.inventory[a] = 0
-    w.commands[a, day:, :] = -1
+    L, m, book = w.ledger, w.market, w.book
+    name = w.roster.names[a]
+    cash = int(L.balance[a])
+    L.reported_balance[a] = cash - owed
+    L.bankrupt[a] = True
+    L.bankrupt_on[a] = day
+    L.balance[a] = 0
+    tps, gp = m.tp.prices, m.global_penalty
+    ips = np.array([m.penalties.penalty(a, p) for p in range(w.config.n_products)])
+    proceeds = liquidation_proceeds(L.inventory[a], tps, gp, ips)
+    L.money_created += proceeds
+    L.goods_destroyed += L.inventory[a]
+    L.inventory[a] = 0
+    L.commands[a, day:, :] = -1
 
     def unit_cost(c: Contract) -> int:
         if c.seller == name:
-            return spot_buy_unit_price(float(tps[c.product]), w.gp, float(ips[c.product]))
+            return spot_buy_unit_price(float(tps[c.product]), gp, float(ips[c.product]))
         return c.unit_price
 
     def future_contract(c: Contract, q: int) -> FutureContract:
         return FutureContract(
-            c.id, c.seller == name, q, unit_cost(c), c.delivery, w.signing_order[c.id]
+            c.id, c.seller == name, q, unit_cost(c), c.delivery, book.signing_order[c.id]
         )
 
     future: list[Contract] = []
-    for cid in w.agent_contracts[a]:
-        c = w.contracts[cid]
-        if w.status[cid] is not _SIGNED or cid == causing.id:
+    for cid in book.of_agent[a]:
+        c = book.contracts[cid]
+        if book.status[cid] is not _SIGNED or cid == causing.id:
             continue
         other = _party(w, c.partner_of(name))
-        if c.exogenous or (other >= 0 and w.bankrupt[other]):
+        if c.exogenous or (other >= 0 and L.bankrupt[other]):
             _nullify(w, cid)  # the simulator does not pay itself; estates do not trade
         else:
             future.append(c)
@@ -218,10 +218,10 @@ def _bankrupt(w: World, a: int, causing: Contract, owed: int, quantity: int | No
     )
     spent_causing = plan.causing_quantity * unit_cost(causing)
     if causing.seller == name:
-        w.money_destroyed += spent_causing  # products bought on the spot market
+        L.money_destroyed += spent_causing  # products bought on the spot market
     else:
-        w._reserved[causing.id] = spent_causing
-        w.estate_cash[a] += spent_causing
+        L.reserved[causing.id] = spent_causing
+        L.estate_cash[a] += spent_causing
     nullified: dict[int, list[Contract]] = {}
     reduced: dict[int, list[Contract]] = {}
     for c in future:
@@ -237,12 +237,12 @@ def _bankrupt(w: World, a: int, causing: Contract, owed: int, quantity: int | No
             reduced.setdefault(other, []).append(target)
         cost = q * unit_cost(c)
         if c.seller == name:
-            w.money_destroyed += cost
+            L.money_destroyed += cost
         else:
-            w._reserved[target.id] = cost
-            w.estate_cash[a] += cost
-    w.money_destroyed += plan.remaining
-    w.bankruptcies.append(
+            L.reserved[target.id] = cost
+            L.estate_cash[a] += cost
+    L.money_destroyed += plan.remaining
+    w.history.bankruptcies.append(
         BankruptcyEvent(
             agent=name,
             day=day,
@@ -253,11 +253,11 @@ def _bankrupt(w: World, a: int, causing: Contract, owed: int, quantity: int | No
             plan=plan,
         )
     )
-    drop_negotiations_of(w, a)
-    w._publish_report(a)
-    for other in w._agent_order():
+    w.negotiations.drop_party(a)
+    w.publish_report(a)
+    for other in w.clock.agent_order():
         if other != a:
-            w._call(
+            w.calls.call(
                 other,
                 "on_agent_bankrupt",
                 name,
@@ -267,9 +267,9 @@ def _bankrupt(w: World, a: int, causing: Contract, owed: int, quantity: int | No
     return plan.causing_quantity
 
 
-def _replace(w: World, c: Contract, quantity: int) -> Contract:
+def _replace(w: WorldState, c: Contract, quantity: int) -> Contract:
     new = Contract(
-        id=w._new_id("c"),
+        id=w.book.new_id("c"),
         seller=c.seller,
         buyer=c.buyer,
         product=c.product,
@@ -280,14 +280,6 @@ def _replace(w: World, c: Contract, quantity: int) -> Contract:
         exogenous=c.exogenous,
         replaces=c.id,
     )
-    w.contracts[new.id] = new
-    w.status[new.id] = _SIGNED
-    w.signed_on[new.id] = w.signed_on.get(c.id, w.day)
-    w.signing_order[new.id] = w.signing_order[c.id]
-    due = w._due[c.delivery]
-    due[due.index(c.id)] = new.id
-    for party in (c.seller, c.buyer):
-        k = _party(w, party)
-        if k >= 0:
-            w.agent_contracts[k].append(new.id)
+    parties = [k for k in (_party(w, c.seller), _party(w, c.buyer)) if k >= 0]
+    w.book.replace(c, new, parties, w.day)
     return new

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from accord.core import (
     CallableUtility,
@@ -31,11 +32,10 @@ from accord.core import (
     SessionResult,
     UtilityFunction,
 )
-from accord.leagues.scml.agent import utility_of
 from accord.leagues.scml.contracts import Agenda
 from accord.leagues.scml.params import SimulationParams
 
-__all__ = ["Negotiation", "NegotiationRunner", "outcome_space"]
+__all__ = ["Negotiation", "NegotiationRunner", "outcome_space", "utility_of"]
 
 _SPACES: dict[tuple[tuple[int, int], ...], OutcomeSpace] = {}
 
@@ -56,6 +56,11 @@ def outcome_space(agenda: Agenda) -> OutcomeSpace:
         )
         _SPACES[key] = space
     return space
+
+
+def utility_of(negotiator: Any) -> Callable[[Outcome], float] | None:
+    """The utility function a negotiator brings (``None`` for pass-through ones)."""
+    return getattr(negotiator, "utility_function", None)
 
 
 def _zero(_: Outcome) -> float:

@@ -43,24 +43,24 @@ def _plot(w: World, name: str, ax: Axes) -> None:
     n = w.day
     if name == "balances":
         for i, nm in enumerate(w.names):
-            ax.plot(d, w.history_balance[:n, i], label=nm)
+            ax.plot(d, w.history.balance[:n, i], label=nm)
         ax.set_ylabel("balance")
     elif name == "inventories":
         for i, nm in enumerate(w.names):
-            ax.plot(d, w.history_inventory[:n, i].sum(axis=1), label=nm)
+            ax.plot(d, w.history.inventory[:n, i].sum(axis=1), label=nm)
         ax.set_ylabel("units held")
     elif name == "trading prices":
         for p in range(w.n_products):
-            ax.plot(d, w.history_prices[:n, p], label=f"product {p}")
+            ax.plot(d, w.history.prices[:n, p], label=f"product {p}")
         ax.set_ylabel("trading price")
     elif name == "contracts":
-        ax.bar(d, w.history_signed[:n], label="signed")
-        ax.plot(d, w.history_negotiations[:n, 1], color="k", label="agreements")
+        ax.bar(d, w.history.signed[:n], label="signed")
+        ax.plot(d, w.history.negotiation_column("agreed")[:n], color="k", label="agreements")
         ax.set_ylabel("per day")
     elif name == "breaches":
         per_day = np.bincount([b.day for b in w.bb.breaches], minlength=n)[:n]
         ax.bar(d, per_day, color="tab:red", label="breaches")
-        for ev in w.bankruptcies:
+        for ev in w.history.bankruptcies:
             ax.axvline(ev["day"], color="k", ls="--", lw=0.8)
         ax.set_ylabel("breaches (-- bankruptcy)")
     else:
@@ -106,7 +106,7 @@ def write_report(world: World, out_dir: str | Path) -> list[Path]:
     rows = "".join(
         f"<tr><td>{html.escape(nm)}</td><td>{html.escape(world.types[i].split(':')[-1])}</td>"
         f"<td>{int(world.level[i])}</td><td>{int(world.current_balances()[i])}</td>"
-        f"<td>{scores[nm]:+.4f}</td><td>{'yes' if world.bankrupt[i] else ''}</td></tr>"
+        f"<td>{scores[nm]:+.4f}</td><td>{'yes' if world.ledger.bankrupt[i] else ''}</td></tr>"
         for i, nm in enumerate(world.names)
     )
     page = f"""<!doctype html>
@@ -115,8 +115,8 @@ def write_report(world: World, out_dir: str | Path) -> list[Path]:
 td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}
 figure{{display:inline-block;margin:4px}}</style></head><body>
 <h1>SCML world: {world.day} of {world.n_steps} days, {world.n_agents} factories</h1>
-<p>Contracts: {len(world.contracts)} ({int(world.history_signed.sum())} signed),
-breaches: {len(world.bb.breaches)}, bankruptcies: {len(world.bankruptcies)}.</p>
+<p>Contracts: {len(world.book.contracts)} ({int(world.history.signed.sum())} signed),
+breaches: {len(world.bb.breaches)}, bankruptcies: {len(world.history.bankruptcies)}.</p>
 <table><tr><th>agent</th><th>type</th><th>level</th><th>balance</th><th>profit (eq. 3)</th>
 <th>bankrupt</th></tr>{rows}</table>
 {imgs}

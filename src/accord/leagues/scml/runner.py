@@ -47,8 +47,8 @@ def run_world(run: WorldRun) -> dict[str, Any]:
     return {
         "scores": world.type_scores(groups),
         "factory_scores": world.scores(),
-        "bankruptcies": len(world.bankruptcies),
-        "exceptions": len(world.exceptions),
+        "bankruptcies": len(world.history.bankruptcies),
+        "exceptions": len(world.history.exceptions),
     }
 
 

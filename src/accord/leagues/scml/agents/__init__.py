@@ -7,14 +7,14 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.agents.basic import DoNothingAgent, RandomAgent
 from accord.leagues.scml.agents.trader import TraderAgent
+from accord.leagues.scml.registry import UnknownAgentType, load_agent_type
 
 __all__ = ["DoNothingAgent", "RandomAgent", "TraderAgent", "BUILTIN_AGENTS", "resolve_agent_type"]
 
+#: built-in short names (the registry maps them to import paths)
 BUILTIN_AGENTS: dict[str, type[SCMLAgent]] = {
     "donothing": DoNothingAgent,
     "random": RandomAgent,
@@ -23,21 +23,8 @@ BUILTIN_AGENTS: dict[str, type[SCMLAgent]] = {
 
 
 def resolve_agent_type(name: str) -> type[SCMLAgent]:
-    """A built-in short name (``donothing``, ``random``, ``trader``) or ``module:Class``."""
-    key = name.strip().lower().replace("-", "").replace("_", "")
-    if key in BUILTIN_AGENTS:
-        return BUILTIN_AGENTS[key]
-    if key.endswith("agent") and key[: -len("agent")] in BUILTIN_AGENTS:
-        return BUILTIN_AGENTS[key[: -len("agent")]]
-    if ":" in name:
-        module, _, attr = name.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"cannot load agent type {name!r}: {exc}") from None
-        if isinstance(cls, type) and issubclass(cls, SCMLAgent):
-            return cls
-        raise ValueError(f"{name!r} is not an SCMLAgent subclass")
-    raise ValueError(
-        f"unknown agent type {name!r}; use one of {sorted(BUILTIN_AGENTS)} or 'module:Class'"
-    )
+    """A built-in short name (``donothing``, ``random``, ``trader``, ``market``) or ``module:Class``."""
+    cls = load_agent_type(name)
+    if not issubclass(cls, SCMLAgent):
+        raise UnknownAgentType(f"{name!r} is not an SCMLAgent subclass")
+    return cls  # type: ignore[no-any-return]

@@ -24,6 +24,7 @@ import numpy as np
 from accord.core import Negotiator, NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.contracts import Agenda, Contract
+from accord.leagues.scml.state import Phase
 
 __all__ = ["TraderAgent", "TraderNegotiator"]
 
@@ -145,10 +146,8 @@ class TraderAgent(SCMLAgent):
 
     # -- projections ------------------------------------------------------------------
     def _current_key(self) -> tuple[int, bool]:
-        from accord.leagues.scml.world import Phase
-
-        w = self.awi._w
-        return w.day, w.phase not in (
+        awi = self.awi
+        return awi.current_step, awi.phase not in (
             Phase.INIT,
             Phase.BEFORE_STEP,
             Phase.NEGOTIATION,
