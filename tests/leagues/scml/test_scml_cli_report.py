@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from accord.leagues.scml.cli import app
 from accord.leagues.scml.generate import generate_config
-from accord.leagues.scml.report import write_report
+from accord.leagues.scml.report import PANELS, write_report
 from accord.leagues.scml.world import World
 
 runner = CliRunner()
@@ -27,7 +27,8 @@ def test_run_prints_scores_and_writes_the_report(tmp_path):
     again = runner.invoke(app, [*args, "--json"])
     assert _json(again.output) == data
     html = (tmp_path / "scml_report.html").read_text()
-    assert html.count("data:image/png;base64,") == 5
+    assert html.count("data:image/png;base64,") == len(PANELS)
+    assert f"<th>contracts signed</th><td>{data['summary']['signed']} (" in html
     assert (tmp_path / "scml_report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -55,6 +56,8 @@ def test_tournament_command(tmp_path):
             "8",
             "--executor",
             "serial",
+            "--isolation",
+            "none",
             "--out",
             str(out),
             "--trim-top",
@@ -77,6 +80,8 @@ def test_tournament_command(tmp_path):
             "6",
             "--executor",
             "serial",
+            "--isolation",
+            "none",
             "--out",
             str(tmp_path / "c.sqlite"),
         ],

@@ -114,6 +114,7 @@ def test_scores_are_truncated_means_of_equation_3_over_all_worlds(tmp_path):
         trim_top=1,
         trim_bottom=1,
         seed=1,
+        isolation="none",
     )
     res = run_tournament(spec, tmp_path / "t.sqlite", executor="serial")
     per_type = defaultdict(list)

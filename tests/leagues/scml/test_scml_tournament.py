@@ -99,7 +99,7 @@ def test_collusion_score_is_the_difference_with_the_isolated_mean():
 
 
 def test_tournament_runs_on_processes_stores_and_resumes(tmp_path):
-    spec = TournamentSpec(C3, n_configs=1, n_per_world=2, n_steps=12, seed=3)
+    spec = TournamentSpec(C3, n_configs=1, n_per_world=2, n_steps=12, seed=3, isolation="none")
     path = tmp_path / "scml.sqlite"
     seen = []
     res = run_tournament(
@@ -118,7 +118,9 @@ def test_tournament_runs_on_processes_stores_and_resumes(tmp_path):
     df = res.to_frame()
     assert set(df["type"]) >= set(C3)
     with pytest.raises(ValueError, match="different tournament"):
-        run_tournament(TournamentSpec(C3, n_configs=2, n_steps=12), path, executor="serial")
+        run_tournament(
+            TournamentSpec(C3, n_configs=2, n_steps=12, isolation="none"), path, executor="serial"
+        )
 
 
 def test_collusion_tournament_end_to_end(tmp_path):
@@ -129,6 +131,7 @@ def test_collusion_tournament_end_to_end(tmp_path):
         n_per_world=2,
         n_steps=10,
         non_competitors=("donothing",),
+        isolation="none",
     )
     res = run_tournament(spec, tmp_path / "c.sqlite", executor="serial")
     for t in ("trader", "random"):
@@ -148,7 +151,9 @@ def test_bad_spec_is_rejected_clearly():
 @pytest.mark.ray
 def test_tournament_on_ray(tmp_path):
     pytest.importorskip("ray")
-    spec = TournamentSpec(["trader", "donothing"], n_configs=1, n_per_world=2, n_steps=8, seed=2)
+    spec = TournamentSpec(
+        ["trader", "donothing"], n_configs=1, n_per_world=2, n_steps=8, seed=2, isolation="none"
+    )
     res = run_tournament(spec, tmp_path / "r.sqlite", executor="ray", workers=2)
     serial = run_tournament(spec, tmp_path / "s.sqlite", executor="serial")
     assert res.scores == serial.scores
@@ -159,7 +164,14 @@ def test_kill_9_and_resume_loses_and_repeats_no_world(tmp_path):
     the same command: one row per scheduled world, the same records as an uninterrupted
     run, and no worker outlives its killed parent."""
     spec = TournamentSpec(  # as the command below builds it (trims are floats there)
-        C3, n_configs=3, n_per_world=2, n_steps=20, seed=5, trim_top=0.0, trim_bottom=0.0
+        C3,
+        n_configs=3,
+        n_per_world=2,
+        n_steps=20,
+        seed=5,
+        trim_top=0.0,
+        trim_bottom=0.0,
+        isolation="none",
     )
     total = len(build_schedule(spec))
     out = tmp_path / "killed.sqlite"
@@ -182,6 +194,8 @@ def test_kill_9_and_resume_loses_and_repeats_no_world(tmp_path):
         "processes",
         "--workers",
         "2",
+        "--isolation",
+        "none",
         "--out",
         str(out),
     ]

@@ -49,6 +49,15 @@ class BulletinBoard:
         self._market: list[MarketStatus] = []
         self._bankrupt: set[str] = set()
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_settings"] = dict(self._settings)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["_settings"] = MappingProxyType(state["_settings"])
+        self.__dict__.update(state)
+
     # -- static -----------------------------------------------------------------------
     @property
     def settings(self) -> Mapping[str, Any]:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from accord.leagues.scml.world import World
 
 app = typer.Typer(
     help="The Supply Chain Management League (SCML 2021 std/collusion).", no_args_is_help=True
@@ -49,16 +52,34 @@ def run(
         Path | None, typer.Option(help="Directory for the HTML and PNG report.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the scores as JSON.")] = False,
+    isolation: Annotated[
+        str,
+        typer.Option(
+            help="none: agents run in this process (development, fast); all: each agent in "
+            "a process of its own with limits (competition mode)."
+        ),
+    ] = "none",
+    call_timeout: Annotated[
+        float, typer.Option(help="Isolated mode: seconds one call into an agent may take.")
+    ] = 60.0,
 ) -> None:
     """Simulate one world and print each factory's profit (eq. 3)."""
     from accord.leagues.scml.generate import generate_config
-    from accord.leagues.scml.world import World
+    from accord.leagues.scml.isolation import IsolatedAgent, Limits
+    from accord.leagues.scml.world import AgentSpec, World
 
+    if isolation not in ("none", "all"):
+        raise typer.BadParameter(f"--isolation must be 'none' or 'all', got {isolation!r}")
     try:
         counts = [int(x) for x in _split(levels)] if levels else None
         cfg = generate_config(n_steps=days, factories_per_level=counts, seed=seed)
         kinds = _split(agents) or ["trader"]
-        world = World(cfg, [kinds[i % len(kinds)] for i in range(cfg.n_factories)], seed=seed)
+        specs = [kinds[i % len(kinds)] for i in range(cfg.n_factories)]
+        limits = Limits(call_timeout=call_timeout)
+        chosen: list[AgentSpec] = (
+            [IsolatedAgent(k, limits) for k in specs] if isolation == "all" else list(specs)
+        )
+        world = World(cfg, chosen, seed=seed)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     with _progress() as bar:
@@ -66,7 +87,10 @@ def run(
         world.run(callback=lambda w: bar.update(task, completed=w.day))
     scores = world.scores()
     if as_json:
-        typer.echo(json.dumps({"scores": scores, "types": world.type_scores()}, indent=2))
+        from accord.leagues.scml.report import summary
+
+        out = {"scores": scores, "types": world.type_scores(), "summary": summary(world)}
+        typer.echo(json.dumps(out, indent=2))
     else:
         table = Table(title=f"SCML world, seed {seed}, {days} days")
         for col in ("agent", "level", "balance", "profit", "bankrupt"):
@@ -81,15 +105,64 @@ def run(
                 "yes" if world.ledger.bankrupt[i] else "",
             )
         console.print(table)
-        console.print(
-            f"contracts {len(world.book.contracts)}, breaches {len(world.bb.breaches)}, "
-            f"bankruptcies {len(world.history.bankruptcies)}, agent exceptions {len(world.history.exceptions)}"
-        )
+        _print_summary(world)
     if report is not None:
         from accord.leagues.scml.report import write_report
 
         for p in write_report(world, report):
             console.print(f"wrote {p}")
+
+
+def _print_summary(world: World) -> None:
+    """Contracts (signed ones counted as such), market figures and agent exceptions."""
+    from accord.leagues.scml.report import summary
+
+    s = summary(world)
+    console.print(
+        f"contracts signed {s['signed']} ({s['signed_exogenous']} exogenous, "
+        f"{s['signed_negotiated']} negotiated), cancelled {s['cancelled']}, "
+        f"executed {s['executed']}; negotiations requested {s['requested']}, "
+        f"agreed {s['agreed']}, failed {s['failed']}"
+    )
+    console.print(
+        f"exogenous demand met {s['demand_met']:.1%}, supply bought {s['supply_met']:.1%}; "
+        f"breaches {s['breaches']}, bankruptcies {s['bankruptcies']}, "
+        f"agent exceptions {s['exceptions']}"
+    )
+    _print_exceptions(
+        [
+            {"day": e.day, "agent": e.agent, "method": e.method, "message": e.message,
+             "traceback": e.traceback}
+            for e in world.history.exceptions
+        ]
+    )  # fmt: skip
+
+
+def _print_exceptions(rows: list[dict[str, Any]], limit: int = 3) -> None:
+    """The first exception of each (agent, message) with its traceback, up to ``limit``."""
+    if not rows:
+        return
+    seen: dict[tuple[str, str], int] = {}
+    for r in rows:
+        key = (str(r["agent"]), str(r["message"]))
+        seen[key] = seen.get(key, 0) + 1
+    table = Table(title="agent exceptions (first of each kind)")
+    for col in ("agent", "day", "method", "message", "times"):
+        table.add_column(col)
+    shown: set[tuple[str, str]] = set()
+    traces: list[tuple[str, str]] = []
+    for r in rows:
+        key = (str(r["agent"]), str(r["message"]))
+        if key in shown:
+            continue
+        shown.add(key)
+        table.add_row(key[0], str(r["day"]), str(r["method"]), key[1], str(seen[key]))
+        if r.get("traceback") and len(traces) < limit:
+            traces.append((key[0], str(r["traceback"])))
+    console.print(table)
+    for agent, trace in traces:
+        console.print(f"[bold]traceback of {agent}:[/bold]")
+        console.print(trace.rstrip(), markup=False, highlight=False)
 
 
 @app.command()
@@ -116,8 +189,26 @@ def tournament(
         "results/scml_tournament.sqlite"
     ),
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 0,
+    isolation: Annotated[
+        str,
+        typer.Option(
+            help="all (default): every agent in a process of its own with CPU, memory and "
+            "per-call limits; competitors: only the competitors; none: in-process "
+            "(development only: agents are trusted)."
+        ),
+    ] = "all",
+    call_timeout: Annotated[
+        float, typer.Option(help="Isolated mode: seconds one call into an agent may take.")
+    ] = 60.0,
+    cpu_seconds: Annotated[
+        float, typer.Option(help="Isolated mode: CPU seconds per agent per world.")
+    ] = 600.0,
+    memory_mb: Annotated[
+        int, typer.Option(help="Isolated mode: megabytes an agent may allocate.")
+    ] = 2048,
 ) -> None:
     """Run (or resume) a tournament and print the scores per competitor."""
+    from accord.leagues.scml.isolation import Limits
     from accord.leagues.scml.runner import run_tournament
     from accord.leagues.scml.tournament import TournamentSpec
 
@@ -144,6 +235,8 @@ def tournament(
             trim_top=trim(trim_top),
             trim_bottom=trim(trim_bottom),
             seed=seed,
+            isolation=isolation,  # type: ignore[arg-type]  # TournamentSpec checks it
+            limits=Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb, call_timeout=call_timeout),
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
@@ -169,3 +262,8 @@ def tournament(
             cells.append(f"{row['isolated_mean']:+.4f}")
         table.add_row(*cells)
     console.print(table)
+    failures = [e for w in res.worlds for e in w.get("agent_exceptions", [])]
+    n_exc = sum(int(w.get("exceptions", 0)) for w in res.worlds)
+    if n_exc:
+        console.print(f"agent exceptions: {n_exc} in {len(res.worlds)} worlds")
+        _print_exceptions([{**e, "agent": f"{e['type']} ({e['agent']})"} for e in failures])

@@ -6,7 +6,8 @@ interrupted tournament (even by kill -9) resumes where it stopped with the same 
 Example:
     >>> import tempfile, pathlib
     >>> from accord.leagues.scml.tournament import TournamentSpec
-    >>> spec = TournamentSpec(["trader", "donothing"], n_configs=1, n_steps=5, n_per_world=2)
+    >>> spec = TournamentSpec(["trader", "donothing"], n_configs=1, n_steps=5, n_per_world=2,
+    ...                       isolation="none")  # trusted built-ins: in-process
     >>> with tempfile.TemporaryDirectory() as d:
     ...     res = run_tournament(spec, pathlib.Path(d) / "t.sqlite", executor="serial")
     >>> sorted(res.scores)
@@ -14,7 +15,8 @@ Example:
 
 The file's ``tasks`` table has one row per world: ``spec`` (the :class:`WorldRun` as
 JSON), ``record`` (``scores`` per agent type, ``factory_scores``, ``bankruptcies``,
-``exceptions``), ``elapsed``, ``finished`` and ``worker``.
+``exceptions`` (a count) and ``agent_exceptions`` (the first 50: day, agent, type,
+method, message, traceback)), ``elapsed``, ``finished`` and ``worker``.
 """
 
 from __future__ import annotations
@@ -25,30 +27,47 @@ from pathlib import Path
 from typing import Any
 
 from accord.leagues.scml.generate import generate_config
+from accord.leagues.scml.isolation import IsolatedAgent
 from accord.leagues.scml.tournament import TournamentSpec, WorldRun, build_schedule, summarize
+from accord.leagues.scml.world import AgentSpec, World
 from accord.tournament.pools import POOLS
 from accord.tournament.tasks import Job, run_tasks
 
 __all__ = ["run_world", "run_tournament", "describe", "TournamentResult", "EXECUTORS"]
 
 EXECUTORS = POOLS
+_MAX_EXCEPTIONS = 50  # agent exceptions kept per world (the count is always complete)
+_TRACE_CHARS = 4000
 
 
 def run_world(run: WorldRun) -> dict[str, Any]:
     """Simulate one world and return its scores (runs in a worker; pure: same run, same
-    record)."""
-    from accord.leagues.scml.world import World
-
+    record). Agents run in processes of their own as ``run.isolation`` says."""
     cfg = generate_config(
         n_steps=run.n_steps, factories_per_level=list(run.factories_per_level), seed=run.config_seed
     )
-    world = World(cfg, list(run.agents), seed=run.seed).run()
+    agents: list[AgentSpec] = [
+        IsolatedAgent(a, run.limits) if run.isolated(i) else a for i, a in enumerate(run.agents)
+    ]
+    world = World(cfg, agents, seed=run.seed)
+    world.run()
     groups = {t: list(fs) for t, fs in run.groups.items()}
     return {
         "scores": world.type_scores(groups),
         "factory_scores": world.scores(),
         "bankruptcies": len(world.history.bankruptcies),
         "exceptions": len(world.history.exceptions),
+        "agent_exceptions": [
+            {
+                "day": e.day,
+                "agent": e.agent,
+                "type": run.agents[world.roster.index[e.agent]],
+                "method": e.method,
+                "message": e.message,
+                "traceback": e.traceback[-_TRACE_CHARS:],
+            }
+            for e in world.history.exceptions[:_MAX_EXCEPTIONS]
+        ],
     }
 
 

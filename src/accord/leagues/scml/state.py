@@ -432,7 +432,10 @@ class AgentCalls:
         try:
             return getattr(self.agents[i], method)(*args)
         except Exception as exc:  # noqa: BLE001 - an agent's failure must not stop the world
-            self.record(i, method, f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=-8))
+            # an isolated agent's error carries the message and traceback from its process
+            message = getattr(exc, "agent_message", None) or f"{type(exc).__name__}: {exc}"
+            trace = getattr(exc, "agent_traceback", None) or traceback.format_exc(limit=-8)
+            self.record(i, method, message, trace)
             return default
 
     def record(self, i: int, method: str, message: str, trace: str = "") -> None:

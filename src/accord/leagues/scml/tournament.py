@@ -29,9 +29,15 @@ from typing import Any, Literal
 
 import numpy as np
 
+from accord.leagues.scml.isolation import Limits
+
 __all__ = ["TournamentSpec", "WorldRun", "build_schedule", "truncated_mean", "summarize"]
 
 Track = Literal["std", "collusion"]
+#: which agents run in processes of their own: every one, the competitors only (the
+#: organiser's non-competitors in-process), or none (development runs: trusted code)
+Isolation = Literal["all", "competitors", "none"]
+ISOLATION_MODES = ("all", "competitors", "none")
 
 
 @dataclass(frozen=True)
@@ -51,8 +57,12 @@ class TournamentSpec:
     trim_top: float | int = 0
     trim_bottom: float | int = 0
     seed: int = 0
+    isolation: Isolation = "all"
+    limits: Limits = field(default_factory=Limits)
 
     def __post_init__(self) -> None:
+        if self.isolation not in ISOLATION_MODES:
+            raise ValueError(f"isolation must be one of {ISOLATION_MODES}, got {self.isolation!r}")
         c = len(self.competitors)
         if c < 1:
             raise ValueError("a tournament needs at least one competitor")
@@ -106,6 +116,16 @@ class WorldRun:
     rotation: int = 0
     repetition: int = 0
     parent: str | None = None  # the collusion run an isolated run belongs to
+    isolation: Isolation = "all"
+    limits: Limits = field(default_factory=Limits)
+
+    def isolated(self, factory: int) -> bool:
+        """True if the agent of ``factory`` runs in a process of its own."""
+        if self.isolation == "all":
+            return True
+        if self.isolation == "none":
+            return False
+        return any(factory in fs for fs in self.groups.values())
 
 
 def _draw_counts(rng: np.random.Generator, spec: TournamentSpec, need: int) -> list[int]:
@@ -169,6 +189,8 @@ def build_schedule(spec: TournamentSpec) -> list[WorldRun]:
                         combo,
                         r,
                         k,
+                        isolation=spec.isolation,
+                        limits=spec.limits,
                     )
                     runs.append(main)
                     if spec.track == "collusion":
@@ -199,6 +221,8 @@ def _isolated(main: WorldRun, fillers: list[str], seed: int) -> list[WorldRun]:
                     main.rotation,
                     main.repetition,
                     main.id,
+                    main.isolation,
+                    main.limits,
                 )
             )
     return out
