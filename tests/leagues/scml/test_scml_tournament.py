@@ -40,7 +40,7 @@ def test_rotation_gives_every_competitor_every_factory_set_k_times():
         for t, fs in r.groups.items():
             assert all(r.agents[f] == t for f in fs)
         others = set(range(len(r.agents))) - {f for fs in r.groups.values() for f in fs}
-        assert all(r.agents[f] == "trader" for f in others)  # the default non-competitor
+        assert all(r.agents[f] == "market" for f in others)  # the default non-competitor
     assert len({(r.config_seed, r.factories_per_level) for r in runs}) == 1
 
 
@@ -143,7 +143,7 @@ def test_bad_spec_is_rejected_clearly():
     with pytest.raises(ValueError, match=r"n_per_world must be in \[1, 3\]"):
         TournamentSpec(C3, n_per_world=4)
     with pytest.raises(ValueError, match="non-competitors must differ"):
-        TournamentSpec(C3, track="collusion")
+        TournamentSpec([*C3, "market"], track="collusion")
     with pytest.raises(ValueError, match="track must be 'std' or 'collusion'"):
         TournamentSpec(C3, track="oneshot")  # type: ignore[arg-type]
 

@@ -44,7 +44,7 @@ def run(
     seed: Annotated[int, typer.Option(help="Seed of the world (same seed, same world).")] = 0,
     agents: Annotated[
         str, typer.Option(help="Agent types, comma separated, cycled over the factories.")
-    ] = "trader",
+    ] = "market",
     levels: Annotated[
         str | None, typer.Option(help="Factories per process, e.g. '3,2' (default: drawn).")
     ] = None,
@@ -73,7 +73,7 @@ def run(
     try:
         counts = [int(x) for x in _split(levels)] if levels else None
         cfg = generate_config(n_steps=days, factories_per_level=counts, seed=seed)
-        kinds = _split(agents) or ["trader"]
+        kinds = _split(agents) or ["market"]
         specs = [kinds[i % len(kinds)] for i in range(cfg.n_factories)]
         limits = Limits(call_timeout=call_timeout)
         chosen: list[AgentSpec] = (
@@ -173,7 +173,7 @@ def tournament(
     ),
     non_competitors: Annotated[
         str, typer.Option(help="Default agents filling the other factories.")
-    ] = "trader",
+    ] = "market",
     configs: Annotated[int, typer.Option(help="Basic configurations.")] = 2,
     reps: Annotated[int, typer.Option(help="K: repetitions of each assigned configuration.")] = 1,
     per_world: Annotated[int | None, typer.Option(help="M: competitor types per world.")] = None,
@@ -217,12 +217,8 @@ def tournament(
 
     non = _split(non_competitors)
     comps = _split(competitors)
-    if track == "collusion" and non == ["trader"] and "trader" in comps:
-        non = (
-            ["accord.leagues.scml.agents.basic:RandomAgent"]
-            if "random" not in comps
-            else ["donothing"]
-        )
+    if track == "collusion" and non == ["market"] and "market" in comps:
+        non = ["trader"] if "trader" not in comps else ["donothing"]
     try:
         spec = TournamentSpec(
             comps,

@@ -10,7 +10,7 @@ Example:
     >>> agent_path("nobody")
     Traceback (most recent call last):
     ...
-    accord.leagues.scml.registry.UnknownAgentType: unknown agent type 'nobody'; use one of ['donothing', 'random', 'trader'] or 'module:Class'
+    accord.leagues.scml.registry.UnknownAgentType: unknown agent type 'nobody'; use one of ['donothing', 'market', 'random', 'trader'] or 'module:Class'
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "donothing": "accord.leagues.scml.agents.basic:DoNothingAgent",
     "random": "accord.leagues.scml.agents.basic:RandomAgent",
     "trader": "accord.leagues.scml.agents.trader:TraderAgent",
+    "market": "accord.leagues.scml.agents.market:MarketAgent",
 }
 
 

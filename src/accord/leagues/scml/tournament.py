@@ -51,7 +51,7 @@ class TournamentSpec:
     n_repetitions: int = 1
     n_per_world: int | None = None
     n_steps: int | tuple[int, int] = 50
-    non_competitors: Sequence[str] = ("trader",)
+    non_competitors: Sequence[str] = ("market",)
     copies_range: tuple[int, int] = (2, 4)
     levels_range: tuple[int, int] = (2, 5)
     trim_top: float | int = 0

@@ -1,4 +1,4 @@
-"""Built-in SCML agents: do-nothing, random and a profit-seeking trader.
+"""Built-in SCML agents: do-nothing, random, a cautious trader and the default ``market``.
 
 Example:
     >>> resolve_agent_type("random").__name__
@@ -9,16 +9,25 @@ from __future__ import annotations
 
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.agents.basic import DoNothingAgent, RandomAgent
+from accord.leagues.scml.agents.market import MarketAgent
 from accord.leagues.scml.agents.trader import TraderAgent
 from accord.leagues.scml.registry import UnknownAgentType, load_agent_type
 
-__all__ = ["DoNothingAgent", "RandomAgent", "TraderAgent", "BUILTIN_AGENTS", "resolve_agent_type"]
+__all__ = [
+    "DoNothingAgent",
+    "RandomAgent",
+    "TraderAgent",
+    "MarketAgent",
+    "BUILTIN_AGENTS",
+    "resolve_agent_type",
+]
 
 #: built-in short names (the registry maps them to import paths)
 BUILTIN_AGENTS: dict[str, type[SCMLAgent]] = {
     "donothing": DoNothingAgent,
     "random": RandomAgent,
     "trader": TraderAgent,
+    "market": MarketAgent,
 }
 
 

@@ -1,0 +1,358 @@
+"""The default SCML agent: it plans from its exogenous contracts and makes a market.
+
+Strategy (each rule is one method below):
+
+- **Plan.** It keeps the units of input arriving and output leaving on every future day
+  (its signed contracts, plus agreements reached today and not yet signed). Running its
+  lines on every input gives the projected output stock before each day's deliveries:
+  what it may still sell for a day (``sell_capacity``) and the inputs it lacks to deliver
+  what it sold (``buy_need``).
+- **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
+  signs final demand, as long as the day's units fit its lines, the price leaves a margin
+  over its cost at the current trading prices, and (for supply) it can pay. Then the
+  plan shows what to sell (the output of the supply) or buy (the inputs of the demand).
+- **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
+  the days they are needed, outputs for the days they are available; a middle factory
+  also buys up to one day of production ahead when inputs are cheap, because demand
+  downstream absorbs the flow. It accepts a partner's request when the plan has room
+  in the agenda's days. Negotiators concede in time from an aspiration price to the
+  agent's limit and never agree to more units than the plan has room for at that
+  moment (agreements reached in other sessions the same day count at once).
+- **Signing.** It signs what it agreed to unless the plan cannot execute it (which its
+  negotiators avoid), the cheapest purchases and dearest sales first.
+- **Production.** Every day it runs as many lines as it has inputs and cash for.
+
+Example:
+    >>> MarketAgent().short_type
+    'Mar'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from accord.core import Negotiator, NegotiatorView, Outcome, Response, SessionResult
+from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.contracts import Agenda, Contract
+from accord.leagues.scml.state import Phase
+
+__all__ = ["MarketAgent", "MarketNegotiator"]
+
+_BEFORE_EXECUTION = (Phase.INIT, Phase.BEFORE_STEP, Phase.NEGOTIATION, Phase.SIGNING)
+
+
+class MarketNegotiator(Negotiator):
+    """Concedes linearly in time from ``best`` to ``limit`` (unit prices); the quantity is
+    what the agent's plan has room for on the offered day."""
+
+    def __init__(self, agent: MarketAgent, is_buy: bool, best: int, limit: int) -> None:
+        super().__init__()
+        self.agent = agent
+        self.is_buy = is_buy
+        self.best = best
+        self.limit = limit
+
+    def _price(self, t: float) -> float:
+        return self.best + (self.limit - self.best) * min(1.0, t * 1.1)
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        iss = view.space.issues
+        plo, phi = iss[0].lower, iss[0].upper  # type: ignore[attr-defined]
+        qlo, qhi = iss[1].lower, iss[1].upper  # type: ignore[attr-defined]
+        tlo, thi = iss[2].lower, iss[2].upper  # type: ignore[attr-defined]
+        room = self.agent.room(self.is_buy, tlo, thi)
+        if len(room) == 0 or room.max() < qlo:
+            return None
+        k = int(np.argmax(room))
+        price = int(round(self._price(view.time)))
+        return (min(max(price, plo), phi), min(qhi, int(room[k])), tlo + k)
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        price, q, day = (int(x) for x in offer)
+        if q > self.agent.room_on(self.is_buy, day):
+            return Response.REJECT
+        good = price <= self._price(view.time) if self.is_buy else price >= self._price(view.time)
+        return Response.ACCEPT if good else Response.REJECT
+
+    def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
+        if result.agreement is not None:
+            _, q, day = (int(x) for x in result.agreement)
+            self.agent.pending(self.is_buy, day, q)
+
+
+class MarketAgent(SCMLAgent):
+    """Plans from its exogenous contracts and trading prices; negotiates what it can sign."""
+
+    def __init__(self, margin: float = 0.05) -> None:
+        super().__init__()
+        self.margin = margin
+
+    # -- the plan ---------------------------------------------------------------------
+    def init(self) -> None:
+        awi = self.awi
+        n = awi.n_steps + 2
+        self.inp = np.zeros(n, dtype=np.int64)  # signed inputs arriving on each day
+        self.out = np.zeros(n, dtype=np.int64)  # signed outputs leaving on each day
+        self.p_in = np.zeros(n, dtype=np.int64)  # agreed today, not yet signed
+        self.p_out = np.zeros(n, dtype=np.int64)
+        self.levels_after = int(awi.bb.settings["n_products"]) - 2 - awi.level
+        self._key: tuple[int, bool] = (-1, False)
+        self._sell = np.zeros(n, dtype=np.int64)
+        self._buy = np.zeros(n, dtype=np.int64)
+        self._short = 0
+        # how far it sells ahead of secured inputs (last level) and buys ahead of sales
+        # (first level): grows while that works, halves after a shortfall or a glut
+        self.short_cap = awi.n_lines / 2
+        self.long_cap = 2.0 * awi.n_lines
+
+    def _now(self) -> tuple[int, bool]:
+        return self.awi.current_step, self.awi.phase not in _BEFORE_EXECUTION
+
+    def _project(self) -> None:
+        """Projected output stock before each day's deliveries -> sell room and buy need."""
+        key = self._now()
+        if key == self._key:
+            return
+        self._key = key
+        awi = self.awi
+        day, executed = key
+        n, lines = awi.n_steps, awi.n_lines
+        inv = awi.current_inventory
+        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
+        start = day
+        if executed:  # today's deliveries are done; today's production runs tonight
+            start = day + 1
+            made = min(lines, ins)
+            ins, outs = ins - made, outs + made
+        inp = (self.inp + self.p_in).tolist()
+        out = (self.out + self.p_out).tolist()
+        raw = np.zeros(n + 1, dtype=np.int64)
+        spare = np.zeros(n + 1, dtype=np.int64)  # free line capacity each day
+        for t in range(start, n):
+            ins += inp[t]
+            outs -= out[t]
+            raw[t] = outs
+            made = min(lines, ins)
+            spare[t] = lines - made
+            ins, outs = ins - made, outs + made
+        raw[n] = outs
+        raw[:start] = raw[start]
+        free = np.minimum.accumulate(raw[::-1])[::-1]
+        self._sell = np.maximum(0, free)
+        self._sell[:start] = 0
+        # inputs lacking: a shortfall on day s needs inputs on a day before s
+        short = np.maximum(0, -np.minimum.accumulate(raw))
+        need = np.zeros(n + 1, dtype=np.int64)
+        need[:-1] = np.diff(short)
+        need = np.minimum(need, spare)
+        self._buy = need
+        self._short = int(short[-1])
+        self._spare = spare
+        self._ins_left = ins
+
+    def _speculative(self, first: int, last: int) -> np.ndarray:
+        """Extra inputs a factory buys ahead of its sales: about a day of production."""
+        awi = self.awi
+        room = np.zeros(last - first + 1, dtype=np.int64)
+        stop = awi.n_steps - 1 - self.levels_after - 1  # later inputs cannot be sold in time
+        uncommitted = int(self._sell[min(last + 1, len(self._sell) - 1)])
+        budget = max(0, awi.n_lines - uncommitted - int(self.p_in.sum()))
+        for k, t in enumerate(range(first, last + 1)):
+            if t <= stop:
+                room[k] = min(budget, int(self._spare[t]) if t < len(self._spare) else 0)
+        return room
+
+    def room(self, is_buy: bool, first: int, last: int) -> np.ndarray:
+        """Units it would trade for delivery on each day ``first..last`` (now)."""
+        self._project()
+        last = min(last, self.awi.n_steps - 1)
+        if last < first:
+            return np.zeros(0, dtype=np.int64)
+        if not is_buy:
+            return self._sell[first : last + 1].copy()
+        need = self._buy[first : last + 1]
+        if self.awi.is_first_level:
+            return need.copy()
+        room: np.ndarray = np.maximum(need, self._speculative(first, last))
+        return room
+
+    def room_on(self, is_buy: bool, day: int) -> int:
+        r = self.room(is_buy, day, day)
+        return int(r[0]) if len(r) else 0
+
+    def pending(self, is_buy: bool, day: int, q: int) -> None:
+        """A negotiator agreed on ``q`` units for ``day`` (signed or not at signing)."""
+        (self.p_in if is_buy else self.p_out)[day] += q
+        self._key = (-1, False)
+
+    def _book(self, c: Contract, sign: int = 1) -> None:
+        arr = self.inp if c.buyer == self.awi.agent else self.out
+        arr[c.delivery] += sign * c.quantity
+        self._key = (-1, False)
+
+    # -- prices -----------------------------------------------------------------------
+    def _tp(self, product: int) -> float:
+        return max(float(self.awi.trading_prices[product]), 1.0)
+
+    def buy_limit(self) -> int:
+        """The most it pays for one input: the output's price less cost and margin."""
+        awi = self.awi
+        out = max(self._tp(awi.my_output_product), float(awi.catalog_prices[awi.my_output_product]))
+        return max(1, int(out / (1 + self.margin) - awi.cost))
+
+    def sell_floor(self) -> int:
+        """The least it takes for one output: the input's price plus cost and margin."""
+        awi = self.awi
+        inp = min(self._tp(awi.my_input_product), float(awi.catalog_prices[awi.my_input_product]))
+        return max(1, int(np.ceil((inp + awi.cost) * (1 + self.margin))))
+
+    # -- callbacks --------------------------------------------------------------------
+    def before_step(self) -> None:
+        self.p_in[:] = 0
+        self.p_out[:] = 0
+        self._key = (-1, False)
+
+    def sign_all_contracts(self, contracts: list[Contract]) -> list[bool]:
+        awi = self.awi
+        me = awi.agent
+        self.p_in[:] = 0  # today's agreements are decided here, one by one
+        self.p_out[:] = 0
+        self._key = (-1, False)
+        answer = [False] * len(contracts)
+        cash = awi.current_balance
+        sells = sorted(
+            (i for i, c in enumerate(contracts) if c.seller == me),
+            key=lambda i: (not contracts[i].exogenous, -contracts[i].unit_price),
+        )
+        buys = sorted(
+            (i for i, c in enumerate(contracts) if c.buyer == me),
+            key=lambda i: (not contracts[i].exogenous, contracts[i].unit_price),
+        )
+        floor, limit = self.sell_floor(), self.buy_limit()
+        # buys first: a first-level factory's supply is what it will sell
+        for i in buys:
+            c = contracts[i]
+            if c.exogenous:
+                glut = self._sell[min(c.delivery + 1, len(self._sell) - 1)] + c.quantity
+                ok = (
+                    c.unit_price <= limit
+                    and self._lines_free(True, c)
+                    and c.value <= cash
+                    and glut <= self.long_cap
+                )
+            else:
+                ok = c.quantity <= self.room_on(True, c.delivery) and c.value <= cash
+            if ok:
+                answer[i] = True
+                cash -= c.value
+                self._book(c)
+        for i in sells:
+            c = contracts[i]
+            if c.exogenous:
+                ok = (
+                    c.unit_price >= floor
+                    and self._lines_free(False, c)
+                    and c.delivery >= awi.current_step + 2  # time to buy and make it
+                    and self._short_after(c) <= self.short_cap
+                )
+            else:
+                ok = c.quantity <= self.room_on(False, c.delivery)
+            if ok:
+                answer[i] = True
+                self._book(c)
+        for i, yes in enumerate(answer):  # the world reports what was really signed
+            if yes:
+                self._book(contracts[i], -1)
+        return answer
+
+    def _short_after(self, c: Contract) -> int:
+        """Units it would lack (with no more purchases) after also selling ``c``."""
+        self._project()
+        covered = int(self._sell[c.delivery]) if c.delivery < len(self._sell) else 0
+        return self._short + max(0, c.quantity - covered)
+
+    def _adapt(self) -> None:
+        """Halve the positions after today's shortfall or glut, else let them grow."""
+        awi = self.awi
+        lines = awi.n_lines
+        short_today = any(b.agent == awi.agent for b in awi.bb.breaches_on(awi.current_step))
+        if short_today:
+            self.short_cap = 0.0
+        else:
+            self.short_cap = min(2.0 * lines, self.short_cap + lines / 10)
+        stock = awi.current_inventory[awi.my_output_product]
+        if stock > 2 * lines:
+            self.long_cap = max(lines / 2, self.long_cap / 2)
+        else:
+            self.long_cap = min(4.0 * lines, self.long_cap + lines / 4)
+
+    def _lines_free(self, is_buy: bool, c: Contract) -> bool:
+        """An exogenous contract fits: the day's units stay within one day of production."""
+        arr = self.inp if is_buy else self.out
+        return int(arr[c.delivery]) + c.quantity <= self.awi.n_lines
+
+    def on_contracts_finalized(
+        self, signed: list[Contract], cancelled: list[Contract], rejectors: list[list[str]]
+    ) -> None:
+        for c in signed:
+            self._book(c)
+
+    def on_agent_bankrupt(
+        self, agent: str, nullified: list[Contract], reduced: list[Contract]
+    ) -> None:
+        for c in nullified:
+            self._book(c, -1)
+        for c in reduced:
+            self._book(c)
+
+    def step(self) -> None:
+        awi = self.awi
+        self._adapt()
+        inv = awi.current_inventory
+        make = min(awi.n_lines, inv[awi.my_input_product], awi.current_balance // max(1, awi.cost))
+        awi.set_production(int(make))
+        self._key = (-1, False)
+        if awi.current_step + 1 >= awi.n_steps:
+            return
+        self._request(True)
+        self._request(False)
+
+    def _request(self, is_buy: bool) -> None:
+        awi = self.awi
+        partners = awi.my_suppliers if is_buy else awi.my_consumers
+        if not partners:
+            return
+        first = awi.current_step + 1
+        last = min(awi.n_steps - 1, first + max(2, awi.horizon))
+        room = self.room(is_buy, first, last)
+        if len(room) == 0 or room.max() <= 0:
+            return
+        days = np.flatnonzero(room > 0)
+        t0, t1 = first + int(days[0]), first + int(days[-1])
+        product = awi.my_input_product if is_buy else awi.my_output_product
+        cat = awi.catalog_prices[product]
+        prices = (max(1, int(cat * 0.5)), max(2, int(np.ceil(cat * 1.5))))
+        q = (1, int(room.max()))
+        for partner in partners:
+            if awi.quota_left <= 0:
+                break
+            awi.request_negotiation(
+                is_buy, product, q, prices, (t0, t1), partner, self._negotiator(is_buy)
+            )
+
+    def _negotiator(self, is_buy: bool) -> MarketNegotiator:
+        awi = self.awi
+        if is_buy:
+            limit = self.buy_limit()
+            best = min(limit, max(1, int(self._tp(awi.my_input_product) * 0.9)))
+            return MarketNegotiator(self, True, best, limit)
+        floor = self.sell_floor()
+        best = max(floor, int(np.ceil(self._tp(awi.my_output_product) * 1.1)))
+        return MarketNegotiator(self, False, best, floor)
+
+    def respond_to_negotiation_request(self, initiator: str, agenda: Agenda) -> Negotiator | None:
+        mine_buy = not agenda.is_buy
+        room = self.room(mine_buy, *agenda.time)
+        if len(room) == 0 or room.max() < agenda.quantity[0]:
+            return None
+        return self._negotiator(mine_buy)

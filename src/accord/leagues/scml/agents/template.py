@@ -1,0 +1,131 @@
+"""A template SCML agent to copy: every callback, the AWI's information and actions.
+
+Copy this file, rename the class, and change the four decisions marked DECIDE. As it
+stands it is a small, honest agent: it buys inputs when it has free lines and sells the
+outputs it holds, each at no worse than the catalog price, signs what it can pay for and
+deliver, and runs its lines on whatever inputs it holds.
+
+Run it (``docs/writing-an-agent.md``, section "An SCML factory manager"):
+
+    accord scml run --days 10 --agents accord.leagues.scml.agents.template:TemplateAgent,market
+
+Example:
+    >>> from accord.leagues.scml.generate import generate_config
+    >>> from accord.leagues.scml.world import World
+    >>> cfg = generate_config(n_steps=8, factories_per_level=[2, 2], seed=3)
+    >>> w = World(cfg, [TemplateAgent, "market", TemplateAgent, "market"], seed=3).run()
+    >>> w.history.exceptions
+    []
+"""
+
+from __future__ import annotations
+
+from accord.core import Negotiator, Outcome
+from accord.leagues.scml.agent import EmpoweredNegotiator, SCMLAgent
+from accord.leagues.scml.contracts import QUANTITY, TIME, UNIT_PRICE, Agenda, Contract
+
+__all__ = ["TemplateAgent"]
+
+
+class TemplateAgent(SCMLAgent):
+    """Buys what its lines can turn into outputs, sells what it holds, at catalog prices."""
+
+    # -- the main loop ----------------------------------------------------------------
+    def init(self) -> None:
+        """Once, before day 0: read the fixed facts of the factory (its *profile*)."""
+        awi = self.awi
+        self.input, self.output = awi.my_input_product, awi.my_output_product
+        self.cat_in = awi.catalog_prices[self.input]
+        self.cat_out = awi.catalog_prices[self.output]
+        # also: awi.cost, awi.n_lines, awi.my_suppliers, awi.my_consumers, awi.level,
+        # awi.is_first_level, awi.is_last_level, awi.n_steps, awi.horizon, awi.bb.settings
+
+    def before_step(self) -> None:
+        """Each day, first: exogenous contracts of today are revealed (signed later)."""
+
+    def step(self) -> None:
+        """Each day, after execution: produce, then ask for tomorrow's negotiations."""
+        awi = self.awi
+        held = awi.current_inventory  # a tuple: units of every product this factory holds
+        # DECIDE production: run a line per input unit held (up to the lines and the cash)
+        runs = min(awi.n_lines, held[self.input], awi.current_balance // max(1, awi.cost))
+        awi.set_production(int(runs))
+        day = awi.current_step
+        if day + 1 >= awi.n_steps:
+            return  # nothing can be delivered after the last day
+        when = (day + 1, min(awi.n_steps - 1, day + 3))  # delivery days (an inclusive range)
+        # DECIDE what to buy and sell: inputs for half the lines; every output held
+        for partner in awi.my_suppliers:
+            awi.request_negotiation(
+                True, self.input, (1, awi.n_lines // 2 or 1), (1, self.cat_in), when,
+                partner, self._negotiator(is_buy=True),
+            )  # fmt: skip
+        if held[self.output] > 0:
+            for partner in awi.my_consumers:
+                awi.request_negotiation(
+                    False, self.output, (1, held[self.output]), (self.cat_out, 2 * self.cat_out),
+                    when, partner, self._negotiator(is_buy=False),
+                )  # fmt: skip
+
+    # -- negotiation ------------------------------------------------------------------
+    def _negotiator(self, is_buy: bool) -> Negotiator:
+        """DECIDE how to negotiate: here an empowered negotiator with its own utility.
+
+        An offer is ``(unit_price, quantity, time)`` (indices ``UNIT_PRICE``, ``QUANTITY``,
+        ``TIME``). The negotiator proposes its best offer and accepts offers within 10 %
+        of its utility range from the best, whatever the sign of the utilities.
+        """
+        cat = self.cat_in if is_buy else self.cat_out
+
+        def utility(offer: Outcome) -> float:
+            gain = cat - offer[UNIT_PRICE] if is_buy else offer[UNIT_PRICE] - cat
+            return float(gain * offer[QUANTITY] - 0.1 * offer[TIME])
+
+        return EmpoweredNegotiator(utility)
+
+    def respond_to_negotiation_request(self, initiator: str, agenda: Agenda) -> Negotiator | None:
+        """A partner asks to negotiate ``agenda`` (``agenda.is_buy`` is from *its* side)."""
+        i_buy = not agenda.is_buy
+        if not i_buy and self.awi.current_inventory[self.output] < agenda.quantity[0]:
+            return None  # DECIDE: refuse what it cannot deliver
+        return self._negotiator(is_buy=i_buy)
+
+    def on_negotiation_success(self, contract: Contract, agenda: Agenda) -> None:
+        """An agreement (signed or not at the end of the day's negotiations)."""
+
+    def on_negotiation_failure(self, partner: str, agenda: Agenda, reason: str) -> None:
+        """A negotiation ended without agreement (``reason`` says why)."""
+
+    # -- contracts --------------------------------------------------------------------
+    def sign_all_contracts(self, contracts: list[Contract]) -> list[bool]:
+        """DECIDE which agreements and revealed exogenous contracts to sign.
+
+        ``contract.exogenous`` marks a contract with the simulator (seller or buyer
+        ``SIMULATOR``): raw supply for the first level, final demand for the last.
+        """
+        awi = self.awi
+        cash = awi.current_balance
+        stock = awi.current_inventory[self.output]
+        answer = []
+        for c in contracts:
+            if c.buyer == awi.agent:  # a purchase: sign if it can pay
+                ok = c.value <= cash and c.unit_price <= self.cat_in
+                cash -= c.value if ok else 0
+            else:  # a sale: sign if the units are in stock (no spot-market purchases)
+                ok = c.quantity <= stock and c.unit_price >= self.cat_out
+                stock -= c.quantity if ok else 0
+            answer.append(ok)
+        return answer
+
+    def on_contracts_finalized(
+        self, signed: list[Contract], cancelled: list[Contract], rejectors: list[list[str]]
+    ) -> None:
+        """After signing: what was signed, and what was cancelled and by whom."""
+
+    def on_agent_bankrupt(
+        self, agent: str, nullified: list[Contract], reduced: list[Contract]
+    ) -> None:
+        """A factory went bankrupt: its contracts with this one were nullified or reduced."""
+
+    def on_failure(self, day: int, lines: list[int], reason: str) -> None:
+        """Production on ``lines`` failed today (no inputs or no cash)."""
