@@ -98,3 +98,26 @@ def test_report_panels_for_a_world_with_bankruptcies(tmp_path):
     w = World(cfg, agents, seed=1).run()
     paths = write_report(w, tmp_path / "r")
     assert all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_run_shows_agent_exceptions_with_tracebacks_and_counts_signed_contracts(tmp_path):
+    args = [
+        "run",
+        "--days",
+        "4",
+        "--levels",
+        "2,2",
+        "--agents",
+        "scml_isolation_agents:Raiser,market",
+    ]
+    res = CliRunner(env={"COLUMNS": "80"}).invoke(app, [*args, "--report", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "agent exceptions 8" in out  # two raisers, four days
+    assert "raiser failed on day 0" in out and "traceback of 00Rai@0" in out
+    assert 'raise ValueError(f"raiser failed on day {day}")' in out
+    data = _json(runner.invoke(app, [*args, "--json"]).output)["summary"]
+    signed = data["signed_exogenous"] + data["signed_negotiated"]
+    assert f"contracts signed {signed} (" in out and signed == data["signed"]
+    page = (tmp_path / "scml_report.html").read_text()
+    assert page.count("<details>") == 8 and "raiser failed on day 3" in page

@@ -241,3 +241,14 @@ def test_production_schedule_and_failures():
     assert len(days) == cfg.n_lines - 3
     w.run()
     assert sorted(failures) == sorted((n, 1, [0, 1, 2], "insufficient inputs") for n in w.names)
+
+
+def test_an_empty_time_range_is_a_refusal_not_an_error():
+    cfg = generate_config(n_steps=10, factories_per_level=[2, 2], seed=0)
+    w = World(cfg, [DoNothingAgent] * 4)
+    awi = w.agents[0].awi
+    w.day = w.n_steps - 1  # the last day: (day + 1, n_steps - 1) is empty
+    left = awi.quota_left
+    ok = awi.request_negotiation(False, 1, 1, 20, (w.day + 1, w.n_steps - 1), "02DoN@1", None)
+    assert ok is False
+    assert left == awi.quota_left and w.negotiations.pending == []

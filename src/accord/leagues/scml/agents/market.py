@@ -12,9 +12,10 @@ Strategy (each rule is one method below):
   over its cost at the current trading prices, and (for supply) it can pay. Then the
   plan shows what to sell (the output of the supply) or buy (the inputs of the demand).
 - **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
-  the days they are needed, outputs for the days they are available; a middle factory
-  also buys up to one day of production ahead when inputs are cheap, because demand
-  downstream absorbs the flow. It accepts a partner's request when the plan has room
+  the days they are needed, outputs for the days they are available. A factory above
+  the first level also sells ahead of inputs it can still buy, within the same small,
+  self-adjusting position as for final demand, so demand pulls goods up the chain; and
+  it buys about one day of production ahead, because demand downstream absorbs the flow. It accepts a partner's request when the plan has room
   in the agenda's days. Negotiators concede in time from an aspiration price to the
   agent's limit and never agree to more units than the plan has room for at that
   moment (agreements reached in other sessions the same day count at once).
@@ -169,7 +170,12 @@ class MarketAgent(SCMLAgent):
         if last < first:
             return np.zeros(0, dtype=np.int64)
         if not is_buy:
-            return self._sell[first : last + 1].copy()
+            sell = self._sell[first : last + 1].copy()
+            if not self.awi.is_first_level:  # sell ahead of inputs it can still buy
+                ahead = int(max(0.0, self.short_cap - self._short))
+                soon = self.awi.current_step + 2
+                sell[max(0, soon - first) :] += ahead
+            return sell
         need = self._buy[first : last + 1]
         if self.awi.is_first_level:
             return need.copy()
