@@ -66,10 +66,13 @@ class Hanger(DoNothingAgent):
 
 
 class Raiser(DoNothingAgent):
-    """Raises in every step (and lives on)."""
+    """Raises in every step (and lives on); isolated, it asks for 4 GiB on day 3."""
 
     def step(self) -> None:
-        self._fail(self.awi.current_step)
+        day = self.awi.current_step
+        if day == 3 and type(self.awi).__name__ == "RemoteAWI":  # only under a memory limit
+            self.hoard = bytearray(4 << 30)
+        self._fail(day)
 
     def _fail(self, day: int) -> None:
         raise ValueError(f"raiser failed on day {day}")

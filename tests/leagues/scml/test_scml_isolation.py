@@ -108,6 +108,8 @@ def test_an_exception_in_an_isolated_agent_keeps_its_message_and_traceback(world
     raised = [e for e in isolated.history.exceptions if e.agent == isolated.names[4]]
     assert [e.day for e in raised] == list(range(DAYS))
     assert raised[2].message == "ValueError: raiser failed on day 2"
+    assert raised[3].message == "MemoryError: "  # 4 GiB is over its 1024 MB limit ...
+    assert raised[4].message == "ValueError: raiser failed on day 4"  # ... and it lives on
     assert "in _fail" in raised[2].traceback and "scml_isolation_agents.py" in raised[2].traceback
 
 
