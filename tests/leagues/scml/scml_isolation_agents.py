@@ -76,3 +76,17 @@ class Raiser(DoNothingAgent):
 
     def _fail(self, day: int) -> None:
         raise ValueError(f"raiser failed on day {day}")
+
+
+# agents of the in-process tests, for the same runs isolated
+from test_scml_agents import AcceptingSeller, ControlledBuyer, EmpoweredBuyer  # noqa: E402
+
+__all__ = [
+    "Spy",
+    "Crasher",
+    "Hanger",
+    "Raiser",
+    "AcceptingSeller",
+    "ControlledBuyer",
+    "EmpoweredBuyer",
+]

@@ -136,3 +136,16 @@ def test_a_tournament_with_a_crashing_and_a_hanging_agent_completes(tmp_path):
         assert "step() did not answer within 2 s; the process was killed" in messages
     assert set(res.scores) == {f"{M}:Crasher", f"{M}:Hanger"}
     assert all(row["score"] == 0.0 for row in res.scores.values())
+
+
+@pytest.mark.parametrize("buyer", ["ControlledBuyer", "EmpoweredBuyer"])
+def test_controllers_and_empowered_negotiators_work_isolated_exactly_as_in_process(buyer):
+    cfg = generate_config(n_steps=4, factories_per_level=[2, 1], seed=0)
+    specs = [f"{M}:AcceptingSeller", f"{M}:AcceptingSeller", f"{M}:{buyer}"]
+    isolated = World(cfg, [IsolatedAgent(s, LIMITS) for s in specs], seed=0).run()
+    plain = World(cfg, specs, seed=0).run()
+    assert isolated.history.exceptions == plain.history.exceptions == []
+    negotiated = [c for c in plain.book.contracts.values() if not c.exogenous]
+    assert len(negotiated) == 2
+    assert isolated.book.contracts == plain.book.contracts  # same ids, same terms
+    assert isolated.book.status == plain.book.status

@@ -228,6 +228,10 @@ class AWI:
             )
         return w.request_negotiation(i, w.roster.index[partner], agenda, negotiator)
 
+    def next_negotiator_number(self) -> int:
+        """A fresh number for a negotiator id (from the world's id counter: deterministic)."""
+        return self._w.book.next_number()
+
     def request_negotiations(
         self,
         is_buy: bool,
@@ -250,7 +254,7 @@ class AWI:
         for k, partner in enumerate(partners):
             if controller is not None:
                 neg: Negotiator = controller.create_negotiator(
-                    f"{self.agent}>{partner}#{self._w.book.next_number()}"
+                    f"{self.agent}>{partner}#{self.next_negotiator_number()}"
                 )
             else:
                 assert negotiators is not None

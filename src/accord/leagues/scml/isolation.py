@@ -80,6 +80,7 @@ _PER_CALL = ("current_step", "phase", "trading_prices")
 #: read on every access (the agent's own actions change them)
 _LIVE = ("state", "current_balance", "current_inventory", "quota_left")
 _METHODS = (
+    "next_negotiator_number",
     "contracts",
     "request_negotiation",
     "available_for_production",
