@@ -188,11 +188,7 @@ class Session:
 
     def _prepare(self, k: int, t: float) -> NegotiatorView:
         view = self.views[k]
-        view._t = t
-        view._step = self._steps
-        view._round = self._steps // self._n
-        view._standing = self._standing
-        view._proposer = self._proposer
+        view.update(t, self._steps, self._steps // self._n, self._standing, self._proposer)
         return view
 
     def _call(self, k: int, t: float, fn: Any, *args: Any, timed: bool = True) -> Any:
