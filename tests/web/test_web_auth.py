@@ -41,6 +41,22 @@ def test_sessions_expire_and_end_at_logout() -> None:
     assert all(again not in str(row.values()) for row in stored)  # only hashes are kept
 
 
+def test_repeated_failed_logins_are_slowed_down() -> None:
+    clock = VirtualClock()
+    auth = Auth(SqliteFile(":memory:"), clock)
+    auth.set_password("ada", "s3cret!")
+    for _ in range(5):
+        with pytest.raises(WebError, match="wrong user name or password"):
+            auth.login("ada", "guess!")
+        clock.advance(1)
+    with pytest.raises(
+        WebError, match="5 failed logins for 'ada' in the last 60 s; try again in 55 s"
+    ):
+        auth.login("ada", "s3cret!")  # even the right password waits
+    clock.advance(56)
+    assert auth.session_user(auth.login("ada", "s3cret!")) == "ada"
+
+
 class Agents:
     def __init__(self, auth: Auth) -> None:
         self.auth = auth

@@ -26,7 +26,7 @@ import inspect
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -123,11 +123,3 @@ def create_app(
         app.mount(mount, StaticFiles(directory=str(folder), html=True), name=name)
     app.state.services = list(items)
     return app
-
-
-def service_of(app: FastAPI, kind: type[Any]) -> Any:
-    """The first service of ``app`` that is a ``kind`` (for tests and embedding)."""
-    for s in app.state.services:
-        if isinstance(s, kind):
-            return s
-    raise LookupError(f"no {kind.__name__} among the services of {app.title!r}")

@@ -56,6 +56,9 @@ SESSION_COOKIE = "accord_session"
 PARTICIPANT_COOKIE = "accord_participant"
 SESSION_SECONDS = 12 * 3600
 MIN_PASSWORD = 6
+MAX_FAILED_LOGINS = 5
+"""Failed logins allowed per user name within :data:`LOGIN_WINDOW` seconds; more get a 429."""
+LOGIN_WINDOW = 60.0
 _N, _R, _P = 2**14, 8, 1
 
 TokenKind = Literal["participant", "service"]
@@ -153,6 +156,7 @@ class Auth:
         self.clock: Clock = clock or RealClock()
         self.session_seconds = session_seconds
         self.secure_cookies = secure_cookies
+        self._failures: dict[str, list[float]] = {}
         with file.lock:
             file.conn.executescript(_SCHEMA)
 
@@ -174,12 +178,23 @@ class Auth:
         return str(rows[0]["role"]) if rows else None
 
     def login(self, username: str, password: str) -> str:
-        """A new session token for a right password; 401 otherwise."""
+        """A new session token for a right password; 401 otherwise, and 429 after
+        :data:`MAX_FAILED_LOGINS` failures for that name within :data:`LOGIN_WINDOW` s."""
+        now = self.clock.wall()
+        recent = [t for t in self._failures.get(username, []) if now - t < LOGIN_WINDOW]
+        if len(recent) >= MAX_FAILED_LOGINS:
+            wait = LOGIN_WINDOW - (now - recent[0])
+            raise WebError(
+                429,
+                f"{len(recent)} failed logins for {username!r} in the last "
+                f"{LOGIN_WINDOW:g} s; try again in {wait:.0f} s",
+            )
         rows = self.file.rows("SELECT pw_hash FROM users WHERE username = ?", (username,))
         if not rows or not verify_password(password, str(rows[0]["pw_hash"])):
+            self._failures[username] = [*recent, now][-MAX_FAILED_LOGINS:]
             raise WebError(401, "wrong user name or password")
+        self._failures.pop(username, None)
         token = new_token()
-        now = self.clock.wall()
         with self.file.transaction(immediate=True):
             self.file.execute("DELETE FROM sessions WHERE expires < ?", (now,))
             self.file.execute(

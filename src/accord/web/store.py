@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import json
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -153,10 +152,3 @@ class EventLog:
             data = json.dumps(e.data, separators=(",", ":"), sort_keys=True)
             writer.writerow([e.seq, iso(e.at), repr(e.at), e.stream, e.party or "", e.kind, data])
         return len(events)
-
-
-def is_append_only_error(error: Exception) -> bool:
-    """Whether ``error`` is the log refusing a change (for tests and callers)."""
-    return isinstance(error, sqlite3.IntegrityError | sqlite3.DatabaseError) and (
-        "append-only" in str(error)
-    )
