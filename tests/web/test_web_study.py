@@ -38,10 +38,14 @@ def test_a_link_works_once_and_the_first_browser_resumes(tmp_path: Path) -> None
     with ServerThread(make_app(study)) as srv, experimenter(srv.url) as admin:
         (link,) = invite(admin)
         with httpx.Client(timeout=10) as person, httpx.Client(timeout=10) as stranger:
-            first = person.get(link)
+            look = stranger.get(link)  # looking (a mail system's link check) uses nothing
+            assert look.status_code == 200 and "id=start type=submit>Start" in look.text
+            first = person.post(link)
             assert first.status_code == 303 and first.headers["location"] == "/study/consent.html"
             again = person.get(link)  # same browser (cookie): carry on where it was
             assert again.status_code == 303
+            assert person.post(link).status_code == 303
+            assert stranger.post(link).json()["code"] == "link_used"
             reused = stranger.get(link)
             assert reused.status_code == 409
             body = reused.json()
@@ -49,7 +53,7 @@ def test_a_link_works_once_and_the_first_browser_resumes(tmp_path: Path) -> None
             assert body["error"].startswith("this study link was already used on 20")
             page = stranger.get(link, headers={"Accept": "text/html"})
             assert page.status_code == 409 and 'data-code="link_used"' in page.text
-            unknown = stranger.get(f"{srv.url}/s/not-a-link")
+            unknown = stranger.post(f"{srv.url}/s/not-a-link")
             assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_link"
             assert stranger.get(f"{srv.url}/api/participant").status_code == 401
 
@@ -61,7 +65,7 @@ def test_consent_rounds_and_progress_follow_the_design(tmp_path: Path) -> None:
         plans = [p["plan"] for p in admin.get("/api/study/participants").json()]
         assert plans == [["greedy", "fair"], ["fair", "greedy"], ["greedy", "fair"]]
         with httpx.Client(base_url=srv.url, timeout=10) as p1:
-            p1.get(links[0])
+            p1.post(links[0])
             old = p1.post("/api/participant/consent", json={"agree": True, "version": "1"})
             assert old.status_code == 409 and "consent text changed (version 2" in old.text
             early = p1.post("/api/ultimatum/offer", json={"give": 70})
@@ -79,7 +83,7 @@ def test_consent_rounds_and_progress_follow_the_design(tmp_path: Path) -> None:
             assert p1.post("/api/ultimatum/offer", json={"give": 70}).json()["accepted"] is True
             assert p1.get("/api/participant").json()["condition"] == "fair"
         with httpx.Client(base_url=srv.url, timeout=10) as p2:
-            p2.get(links[1])
+            p2.post(links[1])
             me = p2.post("/api/participant/consent", json={"agree": False, "version": "2"}).json()
             assert me["status"] == "declined" and me["next"] == "/study/done.html"
         progress = admin.get("/api/study").json()["progress"]
@@ -124,7 +128,7 @@ def test_a_restarted_server_resumes_the_study_links_and_cookies_included(tmp_pat
     with ServerThread(make_app(study)) as srv, experimenter(srv.url) as admin:
         link, spare = invite(admin, 2)
         person = httpx.Client(base_url=srv.url, timeout=10)
-        person.get(link)
+        person.post(link)
         person.post("/api/participant/consent", json={"agree": True, "version": "2"})
         person.post("/api/ultimatum/offer", json={"give": 10})
     # a new process would do exactly this: open the same file with the same design
@@ -136,7 +140,7 @@ def test_a_restarted_server_resumes_the_study_links_and_cookies_included(tmp_pat
         assert (me["pid"], me["round"], me["condition"]) == ("p001", 1, "fair")
         assert person.post("/api/ultimatum/offer", json={"give": 50}).json()["accepted"]
         assert person.get("/api/participant").json()["status"] == "done"
-        fresh = httpx.get(spare.replace(spare.split("/s/")[0], srv.url), timeout=10)
+        fresh = httpx.post(spare.replace(spare.split("/s/")[0], srv.url), timeout=10)
         assert fresh.status_code == 303
         kinds = [e.kind for e in study.events.read(DESIGN.id, party="p001")]
         assert kinds[-3:] == ["reply", "round_done", "finished"]

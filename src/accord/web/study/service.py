@@ -9,8 +9,10 @@ task page and, if it needs one, its own service that calls :meth:`Study.record`,
 
 A participant's way through a study::
 
-    GET /s/<link>            single use: the first visit sets the participant's cookie;
-                             a later visit from another browser is refused (409 link_used)
+    GET /s/<link>            a landing page with a Start button (looking uses nothing:
+                             mail systems fetch links to check them)
+    POST /s/<link>           Start: single use; sets the participant's cookie; the link
+                             from another browser afterwards is refused (409 link_used)
     /study/consent.html      agree or decline (POST /api/participant/consent)
     <design.task_path>       the league's page, one round per condition of the plan
                              (POST /api/participant/events, PUT .../state, POST .../complete)
@@ -185,8 +187,7 @@ class Study:
         return self.events.write_csv(out, self.design.id)
 
     # -- the participant's side ----------------------------------------------------------
-    def open_link(self, token: str, cookie: str | None) -> tuple[Participant, str | None]:
-        """Use a link: (participant, new cookie token or None when resuming)."""
+    def _by_link(self, token: str) -> Participant:
         p = self.store.by_link(token_hash(token))
         if p is None:
             raise WebError(
@@ -194,21 +195,42 @@ class Study:
                 "this study link is not known here; check that it was copied whole",
                 code="unknown_link",
             )
-        if p.opened is None:
-            p = self.store.update(p.pid, opened=self.clock.wall(), status=Status.OPENED)
-            self._event(p, "link_opened", {})
-            self._changed(p)
-            return p, self.auth.issue(p.pid, "participant")
-        if cookie and self.auth.subject(cookie, "participant") == p.pid:
-            return p, None  # the same browser again: carry on
+        return p
+
+    def _refuse_reuse(self, p: Participant) -> WebError:
         self._event(p, "link_reused", {})
-        raise WebError(
+        return WebError(
             409,
-            f"this study link was already used on {iso(p.opened)}; each link works once, in "
-            "the browser that first opened it. Go back to that browser, or ask the "
+            f"this study link was already used on {iso(p.opened or 0.0)}; each link works "
+            "once, in the browser that first opened it. Go back to that browser, or ask the "
             "experimenter for a new link",
             code="link_used",
         )
+
+    def look_at_link(self, token: str, cookie: str | None) -> tuple[Participant, bool]:
+        """Look without using: (participant, whether this browser already holds it).
+        A link used by another browser is refused (409 ``link_used``)."""
+        p = self._by_link(token)
+        if p.opened is None:
+            return p, False
+        if cookie and self.auth.subject(cookie, "participant") == p.pid:
+            return p, True
+        raise self._refuse_reuse(p)
+
+    def open_link(self, token: str, cookie: str | None) -> tuple[Participant, str | None]:
+        """Use a link: (participant, new cookie token, or None when this browser holds it
+        already). A link used by another browser is refused (409 ``link_used``)."""
+        p, mine = self.look_at_link(token, cookie)
+        if mine:
+            return p, None
+        with self.store.lock:  # two clicks at once: one wins
+            p = self._by_link(token)
+            if p.opened is not None:
+                raise self._refuse_reuse(p)
+            p = self.store.update(p.pid, opened=self.clock.wall(), status=Status.OPENED)
+        self._event(p, "link_opened", {})
+        self._changed(p)
+        return p, self.auth.issue(p.pid, "participant")
 
     def next_page(self, p: Participant) -> str:
         """Where participant ``p`` should be now."""
@@ -319,7 +341,21 @@ class Study:
         participant = Depends(self.auth.participant)
 
         @r.get("/s/{token}", include_in_schema=False)
-        def open_link(token: str, request: Request) -> Response:
+        def look(token: str, request: Request) -> Response:
+            """A link's landing page; looking does not use the link (mail systems fetch
+            links to check them), pressing Start does."""
+            try:
+                p, mine = self.look_at_link(token, request.cookies.get(PARTICIPANT_COOKIE))
+            except WebError as e:
+                if "text/html" not in request.headers.get("accept", ""):
+                    raise
+                return _error_page(e)
+            if mine:
+                return RedirectResponse(self.next_page(p), status_code=303)
+            return _landing_page(self.design.title)
+
+        @r.post("/s/{token}", include_in_schema=False)
+        def start(token: str, request: Request) -> Response:
             try:
                 p, new = self.open_link(token, request.cookies.get(PARTICIPANT_COOKIE))
             except WebError as e:
@@ -396,6 +432,19 @@ class Study:
             return self.live.response("progress", [Message("progress", self.progress())])
 
         return r
+
+
+def _landing_page(title: str) -> HTMLResponse:
+    page = (
+        "<!doctype html><html lang=en><meta charset=utf-8>"
+        f"<title>{html.escape(title)}</title>"
+        '<link rel=stylesheet href="/study/study.css">'
+        f"<main class=card><h1 id=title>{html.escape(title)}</h1>"
+        "<p>This is your personal link to the study. It works once, in this browser.</p>"
+        "<form method=post><button class=primary id=start type=submit>Start</button></form>"
+        "</main></html>"
+    )
+    return HTMLResponse(page)
 
 
 def _error_page(e: WebError) -> HTMLResponse:
