@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from .credentials import Credentials
 from .fanout import Outbox
 from .messages import InitializeRound
 from .round import Phase, Round
@@ -51,7 +52,6 @@ class Party:
     name: str
     url: str
     kind: str  # "agent" or "ui"
-    token: str | None = None
 
 
 @dataclass
@@ -63,7 +63,7 @@ class RoundRuntime:
     record: RoundRecord
     agents: dict[str, Party]
     uis: list[Party]
-    human_token: str | None
+    credentials: Credentials
     outboxes: dict[str, Outbox] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -73,11 +73,9 @@ class RoundRuntime:
     def round_id(self) -> str:
         return self.round.round_id
 
-    def token_for(self, speaker: str) -> str | None:
-        if speaker == self.round.human:
-            return self.human_token
-        party = self.agents.get(speaker)
-        return None if party is None else party.token
+    def authenticated(self, speaker: str) -> bool:
+        """False for a speaker the operator admitted without a secret."""
+        return self.credentials.authenticated(speaker)
 
     def live(self, now: float) -> bool:
         return self.round.phase(now) not in (Phase.CREATED, Phase.ENDED)

@@ -12,12 +12,13 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import ValidationError
 
 from .confirmation import ask_to_confirm
+from .credentials import TOKEN_FIELD, Credentials
 from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
@@ -46,6 +47,7 @@ class Orchestrator:
         confirm_timeout: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        unauthenticated: Iterable[str] = (),
     ) -> None:
         self.store = store
         self.rule_config = rule_config or RuleConfig()
@@ -55,6 +57,8 @@ class Orchestrator:
         self.confirm_timeout = confirm_timeout
         self.clock = clock
         self.wall = wall
+        self.unauthenticated = frozenset(unauthenticated)
+        """Speakers admitted without a secret in every round (the operator's list)."""
         self.rounds: dict[str, RoundRuntime] = {}
 
     # ------------------------------------------------------------- lifecycle
@@ -84,7 +88,7 @@ class Orchestrator:
             to_cents(budget)  # a usable amount of money
         except (InvalidUtility, ValueError) as e:
             raise HumaineError(422, f"invalid round set-up: {e}") from None
-        spec = spec.model_copy(update={"roundId": round_id})
+        spec = self._secure(spec.model_copy(update={"roundId": round_id}))
         record = RoundRecord(
             round_id, spec.model_dump(mode="json"), "created", generation, self.wall()
         )
@@ -92,6 +96,37 @@ class Orchestrator:
         self.rounds[round_id] = rt
         self._save(rt)
         return rt
+
+    def _secure(self, spec: InitializeRound) -> InitializeRound:
+        """The spec with a secret for every speaker the operator did not list as
+        unauthenticated (fresh ones where none was given), kept with the round."""
+        names = [a.name for a in spec.agents]
+        listed = {a.name for a in spec.agents if not a.authenticated}
+        if not spec.human.authenticated:
+            listed.add(HUMAN)
+        given = {a.name: a.token for a in spec.agents} | {HUMAN: spec.human.token}
+        creds = Credentials.make([*names, HUMAN], given, listed | self.unauthenticated)
+        agents = [
+            a.model_copy(
+                update={
+                    "token": creds.token_for(a.name),
+                    "authenticated": creds.authenticated(a.name),
+                }
+            )
+            for a in spec.agents
+        ]
+        human = spec.human.model_copy(
+            update={"token": creds.token_for(HUMAN), "authenticated": creds.authenticated(HUMAN)}
+        )
+        for name in sorted(creds.open):
+            log.warning(
+                "round %s admits %s WITHOUT authentication (listed as unauthenticated by the "
+                "operator): anyone who can reach the orchestrator may speak as %s",
+                spec.roundId,
+                name,
+                name,
+            )
+        return spec.model_copy(update={"agents": agents, "human": human})
 
     def _build(
         self,
@@ -115,10 +150,16 @@ class Orchestrator:
             spec.roundNumber,
             track_delivery=True,
         )
-        agents = {a.name: Party(a.name, a.base_url(), "agent", a.token) for a in spec.agents}
+        agents = {a.name: Party(a.name, a.base_url(), "agent") for a in spec.agents}
         ui_specs = spec.humanUIs if spec.humanUIs is not None else self.human_uis
         uis = [Party(u.name, u.base_url(), "ui") for u in ui_specs]
-        return RoundRuntime(rnd, spec, record, agents, uis, spec.human.token)
+        tokens = {a.name: a.token for a in spec.agents if a.token} | (
+            {HUMAN: spec.human.token} if spec.human.token else {}
+        )
+        open_ = {a.name for a in spec.agents if not a.authenticated}
+        if not spec.human.authenticated:
+            open_.add(HUMAN)
+        return RoundRuntime(rnd, spec, record, agents, uis, Credentials(tokens, frozenset(open_)))
 
     def resolve(self, round_id: str | None, purpose: str = "this message") -> RoundRuntime:
         """The round a request is about: by id, or the single round in progress."""
@@ -184,18 +225,30 @@ class Orchestrator:
             "durations": rnd.durations.to_wire(),
             "humanBudget": {"currentUnit": "USD", "value": rnd.budget},
         }
+        creds = rt.credentials
+        secret = self._secret(creds, HUMAN)
+        if creds.open:
+            meta["unauthenticated"] = sorted(creds.open)
         if rt.record.generation == 2:
-            futures += self._send(rt, rt.uis, "/sendRoundMetadata", meta)
+            futures += self._send(rt, rt.uis, "/sendRoundMetadata", meta | secret)
         if rnd.buyer_utility is not None:
             for ui in rt.uis:
                 body = rnd.buyer_utility.to_wire() | {"name": ui.name, "roundId": rt.round_id}
-                futures += self._send(rt, [ui], "/setUtility", body)
+                if creds.open:
+                    body["unauthenticated"] = sorted(creds.open)
+                futures += self._send(rt, [ui], "/setUtility", body | secret)
         for name, party in rt.agents.items():
             utility = rnd.seller_utilities[name].to_wire()
-            body = utility | {"name": name, "roundId": rt.round_id}
+            body = utility | {"name": name, "roundId": rt.round_id} | self._secret(creds, name)
             futures += self._send(rt, [party], "/setUtility", body)
         rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
         return await self._gather(futures)
+
+    @staticmethod
+    def _secret(creds: Credentials, speaker: str) -> dict[str, str]:
+        """``{"token": secret}`` for the party that speaks as ``speaker`` (or nothing)."""
+        token = creds.token_for(speaker)
+        return {TOKEN_FIELD: token} if token else {}
 
     async def _sleep_until(self, rt: RoundRuntime, target: Callable[[], float | None]) -> None:
         while True:
@@ -314,14 +367,11 @@ class Orchestrator:
             )
             self._refuse(rt, raw, msg.speaker, "speaker", why, at)
             raise HumaineError(403, why)
-        expected = rt.token_for(msg.speaker)
-        if expected is not None and (msg.token or header_token) != expected:
-            why = (
-                f"{msg.speaker} must present its secret token (X-Accord-Token header or "
-                "'token' field); the one given is missing or wrong"
-            )
-            self._refuse(rt, raw, msg.speaker, "token", why, at)
-            raise HumaineError(403, why)
+        why_not = rt.credentials.check(msg.speaker, msg.token or header_token)
+        if why_not is not None:
+            log.warning("round %s: forged or unproven speaker refused: %s", rt.round_id, why_not)
+            self._refuse(rt, raw, msg.speaker, "token", why_not, at)
+            raise HumaineError(403, why_not)
         forward = self._forward_body(rt, raw, msg)
         bid = None
         if msg.bid is not None:
@@ -344,8 +394,10 @@ class Orchestrator:
     def _forward_body(
         self, rt: RoundRuntime, raw: dict[str, Any], msg: RelayMessage
     ) -> dict[str, Any]:
-        body = {k: v for k, v in raw.items() if k != "token"}
+        body = {k: v for k, v in raw.items() if k not in (TOKEN_FIELD, "authenticated")}
         body["roundId"] = rt.round_id
+        if not rt.authenticated(msg.speaker):
+            body["authenticated"] = False  # the UIs and the log say so
         is_human = msg.speaker == rt.round.human
         if not body.get("role"):
             body["role"] = "buyer" if is_human else "seller"
@@ -365,7 +417,7 @@ class Orchestrator:
         rt.round.record_refusal(Utterance(speaker or "?", text[:2000], addressee), rule, why, at)
         entry = rt.round.log[-1]
         self._persist_entry(rt, entry)
-        body = {k: v for k, v in raw.items() if k != "token"} | {"roundId": rt.round_id}
+        body = {k: v for k, v in raw.items() if k != TOKEN_FIELD} | {"roundId": rt.round_id}
         if isinstance(body.get("text"), str):
             body["text"] = body["text"][:2000]
         self._send(rt, rt.uis, "/receiveLog", body | {"permitted": False, "rationale": why})
@@ -473,6 +525,7 @@ class Orchestrator:
             "budget": rnd.initial_budget,
             "remainingBudget": rnd.remaining_budget,
             "purchases": rnd.human_quantity(),
+            "unauthenticated": sorted(rt.credentials.open),
         }
         if full:
             out["decisions"] = [e.__dict__ for e in rnd.log]

@@ -48,17 +48,19 @@ def tiny_agent(name: str, price: float, orchestrator: str) -> FastAPI:
     (or, as Celia, when nobody is): an utterance with "accept" gets an Accept of its last offer, anything else gets
     the offer of one cake's basics (2 eggs, 2 flour, 1 milk, 1 sugar) for ``price``."""
     app = FastAPI()
-    state: dict[str, Any] = {"offer": None, "round": None, "name": name}
+    state: dict[str, Any] = {"offer": None, "round": None, "name": name, "secret": None}
     tasks: set[asyncio.Task[None]] = set()
 
     async def relay(body: dict[str, Any]) -> None:
+        headers = {"X-Accord-Token": state["secret"]} if state["secret"] else {}
         async with httpx.AsyncClient(timeout=5) as c:
-            await c.post(f"{orchestrator}/relayMessage", json=body)
+            await c.post(f"{orchestrator}/relayMessage", json=body, headers=headers)
 
     @app.post("/setUtility")
     async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
         state["round"] = body.get("roundId")
         state["name"] = body.get("name") or name
+        state["secret"] = body.pop("token", None)  # this round's secret
         return {"status": "Acknowledged", "utility": body}
 
     @app.post("/startRound")
