@@ -66,6 +66,8 @@ class RoundRuntime:
     credentials: Credentials
     outboxes: dict[str, Outbox] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
+    background: set[asyncio.Task[None]] = field(default_factory=set)
+    """Deals waiting for the UIs' confirmation."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     delivery_errors: list[dict[str, Any]] = field(default_factory=list)
 

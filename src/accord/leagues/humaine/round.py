@@ -34,12 +34,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
 from .goods import GOODS
-from .rules import HUMAN, Decision, RuleConfig, RulesEngine, Utterance, to_cents
+from .rules import HUMAN, Bid, Decision, RuleConfig, RulesEngine, Utterance, to_cents
 from .scoring import Allocation, BuyerScore, InvalidAllocation, buyer_value, check_allocation
 from .utility import BuyerUtility, SellerUtility
 
@@ -148,6 +148,17 @@ class RoundResults:
                 },
             }
         return out
+
+
+def _bid_of(message: Mapping[str, Any]) -> Bid | None:
+    """The bid of a logged wire message, if it has a usable one."""
+    bid = message.get("bid")
+    if not isinstance(bid, Mapping) or not isinstance(bid.get("type"), str):
+        return None
+    price = bid.get("price")
+    value = price.get("value") if isinstance(price, Mapping) else None
+    quantity = bid.get("quantity") if isinstance(bid.get("quantity"), Mapping) else {}
+    return Bid(bid["type"], dict(quantity), None if value is None else float(value))
 
 
 def _add(into: dict[str, int], quantity: Mapping[str, int]) -> None:
@@ -328,6 +339,21 @@ class Round:
                     return True
             return False
 
+    def decline_deal(self, seq: int, rationale: str) -> LogEntry | None:
+        """The buyer declined the deal of log entry ``seq`` (generation 2's
+        confirmation): the Accept is blocked after all (rule "confirm"), its money is
+        refunded and its speaker may speak again this turn. Returns the new entry, or
+        None when there is no such standing deal."""
+        with self._lock:
+            if not self.cancel_deal(seq):
+                return None
+            old = self.log[seq]
+            entry = replace(old, permitted=False, rule="confirm", rationale=rationale, deal=False)
+            self.log[seq] = entry
+            if self.started_at is not None:
+                self.engine.withdraw(old.speaker, self.started_at + old.t)
+            return entry
+
     def restore(
         self,
         log: list[LogEntry],
@@ -348,15 +374,25 @@ class Round:
             human_at: float | None = None
             addressee: str | None = None
             spoken: list[tuple[str, float]] = []
+            offers: dict[str, Bid] = {}
             for e in self.log:
                 if not e.permitted:
                     continue
+                bid = _bid_of(e.message)
                 if e.speaker == self.human:
                     human_at, addressee, spoken = base + e.t, e.addressee, []
+                    if e.deal:
+                        offers.pop(self.engine.resolve_addressee(e.addressee) or "", None)
                 else:
                     spoken.append((e.speaker, base + e.t))
+                    if bid is not None and bid.type == "SellOffer":
+                        offers[e.speaker] = bid
+                    elif bid is not None:
+                        offers.pop(e.speaker, None)
             spent = sum(p.price_cents for p in self.deals())
-            self.engine.restore(to_cents(self.initial_budget) - spent, human_at, addressee, spoken)
+            self.engine.restore(
+                to_cents(self.initial_budget) - spent, human_at, addressee, spoken, offers
+            )
 
     # ---------------------------------------------------------------- reading
     @property

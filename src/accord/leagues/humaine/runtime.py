@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .confirmation import ask_to_confirm
+from .confirmation import confirm
 from .credentials import TOKEN_FIELD, Credentials
 from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
@@ -70,6 +70,8 @@ class Orchestrator:
         for rt in self.rounds.values():
             if rt.task is not None:
                 rt.task.cancel()
+            for task in list(rt.background):
+                task.cancel()
             for box in rt.outboxes.values():
                 await box.close()
 
@@ -382,7 +384,7 @@ class Orchestrator:
         entry = rnd.log[-1]
         self._persist_entry(rt, entry)
         self._route(rt, forward, decision, entry)
-        return {
+        reply = {
             "status": "Acknowledged" if decision.permitted else "Blocked",
             "roundId": rt.round_id,
             "permitted": decision.permitted,
@@ -390,6 +392,9 @@ class Orchestrator:
             "rationale": decision.rationale,
             "allResponses": [],
         }
+        if decision.permitted and decision.deal and self._held(rt, decision):
+            reply["awaiting"] = "the buyer's confirmation"  # then released or blocked
+        return reply
 
     def _forward_body(
         self, rt: RoundRuntime, raw: dict[str, Any], msg: RelayMessage
@@ -434,27 +439,59 @@ class Orchestrator:
                         self.store.save_purchase(rt.round_id, p)
 
     def _route(self, rt: RoundRuntime, body: dict[str, Any], d: Decision, entry: LogEntry) -> None:
-        logged = body | {"permitted": d.permitted, "rationale": d.rationale}
+        if d.permitted and d.deal and self._held(rt, d):
+            task = asyncio.get_running_loop().create_task(self._confirm(rt, body, d, entry))
+            rt.background.add(task)
+            task.add_done_callback(rt.background.discard)
+            return
         if d.permitted:
-            to_uis = self._send(rt, rt.uis, "/receiveMessage", body)
-            bare = {k: v for k, v in body.items() if k != "bid"}
-            engine = rt.round.engine
-            for name, party in rt.agents.items():
-                seen = (
-                    (lambda n=name, at=d.at: engine.mark_seen(n, at)) if d.speaker != name else None
-                )
-                self._outbox(rt, party).send("/receiveMessage", bare, before=seen)
-            if d.deal and rt.record.generation == 2:
-                for ui, sent in zip(rt.uis, to_uis, strict=True):
-                    channel = self._outbox(rt, ui, confirmations=True)
-                    ask_to_confirm(rt, channel, sent, body, entry.seq, self.store)
+            self._release(rt, body, d)
         else:
             rejection = body | {"rationale": d.rationale}
             if d.speaker in rt.agents:
                 self._send(rt, [rt.agents[d.speaker]], "/receiveRejection", rejection)
             else:
                 self._send(rt, rt.uis, "/receiveRejection", rejection)
+        logged = body | {"permitted": d.permitted, "rationale": d.rationale}
         self._send(rt, rt.uis, "/receiveLog", logged)
+
+    def _release(self, rt: RoundRuntime, body: dict[str, Any], d: Decision) -> None:
+        """A permitted message goes out: to the UIs with its bid, to every agent without."""
+        self._send(rt, rt.uis, "/receiveMessage", body)
+        bare = {k: v for k, v in body.items() if k != "bid"}
+        engine = rt.round.engine
+        for name, party in rt.agents.items():
+            seen = (lambda n=name, at=d.at: engine.mark_seen(n, at)) if d.speaker != name else None
+            self._outbox(rt, party).send("/receiveMessage", bare, before=seen)
+
+    @staticmethod
+    def _held(rt: RoundRuntime, d: Decision) -> bool:
+        """Whether a deal waits for the human UIs' confirmation (generation 2, an
+        agent's Accept, a UI to ask)."""
+        return rt.record.generation == 2 and d.speaker in rt.agents and bool(rt.uis)
+
+    async def _confirm(
+        self, rt: RoundRuntime, body: dict[str, Any], d: Decision, entry: LogEntry
+    ) -> None:
+        """Hold an agent's Accept until the UIs answer; release it, or block it."""
+        channels = [self._outbox(rt, ui, confirmations=True) for ui in rt.uis]
+        declined = await confirm(channels, body)
+        if declined is None:
+            self._release(rt, body, d)
+            logged = body | {"permitted": True, "rationale": d.rationale}
+            self._send(rt, rt.uis, "/receiveLog", logged)
+            return
+        blocked = rt.round.decline_deal(entry.seq, declined)
+        if blocked is None:
+            return
+        self._persist_entry(rt, blocked)
+        if self.store is not None:
+            for p in rt.round.purchases:
+                if p.seq == entry.seq:
+                    self.store.save_purchase(rt.round_id, p)
+        log.info("round %s: %s's Accept blocked: %s", rt.round_id, d.speaker, declined)
+        self._send(rt, [rt.agents[d.speaker]], "/receiveRejection", body | {"rationale": declined})
+        self._send(rt, rt.uis, "/receiveLog", body | {"permitted": False, "rationale": declined})
 
     # ------------------------------------------------------------- allocation
     def allocate(self, round_id: str | None, products: dict[str, Any]) -> RoundRuntime:

@@ -98,18 +98,20 @@ class UiRound:
             self.allocation = body
 
     def _message(self, route: str, body: dict[str, Any], at: float) -> None:
-        verdict = route in ("receiveLog", "receiveRejection")
+        verdict = route in ("receiveLog", "receiveRejection", "receiveMessage")
         permitted: bool | None = True
-        if route == "said":
-            permitted = None  # the human's own message, until the orchestrator's verdict
+        if route in ("said", "confirmAccept"):
+            permitted = None  # the human's own message, or a deal, until the verdict
         elif verdict:
-            permitted = route == "receiveLog" and body.get("permitted") is not False
+            permitted = route != "receiveRejection" and body.get("permitted") is not False
         key = _key(body)
         if key in self.index:
             entry = self.transcript[self.index[key]]
             if verdict:
                 entry["permitted"] = permitted
                 entry["rationale"] = None if permitted else body.get("rationale")
+            if body.get("authenticated") is False:
+                entry["authenticated"] = False
             return
         self.index[key] = len(self.transcript)
         bid = body.get("bid") if isinstance(body.get("bid"), dict) else None
@@ -122,6 +124,7 @@ class UiRound:
                 "permitted": permitted,
                 "rationale": None if permitted is not False else body.get("rationale"),
                 "at": at,
+                "authenticated": body.get("authenticated") is not False,
             }
         )
         speaker = str(body.get("speaker", ""))
