@@ -157,8 +157,9 @@ def _bid_of(message: Mapping[str, Any]) -> Bid | None:
         return None
     price = bid.get("price")
     value = price.get("value") if isinstance(price, Mapping) else None
-    quantity = bid.get("quantity") if isinstance(bid.get("quantity"), Mapping) else {}
-    return Bid(bid["type"], dict(quantity), None if value is None else float(value))
+    quantity = bid.get("quantity")
+    goods: dict[str, int] = dict(quantity) if isinstance(quantity, Mapping) else {}
+    return Bid(bid["type"], goods, None if value is None else float(value))
 
 
 def _add(into: dict[str, int], quantity: Mapping[str, int]) -> None:

@@ -384,7 +384,7 @@ class Orchestrator:
         entry = rnd.log[-1]
         self._persist_entry(rt, entry)
         self._route(rt, forward, decision, entry)
-        reply = {
+        reply: dict[str, Any] = {
             "status": "Acknowledged" if decision.permitted else "Blocked",
             "roundId": rt.round_id,
             "permitted": decision.permitted,
