@@ -94,7 +94,7 @@ def create_orchestrator_app(
     rule_config: RuleConfig | None = None,
     default_budget: float = 50.0,
     call_timeout: float = 5.0,
-    confirm_timeout: float = 30.0,
+    confirm_timeout: float = 90.0,
     extra_routers: Sequence[APIRouter] = (),
     static_dirs: Mapping[str, str | Path] | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -215,7 +215,8 @@ def create_orchestrator_app(
     @app.get("/health")
     async def health() -> dict[str, Any]:
         now = orch.clock()
-        live = sum(1 for rt in orch.rounds.values() if rt.round.phase(now) is not Phase.ENDED)
+        done = (Phase.ENDED, Phase.FAILED)
+        live = sum(1 for rt in orch.rounds.values() if rt.round.phase(now) not in done)
         return {"status": "ok", "rounds": len(orch.rounds), "unfinished": live}
 
     for router in extra_routers:

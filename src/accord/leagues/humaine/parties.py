@@ -80,4 +80,4 @@ class RoundRuntime:
         return self.credentials.authenticated(speaker)
 
     def live(self, now: float) -> bool:
-        return self.round.phase(now) not in (Phase.CREATED, Phase.ENDED)
+        return self.round.phase(now) not in (Phase.CREATED, Phase.ENDED, Phase.FAILED)

@@ -55,11 +55,14 @@ __all__ = [
 
 
 class Phase(StrEnum):
+    """A round's phase; ``FAILED``: the round runner broke and the round stopped."""
+
     CREATED = "created"
     WARMUP = "warmup"
     ACTIVE = "active"
     POST = "post"
     ENDED = "ended"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,7 @@ class Round:
         self.log: list[LogEntry] = []
         self.purchases: list[Purchase] = []
         self.allocation: Allocation | None = None
+        self.failure: str | None = None
         self._lock = threading.RLock()
 
     # ----------------------------------------------------------------- phases
@@ -237,6 +241,8 @@ class Round:
 
     def phase(self, now: float | None = None) -> Phase:
         at = self.clock() if now is None else now
+        if self.failure is not None:
+            return Phase.FAILED
         if self.started_at is None:
             return Phase.CREATED
         assert self.warmup_end is not None and self.active_end is not None
@@ -248,6 +254,11 @@ class Round:
         if at < self.post_end:
             return Phase.POST
         return Phase.ENDED
+
+    def fail(self, reason: str) -> None:
+        """Stop the round for good: it cannot go on (no more messages, no results)."""
+        with self._lock:
+            self.failure = reason
 
     def end_active(self, now: float | None = None) -> None:
         """Cut the negotiation short (admin /endRound): the post phase starts now."""

@@ -44,7 +44,7 @@ class Orchestrator:
         default_budget: float = 50.0,
         human_uis: list[PartySpec] | None = None,
         call_timeout: float = 5.0,
-        confirm_timeout: float = 30.0,
+        confirm_timeout: float = 90.0,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         unauthenticated: Iterable[str] = (),
@@ -77,7 +77,19 @@ class Orchestrator:
 
     # ----------------------------------------------------------------- set-up
     def initialize(self, spec: InitializeRound, generation: int = 2) -> RoundRuntime:
-        """Register a round (not yet started)."""
+        """Register a round (not yet started). Generation 1 has one global round: a
+        whole-body start while any round is in progress is refused with the reason."""
+        if generation == 1:
+            now = self.clock()
+            live = [rt for rt in self.rounds.values() if rt.live(now)]
+            if live:
+                rt = live[0]
+                raise HumaineError(
+                    409,
+                    f"round {rt.round_id!r} is still in its {rt.round.phase(now).value} phase; "
+                    "generation 1 has one global round, so a new whole-body /startRound "
+                    "waits until it ends (or POST /endRound to end it now)",
+                )
         round_id = spec.roundId or uuid.uuid4().hex
         old = self.rounds.get(round_id)
         if old is not None and old.round.phase(self.clock()) is not Phase.CREATED:
@@ -92,7 +104,7 @@ class Orchestrator:
             raise HumaineError(422, f"invalid round set-up: {e}") from None
         spec = self._secure(spec.model_copy(update={"roundId": round_id}))
         record = RoundRecord(
-            round_id, spec.model_dump(mode="json"), "created", generation, self.wall()
+            round_id, spec.model_dump(mode="json"), Phase.CREATED, generation, self.wall()
         )
         rt = self._build(spec, record, sellers, buyer, budget)
         self.rounds[round_id] = rt
@@ -219,7 +231,7 @@ class Orchestrator:
             raise HumaineError(409, f"round {round_id!r} is already {rnd.phase(now).value}")
         rnd.start(now)
         rt.record.started_wall = self.wall()
-        rt.record.status = "warmup"
+        rt.record.status = Phase.WARMUP
         self._save(rt)
         futures: list[asyncio.Future[Delivery]] = []
         meta = {
@@ -271,34 +283,54 @@ class Orchestrator:
         return body
 
     async def _schedule(self, rt: RoundRuntime) -> None:
+        """Run a started round through its phases; ``rt.record.status`` is the last
+        phase reached (kept in the store, so a restarted orchestrator goes on from it).
+        If anything breaks, the round is failed, stored as such and the parties told."""
         rnd = rt.round
-        order = ["created", "warmup", "active", "post", "ended"]
         try:
-            if order.index(rt.record.status) < order.index("active"):
+            if rt.record.status in (Phase.CREATED, Phase.WARMUP):
                 await self._sleep_until(rt, lambda: rnd.warmup_end)
                 body = {"roundId": rt.round_id, "roundDuration": rnd.durations.round}
                 body["timestamp"] = iso_now()
                 self._send(rt, self._everyone(rt), "/startRound", self._stamp(rt, body))
-                rt.record.status = "active"
-                self._save(rt)
-            if order.index(rt.record.status) < order.index("post"):
+                self._reached(rt, Phase.ACTIVE)
+            if rt.record.status in (Phase.CREATED, Phase.WARMUP, Phase.ACTIVE):
                 await self._sleep_until(rt, lambda: rnd.active_end)
                 body = {"roundId": rt.round_id, "timestamp": iso_now()}
                 self._send(rt, self._everyone(rt), "/endRound", self._stamp(rt, body))
-                rt.record.status = "post"
-                self._save(rt)
+                self._reached(rt, Phase.POST)
             await self._sleep_until(rt, lambda: rnd.post_end)
             self._finish(rt)
         except asyncio.CancelledError:
             raise
+        except Exception as e:  # the boundary of the round runner: fail the round, loudly
+            log.exception("round %s failed in its %s phase", rt.round_id, rt.record.status)
+            self._fail(rt, f"the round runner failed in the {rt.record.status} phase: {e!r}")
+
+    def _reached(self, rt: RoundRuntime, phase: Phase) -> None:
+        """Record that the round runner reached ``phase`` (only once it is stored)."""
+        previous, rt.record.status = rt.record.status, phase
+        try:
+            self._save(rt)
         except Exception:
-            log.exception("schedule of round %s failed", rt.round_id)
+            rt.record.status = previous
+            raise
+
+    def _fail(self, rt: RoundRuntime, reason: str) -> None:
+        """Stop a round that cannot go on: stored as failed, every party told."""
+        rt.round.fail(reason)
+        rt.record.status, rt.record.error = Phase.FAILED, reason
+        try:
+            self._save(rt)
+        except Exception:  # the store itself may be what broke; the parties still hear
+            log.exception("round %s: its failed state could not be stored", rt.round_id)
+        body = {"roundId": rt.round_id, "timestamp": iso_now(), "failed": reason}
+        self._send(rt, self._everyone(rt), "/endRound", self._stamp(rt, body))
 
     def _finish(self, rt: RoundRuntime) -> None:
         totals = rt.round.results().to_wire(rt.round.human)
         rt.record.results = totals
-        rt.record.status = "ended"
-        self._save(rt)
+        self._reached(rt, Phase.ENDED)
         body = self._stamp(rt, {"roundId": rt.round_id, "roundTotals": totals})
         self._send(rt, rt.uis, "/receiveRoundTotals", body)
         rt.task = asyncio.get_running_loop().create_task(self._retire(rt))
@@ -321,8 +353,10 @@ class Orchestrator:
         rnd = rt.round
         now = self.clock()
         phase = rnd.phase(now)
-        if phase in (Phase.CREATED, Phase.ENDED):
-            state = "not started yet" if phase is Phase.CREATED else "already ended"
+        if phase in (Phase.CREATED, Phase.ENDED, Phase.FAILED):
+            state = {Phase.CREATED: "not started yet", Phase.ENDED: "already ended"}.get(
+                phase, f"failed ({rt.record.error})"
+            )
             raise HumaineError(409, f"round {rt.round_id!r} is {state}")
         if phase is Phase.POST:
             rnd.end(now)
@@ -345,7 +379,12 @@ class Orchestrator:
                 422, f"a message must be a JSON object, got {type(raw).__name__}: {raw!r:.80}"
             )
         rid = raw.get("roundId")
-        rt = self.resolve(rid if isinstance(rid, str) else None, "/relayMessage")
+        try:
+            rt = self.resolve(rid if isinstance(rid, str) else None, "/relayMessage")
+        except HumaineError as e:
+            if e.status == 409 and not rid:  # ambiguous: the sender hears it too
+                self._reject_unrouted(raw, header_token, e.message, at)
+            raise
         rnd = rt.round
         raw_speaker = raw.get("speaker")
         speaker = raw_speaker if isinstance(raw_speaker, str) else ""
@@ -395,6 +434,28 @@ class Orchestrator:
         if decision.permitted and decision.deal and self._held(rt, decision):
             reply["awaiting"] = "the buyer's confirmation"  # then released or blocked
         return reply
+
+    def _reject_unrouted(
+        self, raw: dict[str, Any], header_token: str | None, why: str, at: float
+    ) -> None:
+        """Send a message no round could take back to its sender: to the agent of that
+        name (or, for "Human", the UIs) in every round in progress where the sender
+        proves who it is."""
+        speaker = raw.get("speaker")
+        if not isinstance(speaker, str):
+            return
+        given = raw.get(TOKEN_FIELD) if isinstance(raw.get(TOKEN_FIELD), str) else header_token
+        body = {k: v for k, v in raw.items() if k != TOKEN_FIELD} | {"rationale": why}
+        told: set[str] = set()
+        now = self.clock()
+        for rt in self.rounds.values():
+            if not rt.live(now) or rt.credentials.check(speaker, given) is not None:
+                continue
+            parties = rt.uis if speaker == rt.round.human else [rt.agents.get(speaker)]
+            to = [p for p in parties if p is not None and p.url not in told]
+            told.update(p.url for p in to)
+            if to:
+                self._send(rt, to, "/receiveRejection", body)
 
     def _forward_body(
         self, rt: RoundRuntime, raw: dict[str, Any], msg: RelayMessage
@@ -544,7 +605,9 @@ class Orchestrator:
             if rec.allocation is not None:
                 rt.round.allocation = Allocation.from_wire(rec.allocation)
             self.rounds[rec.round_id] = rt
-            if rec.status not in ("created", "ended"):
+            if rec.status is Phase.FAILED:
+                rt.round.fail(rec.error or "failed before a restart")
+            elif rec.status not in (Phase.CREATED, Phase.ENDED):
                 rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
 
     # ---------------------------------------------------------------- reading
@@ -564,6 +627,8 @@ class Orchestrator:
             "purchases": rnd.human_quantity(),
             "unauthenticated": sorted(rt.credentials.open),
         }
+        if rt.record.error is not None:
+            out["error"] = rt.record.error
         if full:
             out["decisions"] = [e.__dict__ for e in rnd.log]
             out["deals"] = [p.__dict__ for p in rnd.purchases]
