@@ -159,7 +159,8 @@ def test_secret_tokens(env: Env) -> None:
     got = env.watson.wait_for("/receiveMessage", 2, round_id=rid)
     assert all("token" not in b for b in got)
     assert "Celia" in json.dumps(got)
-    # an agent without a token (an original agent) needs none
+    # an agent without a token (listed as unauthenticated by round_body) needs none
+    time.sleep(RuleConfig().simultaneity)  # not simultaneous with Celia's (R3)
     assert env.post(agent(rid, "Watson", "2 eggs for 4")).json()["permitted"]
 
 

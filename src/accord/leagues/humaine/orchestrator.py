@@ -154,8 +154,11 @@ def create_orchestrator_app(
 
     @app.post("/relayMessage")
     async def relay_message(request: Request) -> dict[str, Any]:
-        at = orch.clock()  # timing by the server's clock at receipt
         raw = await read_json(request)
+        # timing by the server's clock once the message is received (its body read):
+        # judged at once, with no await in between, so the order of the judgements is
+        # the order of these times (R3's "the first response is granted")
+        at = orch.clock()
         return await orch.relay(raw, at, request.headers.get("x-accord-token"))
 
     @app.post("/initializeRound")

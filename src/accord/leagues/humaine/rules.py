@@ -102,9 +102,10 @@ class RuleConfig:
 
     Tests may shrink them, the timing tests use the defaults.
     ``simultaneity`` is the "within milliseconds" of R3: an agent message received
-    less than this many seconds after the other agent's permitted message, before the
-    agent was sent its copy of it (see :meth:`RulesEngine.mark_seen`), was not written
-    in the knowledge of it and is blocked (Appendix B, example #5).
+    less than this many seconds from the other agent's permitted message (by the
+    server's clock at receipt) is simultaneous with it and blocked: the first response
+    is granted, the second blocked (Appendix B, example #5), whether or not its copy of
+    the first had started on its way.
     """
 
     human_gap: float = 5.0
@@ -114,7 +115,7 @@ class RuleConfig:
     max_words: int = 100
     """R4: longest agent message, in words."""
     simultaneity: float = 0.05
-    """R3: two agent replies closer than this (seconds) count as simultaneous."""
+    """R3: two agent replies received closer than this (seconds) are simultaneous."""
     r4_applies_to_human: bool = False
     """The spec limits agent messages only; the original also limited the human."""
 
@@ -465,15 +466,16 @@ class RulesEngine:
         if (
             turn.last_agent_at is not None
             and turn.last_agent != speaker
-            and at - turn.last_agent_at < cfg.simultaneity
-            and self._seen.get(speaker, -math.inf) < turn.last_agent_at
+            and abs(at - turn.last_agent_at) < cfg.simultaneity
         ):
             return self._block(
                 msg,
                 at,
                 "R3",
-                f"Simultaneous reply: {turn.last_agent}'s message went out "
-                f"{at - turn.last_agent_at:.3f} s earlier; resubmit in the light of it",
+                f"Simultaneous reply: received {abs(at - turn.last_agent_at) * 1000:.1f} ms "
+                f"from {turn.last_agent}'s permitted message (less than "
+                f"{cfg.simultaneity * 1000:g} ms apart is simultaneous); resubmit in the light "
+                "of it",
             )
         return Decision(True, None, why, at, speaker, deal_cents is not None, deal_cents or 0)
 

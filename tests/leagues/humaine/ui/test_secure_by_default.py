@@ -51,9 +51,11 @@ def test_up_rejects_a_forged_celia_and_a_forged_human_by_default(tmp_path: Path)
     thread.start()
     eo, ui = url["orchestrator"], url["human UIs"]
     try:
-        with httpx.Client(timeout=10, trust_env=False) as op, httpx.Client(
-            timeout=10, trust_env=False
-        ) as buyer, httpx.Client(timeout=10, trust_env=False) as forger:
+        with (
+            httpx.Client(timeout=10, trust_env=False) as op,
+            httpx.Client(timeout=10, trust_env=False) as buyer,
+            httpx.Client(timeout=10, trust_env=False) as forger,
+        ):
             until("the stack", lambda: _up(forger, eo + "/health"))
             # without the links nobody gets in
             assert forger.post(ui + "/api/say", json={"text": "Celia, hi"}).status_code == 401
@@ -130,11 +132,15 @@ def test_a_manager_run_round_rejects_forgers_and_a_listed_original_agent_plays_i
     for s in servers:
         s.__enter__()
     try:
-        with httpx.Client(timeout=10) as m, httpx.Client(timeout=10) as hui, httpx.Client(
-            timeout=10
-        ) as forger:
+        with (
+            httpx.Client(timeout=10) as m,
+            httpx.Client(timeout=10) as hui,
+            httpx.Client(timeout=10) as forger,
+        ):
             join(hui, u["ui"], ("person",))
-            m.post(u["manager"] + "/api/login", json={"username": "admin", "password": "manager-pw"})
+            m.post(
+                u["manager"] + "/api/login", json={"username": "admin", "password": "manager-pw"}
+            )
             port = {k: socks[k].getsockname()[1] for k in ("ours", "original")}
             m.post(u["manager"] + "/api/agents", json={"name": "ours", "port": port["ours"]})
             r = m.post(
