@@ -250,11 +250,13 @@ def _scan_goods(tokens: list[str], unknown: list[str] | None = None) -> dict[str
     for i, raw in enumerate(tokens):
         good_word = good_of(raw)
         tok = raw if good_word is None or raw in GOOD_WORDS else good_word
-        if good_word is not None and tok not in GOOD_WORDS:
-            tok = good_word
-        if unknown is not None and good_word is None and _is_unknown_good(tokens, i):
-            if raw not in unknown:
-                unknown.append(raw)
+        if (
+            unknown is not None
+            and good_word is None
+            and raw not in unknown
+            and _is_unknown_good(tokens, i)
+        ):
+            unknown.append(raw)
         if tok in GOOD_WORDS:
             # "milk chocolate" names chocolate; "chocolate chips" is chocolate
             if tok == "milk" and i + 1 < len(tokens) and tokens[i + 1] in ("chocolate", "choc"):
