@@ -44,6 +44,7 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
         agents=agents,
         utility_source=FixedUtilities(),
         public_url=urls["ui"],
+        human_gap=0.3 if request.param == "fast" else 5.0,
         **KEYS,
     )
     manager = None

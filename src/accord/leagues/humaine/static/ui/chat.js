@@ -104,10 +104,13 @@ function render(state) {
   if (sig !== shown) {
     shown = sig;
     const box = $("transcript");
+    // follow new lines only when the person is at the end: reading earlier lines, they stay
+    const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 24;
+    const top = box.scrollTop;
     box.replaceChildren(...state.transcript.map(messageNode));
     if (sig.length && !$("say-msg").dataset.keep) say($("say-msg"), "");
     delete $("say-msg").dataset.keep;
-    box.scrollTop = box.scrollHeight;
+    box.scrollTop = atEnd ? box.scrollHeight : top;
   }
   $("purchased").tBodies[0].replaceChildren(...GOODS.map((g) =>
     el("tr", { dataset: { good: g } }, el("td", {}, g), el("td", { class: "num" }, state.have[g] || 0))));
