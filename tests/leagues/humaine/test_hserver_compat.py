@@ -110,6 +110,49 @@ def test_deeply_nested_json_is_a_400_on_every_post_route(stage: Stage, route: st
     assert r.status_code == 400 and "nested too deeply" in r.json()["error"]
 
 
+def test_a_nested_body_to_the_utility_generator_is_a_400() -> None:
+    from accord.leagues.humaine.testing import ServerThread
+    from accord.leagues.humaine.utility_generator import create_utility_generator_app
+
+    with ServerThread(create_utility_generator_app(1)) as srv:
+        import httpx
+
+        deep = b'{"a":' + b"[" * 3000 + b"]" * 3000 + b"}"
+        for route in ("/calculateUtility/seller", "/checkAllocation", "/optimizeAllocation"):
+            r = httpx.post(srv.url + route, content=deep, timeout=5)
+            assert r.status_code == 400 and "nested too deeply" in r.text, (route, r.text)
+
+
+def test_a_nested_reply_from_a_party_does_not_stop_its_deliveries(tmp_path: Path) -> None:
+    """A party answering with JSON nested too deeply to read is a bad answer, not the
+    end of the orchestrator's deliveries to it."""
+    from fastapi import FastAPI
+    from fastapi.responses import Response
+
+    from accord.leagues.humaine.testing import ServerThread, round_body, start_round
+
+    got: list[str] = []
+    evil = FastAPI()
+
+    @evil.post("/{route}")
+    async def answer(route: str) -> Response:
+        got.append(route)
+        return Response(b"[" * 3000 + b"]" * 3000, media_type="application/json")
+
+    app = create_orchestrator_app(rule_config=FAST)
+    with ServerThread(evil) as bad, Stage(app) as stage:
+        agents = [stage.celia.agent_spec(COSTS_C), {"name": "Watson", "url": bad.url,
+                  "utilityFunction": stage.watson.agent_spec(COSTS_W)["utilityFunction"]}]  # fmt: skip
+        rid = start_round(stage.client, round_body(agents, [stage.ui.ui_spec()]))
+        for i in range(2):
+            stage.client.post("/relayMessage", json=human(rid, f"hello {i}"))
+            time.sleep(0.25)
+        deadline = time.monotonic() + 5
+        while got.count("receiveMessage") < 2:
+            assert time.monotonic() < deadline, got
+            time.sleep(0.02)
+
+
 def test_a_nested_body_to_an_agent_service_is_a_400() -> None:
     from accord.leagues.humaine.agents.service import create_agent_app
     from accord.leagues.humaine.agents.simple import RegexSeller
