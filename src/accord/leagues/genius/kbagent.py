@@ -1,0 +1,180 @@
+"""The KBAgent (spec section 2.1): QO offer list, backward-induction thresholds, Bayes types.
+
+Per believed opponent type ``l`` the agent plans one full offer per turn, ``o_KB(t)``,
+from the QOValue-ordered list of :func:`~accord.leagues.genius.qo.offer_list` (with
+``ExpectedOppAvg_l`` and the concession rate), and an acceptance threshold per turn by
+backward induction (:func:`thresholds`, eqs. 4-7)::
+
+    alpha(dl-1) = u(SQ, dl-1)
+    E(dl-1)     = sum_{u(o,dl-1) >= alpha} P(o,dl-1) u(o,dl-1) + sum_{<} P(o,dl-1) u(SQ,dl-1)
+    alpha(t)    = Q(o_KB(t+1)) u(o_KB(t+1), t+1) + (1 - Q(o_KB(t+1))) E(t+1)        (eq. 7)
+    E(t)        = sum_{u(o,t) >= alpha(t)} P(o,t) u(o,t) + sum_{<} P(o,t) alpha(t)   (eq. 6)
+
+The believed type is updated by Bayes' rule (eqs. 8-9) each time an opponent's offer
+arrives (likelihood ``P_l(o, t)``) or the opponent accepts one of the agent's offers
+(likelihood ``Q_l(o)``); the prior is uniform. The agent sends at most one offer a turn,
+answers every offer, accepts when the running agreement with the offer, its open issues
+valued at the agent's mean evaluation of each issue, is worth at least the threshold of
+the believed type and more than the running agreement alone; it never opts out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from accord.leagues.genius.agent import GeniusAgent, PartyView
+from accord.leagues.genius.domain import Domain
+from accord.leagues.genius.knowledge import OpponentModel, SessionLog, TypeModel
+from accord.leagues.genius.protocol import Action, Kind
+from accord.leagues.genius.qo import OfferPlan, offer_list, qo_values
+
+__all__ = ["KBAgent", "TypePlan", "thresholds"]
+
+Floats = npt.NDArray[np.float64]
+_FLOOR = 1e-9
+
+
+def thresholds(
+    p: Sequence[Floats],
+    own: Floats,
+    time_effect: float,
+    status_quo: float,
+    offer_values: Floats,
+    q_offers: Floats,
+    first_turn: int = 0,
+) -> tuple[Floats, Floats]:
+    """Acceptance thresholds ``alpha(t)`` and expected utilities ``E(t)`` for t = 0..dl-1.
+
+    Args:
+        p: ``p[t]`` = P(o, t) over the full outcomes, one array per turn.
+        own: the agent's time-free utility of every full outcome.
+        time_effect, status_quo: the agent's constants.
+        offer_values: time-free utility of the agent's own offer at each turn, ``o_KB(t)``.
+        q_offers: ``Q(o_KB(t))`` for each turn.
+        first_turn: number of the first period (utilities use ``t + first_turn``).
+    """
+    dl = len(p)
+    alpha = np.zeros(dl)
+    exp = np.zeros(dl)
+    for t in range(dl - 1, -1, -1):
+        period = t + first_turn
+        u = own + period * time_effect
+        if t == dl - 1:
+            a = status_quo + period * time_effect
+            below_value = a
+        else:
+            nxt = offer_values[t + 1] + (period + 1) * time_effect
+            a = q_offers[t + 1] * nxt + (1 - q_offers[t + 1]) * exp[t + 1]
+            below_value = a
+        above = u >= a
+        exp[t] = float(p[t][above] @ u[above]) + float(p[t][~above].sum()) * below_value
+        alpha[t] = a
+    return alpha, exp
+
+
+class TypePlan:
+    """What the agent plans against one believed type: offers and thresholds per turn."""
+
+    def __init__(
+        self,
+        model: TypeModel,
+        own: Floats,
+        view_domain: Domain,
+        sq: float,
+        te: float,
+        turns: int,
+        first_turn: int,
+    ) -> None:
+        qo = qo_values(own, model.full)
+        self.plan: OfferPlan = offer_list(
+            qo, model.full, own > sq + first_turn * te, model.expected_opp_avg, turns
+        )
+        offers = np.array([self.plan.offer(t) for t in range(turns)])
+        self.offer_rows = view_domain.rows[offers]
+        p = [model.p(t) for t in range(turns)]
+        self.alpha, self.expected = thresholds(
+            p, own, te, sq, own[offers], model.q(model.full[offers]), first_turn
+        )
+
+
+class KBAgent(GeniusAgent):
+    """The KBAgent; ``logs`` is its database of past sessions (empty: the documented prior)."""
+
+    def __init__(self, logs: Sequence[SessionLog] = ()) -> None:
+        self.logs = tuple(logs)
+
+    def on_start(self, view: PartyView) -> None:
+        prof = view.profile
+        turns, first = view.turns, view.rules.first_turn
+        self.model = OpponentModel(view.domain, view.side, prof, self.logs, turns)
+        own = view.scores
+        self.plans = [
+            TypePlan(m, own, view.domain, prof.status_quo, prof.time_effect, turns, first)
+            for m in self.model.types
+        ]
+        k = len(self.plans)
+        self.belief = np.full(k, 1.0 / k)
+        self.mean_eval = prof.table[:, :-1].copy()
+        widths = [len(i.values) for i in view.domain.issues]
+        self.issue_mean = np.array(
+            [float(self.mean_eval[i, : widths[i]].mean()) for i in range(len(widths))]
+        )
+        self._seen: set[int] = set()
+        self._accepted_mine: set[int] = set()
+        self._offered_turn = -1
+
+    @property
+    def believed_type(self) -> int:
+        """BT(t): the most probable opponent type (eq. 9)."""
+        return int(np.argmax(self.belief))
+
+    def update(self, likelihoods: Floats) -> None:
+        """Bayes' rule (eq. 8) with one likelihood per type."""
+        post = self.belief * np.maximum(likelihoods, _FLOOR)
+        total = float(post.sum())
+        self.belief = post / total if total > 0 else np.full(len(post), 1.0 / len(post))
+
+    def _completed_value(self, view: PartyView, row: npt.NDArray[np.int64]) -> float:
+        prof = view.profile
+        cols = np.arange(row.size)
+        own = np.where(row >= 0, prof.table[cols, np.maximum(row, 0)], self.issue_mean)
+        return float(own.sum()) + view.period * prof.time_effect
+
+    def act(self, view: PartyView) -> list[Action]:
+        out: list[Action] = []
+        turn = min(view.turn, view.turns - 1)
+        for o in view.my_offers():
+            if o.answer is Kind.ACCEPT and o.id not in self._accepted_mine:
+                self._accepted_mine.add(o.id)
+                self.update(
+                    np.array([m.q(float(m.profile.scores(o.row)[0]))[()] for m in self.model.types])
+                )
+        current = view.value(view.agreement_row)
+        for o in view.pending():
+            if o.id not in self._seen:
+                self._seen.add(o.id)
+                self.update(
+                    np.array(
+                        [
+                            m.p_of(float(m.profile.scores(o.row)[0]), o.turn)
+                            for m in self.model.types
+                        ]
+                    )
+                )
+            plan = self.plans[self.believed_type]
+            combined = view.combined(o.row)
+            worth = self._completed_value(view, combined)
+            if worth >= plan.alpha[turn] and view.value(combined) > current and worth > current:
+                out.append(Action.accept(o.id))
+                current = view.value(combined)
+            else:
+                out.append(Action.reject(o.id))
+        if self._offered_turn < view.turn:
+            self._offered_turn = view.turn
+            row = self.plans[self.believed_type].offer_rows[turn]
+            if view.value(row) > current:
+                out.append(Action.make_offer(view.offer_of(row)))
+        return out
