@@ -99,10 +99,7 @@ class PartyView:
     def value(self, row: npt.NDArray[np.int64], t: float | None = None) -> float:
         """Own utility of a (partial) index row at period ``t`` (default: now)."""
         t = self.period if t is None else t
-        return (
-            float(self.profile.scores(row, self.rules.open_issues)[0])
-            + t * self.profile.time_effect
-        )
+        return self.profile.score(row, self.rules.open_issues) + t * self.profile.time_effect
 
     def combined(self, row: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The running agreement with ``row``'s agreed values written over it."""

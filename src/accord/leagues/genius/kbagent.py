@@ -149,20 +149,13 @@ class KBAgent(GeniusAgent):
         for o in view.my_offers():
             if o.answer is Kind.ACCEPT and o.id not in self._accepted_mine:
                 self._accepted_mine.add(o.id)
-                self.update(
-                    np.array([m.q(float(m.profile.scores(o.row)[0]))[()] for m in self.model.types])
-                )
+                self.update(np.array([m.q(m.profile.score(o.row))[()] for m in self.model.types]))
         current = view.value(view.agreement_row)
         for o in view.pending():
             if o.id not in self._seen:
                 self._seen.add(o.id)
                 self.update(
-                    np.array(
-                        [
-                            m.p_of(float(m.profile.scores(o.row)[0]), o.turn)
-                            for m in self.model.types
-                        ]
-                    )
+                    np.array([m.p_of(m.profile.score(o.row), o.turn) for m in self.model.types])
                 )
             plan = self.plans[self.believed_type]
             combined = view.combined(o.row)

@@ -157,7 +157,7 @@ def classify(domain: Domain, side: int, offers: Sequence[tuple[int, Row]], turns
     logp = np.zeros(len(models))
     for turn, row in offers:
         for k, m in enumerate(models):
-            score = float(m.profile.scores(np.asarray(row))[0])
+            score = m.profile.score(row)
             logp[k] += np.log(max(m.p_of(score, turn), 1e-300))
     return int(np.argmax(logp))
 
@@ -208,12 +208,12 @@ class OpponentModel:
             prof = domain.types[opp][kind]
             full = prof.scores(domain.rows)
             for t, r in offers:
-                score = float(prof.scores(np.asarray(r))[0])
+                score = prof.score(r)
                 samples[kind].setdefault(t, []).append(float(ranks_best_first(full, [score])[0]))
                 acceptable[kind].append(score)
             for p, r in log.accepted:
                 if p == opp:
-                    acceptable[kind].append(float(prof.scores(np.asarray(r))[0]))
+                    acceptable[kind].append(prof.score(r))
             if log.agreement:
                 finals[kind].append(log.utilities[opp])
         self.types: list[TypeModel] = []

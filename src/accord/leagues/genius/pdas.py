@@ -96,7 +96,7 @@ class PDA(GeniusAgent):
 
     def worth(self, view: PartyView, offer: Offer) -> float:
         """Time-free value of the offer's best completion."""
-        return float(view.profile.scores(self.best_completion(view, offer.row))[0])
+        return view.profile.score(self.best_completion(view, offer.row))
 
     def accepts(self, view: PartyView, offer: Offer, worth: float) -> bool:
         return False
@@ -185,7 +185,7 @@ class Bayes(PDA):
             for t in view.opponent_types:
                 full = self.types[len(like)]
                 z = 0.03 * (full - full.max())
-                v = 0.03 * (float(t.scores(o.row)[0]) - full.max())
+                v = 0.03 * (t.score(o.row) - full.max())
                 like.append(np.exp(v) / np.exp(z).sum())
             post = self.belief * np.maximum(np.array(like), 1e-300)
             self.belief = post / post.sum()
@@ -382,7 +382,7 @@ class Completer(PDA):
         agreed = view.agreement_row
         if (agreed >= 0).any():
             row = self.best_completion(view, agreed)
-            if float(view.profile.scores(row)[0]) >= self.target(view):
+            if view.profile.score(row) >= self.target(view):
                 return [Action.make_offer(view.offer_of(np.where(agreed >= 0, -1, row)))]
         cand = np.flatnonzero(self.s >= self.target(view))
         return self.offer_index(view, cand[np.argmin(self.s[cand])])

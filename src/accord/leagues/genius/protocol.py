@@ -499,8 +499,7 @@ class GeniusSession:
             utils = tuple(p.status_quo_at(t) for p in self.profiles)
         else:
             utils = tuple(
-                float(p.scores(self.agreement_row, mode)[0]) + t * p.time_effect
-                for p in self.profiles
+                p.score(self.agreement_row, mode) + t * p.time_effect for p in self.profiles
             )
         self.result = GeniusResult(
             reason=reason,
