@@ -148,3 +148,20 @@ def test_the_kbagent_learns_from_logged_sessions_and_still_agrees() -> None:
     result = Match(JC, [make_agent("conceder"), kb], (0, 1), seed=9).run()
     assert kb.model.sessions == 6
     assert result.reason.value == "agreement"
+
+
+def test_the_code_likelihood_option_is_the_softmax_of_the_java_agent() -> None:
+    agent = KBAgent(likelihood="code")
+    s = GeniusSession(JC, (0, 0), Rules())
+    view = PartyView(s, 0, 0)
+    agent.on_start(view)
+    row = JC.rows[int(np.argmax(JC.types[1][0].scores(JC.rows)))]  # best for candidate ST
+    like = agent._offer_likelihood(view, row, 0)
+    for k, prof in enumerate(JC.types[1]):
+        full = prof.scores(JC.rows)
+        expected = np.exp(0.3 * prof.score(row)) / np.exp(0.3 * full).sum()
+        assert like[k] == pytest.approx(expected, rel=1e-9)
+    result = Match(JC, [KBAgent(likelihood="code"), make_agent("fair")], (0, 0), seed=2).run()
+    assert result.invalid == (0, 0)
+    with pytest.raises(Exception, match="likelihood must be 'paper' or 'code'"):
+        KBAgent(likelihood="java")  # type: ignore[arg-type]

@@ -210,3 +210,23 @@ def test_random_action_streams_never_corrupt_the_agreement_and_always_end(
     assert result is not None and s.phase is Phase.ENDED
     assert result.reason.value != "agreement" or result.full
     assert list(result.agreement) == list(JC.values_of(expected))
+
+
+def test_the_domain_shown_in_the_guide_loads_and_plays(tmp_path: Path) -> None:
+    import json
+    import re
+
+    guide = Path(__file__).resolve().parents[3] / "docs" / "genius.md"
+    block = re.search(r"```json\n(.*?)```", guide.read_text(), re.S)
+    assert block is not None
+    f = tmp_path / "flat_rental.json"
+    f.write_text(block.group(1))
+    d = load_domain(f)
+    assert d.size == 9 and d.sides == ("landlord", "tenant")
+    assert json.loads(block.group(1))["format"] == "accord-genius-domain/1"
+    s = GeniusSession(d, (0, 0), Rules(turn_seconds=1), VirtualClock())
+    s.start()
+    e = s.submit(0, Action.make_offer({"Rent": "1100", "Pets": "not allowed"}))
+    r = s.submit(1, Action.accept(e.offer)).result
+    # landlord: 100*(.6*9 + .4*8) = 860; tenant: 100*(.5*1 + .5*-5) = -200
+    assert r is not None and r.utilities == pytest.approx((860.0, -200.0))

@@ -16,15 +16,22 @@ arrives (likelihood ``P_l(o, t)``) or the opponent accepts one of the agent's of
 answers every offer, accepts when the running agreement with the offer, its open issues
 valued at the agent's mean evaluation of each issue, is worth at least the threshold of
 the believed type and more than the running agreement alone; it never opts out.
+
+``KBAgent(likelihood="code")`` identifies the type as the original Java code does instead:
+the likelihood of a received offer under type ``l`` is the Luce/softmax
+``exp(0.3 U_l(o, t)) / sum_b exp(0.3 U_l(b, t))`` over all full outcomes (the code's swapped
+turn argument is not reproduced).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from accord.core.errors import ConfigError
 from accord.leagues.genius.agent import GeniusAgent, PartyView
 from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.knowledge import OpponentModel, SessionLog, TypeModel
@@ -103,8 +110,13 @@ class TypePlan:
 class KBAgent(GeniusAgent):
     """The KBAgent; ``logs`` is its database of past sessions (empty: the documented prior)."""
 
-    def __init__(self, logs: Sequence[SessionLog] = ()) -> None:
+    def __init__(
+        self, logs: Sequence[SessionLog] = (), likelihood: Literal["paper", "code"] = "paper"
+    ) -> None:
+        if likelihood not in ("paper", "code"):
+            raise ConfigError(f"likelihood must be 'paper' or 'code', got {likelihood!r}")
         self.logs = tuple(logs)
+        self.likelihood = likelihood
 
     def on_start(self, view: PartyView) -> None:
         prof = view.profile
@@ -137,6 +149,21 @@ class KBAgent(GeniusAgent):
         total = float(post.sum())
         self.belief = post / total if total > 0 else np.full(len(post), 1.0 / len(post))
 
+    def _offer_likelihood(self, view: PartyView, row: npt.NDArray[np.int64], turn: int) -> Floats:
+        """P(o_t | type_l) for every type: the KDE model (paper) or the code's softmax."""
+        if self.likelihood == "paper":
+            return np.array([m.p_of(m.profile.score(row), turn) for m in self.model.types])
+        out = []
+        period = turn + view.rules.first_turn
+        for m in self.model.types:
+            te = m.profile.time_effect * period
+            full = 0.3 * (m.full + te)
+            top = float(full.max())
+            out.append(
+                np.exp(0.3 * (m.profile.score(row) + te) - top) / float(np.exp(full - top).sum())
+            )
+        return np.array(out)
+
     def _completed_value(self, view: PartyView, row: npt.NDArray[np.int64]) -> float:
         prof = view.profile
         cols = np.arange(row.size)
@@ -154,9 +181,7 @@ class KBAgent(GeniusAgent):
         for o in view.pending():
             if o.id not in self._seen:
                 self._seen.add(o.id)
-                self.update(
-                    np.array([m.p_of(m.profile.score(o.row), o.turn) for m in self.model.types])
-                )
+                self.update(self._offer_likelihood(view, o.row, o.turn))
             plan = self.plans[self.believed_type]
             combined = view.combined(o.row)
             worth = self._completed_value(view, combined)
