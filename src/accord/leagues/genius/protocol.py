@@ -389,12 +389,17 @@ class GeniusSession:
         return [o for o in self.offers if o.party != party and o.is_open]
 
     # -- driving -------------------------------------------------------------------------
-    def start(self) -> None:
-        """Start the clock (turn 0)."""
+    def start(self, at: float | None = None) -> None:
+        """Start the clock (turn 0) now, or at clock time ``at`` (to resume a session)."""
         if self.phase is not Phase.CREATED:
             raise ProtocolViolation(f"the session was already started (phase {self.phase.value})")
         self.phase = Phase.RUNNING
-        self._started = self.clock()
+        self._started = self.clock() if at is None else float(at)
+
+    @property
+    def started(self) -> float:
+        """Clock time of the start."""
+        return self._started
 
     def tick(self) -> GeniusResult | None:
         """End the session if the deadline has passed; returns the result once ended."""

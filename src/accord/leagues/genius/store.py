@@ -55,6 +55,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     invalid1 INTEGER,
     rules TEXT NOT NULL,
     study TEXT,
+    started REAL,
+    meta TEXT,
     updated REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS events (
@@ -86,8 +88,11 @@ class GeniusStore(SqliteFile):
         population: str = "agents",
         study: str | None = None,
         status: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> None:
-        """Write (or rewrite) a session and all its events in one transaction."""
+        """Write (or rewrite) a session and all its events in one transaction.
+
+        ``meta`` is kept as JSON (what is needed to resume: agents, seed, ...)."""
         r = session.result
         status = status or ("ended" if session.phase is Phase.ENDED else "running")
         rules = session.rules
@@ -111,11 +116,13 @@ class GeniusStore(SqliteFile):
             session.invalid[1],
             json.dumps(rules.__dict__),
             study,
+            None if session.phase is Phase.CREATED else session.started,
+            json.dumps(meta or {}),
             time.time(),
         )
         with self.transaction(immediate=True):
             self.conn.execute(
-                "INSERT OR REPLACE INTO sessions VALUES (" + ",".join("?" * 20) + ")", row
+                "INSERT OR REPLACE INTO sessions VALUES (" + ",".join("?" * 22) + ")", row
             )
             self.conn.execute("DELETE FROM events WHERE session = ?", (sid,))
             self.conn.executemany(
@@ -152,6 +159,24 @@ class GeniusStore(SqliteFile):
         cur = self.conn.execute(sql + " ORDER BY updated, id", args)
         cols = [c[0] for c in cur.description]
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+    def session(self, sid: str) -> dict[str, Any] | None:
+        """One session row (``meta`` decoded), or None."""
+        cur = self.conn.execute("SELECT * FROM sessions WHERE id = ?", (sid,))
+        row = cur.fetchone()
+        if row is None:
+            return None
+        out = dict(zip([c[0] for c in cur.description], row, strict=True))
+        out["meta"] = json.loads(out["meta"] or "{}")
+        return out
+
+    def set_status(self, sid: str, status: str) -> None:
+        """Change a session's status (e.g. ``abandoned``)."""
+        with self.transaction(immediate=True):
+            self.conn.execute(
+                "UPDATE sessions SET status = ?, updated = ? WHERE id = ?",
+                (status, time.time(), sid),
+            )
 
     def events(self, sid: str) -> list[dict[str, Any]]:
         """The events of one session in order."""
