@@ -246,3 +246,40 @@ def _fmt(iv: dict[str, float | int | None]) -> str:
     if low is None or high is None:
         return f"{mean:.3g}"
     return f"{mean:.3g} [{low:.3g}, {high:.3g}]"
+
+
+@app.command("serve")
+def serve(
+    store: Annotated[Path, typer.Option(help="the league's SQLite store")] = Path(
+        "results/genius.sqlite"
+    ),
+    host: Annotated[
+        str, typer.Option(help="address to listen on (loopback by default)")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8060,
+    password: Annotated[
+        str | None, typer.Option(help="experimenter password (default: a random one, printed)")
+    ] = None,
+    leave_after: Annotated[
+        float, typer.Option(help="seconds without sign of life before a participant counts as gone")
+    ] = 30.0,
+) -> None:
+    """Start the study server: experimenters create studies, participants negotiate in a browser."""
+    import secrets
+    import socket
+
+    import uvicorn
+
+    from accord.leagues.genius.server import create_app
+
+    secret = password or secrets.token_urlsafe(12)
+    app_ = create_app(str(store), password=secret, leave_after=leave_after)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    typer.echo(f"GENIUS study server on http://{host}:{bound}/ (store {store})")
+    typer.echo(f"experimenter page: http://{host}:{bound}/experimenter#{secret}")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        typer.echo(f"warning: listening on {host}, not only on this machine")
+    uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])

@@ -24,7 +24,9 @@ from here (:meth:`GeniusStore.logs`).
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 from accord.leagues.genius.knowledge import SessionLog
@@ -59,6 +61,21 @@ CREATE TABLE IF NOT EXISTS sessions (
     meta TEXT,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS studies (
+    id TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS participants (
+    token TEXT PRIMARY KEY,
+    study TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    key TEXT,
+    status TEXT NOT NULL,
+    session TEXT,
+    side INTEGER,
+    updated REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     session TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -76,9 +93,21 @@ CREATE TABLE IF NOT EXISTS events (
 
 
 class GeniusStore(SqliteFile):
-    """Sessions and events of the GENIUS league in one SQLite file."""
+    """Sessions and events of the GENIUS league in one SQLite file.
+
+    The connection may be used from any thread (the study server serialises access)."""
 
     SCHEMA = _SCHEMA
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(
+            str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(self.SCHEMA)
 
     def save(
         self,
@@ -176,6 +205,50 @@ class GeniusStore(SqliteFile):
             self.conn.execute(
                 "UPDATE sessions SET status = ?, updated = ? WHERE id = ?",
                 (status, time.time(), sid),
+            )
+
+    # -- studies ---------------------------------------------------------------------------
+    def add_study(self, sid: str, config: dict[str, Any], tokens: list[str]) -> None:
+        """A study and one participant row (status ``new``) per token, in one transaction."""
+        now = time.time()
+        with self.transaction(immediate=True):
+            self.conn.execute("INSERT INTO studies VALUES (?,?,?)", (sid, json.dumps(config), now))
+            self.conn.executemany(
+                "INSERT INTO participants VALUES (?,?,?,?,?,?,?,?)",
+                [(t, sid, k, None, "new", None, None, now) for k, t in enumerate(tokens)],
+            )
+
+    def studies(self) -> list[dict[str, Any]]:
+        """Every study (``config`` decoded), oldest first."""
+        rows = self.conn.execute("SELECT id, config, created FROM studies ORDER BY created, id")
+        return [{"id": i, "config": json.loads(c), "created": t} for i, c, t in rows.fetchall()]
+
+    def participants(
+        self, study: str | None = None, token: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Participant rows of a study (or the one with ``token``), in link order."""
+        sql, args = "SELECT * FROM participants WHERE 1=1", []
+        if study is not None:
+            sql += " AND study = ?"
+            args.append(study)
+        if token is not None:
+            sql += " AND token = ?"
+            args.append(token)
+        cur = self.conn.execute(sql + " ORDER BY study, idx", args)
+        cols = [c[0] for c in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+    def update_participant(self, token: str, **fields: Any) -> None:
+        """Set some columns of one participant row."""
+        names = sorted(fields)
+        unknown = set(names) - {"key", "status", "session", "side"}
+        if unknown:
+            raise ValueError(f"unknown participant fields {sorted(unknown)}")
+        sets = ", ".join(f"{n} = ?" for n in names)
+        with self.transaction(immediate=True):
+            self.conn.execute(
+                f"UPDATE participants SET {sets}, updated = ? WHERE token = ?",  # noqa: S608 - fixed names
+                [*(fields[n] for n in names), time.time(), token],
             )
 
     def events(self, sid: str) -> list[dict[str, Any]]:
