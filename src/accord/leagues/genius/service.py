@@ -291,7 +291,9 @@ class GeniusService:
             else [parts[k : k + 2] for k in range(0, len(parts), 2)]
         )
         for g in groups:
-            if any(p["session"] is not None for p in g) or any(p["key"] is None for p in g):
+            if any(
+                p["session"] is not None or p["key"] is None or p["status"] == "left" for p in g
+            ):
                 continue
             rng = np.random.default_rng((cfg.seed, g[0]["idx"]))
             types = (int(rng.integers(len(d.types[0]))), int(rng.integers(len(d.types[1]))))
