@@ -78,3 +78,15 @@ def test_domains_and_agents_are_listed() -> None:
     assert "job_candidate: 1296 outcomes" in r.output and "england_zimbabwe: 576" in r.output
     r = runner.invoke(app, ["genius", "agents"], env=ENV)
     assert "kbagent" in r.output and "conceder" in r.output
+
+
+def test_every_test_named_in_the_spec_checklist_exists() -> None:
+    import re
+
+    root = Path(__file__).resolve().parents[3]
+    text = (root / "docs" / "genius-spec-checklist.md").read_text()
+    named = set(re.findall(r"(\w+)::(test_\w+)", text))
+    assert len(named) > 30
+    for module, name in sorted(named):
+        f = root / "tests" / "leagues" / "genius" / f"test_genius_{module}.py"
+        assert f.exists() and f"def {name}(" in f.read_text(), (module, name)

@@ -126,3 +126,26 @@ def test_genius_serve_starts_on_loopback_and_serves_the_pages(tmp_path: Path) ->
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)
+
+
+def test_a_restarted_server_resumes_running_sessions(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    clock = VirtualClock(1000.0)
+    c = _client(path, clock)
+    study = _study(c, opponent="conceder", participants=1, turn_seconds=60)
+    t0 = study["tokens"][0]
+    c.post(f"/api/p/{t0}/claim")
+    key = c.cookies.get("genius_key")
+    c.post(f"/api/p/{t0}/action", json={"kind": "offer", "values": {"Salary": "20,000 NIS"}})
+    before = c.get(f"/api/p/{t0}/state").json()
+    c.app.state.service.close()  # the server stops
+    clock.advance(61)
+    again = _client(path, clock)  # a new server process on the same store
+    again.cookies.set("genius_key", key or "", path=f"/api/p/{t0}")
+    after = again.get(f"/api/p/{t0}/state").json()
+    assert after["status"] == "running" and after["turn"] == 1
+    assert [o["values"] for o in after["offers"][: len(before["offers"])]] == [
+        o["values"] for o in before["offers"]
+    ]
+    clock.advance(60 * 14)
+    assert again.get(f"/api/p/{t0}/state").json()["result"]["reason"] == "deadline"
