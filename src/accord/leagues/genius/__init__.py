@@ -25,7 +25,6 @@ from accord.leagues.genius.protocol import (
 )
 
 __all__ = [
-    "PDAS",
     "Action",
     "Domain",
     "EndReason",
@@ -35,6 +34,7 @@ __all__ = [
     "KBAgent",
     "Kind",
     "Match",
+    "PDAS",
     "PartyView",
     "Phase",
     "Profile",

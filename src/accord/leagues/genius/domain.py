@@ -39,10 +39,10 @@ from accord.core.errors import InvalidScenario
 from accord.core.outcomes import CategoricalIssue, OutcomeSpace
 
 __all__ = [
-    "FORMAT",
-    "OPEN",
     "Domain",
+    "FORMAT",
     "Issue",
+    "OPEN",
     "OpenIssues",
     "PartialOutcome",
     "Profile",

@@ -18,6 +18,7 @@ records with each person as the unit. :func:`round_robin` ranks the agent among 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -33,8 +34,8 @@ from accord.leagues.genius.pdas import PDAS, make_agent
 from accord.leagues.genius.protocol import EndReason, GeniusResult, Rules
 
 __all__ = [
-    "MEASURES",
     "Interval",
+    "MEASURES",
     "Record",
     "evaluate",
     "people_records",
@@ -200,7 +201,7 @@ def people_records(store: Any, agent: str, domain: str) -> list[Record]:
         side = names.index(agent)
         opponent = names[1 - side]
         agreed = s["reason"] != EndReason.OPT_OUT and any(
-            v is not None for v in __import__("json").loads(s["agreement"])
+            v is not None for v in json.loads(s["agreement"])
         )
         types = (int(s["type0"]), int(s["type1"]))
         u = (float(s["u0"]), float(s["u1"]))

@@ -15,7 +15,8 @@ a list of actions has that recorded against it as an invalid action; the session
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.leagues.genius.agent import GeniusAgent, PartyView
@@ -29,7 +30,10 @@ from accord.leagues.genius.protocol import (
     VirtualClock,
 )
 
-__all__ = ["Match", "MAX_ACTIONS"]
+__all__ = [
+    "MAX_ACTIONS",
+    "Match",
+]
 
 MAX_ACTIONS = 20
 """Most actions one ask may return; more is an invalid action."""
@@ -97,10 +101,10 @@ class Match:
                 return self._end()
         return None
 
-    def _guard(self, k: int, fn: object) -> list[Action]:
+    def _guard(self, k: int, fn: Callable[[PartyView], Any]) -> list[Action]:
         """Call ``fn(view)``; an exception or a wrong return is an invalid action of ``k``."""
         try:
-            out = fn(self.views[k])  # type: ignore[operator]
+            out = fn(self.views[k])
         except Exception as exc:  # noqa: BLE001 - an agent's error is its invalid action
             self.session.submit(k, f"agent raised {type(exc).__name__}: {exc}")
             return []

@@ -49,7 +49,12 @@ from accord.leagues.genius.agent import GeniusAgent, PartyView
 from accord.leagues.genius.protocol import Action, Kind, Offer
 from accord.leagues.genius.qo import qo_values
 
-__all__ = ["PDAS", "PDA", "make_agent", "agent_names"]
+__all__ = [
+    "PDA",
+    "PDAS",
+    "agent_names",
+    "make_agent",
+]
 
 Rows = npt.NDArray[np.int64]
 

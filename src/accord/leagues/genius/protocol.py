@@ -51,9 +51,8 @@ from accord.core.errors import ConfigError, InvalidScenario, ProtocolViolation
 from accord.leagues.genius.domain import OPEN, Domain, PartialOutcome
 
 __all__ = [
-    "COMMENTS",
-    "THREATS",
     "Action",
+    "COMMENTS",
     "Clock",
     "EndReason",
     "Event",
@@ -63,6 +62,7 @@ __all__ = [
     "Offer",
     "Phase",
     "Rules",
+    "THREATS",
     "VirtualClock",
 ]
 
