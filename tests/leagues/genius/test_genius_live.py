@@ -113,3 +113,29 @@ def test_a_session_id_cannot_be_reused(tmp_path: Path) -> None:
     live, store, clock = _create(tmp_path)
     with pytest.raises(ConfigError, match="session 's1' already exists"):
         LiveSession.create(store, "s1", "job_candidate", (0, 0), Rules(), PEOPLE, clock=clock)
+
+
+def test_the_kbagent_opponent_learns_from_the_stores_finished_sessions(tmp_path: Path) -> None:
+    from accord.leagues.genius.domain import load_domain
+    from accord.leagues.genius.evaluate import evaluate
+    from accord.leagues.genius.match import Match
+    from accord.leagues.genius.pdas import make_agent
+
+    store = GeniusStore(tmp_path / "genius.sqlite")
+    d = load_domain("job_candidate")
+    for k in range(3):
+        m = Match(d, [make_agent("fair"), make_agent("bayes")], (k, 2 - k), seed=k)
+        m.run()
+        store.save(m.session, f"past{k}", ("person:x", "person:y"), population="people")
+    live = LiveSession.create(
+        store,
+        "now",
+        d,
+        (0, 0),
+        Rules(turn_seconds=60),
+        ("person:ann", "agent:kbagent"),
+        clock=VirtualClock(0.0),
+    )
+    assert live.agents[1].model.sessions == 3  # type: ignore[attr-defined]
+    recs = evaluate("kbagent", [d], pool=["conceder"], type_pairs=[(0, 0)], knowledge=store)
+    assert len(recs) == 2

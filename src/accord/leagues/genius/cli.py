@@ -147,7 +147,10 @@ def evaluate_cmd(
     reps: Annotated[int, typer.Option(help="seeded repetitions per type pair and side")] = 1,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
     store: Annotated[
-        Path | None, typer.Option(help="league store: compare with people's sessions in it")
+        Path | None,
+        typer.Option(
+            help="league store: compare with people's sessions in it; the KBAgent's database"
+        ),
     ] = None,
     report: Annotated[Path | None, typer.Option(help="write an HTML report here")] = None,
     ranking: Annotated[
@@ -168,7 +171,15 @@ def evaluate_cmd(
     console = Console()
     opponents = _split(pool) if pool else list(PDAS)
     try:
-        records = evaluate(agent, _split(domain), opponents, reps=reps, seed=seed)
+        if store is not None:
+            from accord.leagues.genius.store import GeniusStore
+
+            with GeniusStore(store) as kb:
+                records = evaluate(
+                    agent, _split(domain), opponents, reps=reps, seed=seed, knowledge=kb
+                )
+        else:
+            records = evaluate(agent, _split(domain), opponents, reps=reps, seed=seed)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc

@@ -29,6 +29,8 @@ import numpy as np
 from accord.core.errors import ConfigError
 from accord.leagues.genius.agent import GeniusAgent
 from accord.leagues.genius.domain import Domain, load_domain
+from accord.leagues.genius.kbagent import KBAgent
+from accord.leagues.genius.knowledge import SessionLog
 from accord.leagues.genius.match import Match
 from accord.leagues.genius.pdas import PDAS, make_agent
 from accord.leagues.genius.protocol import EndReason, GeniusResult, Rules
@@ -110,10 +112,12 @@ def record_of(
     )
 
 
-def _factory(name: str | Factory) -> tuple[str, Factory]:
+def _factory(name: str | Factory, logs: Sequence[SessionLog] = ()) -> tuple[str, Factory]:
     if callable(name):
         return getattr(name, "__name__", "agent"), name
     make_agent(name)  # fail early on an unknown name
+    if name == "kbagent":
+        return name, lambda: KBAgent(logs)
     return name, lambda: make_agent(name)
 
 
@@ -125,17 +129,23 @@ def evaluate(
     seed: int = 0,
     rules: Rules | None = None,
     type_pairs: Sequence[tuple[int, int]] | None = None,
+    knowledge: Any = None,
 ) -> list[Record]:
-    """Play ``agent`` against each PDA of ``pool`` (default: all) on every type pair, both sides."""
+    """Play ``agent`` against each PDA of ``pool`` (default: all) on every type pair, both sides.
+
+    ``knowledge`` (a :class:`~accord.leagues.genius.store.GeniusStore`) gives the KBAgent its
+    database: the store's finished sessions of each domain (without it: the empty-database
+    prior)."""
     if reps < 1:
         raise ConfigError(f"reps must be >= 1, got {reps}")
-    label, make = _factory(agent)
     opponents = list(pool) if pool is not None else list(PDAS)
     for name in opponents:
         make_agent(name)
     out: list[Record] = []
     for dom in domains:
         d = dom if isinstance(dom, Domain) else load_domain(dom)
+        logs = knowledge.logs(d.name, domain_obj=d) if knowledge is not None else ()
+        label, make = _factory(agent, logs)
         for opp in opponents:
             for side in (0, 1):
                 pairs = type_pairs or [

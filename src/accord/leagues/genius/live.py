@@ -88,9 +88,7 @@ class LiveSession:
         self.views: dict[int, PartyView] = {}
         for side, name in enumerate(names):
             if name.startswith(AGENT_PREFIX):
-                from accord.leagues.genius.pdas import make_agent
-
-                self.agents[side] = make_agent(name[len(AGENT_PREFIX) :])
+                self.agents[side] = _agent(name[len(AGENT_PREFIX) :], store, session.domain)
                 self.views[side] = PartyView(session, side, seed * 2 + side)
 
     # -- creation ----------------------------------------------------------------------
@@ -285,6 +283,17 @@ class LiveSession:
             "threats": list(THREATS),
             "result": None if r is None else {**r.to_dict(), "utility": r.utilities[side]},
         }
+
+
+def _agent(name: str, store: GeniusStore, domain: Domain) -> GeniusAgent:
+    """An agent by name; the KBAgent's database is the store's finished sessions of the domain."""
+    from accord.leagues.genius.pdas import make_agent
+
+    if name == "kbagent":
+        from accord.leagues.genius.kbagent import KBAgent
+
+        return KBAgent(store.logs(domain.name, domain_obj=domain))
+    return make_agent(name)
 
 
 def _action_of(e: dict[str, Any]) -> Any:

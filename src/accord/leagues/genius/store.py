@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.knowledge import SessionLog
 from accord.leagues.genius.protocol import EndReason, GeniusSession, Kind, Phase
 from accord.tournament.sqlite import SqliteFile
@@ -257,11 +258,13 @@ class GeniusStore(SqliteFile):
         cols = [c[0] for c in cur.description]
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
-    def logs(self, domain: str, population: str | None = None) -> list[SessionLog]:
-        """Finished sessions of ``domain`` as the KBAgent's database."""
+    def logs(
+        self, domain: str, population: str | None = None, domain_obj: Domain | None = None
+    ) -> list[SessionLog]:
+        """Finished sessions of ``domain`` as the KBAgent's database (abandoned ones excluded)."""
         from accord.leagues.genius.domain import load_domain
 
-        d = load_domain(domain)
+        d = domain_obj if domain_obj is not None else load_domain(domain)
         out: list[SessionLog] = []
         for s in self.sessions(domain, population):
             if s["status"] != "ended":
