@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from accord.leagues.genius.domain import load_domain
 from accord.leagues.genius.evaluate import (
     Record,
     evaluate,
@@ -16,6 +15,7 @@ from accord.leagues.genius.evaluate import (
     round_robin,
     summarise,
 )
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.match import Match
 from accord.leagues.genius.pdas import PDAS, make_agent
 from accord.leagues.genius.store import GeniusStore

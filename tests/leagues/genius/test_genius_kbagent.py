@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from accord.leagues.genius.agent import PartyView
-from accord.leagues.genius.domain import load_domain
 from accord.leagues.genius.kbagent import KBAgent, thresholds
 from accord.leagues.genius.knowledge import (
     OpponentModel,
@@ -14,6 +13,7 @@ from accord.leagues.genius.knowledge import (
     acceptance_probability,
     kde_over_ranks,
 )
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.match import Match
 from accord.leagues.genius.pdas import make_agent
 from accord.leagues.genius.protocol import GeniusSession, Rules

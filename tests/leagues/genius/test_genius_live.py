@@ -116,8 +116,8 @@ def test_a_session_id_cannot_be_reused(tmp_path: Path) -> None:
 
 
 def test_the_kbagent_opponent_learns_from_the_stores_finished_sessions(tmp_path: Path) -> None:
-    from accord.leagues.genius.domain import load_domain
     from accord.leagues.genius.evaluate import evaluate
+    from accord.leagues.genius.loading import load_domain
     from accord.leagues.genius.match import Match
     from accord.leagues.genius.pdas import make_agent
 

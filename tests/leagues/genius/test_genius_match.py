@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from accord.leagues.genius.agent import GeniusAgent, PartyView
-from accord.leagues.genius.domain import load_domain
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.match import MAX_ACTIONS, Match
 from accord.leagues.genius.pdas import make_agent
 from accord.leagues.genius.protocol import Action

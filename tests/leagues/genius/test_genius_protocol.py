@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.core.errors import ConfigError, InvalidScenario, ProtocolViolation
-from accord.leagues.genius.domain import Domain, load_domain
+from accord.leagues.genius.domain import Domain
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.protocol import (
     Action,
     GeniusSession,

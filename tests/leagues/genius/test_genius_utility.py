@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.leagues.genius.domain import load_domain
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.protocol import Action, GeniusSession, Rules, VirtualClock
 
 JC_FULL = {

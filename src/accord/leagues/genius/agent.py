@@ -26,7 +26,10 @@ from accord.leagues.genius.protocol import Action, Event, GeniusResult, Kind, Of
 if TYPE_CHECKING:
     from accord.leagues.genius.protocol import GeniusSession
 
-__all__ = ["GeniusAgent", "PartyView"]
+__all__ = [
+    "GeniusAgent",
+    "PartyView",
+]
 
 
 class PartyView:

@@ -29,7 +29,7 @@ def _split(items: list[str]) -> list[str]:
 @app.command("domains")
 def domains() -> None:
     """List the bundled domains with their sides and types."""
-    from accord.leagues.genius.domain import bundled_domains, load_domain
+    from accord.leagues.genius.loading import bundled_domains, load_domain
 
     console = Console()
     for name in bundled_domains():
@@ -65,7 +65,7 @@ def play(
     trace: Annotated[bool, typer.Option(help="print every action")] = False,
 ) -> None:
     """Run one session of two agents and print what happened."""
-    from accord.leagues.genius.domain import load_domain
+    from accord.leagues.genius.loading import load_domain
     from accord.leagues.genius.match import Match
     from accord.leagues.genius.pdas import make_agent
     from accord.leagues.genius.protocol import Rules

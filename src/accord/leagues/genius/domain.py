@@ -11,6 +11,7 @@ value when the domain has one, else 0 (the paper's rule; ``open_issues="code"`` 
 every open issue 0, as the original Java code does). Opting out at turn ``t`` is worth
 ``opt_out + t * time_effect``, the status quo ``status_quo + t * time_effect``.
 
+    >>> from accord.leagues.genius.loading import load_domain
     >>> d = load_domain("job_candidate")
     >>> d.size, d.sides, [p.name for p in d.types[0]]
     (1296, ('employer', 'candidate'), ['short-term', 'long-term', 'compromise'])
@@ -25,11 +26,8 @@ every open issue 0, as the original Java code does). Opting out at turn ``t`` is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -46,8 +44,6 @@ __all__ = [
     "OpenIssues",
     "PartialOutcome",
     "Profile",
-    "bundled_domains",
-    "load_domain",
 ]
 
 FORMAT = "accord-genius-domain/1"
@@ -311,33 +307,3 @@ class Domain:
                 f"{where}: malformed domain ({type(exc).__name__}: {exc})"
             ) from exc
         return cls(str(data["name"]), issues, (sides[0], sides[1]), (types[0], types[1]), mult)
-
-
-def bundled_domains() -> list[str]:
-    """Names of the domains shipped with the league."""
-    folder = resources.files("accord.leagues.genius") / "domains"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
-
-
-def load_domain(source: str | Path) -> Domain:
-    """A bundled domain by name, a native JSON file or a GENIUS BIU/QO folder."""
-    if isinstance(source, str) and source in bundled_domains():
-        text = (resources.files("accord.leagues.genius") / "domains" / f"{source}.json").read_text(
-            encoding="utf-8"
-        )
-        return Domain.from_dict(json.loads(text), source)
-    path = Path(source)
-    if path.is_dir():
-        from accord.leagues.genius.genius_xml import read_biu_folder
-
-        return read_biu_folder(path)
-    if path.is_file():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InvalidScenario(f"{path}: not valid JSON ({exc})") from exc
-        return Domain.from_dict(data, str(path))
-    raise InvalidScenario(
-        f"no domain {str(source)!r}: not a bundled domain ({', '.join(bundled_domains())}), "
-        "a native JSON file or a GENIUS folder"
-    )

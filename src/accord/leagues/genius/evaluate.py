@@ -28,9 +28,10 @@ import numpy as np
 
 from accord.core.errors import ConfigError
 from accord.leagues.genius.agent import GeniusAgent
-from accord.leagues.genius.domain import Domain, load_domain
+from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.kbagent import KBAgent
 from accord.leagues.genius.knowledge import SessionLog
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.match import Match
 from accord.leagues.genius.pdas import PDAS, make_agent
 from accord.leagues.genius.protocol import EndReason, GeniusResult, Rules

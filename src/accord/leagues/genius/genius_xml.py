@@ -20,7 +20,9 @@ from accord.formats._xml import fail, get_attr, get_float, parse_xml
 from accord.formats.genius import is_profile, natural_key, read_genius_domain
 from accord.leagues.genius.domain import Domain, Issue, Profile
 
-__all__ = ["read_biu_folder"]
+__all__ = [
+    "read_biu_folder",
+]
 
 _SIDE = re.compile(r"^side_?([ab])_?(.*)$", re.IGNORECASE)
 _NO_AGREEMENT = "no agreement"

@@ -38,7 +38,11 @@ from accord.leagues.genius.knowledge import OpponentModel, SessionLog, TypeModel
 from accord.leagues.genius.protocol import Action, Kind
 from accord.leagues.genius.qo import OfferPlan, offer_list, qo_values
 
-__all__ = ["KBAgent", "TypePlan", "thresholds"]
+__all__ = [
+    "KBAgent",
+    "TypePlan",
+    "thresholds",
+]
 
 Floats = npt.NDArray[np.float64]
 _FLOOR = 1e-9

@@ -32,7 +32,8 @@ from typing import Any
 
 from accord.core.errors import ConfigError, ProtocolViolation
 from accord.leagues.genius.agent import GeniusAgent, PartyView
-from accord.leagues.genius.domain import Domain, load_domain
+from accord.leagues.genius.domain import Domain
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.match import MAX_ACTIONS
 from accord.leagues.genius.protocol import (
     COMMENTS,
@@ -47,7 +48,10 @@ from accord.leagues.genius.protocol import (
 )
 from accord.leagues.genius.store import GeniusStore
 
-__all__ = ["AGENT_PREFIX", "LiveSession"]
+__all__ = [
+    "AGENT_PREFIX",
+    "LiveSession",
+]
 
 AGENT_PREFIX = "agent:"
 """A party named ``agent:<name>`` is played by that agent; any other name is a person."""

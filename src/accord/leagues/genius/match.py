@@ -5,7 +5,7 @@ turn) until a round of asks brings no action or ``asks_per_turn`` rounds were ma
 the clock moves to the next turn. An agent that raises or returns something that is not
 a list of actions has that recorded against it as an invalid action; the session goes on.
 
-    >>> from accord.leagues.genius.domain import load_domain
+    >>> from accord.leagues.genius.loading import load_domain
     >>> from accord.leagues.genius.pdas import make_agent
     >>> m = Match(load_domain("job_candidate"), (make_agent("conceder"), make_agent("fair")),
     ...           types=(0, 2), seed=3)

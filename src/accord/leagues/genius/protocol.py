@@ -19,7 +19,7 @@ Time periods count from 0 (the paper's ``Time = {0, 1, ..., dl}``); ``first_turn
 them from 1 as the Java code does. Every action is checked; an invalid one is recorded
 against its sender (``Event.ok`` false, ``GeniusResult.invalid``) and changes nothing else.
 
-    >>> from accord.leagues.genius.domain import load_domain
+    >>> from accord.leagues.genius.loading import load_domain
     >>> d = load_domain("job_candidate")
     >>> clock = VirtualClock()
     >>> s = GeniusSession(d, (0, 0), Rules(turns=14, turn_seconds=60), clock)

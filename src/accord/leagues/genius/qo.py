@@ -26,7 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["OfferPlan", "luce", "offer_list", "qo_values", "rank"]
+__all__ = [
+    "OfferPlan",
+    "luce",
+    "offer_list",
+    "qo_values",
+    "rank",
+]
 
 Floats = npt.NDArray[np.float64]
 CONCEDE_BY = 0.8

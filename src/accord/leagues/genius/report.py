@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
     from accord.leagues.genius.evaluate import Record
 
-__all__ = ["render", "write_report"]
+__all__ = [
+    "render",
+    "write_report",
+]
 
 _CSS = (
     "body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}"

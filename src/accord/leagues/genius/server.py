@@ -34,7 +34,10 @@ from accord.core.errors import AccordError, ConfigError
 from accord.leagues.genius.protocol import Clock
 from accord.leagues.genius.service import GeniusService, LinkError, StudyConfig
 
-__all__ = ["StudyRequest", "create_app"]
+__all__ = [
+    "StudyRequest",
+    "create_app",
+]
 
 _COOKIE = "genius_key"
 

@@ -28,13 +28,17 @@ from typing import Any
 import numpy as np
 
 from accord.core.errors import AccordError, ConfigError, ProtocolViolation
-from accord.leagues.genius.domain import load_domain
 from accord.leagues.genius.live import AGENT_PREFIX, LiveSession
+from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.pdas import agent_names
 from accord.leagues.genius.protocol import Clock, Event, Phase, Rules
 from accord.leagues.genius.store import GeniusStore
 
-__all__ = ["GeniusService", "LinkError", "StudyConfig"]
+__all__ = [
+    "GeniusService",
+    "LinkError",
+    "StudyConfig",
+]
 
 
 class LinkError(AccordError):

@@ -8,7 +8,7 @@ in one transaction, so a crash never leaves half a session. The KBAgent's databa
 from here (:meth:`GeniusStore.logs`).
 
     >>> import tempfile, pathlib
-    >>> from accord.leagues.genius.domain import load_domain
+    >>> from accord.leagues.genius.loading import load_domain
     >>> from accord.leagues.genius.match import Match
     >>> from accord.leagues.genius.pdas import make_agent
     >>> d = load_domain("job_candidate")
@@ -34,7 +34,9 @@ from accord.leagues.genius.knowledge import SessionLog
 from accord.leagues.genius.protocol import EndReason, GeniusSession, Kind, Phase
 from accord.tournament.sqlite import SqliteFile
 
-__all__ = ["GeniusStore"]
+__all__ = [
+    "GeniusStore",
+]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -262,7 +264,7 @@ class GeniusStore(SqliteFile):
         self, domain: str, population: str | None = None, domain_obj: Domain | None = None
     ) -> list[SessionLog]:
         """Finished sessions of ``domain`` as the KBAgent's database (abandoned ones excluded)."""
-        from accord.leagues.genius.domain import load_domain
+        from accord.leagues.genius.loading import load_domain
 
         d = domain_obj if domain_obj is not None else load_domain(domain)
         out: list[SessionLog] = []
