@@ -165,3 +165,23 @@ def test_the_code_likelihood_option_is_the_softmax_of_the_java_agent() -> None:
     assert result.invalid == (0, 0)
     with pytest.raises(Exception, match="likelihood must be 'paper' or 'code'"):
         KBAgent(likelihood="java")  # type: ignore[arg-type]
+
+
+def test_a_partial_agreement_worse_than_the_status_quo_at_the_deadline_is_refused() -> None:
+    from accord.leagues.genius.protocol import Action, VirtualClock
+
+    clock = VirtualClock()
+    s = GeniusSession(JC, (0, 0), Rules(turn_seconds=1), clock)
+    s.start()
+    agent = KBAgent()
+    view = PartyView(s, 0, 0)
+    agent.on_start(view)
+    clock.advance(13.5)  # the last turn: alpha = SQ(13) = 162
+    low = s.submit(1, Action.make_offer({"Salary": "7,000 NIS"}))
+    # completed with mean evaluations it is worth 458 - 78 = 380 >= 162, but implemented
+    # at the deadline it is worth 100*.2*8 - 6*14 = 76 < SQ(14) = 156: rejected
+    ok = s.submit(1, Action.make_offer({"Working Hours": "10 hours"}))
+    # implemented at the deadline: 100*.3*8 - 84 = 156 = SQ(14): accepted
+    actions = agent.act(view)
+    answers = {a.offer: a.kind.value for a in actions if a.offer is not None}
+    assert answers == {low.offer: "reject", ok.offer: "accept"}

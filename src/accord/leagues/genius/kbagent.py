@@ -15,7 +15,10 @@ arrives (likelihood ``P_l(o, t)``) or the opponent accepts one of the agent's of
 (likelihood ``Q_l(o)``); the prior is uniform. The agent sends at most one offer a turn,
 answers every offer, accepts when the running agreement with the offer, its open issues
 valued at the agent's mean evaluation of each issue, is worth at least the threshold of
-the believed type and more than the running agreement alone; it never opts out.
+the believed type and more than the running agreement alone; it never opts out. The
+paper says nothing about partial offers; our rule (as the original code, which completes
+them with average evaluations) adds one safeguard: a partial agreement is accepted only if,
+implemented as it stands at the deadline, it is worth at least the status quo.
 
 ``KBAgent(likelihood="code")`` identifies the type as the original Java code does instead:
 the likelihood of a received offer under type ``l`` is the Luce/softmax
@@ -168,6 +171,13 @@ class KBAgent(GeniusAgent):
             )
         return np.array(out)
 
+    def _safe_at_deadline(self, view: PartyView, row: npt.NDArray[np.int64]) -> bool:
+        """A partial agreement that would be implemented at the deadline must beat the status quo."""
+        if bool((row >= 0).all()) or view.rules.deadline_rule != "paper":
+            return True
+        dl = view.turns
+        return view.value(row, t=dl) >= view.profile.status_quo_at(dl)
+
     def _completed_value(self, view: PartyView, row: npt.NDArray[np.int64]) -> float:
         prof = view.profile
         cols = np.arange(row.size)
@@ -189,7 +199,12 @@ class KBAgent(GeniusAgent):
             plan = self.plans[self.believed_type]
             combined = view.combined(o.row)
             worth = self._completed_value(view, combined)
-            if worth >= plan.alpha[turn] and view.value(combined) > current and worth > current:
+            if (
+                worth >= plan.alpha[turn]
+                and view.value(combined) > current
+                and worth > current
+                and self._safe_at_deadline(view, combined)
+            ):
                 out.append(Action.accept(o.id))
                 current = view.value(combined)
             else:
