@@ -1,10 +1,12 @@
-"""Shared paths of the GENIUS league tests."""
+"""Shared paths and fixtures of the GENIUS league tests (browser fixtures: accord.web)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from accord.web.testing import screenshot, web_browser, web_page  # noqa: F401
 
 QO_FOLDER = (
     Path(__file__).resolve().parents[4]

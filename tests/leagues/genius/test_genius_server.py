@@ -1,91 +1,142 @@
-"""The study server over HTTP: studies, links, actions, bad input, CSV, restart."""
+"""The GENIUS study on accord.web over HTTP: pairing, actions, bad input, CSV, leaving, restart."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
+from accord.core.errors import ProtocolViolation
 from accord.leagues.genius.protocol import VirtualClock
-from accord.leagues.genius.server import create_app
+from accord.leagues.genius.server import condition, create_genius_app, genius_design
 
-AUTH = {"authorization": "Bearer pw"}
-
-
-def _client(path: Path, clock: VirtualClock | None = None) -> TestClient:
-    return TestClient(create_app(str(path), password="pw", clock=clock or VirtualClock(100.0)))
+PW = "experimenter-pw"
 
 
-def _study(c: TestClient, **kw: object) -> dict:
-    body = {"domain": "job_candidate", "opponent": "person", "participants": 2, **kw}
-    r = c.post("/api/studies", json=body, headers=AUTH)
-    assert r.status_code == 200, r.text
-    return r.json()
+class Lab:
+    """An app on a folder, the experimenter logged in, participants on demand."""
+
+    def __init__(self, folder: Path, opponent: str, clock: VirtualClock, **kw: Any) -> None:
+        design = genius_design([condition(opponent, turn_seconds=60)])
+        self.app, self.study = create_genius_app(folder, design, password=PW, clock=clock, **kw)
+        self.exp = TestClient(self.app)
+        self.exp.__enter__()
+        self.exp.post("/api/login", json={"username": "experimenter", "password": PW})
+
+    def person(self) -> TestClient:
+        (invite,) = self.exp.post("/api/study/invites", json={"count": 1}).json()
+        c = TestClient(self.app)
+        assert (
+            c.post("/" + invite["link"].split("/", 3)[3], follow_redirects=False).status_code == 303
+        )
+        c.post("/api/participant/consent", json={"agree": True, "version": "1"})
+        return c
+
+    def csv(self) -> list[dict[str, str]]:
+        return list(csv.DictReader(io.StringIO(self.exp.get("/api/study/events.csv").text)))
+
+    def close(self) -> None:
+        self.exp.__exit__(None, None, None)
 
 
-def test_experimenter_routes_need_the_password(tmp_path: Path) -> None:
-    c = _client(tmp_path / "g.sqlite")
-    r = c.post("/api/studies", json={})
-    assert r.status_code == 401 and "Bearer" in r.json()["error"]
-    r = c.post("/api/studies", json={"opponent": "nobody"}, headers=AUTH)
-    assert r.status_code == 400 and "unknown opponent 'nobody'" in r.json()["error"]
-    r = c.post("/api/studies", json={"opponent": "person", "participants": 3}, headers=AUTH)
-    assert r.status_code == 400 and "participants must be even" in r.json()["error"]
+def test_the_negotiation_routes_need_a_consenting_participant(tmp_path: Path) -> None:
+    lab = Lab(tmp_path, "kbagent", VirtualClock(0.0))
+    assert lab.exp.get("/api/genius/state").json()["code"] == "unauthorized"
+    with pytest.raises(ProtocolViolation, match="unknown opponent 'nobody'"):
+        condition("nobody")
+    lab.close()
 
 
-def test_a_link_is_claimed_once_and_refused_to_another_browser(tmp_path: Path) -> None:
-    path = tmp_path / "g.sqlite"
-    c = _client(path)
-    study = _study(c)
-    t0 = study["tokens"][0]
-    assert c.post(f"/api/p/{t0}/claim").status_code == 200
-    assert c.post(f"/api/p/{t0}/claim").status_code == 200  # same browser (cookie) again
-    other = TestClient(c.app)
-    r = other.post(f"/api/p/{t0}/claim")
-    assert r.status_code == 409 and "already used" in r.json()["error"]
-    assert other.get(f"/api/p/{t0}/state").status_code == 403
-    assert other.post("/api/p/nonsense/claim").status_code == 404
-
-
-def test_two_people_negotiate_over_http_and_the_csv_has_every_action(tmp_path: Path) -> None:
+def test_two_people_negotiate_and_the_study_csv_has_every_action(tmp_path: Path) -> None:
     clock = VirtualClock(1000.0)
-    c0 = _client(tmp_path / "g.sqlite", clock)
-    c1 = TestClient(c0.app)
-    study = _study(c0)
-    t0, t1 = study["tokens"]
-    c0.post(f"/api/p/{t0}/claim")
-    assert c0.get(f"/api/p/{t0}/state").json()["status"] == "waiting"
-    c1.post(f"/api/p/{t1}/claim")
-    s0 = c0.get(f"/api/p/{t0}/state").json()
-    assert s0["status"] == "running" and s0["side"] == 0
-    bad = c0.post(f"/api/p/{t0}/action", json={"kind": "offer", "values": {"Salary": "lots"}})
-    assert bad.status_code == 400 and "has no value 'lots'" in bad.json()["error"]
-    junk = c0.post(f"/api/p/{t0}/action", content=b"{not json")
-    assert junk.status_code == 400 and "must be JSON" in junk.json()["error"]
-    full = {i["name"]: i["values"][0] for i in s0["issues"]}
-    offer = c0.post(f"/api/p/{t0}/action", json={"kind": "offer", "values": full}).json()
-    clock.advance(5)
-    end = c1.post(f"/api/p/{t1}/action", json={"kind": "accept", "offer": offer["offer"]})
-    assert end.status_code == 200
-    s1 = c1.get(f"/api/p/{t1}/state").json()
-    assert s1["status"] == "ended" and s1["result"]["reason"] == "agreement"
-    late = c1.post(f"/api/p/{t1}/action", json={"kind": "opt_out"})
-    assert late.status_code == 400 and "has done" in late.json()["error"]
-    rows = list(
-        csv.DictReader(io.StringIO(c0.get(f"/api/studies/{study['id']}/csv", headers=AUTH).text))
+    lab = Lab(tmp_path, "person", clock)
+    alice, bob = lab.person(), lab.person()
+    assert alice.get("/api/genius/state").json()["status"] == "waiting"
+    s1 = bob.get("/api/genius/state").json()
+    assert s1["status"] == "running" and s1["side"] == 1
+    s0 = alice.get("/api/genius/state").json()
+    bad = alice.post("/api/genius/action", json={"kind": "offer", "values": {"Salary": "lots"}})
+    assert bad.status_code == 422 and "has no value 'lots'" in bad.json()["error"]
+    junk = alice.post(
+        "/api/genius/action", content=b"{not json", headers={"content-type": "application/json"}
     )
-    assert [r["kind"] for r in rows] == ["offer", "offer", "accept"]
-    assert [r["ok"] for r in rows] == ["0", "1", "1"] and rows[2]["elapsed_s"] == "5.000"
-    progress = c0.get("/api/studies", headers=AUTH).json()[0]["progress"]
-    assert progress == {"done": 2}
+    assert junk.status_code == 400
+    full = {i["name"]: i["values"][0] for i in s0["issues"]}
+    offer = alice.post("/api/genius/action", json={"kind": "offer", "values": full}).json()
+    clock.advance(65)
+    assert (
+        bob.post("/api/genius/action", json={"kind": "accept", "offer": offer["offer"]}).status_code
+        == 200
+    )
+    assert bob.get("/api/participant").json()["status"] == "done"
+    late = bob.post("/api/genius/action", json={"kind": "opt_out"})
+    assert late.status_code == 409
+    rows = [r for r in lab.csv() if r["kind"] == "genius.action"]
+    data = [json.loads(r["data"]) for r in rows]
+    assert [(d["kind"], d["ok"]) for d in data] == [
+        ("offer", False),
+        ("offer", True),
+        ("accept", True),
+    ]
+    assert data[2]["turn"] == 1 and data[2]["elapsed"] == 65.0 and rows[2]["time"]
+    done = [json.loads(r["data"])["result"] for r in lab.csv() if r["kind"] == "round_done"]
+    assert [d["outcome"] for d in done] == ["agreement", "agreement"]
+    lab.close()
+
+
+def test_a_silent_participant_has_left_and_the_study_records_it(tmp_path: Path) -> None:
+    clock = VirtualClock(0.0)
+    lab = Lab(tmp_path, "person", clock, leave_after=10.0)
+    alice, bob = lab.person(), lab.person()
+    alice.get("/api/genius/state")
+    bob.get("/api/genius/state")
+    clock.advance(5)
+    alice.get("/api/genius/state")  # alice is still there, bob is silent
+    clock.advance(6)
+    lab.app.state.genius.poll_all()
+    kinds = [(r["party"], r["kind"]) for r in lab.csv()]
+    assert ("p002", "genius.left") in kinds
+    assert alice.get("/api/participant").json()["status"] == "done"
+    results = [json.loads(r["data"])["result"] for r in lab.csv() if r["kind"] == "round_done"]
+    assert sorted(r["you_left"] for r in results) == [False, True]
+    assert all(r["outcome"] == "abandoned" for r in results)
+    lab.close()
+
+
+def test_a_restarted_server_resumes_running_negotiations(tmp_path: Path) -> None:
+    clock = VirtualClock(0.0)
+    lab = Lab(tmp_path, "conceder", clock)
+    ann = lab.person()
+    first = ann.get("/api/genius/state").json()
+    ann.post("/api/genius/action", json={"kind": "offer", "values": {"Salary": "20,000 NIS"}})
+    before = ann.get("/api/genius/state").json()
+    cookies = dict(ann.cookies)
+    lab.close()  # the server stops
+    clock.advance(61)
+    again = Lab(tmp_path, "conceder", clock)
+    ann2 = TestClient(again.app)
+    for k, v in cookies.items():
+        ann2.cookies.set(k, v)
+    after = ann2.get("/api/genius/state").json()
+    assert after["session"] == first["session"] and after["turn"] == 1
+    assert [o["values"] for o in after["offers"][: len(before["offers"])]] == [
+        o["values"] for o in before["offers"]
+    ]
+    clock.advance(60 * 14)
+    again.app.state.genius.poll_all()
+    assert ann2.get("/api/participant").json()["status"] == "done"
+    again.close()
 
 
 def test_genius_serve_starts_on_loopback_and_serves_the_pages(tmp_path: Path) -> None:
@@ -97,10 +148,12 @@ def test_genius_serve_starts_on_loopback_and_serves_the_pages(tmp_path: Path) ->
             "serve",
             "--port",
             "0",
-            "--store",
-            str(tmp_path / "g.sqlite"),
+            "--folder",
+            str(tmp_path / "study"),
             "--password",
-            "pw",
+            PW,
+            "-o",
+            "kbagent person",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -115,37 +168,19 @@ def test_genius_serve_starts_on_loopback_and_serves_the_pages(tmp_path: Path) ->
         deadline = time.monotonic() + 20
         while True:
             try:
-                r = httpx.get(url + "/experimenter", timeout=2)
+                r = httpx.get(url + "/genius/negotiate.html", timeout=2)
                 break
             except httpx.HTTPError:
                 assert time.monotonic() < deadline, "server did not answer"
                 time.sleep(0.1)
-        assert r.status_code == 200 and "GENIUS studies" in r.text
-        r = httpx.post(url + "/api/studies", json={"participants": 1}, headers=AUTH)
-        assert r.status_code == 200 and r.json()["links"][0].startswith(url + "/p/")
+        assert r.status_code == 200 and "Make an offer" in r.text
+        exp = httpx.Client(base_url=url)
+        assert (
+            exp.post("/api/login", json={"username": "experimenter", "password": PW}).status_code
+            == 200
+        )
+        conds = exp.get("/api/study").json()["design"]["conditions"]
+        assert [c["params"]["opponent"] for c in conds] == ["kbagent", "person"]
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)
-
-
-def test_a_restarted_server_resumes_running_sessions(tmp_path: Path) -> None:
-    path = tmp_path / "g.sqlite"
-    clock = VirtualClock(1000.0)
-    c = _client(path, clock)
-    study = _study(c, opponent="conceder", participants=1, turn_seconds=60)
-    t0 = study["tokens"][0]
-    c.post(f"/api/p/{t0}/claim")
-    key = c.cookies.get("genius_key")
-    c.post(f"/api/p/{t0}/action", json={"kind": "offer", "values": {"Salary": "20,000 NIS"}})
-    before = c.get(f"/api/p/{t0}/state").json()
-    c.app.state.service.close()  # the server stops
-    clock.advance(61)
-    again = _client(path, clock)  # a new server process on the same store
-    again.cookies.set("genius_key", key or "", path=f"/api/p/{t0}")
-    after = again.get(f"/api/p/{t0}/state").json()
-    assert after["status"] == "running" and after["turn"] == 1
-    assert [o["values"] for o in after["offers"][: len(before["offers"])]] == [
-        o["values"] for o in before["offers"]
-    ]
-    clock.advance(60 * 14)
-    assert again.get(f"/api/p/{t0}/state").json()["result"]["reason"] == "deadline"

@@ -261,36 +261,52 @@ def _fmt(iv: dict[str, float | int | None]) -> str:
 
 @app.command("serve")
 def serve(
-    store: Annotated[Path, typer.Option(help="the league's SQLite store")] = Path(
-        "results/genius.sqlite"
-    ),
-    host: Annotated[
-        str, typer.Option(help="address to listen on (loopback by default)")
-    ] = "127.0.0.1",
+    folder: Annotated[
+        Path, typer.Option(help="folder of the study's files (study.sqlite, genius.sqlite)")
+    ] = Path("results/genius-study"),
+    opponent: Annotated[
+        list[str],
+        typer.Option("--opponent", "-o", help="one condition per opponent: an agent or 'person'"),
+    ] = ["kbagent"],  # noqa: B006 - typer needs a literal default
+    domain: Annotated[str, typer.Option(help="bundled domain")] = "job_candidate",
+    side: Annotated[int, typer.Option(help="the people's side against agents (0 or 1)")] = 0,
+    turns: Annotated[int, typer.Option(help="turns per negotiation")] = 14,
+    turn_seconds: Annotated[float, typer.Option(help="seconds per turn")] = 120.0,
+    title: Annotated[str, typer.Option(help="the study's title")] = "Negotiation study",
+    seed: Annotated[int, typer.Option(help="seeds the types drawn for each session")] = 0,
+    host: Annotated[str, typer.Option(help="address (loopback by default)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8060,
     password: Annotated[
-        str | None, typer.Option(help="experimenter password (default: a random one, printed)")
+        str | None, typer.Option(help="experimenter password (default: kept, or a new one)")
     ] = None,
     leave_after: Annotated[
-        float, typer.Option(help="seconds without sign of life before a participant counts as gone")
+        float, typer.Option(help="seconds without sign of life before a participant has left")
     ] = 30.0,
 ) -> None:
-    """Start the study server: experimenters create studies, participants negotiate in a browser."""
-    import secrets
+    """Start the study server: the experimenter makes links, people negotiate in a browser."""
     import socket
 
     import uvicorn
 
-    from accord.leagues.genius.server import create_app
+    from accord.leagues.genius.server import create_genius_app, genius_design
+    from accord.leagues.genius.service import condition
 
-    secret = password or secrets.token_urlsafe(12)
-    app_ = create_app(str(store), password=secret, leave_after=leave_after)
+    console = Console()
+    try:
+        conds = [condition(o, domain, side, turns, turn_seconds) for o in _split(opponent)]
+        design = genius_design(conds, title=title, seed=seed)
+        app_, study = create_genius_app(folder, design, password=password, leave_after=leave_after)
+    except (AccordError, ValueError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     bound = sock.getsockname()[1]
-    typer.echo(f"GENIUS study server on http://{host}:{bound}/ (store {store})")
-    typer.echo(f"experimenter page: http://{host}:{bound}/experimenter#{secret}")
+    typer.echo(f"GENIUS study server on http://{host}:{bound}/ (files in {folder})")
+    typer.echo(f"experimenter page: http://{host}:{bound}/study/admin.html (user experimenter)")
+    if study.initial_password is not None:
+        typer.echo(f"experimenter password: {study.initial_password}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: listening on {host}, not only on this machine")
     uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])

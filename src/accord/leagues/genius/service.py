@@ -1,345 +1,314 @@
-"""The study service behind ``accord genius serve``: studies, links, pairing, sessions.
+"""The league's study service on :mod:`accord.web`: pairing, sessions, actions, leaving.
 
-An experimenter creates a *study* (domain, the people's side, the opponent: an agent or
-``person``, the number of participants, turns and turn length) and gets one link per
-participant. A link is claimed by the first browser that opens it (it receives a secret
-key as a cookie); any other browser opening it later is refused ("already used"). Against
-an agent, each participant gets a session of their own when they open their link; against
-``person``, participants ``2k`` and ``2k+1`` share a session, which starts when both are
-there. Each session draws one type per side from the study's seed. Everything lives in
-the :class:`GeniusStore`; on start the service resumes every running session.
+The study itself (links, consent, progress, the experimenter's page, the CSV) is an
+:class:`accord.web.study.Study`; each of its conditions names a GENIUS setup in its
+``params`` (see :func:`condition`). This service maps the negotiation page's requests onto
+:class:`~accord.leagues.genius.live.LiveSession` objects kept in the league's
+:class:`~accord.leagues.genius.store.GeniusStore`:
 
-A participant who leaves (the page's "leave" button, closing the page, or no sign of life
-for ``leave_after`` seconds) is recorded as ``left`` and the session as ``abandoned``.
+- against an agent, a participant's session starts when their negotiation page first asks
+  for its state; against ``person``, participants of the same condition are paired in the
+  order they arrive, and the session starts when the second one is there;
+- each session draws one type per side from the study's seed and the pair's number;
+- every action (the people's and the agents', valid or not) is appended to the study's
+  event log (kind ``genius.action``, with the session, side, turn, seconds since the start,
+  values, validity and error), so the study's CSV has all data with timestamps;
+- the pages get the new state through the study's live channel (event ``genius``);
+- a session's end completes the round of its people (result: reason, turn, utility);
+- a participant who presses "Leave", or whose page shows no sign of life for
+  ``leave_after`` seconds, is recorded (event ``genius.left``) and their session
+  ``abandoned``; the round of everyone in it is completed with ``outcome: left``.
+
+After a restart, every running session is resumed from the league's store.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import secrets
+import asyncio
+import contextlib
 import threading
 import time
-from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+from fastapi import APIRouter, Depends, Request
 
-from accord.core.errors import AccordError, ConfigError, ProtocolViolation
+from accord.core.errors import AccordError, ProtocolViolation
 from accord.leagues.genius.live import AGENT_PREFIX, LiveSession
 from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.pdas import agent_names
 from accord.leagues.genius.protocol import Clock, Event, Phase, Rules
 from accord.leagues.genius.store import GeniusStore
+from accord.web.errors import WebError
+from accord.web.requests import read_json
+from accord.web.study import Condition, Study
 
-__all__ = [
-    "GeniusService",
-    "LinkError",
-    "StudyConfig",
-]
-
-
-class LinkError(AccordError):
-    """A participant link that is unknown, already used by another browser, or closed."""
+__all__ = ["GeniusStudy", "condition"]
 
 
-@dataclass(frozen=True)
-class StudyConfig:
-    """What an experimenter chooses for a study."""
+def condition(
+    opponent: str,
+    domain: str = "job_candidate",
+    side: int = 0,
+    turns: int = 14,
+    turn_seconds: float = 120.0,
+    name: str | None = None,
+) -> Condition:
+    """A study condition for a GENIUS setup (checked now, with a clear error).
 
-    domain: str = "job_candidate"
-    side: int = 0
-    opponent: str = "kbagent"
-    participants: int = 2
-    turns: int = 14
-    turn_seconds: float = 120.0
-    seed: int = 0
-
-    def check(self) -> None:
-        """Refuse a bad configuration with what was expected."""
-        load_domain(self.domain)
-        if self.side not in (0, 1):
-            raise ConfigError(f"side must be 0 or 1, got {self.side!r}")
-        if self.opponent != "person" and self.opponent not in agent_names():
-            raise ConfigError(
-                f"unknown opponent {self.opponent!r}; expected 'person' or one of {agent_names()}"
-            )
-        if not 1 <= self.participants <= 1000:
-            raise ConfigError(f"participants must be 1..1000, got {self.participants}")
-        if self.opponent == "person" and self.participants % 2:
-            raise ConfigError(
-                f"people negotiate in pairs: participants must be even, got {self.participants}"
-            )
-        Rules(turns=self.turns, turn_seconds=self.turn_seconds)
+    >>> condition("kbagent").params["opponent"]
+    'kbagent'
+    """
+    load_domain(domain)
+    if side not in (0, 1):
+        raise ProtocolViolation(f"side must be 0 or 1, got {side!r}")
+    if opponent != "person" and opponent not in agent_names():
+        raise ProtocolViolation(
+            f"unknown opponent {opponent!r}; expected 'person' or one of {agent_names()}"
+        )
+    Rules(turns=turns, turn_seconds=turn_seconds)
+    params = {
+        "domain": domain,
+        "side": side,
+        "opponent": opponent,
+        "turns": turns,
+        "turn_seconds": turn_seconds,
+    }
+    return Condition(name=name or f"{domain.replace('_', '-')}-vs-{opponent}", params=params)
 
 
-class GeniusService:
-    """Studies, participants and live sessions over one store (thread-safe)."""
+class GeniusStudy:
+    """The negotiation routes of a GENIUS study (``/api/genius/...``)."""
 
     def __init__(
-        self, store_path: str, clock: Clock = time.time, leave_after: float = 30.0
+        self,
+        study: Study,
+        store_path: str,
+        clock: Clock = time.time,
+        leave_after: float = 30.0,
+        poll_seconds: float = 0.5,
     ) -> None:
+        self.study = study
         self.store = GeniusStore(store_path)
         self.clock = clock
         self.leave_after = leave_after
+        self.poll_seconds = poll_seconds
         self.lock = threading.RLock()
         self.live: dict[str, LiveSession] = {}
         self.seen: dict[str, float] = {}
-        for row in self.store.sessions():
+        self.logged: dict[str, int] = {}
+        self._task: asyncio.Task[None] | None = None
+        for row in self.store.sessions(population="people"):
             if row["status"] == "running" and row["started"] is not None:
                 self.live[row["id"]] = LiveSession.resume(self.store, row["id"], clock=clock)
+                self.logged[row["id"]] = len(self.store.events(row["id"]))
 
-    def close(self) -> None:
-        """Close the store."""
+    # -- lifecycle (run by accord.web's app) ------------------------------------------------
+    async def open(self) -> None:
+        """Start the poll loop (deadlines, agents' moves, silent participants)."""
+
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(self.poll_seconds)
+                self.poll_all()
+
+        self._task = asyncio.create_task(loop())
+
+    async def close(self) -> None:
+        """Stop the loop and close the store."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
         self.store.close()
 
-    # -- experimenter -------------------------------------------------------------------
-    def create_study(self, config: StudyConfig) -> dict[str, Any]:
-        """A new study and its participant tokens."""
-        config.check()
-        sid = "st-" + secrets.token_hex(4)
-        tokens = [secrets.token_urlsafe(12) for _ in range(config.participants)]
+    # -- what the routes do ---------------------------------------------------------------
+    def state(self, pid: str) -> dict[str, Any]:
+        """The participant's view of their negotiation (pairing or starting it if needed)."""
         with self.lock:
-            self.store.add_study(sid, asdict(config), tokens)
-        return {"id": sid, "config": asdict(config), "tokens": tokens}
-
-    def studies(self) -> list[dict[str, Any]]:
-        """Every study with its participants' progress."""
-        with self.lock:
-            out = []
-            for st in self.store.studies():
-                parts = self.store.participants(st["id"])
-                counts: dict[str, int] = {}
-                for p in parts:
-                    counts[p["status"]] = counts.get(p["status"], 0) + 1
-                out.append(
-                    {
-                        **st,
-                        "progress": counts,
-                        "participants": [
-                            {k: p[k] for k in ("token", "idx", "status", "session", "side")}
-                            for p in parts
-                        ],
-                    }
-                )
-            return out
-
-    def csv(self, study: str) -> str:
-        """Every action of every session of the study, with timestamps, as CSV."""
-        with self.lock:
-            if not any(s["id"] == study for s in self.store.studies()):
-                raise ConfigError(f"no study {study!r}")
-            buf = io.StringIO()
-            w = csv.writer(buf)
-            w.writerow(
-                [
-                    "study",
-                    "session",
-                    "status",
-                    "domain",
-                    "side",
-                    "party",
-                    "type",
-                    "seq",
-                    "turn",
-                    "elapsed_s",
-                    "time_utc",
-                    "kind",
-                    "offer",
-                    "values",
-                    "index",
-                    "ok",
-                    "error",
-                    "reason",
-                    "utility",
-                ]
-            )
-            sessions = sorted(
-                {p["session"] for p in self.store.participants(study) if p["session"]}
-            )
-            for sid in sessions:
-                row = self.store.session(sid)
-                if row is None:
-                    continue
-                d = load_domain(row["domain"])
-                for e in self.store.events(sid):
-                    side = int(e["party"])
-                    payload = json.loads(e["payload"]) if e["payload"] else None
-                    when = datetime.fromtimestamp(float(row["started"]) + e["elapsed"], UTC)
-                    w.writerow(
-                        [
-                            study,
-                            sid,
-                            row["status"],
-                            row["domain"],
-                            d.sides[side],
-                            row[f"party{side}"],
-                            d.types[side][int(row[f"type{side}"])].name,
-                            e["seq"],
-                            e["turn"],
-                            f"{e['elapsed']:.3f}",
-                            when.isoformat(),
-                            e["kind"],
-                            e["offer"],
-                            json.dumps(payload) if isinstance(payload, dict) else "",
-                            payload if isinstance(payload, int) else "",
-                            e["ok"],
-                            e["error"] or "",
-                            row["reason"] or "",
-                            row[f"u{side}"] if row[f"u{side}"] is not None else "",
-                        ]
-                    )
-            return buf.getvalue()
-
-    # -- participants -------------------------------------------------------------------
-    def claim(self, token: str, key: str | None) -> str:
-        """Open a link: returns the browser's key (new on first use); refuses a reused link."""
-        with self.lock:
-            p = self._participant(token)
-            if p["key"] is None:
-                new = secrets.token_urlsafe(16)
-                self.store.update_participant(token, key=new, status="joined")
-                self.seen[token] = self.clock()
-                self._start_if_ready(p["study"])
-                return new
-            if key is None or key != p["key"]:
-                raise LinkError(
-                    "this participant link was already used in another browser; "
-                    "ask the experimenter for a new link"
-                )
-            return key
-
-    def state(self, token: str, key: str | None) -> dict[str, Any]:
-        """What the participant's page shows now."""
-        with self.lock:
-            p = self._checked(token, key)
-            self.seen[token] = self.clock()
+            self.seen[pid] = self.clock()
+            p = self._participant(pid)
             if p["session"] is None:
                 return {"status": "waiting", "message": "waiting for the other participant"}
             live = self._live(p["session"])
-            live.poll()
-            self._sync(p["study"])
+            self._after(live)
             state = live.state(int(p["side"]))
             if p["status"] == "left":
                 state["status"] = "left"
             return state
 
-    def act(self, token: str, key: str | None, data: Any) -> Event:
-        """A participant's action (JSON); invalid ones are recorded against them."""
+    def act(self, pid: str, data: Any) -> dict[str, Any]:
+        """One action of the participant; an invalid one is recorded and refused (422)."""
         with self.lock:
-            p = self._checked(token, key)
-            self.seen[token] = self.clock()
+            self.seen[pid] = self.clock()
+            p = self._participant(pid)
             if p["session"] is None:
-                raise ProtocolViolation(
-                    "the session has not started: the other participant is not here yet"
+                raise WebError(
+                    409, "the negotiation has not started: the other participant is not here yet"
                 )
-            if p["status"] in ("left", "done"):
-                raise ProtocolViolation(f"this participant has {p['status']}; no action accepted")
-            event = self._live(p["session"]).submit_json(int(p["side"]), data)
-            self._sync(p["study"])
-            return event
+            if p["status"] != "playing":
+                raise WebError(409, f"this participant has {p['status']}; no action accepted")
+            live = self._live(p["session"])
+            try:
+                event = live.submit_json(int(p["side"]), data)
+            except AccordError as exc:
+                raise WebError(409, str(exc)) from exc
+            self._after(live)
+            if not event.ok:
+                raise WebError(422, event.error or "invalid action", code="invalid_action")
+            return event.to_dict()
 
-    def leave(self, token: str, key: str | None) -> None:
-        """The participant left: recorded, and a running session becomes abandoned."""
+    def leave(self, pid: str, why: str = "left the page") -> None:
+        """The participant left: recorded; their session is abandoned."""
         with self.lock:
-            p = self._checked(token, key)
-            self._leave(p)
+            rows = self.store.participants(token=pid)
+            if not rows or rows[0]["status"] in ("left", "done"):
+                return
+            p = rows[0]
+            self.store.update_participant(pid, status="left")
+            self.study.events.append(self.study.design.id, "genius.left", {"why": why}, party=pid)
+            if p["session"] is not None:
+                live = self._live(p["session"])
+                if live.session.phase is Phase.RUNNING:
+                    live.leave(int(p["side"]))
+                self._after(live)
 
     def poll_all(self) -> None:
-        """Deadlines, agent moves and silent participants, for every running session."""
+        """Deadlines, agents' moves, silent participants; pages told of every change."""
         with self.lock:
             now = self.clock()
             for live in list(self.live.values()):
+                turn = live.session.turn
                 live.poll()
-            for token, last in list(self.seen.items()):
+                self._after(live, force=live.session.turn != turn)
+            for pid, last in list(self.seen.items()):
                 if now - last > self.leave_after:
-                    p = self.store.participants(token=token)
-                    if p and p[0]["status"] in ("joined", "playing"):
-                        self._leave(p[0])
-                    self.seen.pop(token, None)
-            for st in self.store.studies():
-                self._sync(st["id"])
+                    self.seen.pop(pid, None)
+                    rows = self.store.participants(token=pid)
+                    if rows and rows[0]["status"] in ("waiting", "playing"):
+                        self.leave(pid, f"no sign of life for {self.leave_after:g} s")
 
-    # -- internals -----------------------------------------------------------------------
-    def _participant(self, token: str) -> dict[str, Any]:
-        rows = self.store.participants(token=token)
-        if not rows:
-            raise LinkError("unknown participant link")
-        return rows[0]
+    # -- internals ---------------------------------------------------------------------------
+    def _participant(self, pid: str) -> dict[str, Any]:
+        """The participant's row, made (and paired if possible) on their first request."""
+        rows = self.store.participants(token=pid)
+        if rows:
+            return rows[0]
+        view = self.study.view(pid)
+        if view.status != "consented" or view.condition is None:
+            raise WebError(
+                409, f"participant {pid} is {view.status}; the negotiation needs consent"
+            )
+        known = len(self.store.participants(study=view.condition))
+        self.store.add_participant(pid, view.condition, known)
+        self._start_if_ready(view.condition, dict(view.params))
+        return self.store.participants(token=pid)[0]
 
-    def _checked(self, token: str, key: str | None) -> dict[str, Any]:
-        p = self._participant(token)
-        if p["key"] is None or key != p["key"]:
-            raise LinkError("this link is not open in this browser; open the link first")
-        return p
+    def _start_if_ready(self, cond: str, params: dict[str, Any]) -> None:
+        waiting = [p for p in self.store.participants(study=cond) if p["status"] == "waiting"]
+        person = params["opponent"] == "person"
+        if not waiting or (person and len(waiting) < 2):
+            return
+        group = waiting[:2] if person else waiting[:1]
+        d = load_domain(params["domain"])
+        rng = np.random.default_rng((self.study.design.seed, group[0]["idx"]))
+        types = (int(rng.integers(len(d.types[0]))), int(rng.integers(len(d.types[1]))))
+        if person:
+            names, sides = (group[0]["token"], group[1]["token"]), [0, 1]
+        else:
+            agent = AGENT_PREFIX + params["opponent"]
+            me = group[0]["token"]
+            side = int(params["side"])
+            names, sides = ((me, agent) if side == 0 else (agent, me)), [side]
+        sid = f"{self.study.design.id}-{cond}-{group[0]['idx']}"
+        rules = Rules(turns=int(params["turns"]), turn_seconds=float(params["turn_seconds"]))
+        live = LiveSession.create(
+            self.store,
+            sid,
+            d,
+            types,
+            rules,
+            names,
+            clock=self.clock,
+            seed=self.study.design.seed * 1000 + group[0]["idx"],
+            study=self.study.design.id,
+        )
+        self.live[sid] = live
+        self.logged[sid] = 0
+        for p, side in zip(group, sides, strict=True):
+            self.store.update_participant(p["token"], session=sid, side=side, status="playing")
+        self._after(live, force=True)
 
     def _live(self, sid: str) -> LiveSession:
         if sid not in self.live:
             self.live[sid] = LiveSession.resume(self.store, sid, clock=self.clock)
+            self.logged.setdefault(sid, len(self.store.events(sid)))
         return self.live[sid]
 
-    def _config(self, study: str) -> StudyConfig:
-        st = next(s for s in self.store.studies() if s["id"] == study)
-        return StudyConfig(**st["config"])
+    def _people(self, live: LiveSession) -> list[tuple[int, str]]:
+        return [(k, n) for k, n in enumerate(live.names) if not n.startswith(AGENT_PREFIX)]
 
-    def _start_if_ready(self, study: str) -> None:
-        cfg = self._config(study)
-        parts = self.store.participants(study)
-        d = load_domain(cfg.domain)
-        rules = Rules(turns=cfg.turns, turn_seconds=cfg.turn_seconds)
-        groups = (
-            [[p] for p in parts]
-            if cfg.opponent != "person"
-            else [parts[k : k + 2] for k in range(0, len(parts), 2)]
+    def _after(self, live: LiveSession, force: bool = False) -> None:
+        """Log new actions to the study, notify the pages, complete ended rounds."""
+        events = live.session.events
+        start = self.logged.get(live.sid, 0)
+        for e in events[start:]:
+            self._log(live, e)
+        self.logged[live.sid] = len(events)
+        changed = force or len(events) > start
+        ended = live.session.phase is Phase.ENDED or live.status == "abandoned"
+        for side, pid in self._people(live):
+            if changed or ended:
+                with contextlib.suppress(AccordError):
+                    self.study.notify(pid, "genius", live.state(side))
+            if ended:
+                self._complete(pid, live, side)
+        if ended:
+            self.live.pop(live.sid, None)
+
+    def _log(self, live: LiveSession, e: Event) -> None:
+        data = {
+            "session": live.sid,
+            "side": live.session.domain.sides[e.party],
+            "by": live.names[e.party],
+            **{k: v for k, v in e.to_dict().items() if k != "party"},
+        }
+        self.study.events.append(
+            self.study.design.id, "genius.action", data, party=live.names[e.party]
         )
-        for g in groups:
-            if any(
-                p["session"] is not None or p["key"] is None or p["status"] == "left" for p in g
-            ):
-                continue
-            rng = np.random.default_rng((cfg.seed, g[0]["idx"]))
-            types = (int(rng.integers(len(d.types[0]))), int(rng.integers(len(d.types[1]))))
-            if cfg.opponent == "person":
-                names = (f"person:{g[0]['token'][:6]}", f"person:{g[1]['token'][:6]}")
-                sides = [0, 1]
-            else:
-                person = f"person:{g[0]['token'][:6]}"
-                agent = AGENT_PREFIX + cfg.opponent
-                names = (person, agent) if cfg.side == 0 else (agent, person)
-                sides = [cfg.side]
-            sid = f"{study}-{g[0]['idx']}"
-            live = LiveSession.create(
-                self.store,
-                sid,
-                d,
-                types,
-                rules,
-                (names[0], names[1]),
-                clock=self.clock,
-                seed=cfg.seed * 1000 + g[0]["idx"],
-                study=study,
-            )
-            self.live[sid] = live
-            for p, side in zip(g, sides, strict=True):
-                self.store.update_participant(p["token"], session=sid, side=side, status="playing")
 
-    def _leave(self, p: dict[str, Any]) -> None:
-        if p["status"] in ("left", "done"):
+    def _complete(self, pid: str, live: LiveSession, side: int) -> None:
+        rows = self.store.participants(token=pid)
+        if not rows or rows[0]["status"] == "done":
             return
-        self.store.update_participant(p["token"], status="left")
-        if p["session"] is not None:
-            live = self._live(p["session"])
-            if live.session.phase is Phase.RUNNING:
-                live.leave(int(p["side"]))
-                self.live.pop(p["session"], None)
+        r = live.session.result
+        if r is not None:
+            result = {"outcome": r.reason.value, "turn": r.turn, "utility": r.utilities[side]}
+        else:
+            result = {"outcome": "abandoned", "you_left": rows[0]["status"] == "left"}
+        if rows[0]["status"] != "left":
+            self.store.update_participant(pid, status="done")
+        with contextlib.suppress(AccordError):
+            self.study.complete(pid, result)
 
-    def _sync(self, study: str) -> None:
-        for p in self.store.participants(study):
-            if p["status"] == "playing" and p["session"] is not None:
-                row = self.store.session(p["session"])
-                if row is not None and row["status"] in ("ended", "abandoned"):
-                    self.store.update_participant(p["token"], status="done")
-                    if row["status"] == "ended":
-                        self.live.pop(p["session"], None)
+    # -- HTTP -----------------------------------------------------------------------------
+    def router(self) -> APIRouter:
+        """``GET /api/genius/state``, ``POST /api/genius/action``, ``POST /api/genius/leave``."""
+        r = APIRouter(prefix="/api/genius", tags=["genius"])
+        participant = Depends(self.study.auth.participant)
+
+        @r.get("/state")
+        def state(pid: str = participant) -> dict[str, Any]:
+            return self.state(pid)
+
+        @r.post("/action")
+        async def action(request: Request, pid: str = participant) -> dict[str, Any]:
+            data = await read_json(request)
+            return self.act(pid, data)
+
+        @r.post("/leave")
+        def leave(pid: str = participant) -> dict[str, bool]:
+            self.leave(pid, "pressed Leave")
+            return {"ok": True}
+
+        return r

@@ -24,9 +24,7 @@ from here (:meth:`GeniusStore.logs`).
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
-from pathlib import Path
 from typing import Any
 
 from accord.leagues.genius.domain import Domain
@@ -64,11 +62,6 @@ CREATE TABLE IF NOT EXISTS sessions (
     meta TEXT,
     updated REAL NOT NULL
 );
-CREATE TABLE IF NOT EXISTS studies (
-    id TEXT PRIMARY KEY,
-    config TEXT NOT NULL,
-    created REAL NOT NULL
-);
 CREATE TABLE IF NOT EXISTS participants (
     token TEXT PRIMARY KEY,
     study TEXT NOT NULL,
@@ -98,19 +91,9 @@ CREATE TABLE IF NOT EXISTS events (
 class GeniusStore(SqliteFile):
     """Sessions and events of the GENIUS league in one SQLite file.
 
-    The connection may be used from any thread (the study server serialises access)."""
+    The connection may be used from any thread (:class:`SqliteFile` holds a lock)."""
 
     SCHEMA = _SCHEMA
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(
-            str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(self.SCHEMA)
 
     def save(
         self,
@@ -210,26 +193,20 @@ class GeniusStore(SqliteFile):
                 (status, time.time(), sid),
             )
 
-    # -- studies ---------------------------------------------------------------------------
-    def add_study(self, sid: str, config: dict[str, Any], tokens: list[str]) -> None:
-        """A study and one participant row (status ``new``) per token, in one transaction."""
-        now = time.time()
+    # -- participants of studies ----------------------------------------------------------
+    def add_participant(self, token: str, group: str, idx: int) -> None:
+        """A participant (``token``: the study's participant id) of ``group`` (a condition),
+        status ``waiting``."""
         with self.transaction(immediate=True):
-            self.conn.execute("INSERT INTO studies VALUES (?,?,?)", (sid, json.dumps(config), now))
-            self.conn.executemany(
+            self.conn.execute(
                 "INSERT INTO participants VALUES (?,?,?,?,?,?,?,?)",
-                [(t, sid, k, None, "new", None, None, now) for k, t in enumerate(tokens)],
+                (token, group, idx, None, "waiting", None, None, time.time()),
             )
-
-    def studies(self) -> list[dict[str, Any]]:
-        """Every study (``config`` decoded), oldest first."""
-        rows = self.conn.execute("SELECT id, config, created FROM studies ORDER BY created, id")
-        return [{"id": i, "config": json.loads(c), "created": t} for i, c, t in rows.fetchall()]
 
     def participants(
         self, study: str | None = None, token: str | None = None
     ) -> list[dict[str, Any]]:
-        """Participant rows of a study (or the one with ``token``), in link order."""
+        """Participant rows of a group (``study`` column) or the one with ``token``, in order."""
         sql, args = "SELECT * FROM participants WHERE 1=1", []
         if study is not None:
             sql += " AND study = ?"

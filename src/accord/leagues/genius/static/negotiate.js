@@ -1,6 +1,7 @@
-// The participant's page: claim the link, poll the state, build and answer offers.
-const token = location.pathname.split("/").filter(Boolean).pop();
-const api = (path) => `/api/p/${token}/${path}`;
+// The negotiation page of a GENIUS study (accord.web): state from /api/genius, updates by
+// the study's live channel, a heartbeat every few seconds, actions as JSON.
+import { api, go, participant } from "../study/study.js";
+
 const $ = (id) => document.getElementById(id);
 let state = null;
 let built = false;
@@ -150,22 +151,28 @@ function render() {
     const r = s.result;
     const what = { agreement: "Full agreement", opt_out: "Opt-out", deadline: "Deadline" }[r.reason];
     $("result").hidden = false;
-    $("result").textContent = `${what} at turn ${r.turn}. Your final score: ${fmt(r.utility)}.`;
+    $("result-text").textContent = `${what} at turn ${r.turn}. Your final score: ${fmt(r.utility)}.`;
   } else if (s.status === "abandoned" || s.status === "left") {
     $("result").hidden = false;
-    $("result").textContent = "The negotiation was abandoned: a participant left.";
+    $("result-text").textContent = "The negotiation was abandoned: a participant left.";
   }
 }
 
 async function refresh() {
-  let r;
+  let body;
   try {
-    r = await fetch(api("state"));
+    body = await api("api/genius/state");
   } catch (e) {
-    return;
+    if (e.status === 409) {
+      const me = await participant.me();
+      if (me.status !== "consented") return go(me.next);
+    }
+    return showError(e.message);
   }
-  const body = await r.json();
-  if (!r.ok) return showError(body.error);
+  show(body);
+}
+
+function show(body) {
   if (body.status === "waiting") {
     $("status").textContent = body.message;
     return;
@@ -175,13 +182,12 @@ async function refresh() {
 }
 
 async function send(action) {
-  const r = await fetch(api("action"), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(action),
-  });
-  const body = await r.json();
-  notice(r.ok ? "" : body.error);
+  try {
+    await api("api/genius/action", { method: "POST", body: action });
+    notice("");
+  } catch (e) {
+    notice(e.message);
+  }
   await refresh();
 }
 
@@ -197,15 +203,19 @@ $("opt-out").addEventListener("click", () => {
 });
 $("leave").addEventListener("click", async () => {
   if (!confirm("Leave the study? The negotiation will be recorded as abandoned.")) return;
-  await fetch(api("leave"), { method: "POST" });
-  await refresh();
+  await api("api/genius/leave", { method: "POST" });
+  const me = await participant.me();
+  go(me.next);
+});
+$("continue").addEventListener("click", async () => {
+  const me = await participant.me();
+  go(me.next);
 });
 
 async function main() {
-  const r = await fetch(api("claim"), { method: "POST" });
-  if (!r.ok) return showError((await r.json()).error);
   await refresh();
-  setInterval(refresh, 1000);
+  participant.live({ genius: show });
+  setInterval(refresh, 3000); // heartbeat: the server counts a silent page as gone
   timer = setInterval(() => {
     secondsLeft = Math.max(0, secondsLeft - 0.25);
     $("clock").textContent = String(Math.ceil(secondsLeft));
