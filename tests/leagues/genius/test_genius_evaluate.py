@@ -75,10 +75,10 @@ def test_intervals_treat_each_opponent_as_the_unit() -> None:
 def test_people_sessions_in_the_store_are_compared_per_person(tmp_path: Path) -> None:
     d = load_domain("job_candidate")
     with GeniusStore(tmp_path / "g.sqlite") as store:
-        for k, person in enumerate(["person:ann", "person:bob"]):
+        for k, person in enumerate(["p001", "p002"]):
             m = Match(d, [make_agent("kbagent"), make_agent("fair")], (0, k), seed=k)
             m.run()
-            store.save(m.session, f"s{k}", ("kbagent", person), population="people")
+            store.save(m.session, f"s{k}", ("agent:kbagent", person), population="people")
         recs = people_records(store, "kbagent", "job_candidate")
-    assert [r.opponent for r in recs] == ["person:ann", "person:bob"]
+    assert [r.opponent for r in recs] == ["p001", "p002"]
     assert summarise(recs)["utility"].n == 2

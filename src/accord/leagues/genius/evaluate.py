@@ -206,7 +206,8 @@ def people_records(store: Any, agent: str, domain: str) -> list[Record]:
     for s in store.sessions(domain, "people"):
         if s["status"] != "ended" or s["reason"] is None:
             continue
-        names = (s["party0"], s["party1"])
+        # the study server names an agent side "agent:<name>"
+        names = tuple(str(n).removeprefix("agent:") for n in (s["party0"], s["party1"]))
         if agent not in names:
             continue
         side = names.index(agent)
