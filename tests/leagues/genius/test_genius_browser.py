@@ -137,13 +137,15 @@ def test_a_person_leaving_mid_session_is_recorded(lab: dict[str, Any]) -> None:
     assert stay.is_disabled("#send-offer")
     admin = lab["admin"]
     admin.wait_for_function(
-        "document.querySelector('#status tr[data-key=done] td:nth-child(2)').textContent === '2'",
+        "document.querySelector('#status tr[data-key=withdrawn] td:nth-child(2)').textContent === '1'",
         timeout=30_000,
     )
+    assert _status_count(admin, "done") == "1"
     with admin.expect_download() as dl:
         admin.click("#csv")
     rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text())))
     assert any(r["kind"] == "genius.left" for r in rows)
+    assert any(r["kind"] == "withdrawn" for r in rows)
 
 
 def test_a_reused_link_is_refused_in_another_browser(lab: dict[str, Any]) -> None:

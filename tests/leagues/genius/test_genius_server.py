@@ -106,11 +106,13 @@ def test_a_silent_participant_has_left_and_the_study_records_it(tmp_path: Path) 
     clock.advance(6)
     lab.app.state.genius.poll_all()
     kinds = [(r["party"], r["kind"]) for r in lab.csv()]
-    assert ("p002", "genius.left") in kinds
+    assert ("p002", "genius.left") in kinds and ("p002", "withdrawn") in kinds
     assert alice.get("/api/participant").json()["status"] == "done"
+    assert bob.get("/api/participant").json()["status"] == "withdrawn"
     results = [json.loads(r["data"])["result"] for r in lab.csv() if r["kind"] == "round_done"]
-    assert sorted(r["you_left"] for r in results) == [False, True]
-    assert all(r["outcome"] == "abandoned" for r in results)
+    assert results == [{"outcome": "abandoned", "reason": "the other participant left"}]
+    progress = lab.exp.get("/api/study").json()["progress"]["byStatus"]
+    assert (progress["done"], progress["withdrawn"]) == (1, 1)
     lab.close()
 
 

@@ -16,8 +16,9 @@ The study itself (links, consent, progress, the experimenter's page, the CSV) is
 - the pages get the new state through the study's live channel (event ``genius``);
 - a session's end completes the round of its people (result: reason, turn, utility);
 - a participant who presses "Leave", or whose page shows no sign of life for
-  ``leave_after`` seconds, is recorded (event ``genius.left``) and their session
-  ``abandoned``; the round of everyone in it is completed with ``outcome: left``.
+  ``leave_after`` seconds, is recorded (event ``genius.left``) and withdrawn from the study
+  (status ``withdrawn``); their session is ``abandoned`` and the other person's round is
+  completed with ``outcome: abandoned``.
 
 After a restart, every running session is resumed from the league's store.
 """
@@ -167,6 +168,8 @@ class GeniusStudy:
             p = rows[0]
             self.store.update_participant(pid, status="left")
             self.study.events.append(self.study.design.id, "genius.left", {"why": why}, party=pid)
+            with contextlib.suppress(AccordError):
+                self.study.withdraw(pid, why)
             if p["session"] is not None:
                 live = self._live(p["session"])
                 if live.session.phase is Phase.RUNNING:
@@ -279,15 +282,14 @@ class GeniusStudy:
 
     def _complete(self, pid: str, live: LiveSession, side: int) -> None:
         rows = self.store.participants(token=pid)
-        if not rows or rows[0]["status"] == "done":
-            return
+        if not rows or rows[0]["status"] in ("done", "left"):
+            return  # a participant who left was withdrawn from the study by leave()
         r = live.session.result
         if r is not None:
             result = {"outcome": r.reason.value, "turn": r.turn, "utility": r.utilities[side]}
         else:
-            result = {"outcome": "abandoned", "you_left": rows[0]["status"] == "left"}
-        if rows[0]["status"] != "left":
-            self.store.update_participant(pid, status="done")
+            result = {"outcome": "abandoned", "reason": "the other participant left"}
+        self.store.update_participant(pid, status="done")
         with contextlib.suppress(AccordError):
             self.study.complete(pid, result)
 
