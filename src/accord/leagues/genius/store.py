@@ -27,6 +27,7 @@ import json
 import time
 from typing import Any
 
+from accord.core.errors import UsageError
 from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.knowledge import SessionLog
 from accord.leagues.genius.protocol import EndReason, GeniusSession, Kind, Phase
@@ -223,7 +224,9 @@ class GeniusStore(SqliteFile):
         names = sorted(fields)
         unknown = set(names) - {"key", "status", "session", "side"}
         if unknown:
-            raise ValueError(f"unknown participant fields {sorted(unknown)}")
+            raise UsageError(
+                f"unknown participant fields {sorted(unknown)}; expected key, status, session, side"
+            )
         sets = ", ".join(f"{n} = ?" for n in names)
         with self.transaction(immediate=True):
             self.conn.execute(
