@@ -45,6 +45,13 @@ class Results:
         self.path = Path(path)
         if not self.path.is_file():
             raise ConfigError(f"results file {str(self.path)!r} does not exist")
+        with self.path.open("rb") as f:
+            head = f.read(16)
+        if head != b"SQLite format 3\x00":
+            raise ConfigError(
+                f"{self.path} is not an Accord tournament results file: expected a SQLite "
+                f"database (written by 'accord tournament'), got a file starting {head[:8]!r}"
+            )
         self.conn = sqlite3.connect(str(self.path), timeout=30.0)
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
         if not {"meta", "specs", "sessions", "parties"} <= tables:

@@ -60,7 +60,7 @@ def run_tournament(
     t0 = time.perf_counter()
     path = Path(out)
     check_agents(config.agents)
-    scenarios = resolve_scenarios(config.scenarios)
+    scenarios = resolve_scenarios(config.scenarios, config.discretize)
     specs = schedule(config, scenarios)
     ex = make_executor(executor, workers, address) if isinstance(executor, str) else executor
     with Store(path) as store:
