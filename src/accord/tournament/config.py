@@ -106,7 +106,12 @@ def _check_types(cfg: TournamentConfig) -> None:
 
 
 def _short(target: str) -> str:
-    return target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    """The agent's one name (``Frequency`` for ``frequency`` or ``...:FrequencyAgent``)."""
+    try:
+        from accord.agents.registry import display_name
+    except ImportError:  # pragma: no cover - the agents layer ships with the core
+        return target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    return display_name(target)
 
 
 @dataclass(frozen=True)
