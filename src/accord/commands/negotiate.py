@@ -67,33 +67,27 @@ def negotiate(
     from rich.console import Console
 
     from accord.agents.registry import get_agent
-    from accord.core import AccordError, Deadline, Session
+    from accord.core import AccordError, ConfigError, Deadline, Session
     from accord.core.analysis import analyze, session_metrics
 
     console = Console(quiet=quiet or json_out, highlight=False)
     names = [a for item in agents for a in item.split()]
     try:
         if rounds < 1:
-            raise typer.BadParameter(f"must be at least 1, got {rounds}", param_hint="--rounds")
+            raise ConfigError(f"--rounds must be at least 1, got {rounds}")
         if seconds is not None and not seconds > 0:
-            raise typer.BadParameter(f"must be > 0 seconds, got {seconds}", param_hint="--seconds")
-        for p in (plot, timeline):
+            raise ConfigError(f"--seconds must be > 0, got {seconds}")
+        for option, p in (("--plot", plot), ("--timeline", timeline)):
             if p is not None and p.suffix.lower() not in (".png", ".svg", ".pdf"):
-                raise typer.BadParameter(
-                    f"a plot file must end in .png, .svg or .pdf; got {p.name!r}",
-                    param_hint="--plot/--timeline",
-                )
+                raise ConfigError(f"{option} must end in .png, .svg or .pdf; got {p.name!r}")
         sc, notes = load_for_session(scenario, profiles, discretize)
         if len(names) != sc.n_parties:
-            raise typer.BadParameter(
-                f"scenario {sc.name!r} has {sc.n_parties} parties "
-                f"({', '.join(sc.profile_names)}); got {len(names)} agents: {names}"
-                + (
-                    "; choose the profiles that negotiate with --profiles"
-                    if sc.n_parties > 2
-                    else ""
-                ),
-                param_hint="--agents",
+            more = (
+                "; choose the profiles that negotiate with --profiles" if sc.n_parties > 2 else ""
+            )
+            raise ConfigError(
+                f"--agents: scenario {sc.name!r} has {sc.n_parties} parties "
+                f"({', '.join(sc.profile_names)}); got {len(names)} agents: {names}{more}"
             )
         negotiators = [get_agent(n) for n in names]
         session = Session(
@@ -133,6 +127,7 @@ def load_for_session(
         discretization_note,
         discretize_scenario,
         needs_discretization,
+        size_note,
     )
 
     chosen = None if profiles is None else [p for p in profiles.split(",") if p.strip()]
@@ -140,11 +135,15 @@ def load_for_session(
     levels = DEFAULT_LEVELS if discretize is None else discretize
     if levels == 1 or levels < 0:
         raise ConfigError(f"--discretize must be 0 (keep real issues) or >= 2, got {levels}")
-    if not levels or not needs_discretization(sc.space):
-        return sc, []
-    done = discretize_scenario(sc, levels)
-    note = discretization_note(sc, done)
-    return done, [] if note is None else [f"{note} (change with --discretize N)"]
+    notes: list[str] = []
+    if levels and needs_discretization(sc.space):
+        done = discretize_scenario(sc, levels)
+        note = discretization_note(sc, done)
+        if note is not None:
+            notes.append(f"{note} (change with --discretize N)")
+        sc = done
+    big = size_note(sc.space)
+    return sc, notes + ([] if big is None else [big])
 
 
 def result_document(
@@ -240,18 +239,23 @@ def show(
         console.print("no agreement: every party gets its reservation value")
 
     discounted = any(u.discount is not None for u in sc.utilities)
-    table = Table(title="utilities" + (" (discounted at the end time)" if discounted else ""))
+    table = Table(
+        title="utilities" + (f" (discounted to t={result.time:.3f})" if discounted else "")
+    )
     table.add_column("party")
     table.add_column("profile")
-    table.add_column("utility", justify="right")
+    table.add_column("utility (discounted)" if discounted else "utility", justify="right")
+    if discounted:
+        table.add_column("undiscounted", justify="right")
     table.add_column("reservation", justify="right")
     for k, name in enumerate(result.names):
-        table.add_row(
-            name,
-            sc.profile_names[k],
-            f"{result.utilities[k]:.4f}",
-            f"{sc.utilities[k].reservation:.4f}",
-        )
+        u = sc.utilities[k]
+        row = [name, sc.profile_names[k], f"{result.utilities[k]:.4f}"]
+        if discounted:
+            agreed = result.agreement
+            row.append("-" if agreed is None else f"{u(agreed):.4f}")
+        row.append(f"{u.reservation:.4f}")
+        table.add_row(*row)
     console.print(table)
     console.print(
         f"social welfare {metrics.welfare:.4f} | Nash product {metrics.nash_product:.4f} | "

@@ -25,6 +25,7 @@ from accord.formats.discretize import (
     discretization_note,
     discretize_scenario,
     needs_discretization,
+    size_note,
 )
 from accord.formats.native import utility_from_native
 from accord.formats.profiles import profile_groups, select_profiles
@@ -106,6 +107,9 @@ def resolve_scenarios(
                 if note and notes is not None:
                     notes.append(f"{s.name}: {note} (setting discretize)")
                 s = done
+            big = size_note(s.space)
+            if big and notes is not None:
+                notes.append(f"{s.name}: {big.replace('--discretize', 'discretize')}")
             _add(out, s)
     return out
 
