@@ -3,7 +3,10 @@
 Every command but ``negotiate`` is loaded only when it runs (or when its own ``--help`` is
 asked for): ``accord --help`` lists them from the names and help texts below without
 importing their modules, so start-up costs typer and rich, not pandas, scipy, matplotlib
-or the web stack.
+or the web stack. Importing this module changes nothing else: agents and protocols named
+by import path (``accord agents check mine:MyAgent``) are found in the working directory
+because :func:`accord.core.imports.import_object` puts it on ``sys.path`` when it
+resolves such a path, as ``python -m`` does.
 
     >>> from typer.testing import CliRunner
     >>> CliRunner().invoke(app, ["--version"]).output.startswith("accord ")
@@ -14,8 +17,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,11 +25,6 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from accord.commands.negotiate import negotiate
-
-# Like ``python -m``, let agents and scenarios named by import path come from the folder
-# the user runs ``accord`` in (``accord agents check mine:MyAgent``).
-if os.getcwd() not in sys.path:
-    sys.path.insert(0, os.getcwd())
 
 # (module, attribute, name, help) of the sub-command groups owned by other layers.
 _GROUPS = [

@@ -36,6 +36,9 @@ def negotiate(
     rounds: Annotated[int, typer.Option(help="deadline in rounds")] = 100,
     seconds: Annotated[float | None, typer.Option(help="deadline in seconds")] = None,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    protocol: Annotated[
+        str, typer.Option(help="protocol: aop (default), ultimatum, ... or pkg.mod:Class")
+    ] = "aop",
     profiles: Annotated[
         str | None,
         typer.Option(help="the profiles that negotiate, comma-separated (e.g. Itex,Cypress)"),
@@ -67,7 +70,7 @@ def negotiate(
     from rich.console import Console
 
     from accord.agents.registry import get_agent
-    from accord.core import AccordError, ConfigError, Deadline, Session
+    from accord.core import AccordError, ConfigError, Deadline, make_session
     from accord.core.analysis import analyze, session_metrics
 
     console = Console(quiet=quiet or json_out, highlight=False)
@@ -90,7 +93,8 @@ def negotiate(
                 f"({', '.join(sc.profile_names)}); got {len(names)} agents: {names}{more}"
             )
         negotiators = [get_agent(n) for n in names]
-        session = Session(
+        session = make_session(
+            protocol,
             sc.space,
             negotiators,
             sc.utilities,
@@ -112,7 +116,16 @@ def negotiate(
         agreed = result.agreement
         typer.echo("none" if agreed is None else json.dumps(sc.space.to_dict(agreed)))
     else:
-        show(console, sc, result, metrics, rounds, seconds, trace)
+        show(
+            console,
+            sc,
+            result,
+            metrics,
+            f"{rounds} rounds"
+            + (f" / {seconds} s" if seconds else "")
+            + f", protocol {session.info.id}",
+            trace,
+        )
     draw(console, sc, result, analysis, plot, timeline)
 
 
@@ -198,8 +211,7 @@ def show(
     sc: Scenario,
     result: SessionResult,
     metrics: Any,
-    rounds: int,
-    seconds: float | None,
+    deadline: str,
     trace: bool,
 ) -> None:
     """The human-readable report of one session."""
@@ -207,7 +219,7 @@ def show(
 
     console.print(
         f"[bold]{sc.name}[/bold]: {sc.space.cardinality} outcomes, "
-        f"{sc.n_parties} parties, deadline {rounds} rounds" + (f" / {seconds} s" if seconds else "")
+        f"{sc.n_parties} parties, deadline {deadline}"
     )
     if trace:
         console.print(

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from accord.core.errors import ConfigError
+from accord.core.protocols import DEFAULT_PROTOCOL, protocol_info
 from accord.core.scenario import Scenario
 
 PAIRINGS = ("product", "combinations")
@@ -144,6 +145,9 @@ class TournamentConfig:
             scenarios that cannot be enumerated; None: 10 when needed; 0: never (then
             only agents that handle real issues can play).
         name: a label for reports.
+        protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
+            versioned id (``aop-v1``) or import path ``package.module:Class``; stored as
+            the versioned id (see :mod:`accord.core.protocols.registry`).
     """
 
     agents: tuple[AgentSpec, ...]
@@ -162,10 +166,17 @@ class TournamentConfig:
     memory_limit: int = 2048
     call_timeout: float = 10.0
     name: str = "tournament"
+    protocol: str = DEFAULT_PROTOCOL
     discretize: int | None = None
 
     def __post_init__(self) -> None:
         _check_types(self)
+        if not isinstance(self.protocol, str):
+            raise ConfigError(f"protocol must be a name such as 'aop', got {self.protocol!r}")
+        if ":" not in self.protocol:  # an import path stays a path, so workers can import it
+            object.__setattr__(self, "protocol", protocol_info(self.protocol).id)
+        else:
+            protocol_info(self.protocol)
         object.__setattr__(self, "agents", tuple(AgentSpec.parse(a) for a in self.agents))
         object.__setattr__(self, "scenarios", tuple(self.scenarios))
         if not self.agents:
@@ -253,5 +264,7 @@ class TournamentConfig:
         d.pop("name", None)
         if d.get("discretize") is None:  # files written before the setting existed resume
             d.pop("discretize", None)
+        if d["protocol"] == DEFAULT_PROTOCOL:
+            d.pop("protocol")  # results written before protocols were selectable resume
         text = json.dumps(d, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
