@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sqlite3
 from functools import cached_property
@@ -175,6 +176,8 @@ class Results:
         """Write specs, sessions, parties and events as ``csv`` or ``parquet`` files."""
         if fmt not in ("csv", "parquet"):
             raise ConfigError(f"export format must be 'csv' or 'parquet', got {fmt!r}")
+        if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
+            raise ConfigError("parquet export needs pyarrow: pip install 'accord[parquet]'")
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         written = []
