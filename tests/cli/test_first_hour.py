@@ -361,3 +361,37 @@ def test_tournament_json_and_quiet_print_only_what_scripts_read(tmp_path):
     code, text = _run(["tournament", "--agents", "boulware,frequency", "--scenarios", "lunch",
                        "--rounds", "10", "--out", str(out), "--executor", "serial", "--quiet"])  # fmt: skip
     assert code == 0 and text.split() == [str(out), str(out.with_suffix(".html"))]
+
+
+# -- 9. small things -----------------------------------------------------------------------------
+def test_a_taken_port_suggests_free_ports():
+    import socket
+
+    import typer
+
+    from accord.leagues.humaine.cli import _bind
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        with pytest.raises(typer.BadParameter, match="pass --port-base 0 to use free ports"):
+            _bind("127.0.0.1", taken.getsockname()[1]).close()
+    finally:
+        taken.close()
+
+
+def test_the_scml_tournament_table_counts_worlds_and_explains_its_score(tmp_path):
+    code, out = _run(["scml", "tournament", "--competitors", "trader,random", "--days", "3",
+                      "--configs", "1", "--executor", "serial", "--out", str(tmp_path / "s.sqlite")])  # fmt: skip
+    assert code == 0, out
+    worlds = int(re.search(r"SCML std tournament: (\d+) worlds run", out).group(1))
+    played = [
+        int(n)
+        for n in re.findall(
+            r"│ \d+ │ (?:trader|random) │ [+-]\d\.\d{4} │ [+-]\d\.\d{4} │ (\d+) │", out
+        )
+    ]
+    assert len(played) == 2 and all(1 <= n <= worlds for n in played)
+    assert "Ranked by score: the mean profit (eq. 3) of this type's factories" in out
+    assert "worlds played: worlds in which this type ran a factory" in out
