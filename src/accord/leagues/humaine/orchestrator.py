@@ -10,7 +10,12 @@ Routes of the original platform, both generations:
   ``POST /initializeRound`` then ``POST /startRound {roundId}`` (generation 2).
 - ``POST /endRound``: the administrator ends the negotiation now.
 - ``POST /receiveHumanAllocation``: the buyer's allocation during the post phase.
-- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``.
+- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``
+  (``?roundId=`` or, as the original, ``/viewQueue/{roundId}``, ``/viewTotals/{roundId}``).
+
+Every speaker proves who it is with its per-round secret (``X-Accord-Token`` header or
+``token`` field) unless the operator listed it as unauthenticated: see
+:mod:`.credentials`. A forged or unknown speaker gets 403 and a logged decision.
 
 Example::
 
