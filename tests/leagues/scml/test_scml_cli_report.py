@@ -35,9 +35,26 @@ def test_run_prints_scores_and_writes_the_report(tmp_path):
 def test_run_rejects_bad_options():
     res = runner.invoke(app, ["run", "--days", "0"])
     assert res.exit_code != 0
-    assert "n_steps must be >= 1, got 0" in res.output
+    assert "must be at least 1, got 0" in res.output and "--days" in res.output
     res = runner.invoke(app, ["run", "--agents", "nobody", "--days", "3"])
     assert res.exit_code != 0 and "unknown agent type 'nobody'" in res.output
+
+
+def test_isolation_options_are_checked_in_the_users_words(tmp_path):
+    cases = [
+        (["run", "--isolation", "some"], "--isolation", "'none', 'all', got 'some'"),
+        (["run", "--call-timeout", "-1"], "--call-timeout", "more than 0, got -1.0"),
+        (["tournament", "--isolation", "x"], "--isolation", "'competitors', 'none', got 'x'"),
+        (["tournament", "--cpu-seconds", "0"], "--cpu-seconds", "more than 0, got 0.0"),
+        (["tournament", "--memory-mb", "-5"], "--memory-mb", "more than 0, got -5"),
+    ]
+    for args, option, words in cases:
+        where = ["--out", str(tmp_path / "t.sqlite")] if args[0] == "tournament" else []
+        res = runner.invoke(app, [*args, *where, "--days", "2"], env={"COLUMNS": "400"})
+        assert res.exit_code == 2, (args, res.output)
+        text = " ".join(res.output.split())
+        assert option in text and words in text, (args, text)
+    assert not list(tmp_path.iterdir())  # refused before any world ran
 
 
 def test_tournament_command(tmp_path):

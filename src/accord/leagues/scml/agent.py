@@ -28,6 +28,7 @@ from accord.core import (
     SessionResult,
     UtilityFunction,
 )
+from accord.core.errors import InvalidValue
 from accord.leagues.scml.awi import AWI
 from accord.leagues.scml.contracts import Agenda, Contract
 from accord.leagues.scml.negotiation import utility_of
@@ -194,7 +195,7 @@ class EmpoweredNegotiator(Negotiator):
         if utility_function is not None:
             self.utility_function = utility_function
         if not 0.0 <= accept_fraction <= 1.0:
-            raise ValueError(f"accept_fraction must be in [0, 1], got {accept_fraction}")
+            raise InvalidValue(f"accept_fraction must be in [0, 1], got {accept_fraction}")
         self.accept_fraction = accept_fraction
 
     def propose(self, view: NegotiatorView) -> Outcome | None:

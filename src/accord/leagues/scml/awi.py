@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accord.core import Negotiator, OutcomeSpace
-from accord.core.errors import ConfigError
+from accord.core.errors import ConfigError, UsageError
 from accord.leagues.scml.bulletin import BulletinView
 from accord.leagues.scml.contracts import Agenda, Contract, ContractStatus
 from accord.leagues.scml.negotiation import outcome_space
@@ -223,7 +223,7 @@ class AWI:
         if agenda is None:
             return False
         if not isinstance(negotiator, Negotiator):
-            raise TypeError(
+            raise UsageError(
                 f"negotiator must be an accord.core.Negotiator, got {type(negotiator).__name__}"
             )
         return w.request_negotiation(i, w.roster.index[partner], agenda, negotiator)

@@ -28,6 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from accord.core.errors import InvalidValue
+
 __all__ = ["FutureContract", "BankruptcyPlan", "plan_bankruptcy"]
 
 
@@ -80,7 +82,7 @@ def plan_bankruptcy(
     between contracts with equal delivery day and signing time.
     """
     if cash < 0 or liquidation < 0:
-        raise ValueError(
+        raise InvalidValue(
             f"cash and liquidation must be >= 0, got cash={cash} liquidation={liquidation}"
         )
     total = int(cash) + int(liquidation)

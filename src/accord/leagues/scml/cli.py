@@ -68,8 +68,9 @@ def run(
     from accord.leagues.scml.isolation import IsolatedAgent, Limits
     from accord.leagues.scml.world import AgentSpec, World
 
-    if isolation not in ("none", "all"):
-        raise typer.BadParameter(f"--isolation must be 'none' or 'all', got {isolation!r}")
+    _one_of(isolation, ("none", "all"), "--isolation")
+    _at_least_one(days, "--days")
+    _positive(call_timeout, "--call-timeout")
     try:
         counts = [int(x) for x in _split(levels)] if levels else None
         cfg = generate_config(n_steps=days, factories_per_level=counts, seed=seed)
@@ -212,6 +213,18 @@ def tournament(
     from accord.leagues.scml.runner import run_tournament
     from accord.leagues.scml.tournament import TournamentSpec
 
+    for value, option in ((days, "--days"), (configs, "--configs"), (reps, "--reps")):
+        _at_least_one(value, option)
+    if workers is not None:
+        _at_least_one(workers, "--workers")
+    _one_of(isolation, ("all", "competitors", "none"), "--isolation")
+    for amount, option in (
+        (call_timeout, "--call-timeout"),
+        (cpu_seconds, "--cpu-seconds"),
+        (memory_mb, "--memory-mb"),
+    ):
+        _positive(amount, option)
+
     def trim(v: float) -> float | int:
         return int(v) if v >= 1 else v
 
@@ -246,14 +259,21 @@ def tournament(
             address=address,
             progress=lambda d, t: bar.update(task, completed=d, total=t),
         )
-    table = Table(title=f"SCML {track} tournament ({len(res.worlds)} worlds) -> {out}")
-    cols = ["agent type", "score", "mean", "worlds"]
+    isolated = sum(1 for w in res.worlds if w["run"].kind == "isolated")
+    ran = f"{len(res.worlds)} worlds run" + (
+        f" ({len(res.worlds) - isolated} with the competitors, {isolated} isolated)"
+        if isolated
+        else ""
+    )
+    table = Table(title=f"SCML {track} tournament: {ran}", caption=_score_caption(track, spec))
+    cols = ["rank", "agent type", "score", "mean profit", "worlds played"]
     if track == "collusion":
         cols += ["isolated mean"]
     for col in cols:
         table.add_column(col, justify="right")
-    for t, row in sorted(res.scores.items(), key=lambda kv: -kv[1]["score"]):
-        cells = [t, f"{row['score']:+.4f}", f"{row['mean']:+.4f}", str(int(row["n"]))]
+    ranked = sorted(res.scores.items(), key=lambda kv: -kv[1]["score"])
+    for rank, (t, row) in enumerate(ranked, start=1):
+        cells = [str(rank), t, f"{row['score']:+.4f}", f"{row['mean']:+.4f}", str(int(row["n"]))]
         if track == "collusion":
             cells.append(f"{row['isolated_mean']:+.4f}")
         table.add_row(*cells)
@@ -263,3 +283,37 @@ def tournament(
     if n_exc:
         console.print(f"agent exceptions: {n_exc} in {len(res.worlds)} worlds")
         _print_exceptions([{**e, "agent": f"{e['type']} ({e['agent']})"} for e in failures])
+
+
+def _score_caption(track: str, spec: Any) -> str:
+    """What the SCML tournament table's score is, in words."""
+    trim = ""
+    if spec.trim_top or spec.trim_bottom:
+        trim = f", after dropping the top {spec.trim_top} and bottom {spec.trim_bottom}"
+    if track == "collusion":
+        return (
+            "Ranked by score: the mean, over the worlds it played"
+            f"{trim}, of (its profit with its copies - its mean profit in the isolated "
+            "worlds of the same configuration). mean profit: plain mean; worlds played: "
+            "worlds in which this type ran factories."
+        )
+    return (
+        f"Ranked by score: the mean profit (eq. 3) of this type's factories over the worlds "
+        f"it played{trim}. worlds played: worlds in which this type ran a factory."
+    )
+
+
+def _at_least_one(value: int, option: str) -> None:
+    if value < 1:
+        raise typer.BadParameter(f"must be at least 1, got {value}", param_hint=option)
+
+
+def _positive(value: float, option: str) -> None:
+    if not value > 0:
+        raise typer.BadParameter(f"must be more than 0, got {value}", param_hint=option)
+
+
+def _one_of(value: str, allowed: tuple[str, ...], option: str) -> None:
+    if value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise typer.BadParameter(f"must be one of {choices}, got {value!r}", param_hint=option)

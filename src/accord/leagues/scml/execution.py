@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accord.core.errors import StateError
 from accord.leagues.scml.bankruptcy import FutureContract, plan_bankruptcy
 from accord.leagues.scml.contracts import (
     BreachKind,
@@ -151,7 +152,7 @@ def _pay_from_estate(w: WorldState, agent: int, cid: str, value: int) -> None:
     L = w.ledger
     reserved = L.reserved.pop(cid, 0)
     if reserved < value:
-        raise RuntimeError(f"estate of agent {agent} reserved {reserved} for {cid}, owes {value}")
+        raise StateError(f"estate of agent {agent} reserved {reserved} for {cid}, owes {value}")
     L.estate_cash[agent] -= reserved
     L.money_destroyed += reserved - value  # unused reserve leaves the world
 

@@ -42,7 +42,7 @@ from typing import Any, cast
 import numpy as np
 
 from accord.core import CallableUtility, Negotiator, NegotiatorView, Outcome, Response
-from accord.core.errors import AccordError, ConfigError
+from accord.core.errors import AccordError, ConfigError, UsageError
 from accord.core.negotiator import OfferLog
 from accord.core.protocols.result import SessionResult
 from accord.leagues.scml.agent import SCMLAgent
@@ -141,7 +141,7 @@ def _jsonable(x: Any) -> Any:
         return x.tolist()
     if isinstance(x, Response | ContractStatus | Phase):
         return x.value
-    raise TypeError(f"cannot send a {type(x).__name__} to the world")
+    raise UsageError(f"cannot send a {type(x).__name__} to the world")
 
 
 def _send_json(conn: Connection, msg: Any) -> None:
@@ -383,7 +383,7 @@ class IsolatedAgent:
                 return "ok", awi.contracts(status)
             if name == "request_negotiation":
                 if len(args) != 7 or not isinstance(args[0], bool):
-                    raise TypeError("request_negotiation takes 7 arguments, is_buy a bool")
+                    raise UsageError("request_negotiation takes 7 arguments, is_buy a bool")
                 is_buy, product, quantity, price, days, partner, nid = args
                 neg = self._negotiator(nid)
                 return "ok", awi.request_negotiation(
@@ -410,7 +410,7 @@ class RemoteNegotiator(Negotiator):
         offers = view.offers
         new = list(offers[self._sent :])
         self._sent = len(offers)
-        return (view.time, view.step, view.round, view.standing_offer, view.standing_proposer, new)
+        return (*view.state(), new)
 
     def on_start(self, view: NegotiatorView) -> None:
         self.agent.negotiator_call(
@@ -436,10 +436,6 @@ class RemoteNegotiator(Negotiator):
 # ---------------------------------------------------------------------------------------
 # the agent's side (the child process)
 # ---------------------------------------------------------------------------------------
-class _RemoteError(Exception):
-    pass
-
-
 class RemoteAWI:
     """The AWI of an isolated agent: the in-process AWI's information and actions, each a
     message to the world (static facts are cached; the bulletin board is a copy)."""
@@ -517,7 +513,7 @@ class RemoteAWI:
         negotiator: Negotiator,
     ) -> bool:
         if not isinstance(negotiator, Negotiator):
-            raise TypeError(
+            raise UsageError(
                 f"negotiator must be an accord.core.Negotiator, got {type(negotiator).__name__}"
             )
         nid = self.register(negotiator)
@@ -634,5 +630,6 @@ def _zero(_: Outcome) -> float:
 
 def _update_view(view: NegotiatorView, state: tuple[Any, ...], log: list[Any]) -> None:
     """Bring the agent's copy of its view up to the session's state."""
-    view._t, view._step, view._round, view._standing, view._proposer, new = state
+    t, step, rnd, standing, proposer, new = state
+    view.update(t, step, rnd, None if standing is None else tuple(standing), proposer)
     log.extend(new)

@@ -15,10 +15,10 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from accord.core.errors import AccordError
+from accord.core.errors import ConfigError
+from accord.core.imports import import_object
 
 __all__ = ["BUILTIN_AGENTS", "UnknownAgentType", "agent_path", "load_agent_type"]
 
@@ -31,7 +31,7 @@ BUILTIN_AGENTS: dict[str, str] = {
 }
 
 
-class UnknownAgentType(AccordError, ValueError):
+class UnknownAgentType(ConfigError):
     """A name that is neither a built-in agent nor a loadable ``module:Class``."""
 
 
@@ -51,12 +51,12 @@ def agent_path(name: str) -> str:
 
 def load_agent_type(name: str) -> Any:
     """Import the class named by ``name`` (a short name or ``module:Class``)."""
-    path = agent_path(name)
-    module, _, attr = path.partition(":")
     try:
-        cls = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise UnknownAgentType(f"cannot load agent type {name!r}: {exc}") from None
+        cls = import_object(agent_path(name), "SCML agent type")
+    except UnknownAgentType:
+        raise
+    except ConfigError as exc:
+        raise UnknownAgentType(str(exc)) from None
     if not (isinstance(cls, type) and callable(getattr(cls, "bind", None))):
         raise UnknownAgentType(f"{name!r} is not an SCML agent class (it has no bind())")
     return cls

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from accord.core.errors import ConfigError
 from accord.leagues.scml.contracts import SIMULATOR_NAME, ContractStatus
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def _plot(w: World, name: str, ax: Axes) -> None:
             ax.axvline(ev["day"], color="k", ls="--", lw=0.8)
         ax.set_ylabel("breaches (-- bankruptcy)")
     else:
-        raise ValueError(f"unknown panel {name!r}; panels: {PANELS}")
+        raise ConfigError(f"unknown panel {name!r}; panels: {PANELS}")
     ax.set_title(name)
     ax.set_xlabel("day")
     if name in ("balances", "inventories", "trading prices") and len(ax.lines) <= 12:
@@ -143,13 +144,11 @@ def _plot(w: World, name: str, ax: Axes) -> None:
 
 
 def _figure_png(w: World, names: tuple[str, ...], cols: int, dpi: int = 90) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: the caller's backend stays as it is
 
     rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 3.4 * rows), squeeze=False)
+    fig = Figure(figsize=(6 * cols, 3.4 * rows))
+    axes = fig.subplots(rows, cols, squeeze=False)
     for k, ax in enumerate(axes.flat):
         if k < len(names):
             _plot(w, names[k], ax)
@@ -158,7 +157,6 @@ def _figure_png(w: World, names: tuple[str, ...], cols: int, dpi: int = 90) -> b
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
-    plt.close(fig)
     return buf.getvalue()
 
 

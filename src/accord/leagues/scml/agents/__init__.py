@@ -32,8 +32,11 @@ BUILTIN_AGENTS: dict[str, type[SCMLAgent]] = {
 
 
 def resolve_agent_type(name: str) -> type[SCMLAgent]:
-    """A built-in short name (``donothing``, ``random``, ``trader``, ``market``) or ``module:Class``."""
+    """A built-in short name (``donothing``, ``random``, ``trader``, ``market``) or ``module:Class``.
+
+    Raises :class:`UnknownAgentType` (a :class:`~accord.core.errors.ConfigError`).
+    """
     cls = load_agent_type(name)
     if not issubclass(cls, SCMLAgent):
-        raise UnknownAgentType(f"{name!r} is not an SCMLAgent subclass")
+        raise UnknownAgentType(f"SCML agent type {name!r} is {cls!r}: not an SCMLAgent subclass")
     return cls  # type: ignore[no-any-return]
