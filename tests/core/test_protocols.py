@@ -244,3 +244,29 @@ def test_a_protocol_that_rejects_the_scenarios_party_count_fails_early(tmp_path:
     finally:
         unregister_protocol("bilateral-v1")
     assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_the_scml_variant_runs_from_a_tournament_config(tmp_path: Path) -> None:
+    cfg = TournamentConfig(
+        ["boulware", "conceder"], ["lunch"], protocol="simultaneous-start", rounds=10
+    )
+    assert cfg.protocol == "aop-simultaneous-v1"
+    run = run_tournament(cfg, tmp_path / "s.sqlite")
+    assert run.ran == 8
+    results = Results(tmp_path / "s.sqlite")
+    try:
+        events = results.events
+        firsts = events[events["step"] < 2]
+    finally:
+        results.close()
+    # Every session opens with both parties' offers, in party order.
+    assert len(firsts) == 16 and set(firsts["action"]) == {"offer"}
+
+
+def test_the_agent_checker_plays_the_chosen_protocol() -> None:
+    from accord.agents.checker import check_negotiator
+
+    report = check_negotiator(Conceder, protocol="ultimatum", rounds=10)
+    assert report.sessions == 9
+    assert all(len(r.trace) <= 3 for _, r in report.results)
+    assert {r.reason.value for _, r in report.results} <= {"agreement", "rejected"}

@@ -74,6 +74,9 @@ def check_command(
     rounds: Annotated[int, typer.Option(help="Deadline of every session.")] = 30,
     time_limit: Annotated[float, typer.Option(help="Seconds allowed per answer.")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of every session.")] = 0,
+    protocol: Annotated[
+        str, typer.Option(help="The protocol to play: aop (default), ultimatum, ...")
+    ] = "aop",
 ) -> None:
     """Play AGENT against the built-in opponents and report any protocol violation."""
     try:
@@ -88,7 +91,9 @@ def check_command(
             from accord.formats import load_scenario
 
             s = load_scenario(scenario)
-        report = check_negotiator(factory, s, rounds=rounds, time_limit=time_limit, seed=seed)
+        report = check_negotiator(
+            factory, s, rounds=rounds, time_limit=time_limit, seed=seed, protocol=protocol
+        )
     except (AccordError, ValueError) as exc:
         raise _fail(str(exc)) from None
     table = Table("session", "result", "steps", "utilities")

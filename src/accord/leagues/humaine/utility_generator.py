@@ -114,6 +114,8 @@ async def _json(request: Request) -> dict[str, Any]:
         body = await request.json()
     except ValueError as e:
         raise _Bad(400, f"malformed JSON: {e}; expected a JSON object") from None
+    except RecursionError:
+        raise _Bad(400, "JSON nested too deeply to read; expected a flat object") from None
     if not isinstance(body, dict):
         raise _Bad(422, f"expected a JSON object, got {type(body).__name__}")
     return body
