@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+
+from accord.web.errors import install_error_handlers
 
 from .messages import (
     AllocationRequest,
@@ -148,9 +149,7 @@ def create_orchestrator_app(
     )
     app.state.orchestrator = orch
 
-    @app.exception_handler(HumaineError)
-    async def _refused(_request: Request, exc: HumaineError) -> JSONResponse:
-        return JSONResponse({"status": "Failed", "error": exc.message}, status_code=exc.status)
+    install_error_handlers(app)
 
     @app.post("/relayMessage")
     async def relay_message(request: Request) -> dict[str, Any]:

@@ -65,6 +65,7 @@ from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_
 from accord.leagues.humaine.scoring import check_allocation as check_goods
 from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
+from accord.web.errors import install_error_handlers
 
 STATIC = Path(__file__).resolve().parent / "static"
 DEFAULT_AGENTS = (
@@ -157,6 +158,7 @@ def create_ui_app(
     rounds: dict[str, UiRound] = {}
     lock = threading.Lock()
     app = FastAPI(title="Accord HUMAINE human UIs")
+    install_error_handlers(app)
     app.state.rounds = rounds
     app.state.page_keys = keys
 

@@ -161,7 +161,7 @@ def test_can_i_make_reports_need_have_deficit_and_the_exact_value():
     assert r["value"] == round(2 * 23.81 + 27.43, 2)
     bad = c.post("/api/check", json={"allocation": {"cake": {"quantity": 1, "supplement": [
         {"blueberry": {"quantity": 1}}]}}})  # fmt: skip
-    assert bad.status_code == 422 and "'blueberry' cannot flavour a cake" in bad.json()["detail"]
+    assert bad.status_code == 422 and "'blueberry' cannot flavour a cake" in bad.json()["error"]
 
 
 def test_suggest_gives_the_optimisers_best_allocation():
@@ -182,7 +182,7 @@ def test_suggest_turns_the_optimisers_refusal_into_a_422():
     c.post("/confirmAccept", json={**ACCEPT, "bid": {**ACCEPT["bid"], "quantity": huge}})
     r = c.post("/api/suggest", json={})
     assert r.status_code == 422, r.text
-    assert r.json()["detail"] == (
+    assert r.json()["error"] == (
         "cannot suggest an allocation: these goods make up to 1501 cakes and pancake "
         "batches; the optimiser handles at most 1000"
     )
@@ -197,17 +197,17 @@ def test_refusals_say_why():
     assert c.post("/api/say", json={"text": ""}).status_code == 422
     assert c.post("/api/say", json={"text": "x" * 1001}).status_code == 422
     r = c.post("/api/say", json={"text": "hi", "addressee": "Mallory"})
-    assert r.status_code == 422 and "addressee must be one of" in r.json()["detail"]
+    assert r.status_code == 422 and "addressee must be one of" in r.json()["error"]
     r = c.post("/api/say", json={"text": "Celia, 2 eggs?"})
-    assert r.status_code == 502 and "orchestrator unreachable" in r.json()["detail"]
+    assert r.status_code == 502 and "orchestrator unreachable" in r.json()["error"]
     alloc = {"allocation": {"cake": {"quantity": 0}}}
     r = c.post("/api/allocation", json=alloc)
-    assert r.status_code == 409 and "only in the post-round phase" in r.json()["detail"]
+    assert r.status_code == 409 and "only in the post-round phase" in r.json()["error"]
     c.post("/endRound", json={"roundId": RID})
     r = c.post("/api/allocation", json={"allocation": {"cake": {"quantity": 1}}})
-    assert r.status_code == 409 and "missing {'egg': 2" in r.json()["detail"]
+    assert r.status_code == 409 and "missing {'egg': 2" in r.json()["error"]
     r = c.post("/api/say", json={"text": "hello"})
-    assert r.status_code == 409 and "only while the round is active" in r.json()["detail"]
+    assert r.status_code == 409 and "only while the round is active" in r.json()["error"]
     assert c.get("/api/state?round=nope").status_code == 404
 
 
@@ -293,10 +293,10 @@ def test_start_with_the_utility_generator_down_is_a_502_naming_it():
         )
     )
     r = c.post("/api/admin/start", json={"round": 10})
-    assert r.status_code == 502 and f"utility generator at {gen}" in r.json()["detail"]
+    assert r.status_code == 502 and f"utility generator at {gen}" in r.json()["error"]
     r = join(TestClient(create_ui_app(orchestrator_url=gen, **KEYS))).post(
         "/api/admin/start", json={}
     )
-    assert r.status_code == 502 and "orchestrator unreachable" in r.json()["detail"]
+    assert r.status_code == 502 and "orchestrator unreachable" in r.json()["error"]
     bad = c.post("/api/admin/start", json={"round": 0})
     assert bad.status_code == 422

@@ -25,9 +25,8 @@ from typing import Any, Literal, Self
 import httpx
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 
-from accord.core.errors import AccordError
+from accord.web.errors import WebError, install_error_handlers
 
 from ..credentials import TOKEN_FIELD, TOKEN_HEADER
 from .base import SellerAgent
@@ -38,8 +37,11 @@ DEFAULT_PORTS: dict[str, int] = {"Celia": 14007, "Watson": 14008}
 """Default ports of the two agents (as in the original platform)."""
 
 
-class BadRequest(AccordError, ValueError):
-    """A request body that is not the JSON object a route expects."""
+class BadRequest(WebError, ValueError):
+    """A request body that is not the JSON object a route expects (HTTP 400)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(400, message)
 
 
 def orchestrator_url(settings: str | Path | Mapping[str, Any] | None = None) -> str:
@@ -173,9 +175,7 @@ def _post(app: FastAPI, path: str, handle: Handler) -> None:
 def _app(title: str) -> FastAPI:
     app = FastAPI(title=title)
 
-    @app.exception_handler(BadRequest)
-    async def bad_request(request: Request, exc: BadRequest) -> JSONResponse:
-        return JSONResponse(status_code=400, content={"status": "Failed", "error": str(exc)})
+    install_error_handlers(app)
 
     return app
 

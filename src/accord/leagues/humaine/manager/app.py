@@ -38,6 +38,7 @@ from accord.leagues.humaine.manager.services import (
 )
 from accord.leagues.humaine.manager.store import ManagerStore, NotFound, StoreError
 from accord.leagues.humaine.messages import UI_ROUTES
+from accord.web.errors import WebError, install_error_handlers
 
 log = logging.getLogger(__name__)
 
@@ -124,17 +125,19 @@ def create_manager_app(
         app.state.initial_password = secrets.token_urlsafe(9)
         store.set_admin(admin_user, auth.hash_password(app.state.initial_password))
 
+    install_error_handlers(app)
+
     @app.exception_handler(StoreError)
-    async def _store_error(_: Request, e: StoreError) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=404 if isinstance(e, NotFound) else 409)
+    async def _store_error(_: Request, e: Exception) -> JSONResponse:
+        return WebError(404 if isinstance(e, NotFound) else 409, str(e)).response()
 
     @app.exception_handler(ScheduleError)
-    async def _schedule_error(_: Request, e: ScheduleError) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=409)
+    async def _schedule_error(_: Request, e: Exception) -> JSONResponse:
+        return WebError(409, str(e)).response()
 
     @app.exception_handler(ServiceError)
-    async def _service_error(_: Request, e: ServiceError) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=502)
+    async def _service_error(_: Request, e: Exception) -> JSONResponse:
+        return WebError(502, str(e)).response()
 
     # -- login -----------------------------------------------------------------------------
     @app.post("/api/login")
