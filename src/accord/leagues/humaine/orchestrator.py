@@ -20,7 +20,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -29,9 +28,10 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
 
 from accord.web.errors import install_error_handlers
+from accord.web.requests import parse
+from accord.web.requests import read_json as web_read_json
 
 from .messages import (
     AllocationRequest,
@@ -39,11 +39,10 @@ from .messages import (
     InitializeRound,
     PartySpec,
     StartRoundRequest,
-    explain,
 )
 from .round import Phase
 from .rules import RuleConfig
-from .runtime import HumaineError, Orchestrator
+from .runtime import Orchestrator
 from .store import RoundStore
 
 __all__ = ["DEFAULT_PORT", "MAX_BODY_BYTES", "create_orchestrator_app"]
@@ -53,31 +52,8 @@ MAX_BODY_BYTES = 256 * 1024
 
 
 async def read_json(request: Request) -> Any:
-    """The JSON body, or a clear 400/413."""
-    data = await request.body()
-    if len(data) > MAX_BODY_BYTES:
-        raise HumaineError(
-            413, f"request body has {len(data)} bytes; the limit is {MAX_BODY_BYTES} bytes"
-        )
-    if not data.strip():
-        raise HumaineError(400, "empty request body; expected a JSON object")
-    try:
-        return json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise HumaineError(400, f"malformed JSON: {e}; expected a JSON object") from None
-    except RecursionError:
-        raise HumaineError(
-            400, "JSON nested too deeply to read; expected a flat message object"
-        ) from None
-
-
-def parse(model: Any, raw: Any, what: str) -> Any:
-    if not isinstance(raw, dict):
-        raise HumaineError(422, f"{what} must be a JSON object, got {type(raw).__name__}")
-    try:
-        return model.model_validate(raw)
-    except ValidationError as e:
-        raise HumaineError(422, f"invalid {what}: {explain(e)}") from None
+    """The JSON body, or a clear 400/413 (the web layer's reader, HUMAINE's size limit)."""
+    return await web_read_json(request, MAX_BODY_BYTES)
 
 
 def _party(ui: str | PartySpec | Mapping[str, Any]) -> PartySpec:
