@@ -57,7 +57,6 @@ PENDING: dict[str, int] = {
     "accord/leagues/scml/bankruptcy.py": 1,
     "accord/leagues/humaine/messages.py": 2,
     "accord/leagues/humaine/round.py": 2,
-    "accord/leagues/humaine/ui_server.py": 1,
     "accord/leagues/humaine/agents/service.py": 2,
     "accord/leagues/humaine/manager/schedule.py": 1,
     "accord/leagues/humaine/manager/services.py": 1,
