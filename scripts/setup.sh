@@ -10,7 +10,7 @@ fi
 stamp=.venv/.accord-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e '.[dev]'
+  .venv/bin/pip install -q -e '.[dev,negmas]'  # negmas: the bridge's tests
   touch "$stamp"
 fi
 if ! command -v chromium >/dev/null 2>&1; then
