@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+import yaml
 from bridge_data import NO_EXTRA, genius
 from typer.testing import CliRunner
 
@@ -14,6 +21,8 @@ from accord.agents.cli import app  # noqa: E402
 from accord.agents.registry import agents_in_package, get_agent  # noqa: E402
 from accord.core import Deadline, Session  # noqa: E402
 from accord.formats import load_scenario  # noqa: E402
+from accord.tournament import TournamentConfig  # noqa: E402
+from accord.tournament.agents import check_agents  # noqa: E402
 
 runner = CliRunner()
 
@@ -60,3 +69,41 @@ def test_ported_agents_play_each_other_on_a_real_scenario() -> None:
     ).run()
     assert result.failure is None
     assert result.steps > 2
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_example_tournament_names_twenty_ported_agents_on_five_anac_scenarios() -> None:
+    config = TournamentConfig.from_yaml(REPO / "examples" / "negmas_tournament.yaml")
+    ported = [
+        a for a in config.agents if a.type.startswith(("negmas_genius_agents:", "negmas_negolog:"))
+    ]
+    assert len(ported) >= 20
+    assert len(config.scenarios) == 5
+    assert all("anac" in str(s) or "y2012" in str(s) for s in config.scenarios)
+    check_agents(config.agents)  # every one resolves and takes its parameters
+
+
+def test_the_docs_tournament_runs_through_accord_tournament(tmp_path: Path) -> None:
+    """The YAML of docs/negmas-bridge.md, made small, through the real ``accord`` command."""
+    text = (REPO / "docs" / "negmas-bridge.md").read_text()
+    block = re.search(r"```yaml\n(.*?)```", text, re.S)
+    assert block is not None
+    config = yaml.safe_load(block.group(1))
+    config["scenarios"] = [str(genius("anac2013_DefensiveCharms"))]
+    config["rounds"] = 20
+    (tmp_path / "ported.yaml").write_text(yaml.safe_dump(config))
+    accord = Path(sys.executable).with_name("accord")
+    proc = subprocess.run(
+        [str(accord), "tournament", "ported.yaml", "--executor", "serial", "--no-report"],
+        cwd=tmp_path,
+        env=dict(os.environ, COLUMNS="120"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "32 sessions" in proc.stdout  # 4 agents: 16 ordered pairs x 2 rotations
+    for name in ("HardHeaded", "Aspiration", "Atlas3"):
+        assert name in proc.stdout
