@@ -53,10 +53,10 @@ class TimeDependent(Negotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         assert self._inverse is not None
-        return self._inverse.at_least(self.target(view._t))
+        return self._inverse.at_least(self.target(view.time))
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        return _ACCEPT if self._utility(offer) >= self.target(view._t) else _REJECT
+        return _ACCEPT if self._utility(offer) >= self.target(view.time) else _REJECT
 
 
 class Boulware(TimeDependent):

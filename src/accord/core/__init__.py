@@ -5,8 +5,10 @@
 2
 """
 
+from accord.core.capabilities import OptsOut, ProposesPartial, SendsMessages
 from accord.core.errors import (
     AccordError,
+    CapabilityError,
     ConfigError,
     FormatError,
     InvalidOffer,
@@ -29,10 +31,17 @@ from accord.core.protocols import (
     EndReason,
     Failure,
     FailureKind,
+    Mechanism,
     Phase,
+    ProtocolInfo,
     Session,
     SessionResult,
     TraceEntry,
+    TurnStyle,
+    Ultimatum,
+    make_session,
+    protocol_info,
+    register_protocol,
 )
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
@@ -47,6 +56,17 @@ from accord.core.utilities import (
 )
 
 __all__ = [
+    "register_protocol",
+    "protocol_info",
+    "make_session",
+    "Ultimatum",
+    "TurnStyle",
+    "SendsMessages",
+    "ProtocolInfo",
+    "ProposesPartial",
+    "OptsOut",
+    "Mechanism",
+    "CapabilityError",
     "AccordError",
     "Action",
     "CallableUtility",

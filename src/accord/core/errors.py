@@ -10,6 +10,7 @@ Hierarchy::
     │   ├── InvalidOffer      a proposal outside the outcome space
     │   └── NegotiatorTimeout a response that took longer than allowed
     └── ConfigError           bad user configuration (agents, tournaments, CLI)
+        └── CapabilityError   a negotiator lacks a capability its protocol needs
 """
 
 from __future__ import annotations
@@ -45,3 +46,7 @@ class NegotiatorTimeout(ProtocolViolation):
 
 class ConfigError(AccordError, ValueError):
     """Bad configuration given by the user."""
+
+
+class CapabilityError(ConfigError):
+    """A negotiator lacks a capability (an API beyond propose/respond) its protocol needs."""

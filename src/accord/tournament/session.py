@@ -21,7 +21,7 @@ import numpy as np
 
 from accord.core.negotiator import Negotiator
 from accord.core.outcomes import OutcomeSpace
-from accord.core.protocols import Session
+from accord.core.protocols import DEFAULT_PROTOCOL, make_session
 from accord.core.protocols.result import Action, EndReason, FailureKind
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
@@ -44,6 +44,7 @@ class RunContext:
     time_limit: float | None = None
     isolated: bool = False
     limits: Limits = field(default_factory=Limits)
+    protocol: str = DEFAULT_PROTOCOL
 
     @classmethod
     def from_config(cls, config: TournamentConfig, scenarios: Mapping[str, Scenario]) -> RunContext:
@@ -57,6 +58,7 @@ class RunContext:
             time_limit=limit,
             isolated=config.isolated,
             limits=Limits(config.cpu_limit, config.memory_limit, limit or config.call_timeout),
+            protocol=config.protocol,
         )
 
 
@@ -103,7 +105,8 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
                 n.close()
         return _failed_record(spec, scenario, build_error, started)
     limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
-    session = Session(
+    session = make_session(
+        ctx.protocol,
         scenario.space,
         negotiators,
         utilities,
@@ -167,7 +170,7 @@ def _party_rows(
 def encode_trace(
     sid: str, trace: Sequence[Any], space: OutcomeSpace, utilities: Sequence[Any]
 ) -> tuple[Any, ...]:
-    """One ``traces`` row: parties (uint8 bytes), actions (``o``/``a``/``e`` letters), times
+    """One ``traces`` row: parties (uint8 bytes), actions (``o``/``a``/``e``/``r`` letters), times
     (float64 bytes), outcomes (JSON: flat indices, -1 for none, on discrete spaces; value
     lists or null otherwise) and utilities (float64 bytes, one row per entry, one column
     per party, NaN where there is no outcome)."""
@@ -203,7 +206,7 @@ def encode_trace(
     )
 
 
-_LETTER = {Action.OFFER: "o", Action.ACCEPT: "a", Action.END: "e"}
+_LETTER = {Action.OFFER: "o", Action.ACCEPT: "a", Action.END: "e", Action.REJECT: "r"}
 
 
 def _failed_record(

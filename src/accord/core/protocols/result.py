@@ -16,6 +16,8 @@ class EndReason(StrEnum):
     DEADLINE = "deadline"
     WALKAWAY = "walkaway"
     FAILURE = "failure"
+    REJECTED = "rejected"
+    """A final offer was rejected (the ultimatum game)."""
 
 
 class Action(StrEnum):
@@ -24,6 +26,9 @@ class Action(StrEnum):
     OFFER = "offer"
     ACCEPT = "accept"
     END = "end"
+    REJECT = "reject"
+    """A rejection that is an action of its own (the ultimatum game; in AOP a rejection
+    is the counter-offer that follows it)."""
 
 
 class TraceEntry(NamedTuple):

@@ -16,7 +16,6 @@ round, and :func:`leaderboard` ranks the entries.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,8 @@ from typing import Any
 
 import pandas as pd
 
+from accord.core.errors import ConfigError
+from accord.core.imports import import_object
 from accord.tournament.pools import POOLS
 from accord.tournament.tasks import Job, run_tasks
 
@@ -48,15 +49,11 @@ def seller_factory(spec: str) -> Callable[..., SellerAgent]:
     if spec in SELLERS:
         return SELLERS[spec]
     if ":" in spec:
-        module, _, name = spec.partition(":")
-        try:
-            obj = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"cannot import seller {spec!r}: {e}") from None
+        obj = import_object(spec, "seller")
         if not (isinstance(obj, type) and issubclass(obj, SellerAgent)):
-            raise ValueError(f"{spec!r} is not a SellerAgent subclass")
+            raise ConfigError(f"seller {spec!r} is {obj!r}, which is not a SellerAgent subclass")
         return obj
-    raise ValueError(
+    raise ConfigError(
         f"unknown seller {spec!r}; expected one of {', '.join(SELLERS)} or 'module:Class'"
     )
 
