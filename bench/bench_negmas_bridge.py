@@ -95,7 +95,7 @@ def overhead() -> None:
     )
 
 
-def tournament() -> None:
+def tournament(scenario_override: list[str] | None = None) -> None:
     from negmas.inout import Scenario as NegmasScenario
     from negmas.tournaments.neg import cartesian_tournament
 
@@ -107,12 +107,19 @@ def tournament() -> None:
     config = yaml.safe_load(YAML.read_text())
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "accord.sqlite"
+        source = YAML
+        if scenario_override:
+            config["scenarios"] = [
+                str(REPO.parent / "shared" / "scenarios" / "genius" / s) for s in scenario_override
+            ]
+            source = Path(tmp) / "tournament.yaml"
+            source.write_text(yaml.safe_dump(config))
         start = time.perf_counter()
         run = subprocess.run(
             [
                 str(Path(sys.executable).with_name("accord")),
                 "tournament",
-                str(YAML),
+                str(source),
                 "--executor",
                 "serial",
                 "--out",
@@ -179,12 +186,15 @@ def tournament() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["overhead", "tournament", "all"], default="all")
+    parser.add_argument(
+        "--scenarios", help="comma-separated GENIUS folder names instead of the example's five"
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if args.part in ("overhead", "all"):
         overhead()
     if args.part in ("tournament", "all"):
-        tournament()
+        tournament(args.scenarios.split(",") if args.scenarios else None)
 
 
 if __name__ == "__main__":
