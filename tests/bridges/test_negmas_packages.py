@@ -59,7 +59,7 @@ def test_ported_agents_pass_the_check_seeded_ones_included(agent: str) -> None:
 
 
 def test_ported_agents_play_each_other_on_a_real_scenario() -> None:
-    scenario = load_scenario(genius("anac2012_CameraB"))
+    scenario = load_scenario(genius("anac2012_LaptopB"))
     negotiators = [
         get_agent("negmas_genius_agents:AgentK"),
         get_agent("negmas_negolog:BoulwareAgent"),
@@ -105,5 +105,5 @@ def test_the_docs_tournament_runs_through_accord_tournament(tmp_path: Path) -> N
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "32 sessions" in proc.stdout  # 4 agents: 16 ordered pairs x 2 rotations
-    for name in ("HardHeaded", "Aspiration", "Atlas3"):
+    for name in ("HardHeaded", "Aspiration", "NegoLogConceder"):
         assert name in proc.stdout

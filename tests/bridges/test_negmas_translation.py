@@ -84,11 +84,10 @@ def offers_of(result: Any) -> list[tuple[int, Any]]:
 CASES = [
     ("anac2013_DefensiveCharms", ["AspirationNegotiator", "NaiveTitForTatNegotiator"]),
     ("anac2013_DefensiveCharms", ["ConcederTBNegotiator", "SimpleTitForTatNegotiator"]),
-    ("anac2011_Energy", ["BoulwareTBNegotiator", "ConcederTBNegotiator"]),
-    ("anac2011_Energy", ["LinearTBNegotiator", "ToughNegotiator"]),
-    ("anac2011_Energy", ["ConcederTBNegotiator", "SimpleTitForTatNegotiator"]),
+    ("anac2011_Grocery", ["ConcederTBNegotiator", "NaiveTitForTatNegotiator"]),  # discounted
+    ("anac2011_Grocery", ["LinearTBNegotiator", "ToughNegotiator"]),  # discounted
     ("y2012_FitnessA", ["ConcederTBNegotiator", "SimpleTitForTatNegotiator"]),  # discounted
-    ("y2012_FitnessA", ["BoulwareTBNegotiator", "NaiveTitForTatNegotiator"]),  # discounted
+    ("anac2013_Animal", ["BoulwareTBNegotiator", "NaiveTitForTatNegotiator"]),  # discounted
     (
         "anac2015_dinner_3party",
         ["BoulwareTBNegotiator", "ConcederTBNegotiator", "AspirationNegotiator"],
