@@ -12,12 +12,24 @@ Three processes on loopback:
 
 Reported: relay latency (POST /relayMessage until its reply), delivery latency (POST
 until the next speaker's /receiveMessage arrives), messages per second over all rounds,
-and the orchestrator's CPU time per message. R0's 5 s is set to zero here (it would
-otherwise cap each round at one utterance per 5 s); every message is still judged by
-R0-R4, delivered to every party (4 calls per message) and stored in SQLite.
+and the orchestrator's CPU time per message. Every message carries its speaker's secret,
+is judged by R0-R4, delivered to every party (4 calls per message) and stored in SQLite.
+
+Two modes:
+
+- closed loop (default): R0's 5 s and R3's 50 ms are set to zero (they would otherwise
+  cap each round at one utterance per 5 s and block the reply sent the moment the other
+  seller's arrived), and each message is sent as soon as the previous one arrived: the
+  most load the orchestrator can take;
+- ``--rules``: the spec's rules as they are (R0 = 5 s, R2's 2 s window, R3's 50 ms), at
+  the pace of a real round: in each round the human speaks every 5 s (to Celia), Celia
+  answers 0.2-1.5 s after hearing the human, Watson 0.1-0.4 s after hearing Celia (both
+  within R2's 2 s). The rounds' 5 s ticks are spread evenly.
+
 The original platform has no runnable peer here, so only our figures are printed.
 
-    python bench/bench_humaine.py                  # 20 rounds, 10 s
+    python bench/bench_humaine.py                  # 20 rounds, 10 s, closed loop
+    python bench/bench_humaine.py --rules --seconds 60
     python bench/bench_humaine.py --rounds 5 --seconds 3
 """
 
@@ -46,12 +58,20 @@ import sys, uvicorn
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.rules import RuleConfig
 db = sys.argv[2] if sys.argv[2] != "-" else None
-app = create_orchestrator_app(db_path=db, rule_config=RuleConfig(human_gap=0), call_timeout=5)
+rules = RuleConfig() if sys.argv[3] == "rules" else RuleConfig(human_gap=0, simultaneity=0)
+app = create_orchestrator_app(db_path=db, rule_config=rules, call_timeout=5)
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
 
 NEXT = {("Celia", "Human"): "Celia", ("Watson", "Celia"): "Watson", ("ui", "Watson"): "Human"}
 OFFER = {"type": "SellOffer", "quantity": {"egg": 2}, "price": {"unit": "USD", "value": 4.5}}
+PERIOD = 5.0
+"""--rules: seconds between two human utterances of a round (R0's gap)."""
+
+
+def secret(rid: str, speaker: str) -> str:
+    """The per-round secret the driver gives each speaker (the parties send it back)."""
+    return f"bench-secret-{rid}-{speaker}-0123456789"
 
 
 def cpu_seconds(pid: int) -> float:
@@ -76,6 +96,9 @@ class Parties:
     def __init__(self, eo: str) -> None:
         self.eo = eo
         self.until = 0.0
+        self.rules = False
+        self.rng = np.random.default_rng(7)
+        self.by_speaker: dict[str, list[float]] = {}
         self.sent: dict[str, float] = {}
         self.relay: list[float] = []
         self.delivery: list[float] = []
@@ -90,6 +113,7 @@ class Parties:
         self.count += 1
         text = f"{speaker} {rid} #{self.count}: 2 eggs for 4.5 USD"
         msg: dict[str, Any] = {"roundId": rid, "speaker": speaker, "text": text}
+        msg["token"] = secret(rid, speaker)
         if speaker == "Human":
             msg |= {"addressee": "Celia", "role": "buyer"}
         else:
@@ -103,8 +127,25 @@ class Parties:
             self.sent[text] = t0
             status, reply = await conn.post_json("/relayMessage", msg, 30)
             self.relay.append(time.monotonic() - t0)
+            kind = "human" if speaker == "Human" else "agent"
+            self.by_speaker.setdefault(kind, []).append(time.monotonic() - t0)
         if status != 200 or not reply.get("permitted"):
             self.blocked += 1
+
+    async def human_every_period(self, rid: str, offset: float) -> None:
+        """--rules: the human of round ``rid`` speaks every PERIOD seconds (R0 allows no
+        less: each utterance waits at least PERIOD + 20 ms after the previous one)."""
+        await asyncio.sleep(offset)
+        tick = last = time.monotonic()
+        while time.monotonic() < self.until:
+            last = time.monotonic()
+            await self.speak(rid, "Human")
+            tick += PERIOD
+            await asyncio.sleep(max(tick, last + PERIOD + 0.02) - time.monotonic())
+
+    async def later(self, delay: float, rid: str, speaker: str) -> None:
+        await asyncio.sleep(delay)
+        await self.speak(rid, speaker)
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -121,14 +162,20 @@ class Parties:
         if parts[0] == "go":
             job = json.loads(body)
             self.until = time.monotonic() + job["seconds"]
-            for rid in job["rounds"]:
-                self.spawn(self.speak(rid, "Human"))
+            self.rules = bool(job.get("rules"))
+            n = len(job["rounds"])
+            for k, rid in enumerate(job["rounds"]):
+                if self.rules:
+                    self.spawn(self.human_every_period(rid, k * PERIOD / n))
+                else:
+                    self.spawn(self.speak(rid, "Human"))
             return b'{"status":"started"}'
         if parts[0] == "stats":
             return json.dumps(
                 {
                     "relay": self.relay,
                     "delivery": self.delivery,
+                    "by_speaker": self.by_speaker,
                     "blocked": self.blocked,
                     "idle": not self.tasks,
                 }
@@ -140,7 +187,11 @@ class Parties:
             t0 = self.sent.pop(msg["text"], None) if nxt is not None else None
             if t0 is not None and nxt is not None:
                 self.delivery.append(time.monotonic() - t0)
-                self.spawn(self.speak(rid, nxt))
+                if not self.rules:
+                    self.spawn(self.speak(rid, nxt))
+                elif nxt != "Human":  # sellers answer within R2's 2 s; the human keeps time
+                    lo, hi = (0.2, 1.5) if nxt == "Celia" else (0.1, 0.4)
+                    self.spawn(self.later(float(self.rng.uniform(lo, hi)), rid, nxt))
         return b'{"status":"acknowledged"}'
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -187,13 +238,15 @@ def wait_up(client: httpx.Client, url: str) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
-def bench(rounds: int, seconds: float, db: bool) -> dict[str, Any]:
+def bench(rounds: int, seconds: float, db: bool, rules: bool = False) -> dict[str, Any]:
     eo_port, parties_port = free_port(), free_port()
     eo = f"http://127.0.0.1:{eo_port}"
     pu = f"http://127.0.0.1:{parties_port}"
     db_arg = str(Path(tempfile.mkdtemp()) / "eo.sqlite") if db else "-"
     procs = [
-        subprocess.Popen([sys.executable, "-c", ORCH_SCRIPT, str(eo_port), db_arg]),
+        subprocess.Popen(
+            [sys.executable, "-c", ORCH_SCRIPT, str(eo_port), db_arg, "rules" if rules else "-"]
+        ),
         subprocess.Popen([sys.executable, __file__, "--serve-parties", str(parties_port), eo]),
     ]
     try:
@@ -207,11 +260,13 @@ def bench(rounds: int, seconds: float, db: bool) -> dict[str, Any]:
                     "roundId": rid,
                     "agents": [
                         {"url": f"{pu}/{rid}/Celia", "name": "Celia",
-                         "utilityFunction": seller_utility(COSTS_C)},
+                         "utilityFunction": seller_utility(COSTS_C),
+                         "token": secret(rid, "Celia")},
                         {"url": f"{pu}/{rid}/Watson", "name": "Watson",
-                         "utilityFunction": seller_utility(COSTS_W)},
+                         "utilityFunction": seller_utility(COSTS_W),
+                         "token": secret(rid, "Watson")},
                     ],
-                    "human": {"utilityFunction": BUYER_UTILITY},
+                    "human": {"utilityFunction": BUYER_UTILITY, "token": secret(rid, "Human")},
                     "durations": {"warmUp": 0, "round": 600, "post": 1},
                     "humanUIs": [{"url": f"{pu}/{rid}/ui", "name": "ui"}],
                 }  # fmt: skip
@@ -221,7 +276,7 @@ def bench(rounds: int, seconds: float, db: bool) -> dict[str, Any]:
             time.sleep(0.5)
             cpu0 = cpu_seconds(procs[0].pid)
             t0 = time.monotonic()
-            client.post(pu + "/go", json={"rounds": ids, "seconds": seconds})
+            client.post(pu + "/go", json={"rounds": ids, "seconds": seconds, "rules": rules})
             time.sleep(seconds)
             while not (stats := client.get(pu + "/stats").json())["idle"]:
                 time.sleep(0.05)
@@ -238,7 +293,14 @@ def bench(rounds: int, seconds: float, db: bool) -> dict[str, Any]:
     r = np.array(stats["relay"]) * 1000
     d = np.array(stats["delivery"]) * 1000
     n = len(r)
+    by = {k: np.array(v) * 1000 for k, v in stats["by_speaker"].items()}
     return {
+        "mode": "rules on" if rules else "closed loop, R0 = R3 window = 0",
+        "human_p50": float(np.percentile(by["human"], 50)) if "human" in by else 0.0,
+        "human_p99": float(np.percentile(by["human"], 99)) if "human" in by else 0.0,
+        "agent_p50": float(np.percentile(by["agent"], 50)) if "agent" in by else 0.0,
+        "agent_p99": float(np.percentile(by["agent"], 99)) if "agent" in by else 0.0,
+        "load": os.getloadavg(),
         "rounds": rounds,
         "messages": n,
         "seconds": elapsed,
@@ -257,12 +319,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--no-db", action="store_true", help="run the orchestrator without SQLite")
+    ap.add_argument(
+        "--rules", action="store_true", help="the spec's rules and a real round's pace (see above)"
+    )
     ap.add_argument("--serve-parties", nargs=2, metavar=("PORT", "EO"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve_parties:
         serve_parties(int(args.serve_parties[0]), args.serve_parties[1])
         return
-    res = bench(args.rounds, args.seconds, not args.no_db)
+    load = os.getloadavg()
+    res = bench(args.rounds, args.seconds, not args.no_db, args.rules)
     rows = [
         ("concurrent rounds", f"{res['rounds']}"),
         ("messages relayed", f"{res['messages']}"),
@@ -270,12 +336,17 @@ def main() -> None:
         ("messages per second", f"{res['msgs_per_s']:.1f}"),
         ("relay latency p50 (ms)", f"{res['relay_p50']:.2f}"),
         ("relay latency p99 (ms)", f"{res['relay_p99']:.2f}"),
+        ("  human messages p50 (ms)", f"{res['human_p50']:.2f}"),
+        ("  human messages p99 (ms)", f"{res['human_p99']:.2f}"),
+        ("  agent messages p50 (ms)", f"{res['agent_p50']:.2f}"),
+        ("  agent messages p99 (ms)", f"{res['agent_p99']:.2f}"),
         ("delivery latency p50 (ms)", f"{res['delivery_p50']:.2f}"),
         ("delivery latency p99 (ms)", f"{res['delivery_p99']:.2f}"),
         ("orchestrator CPU/msg (ms)", f"{res['cpu_ms_per_msg']:.2f}"),
     ]
     print()
-    print(f"HUMAINE orchestrator, Accord (SQLite: {'off' if args.no_db else 'on'})")
+    print(f"HUMAINE orchestrator, Accord ({res['mode']}; SQLite: {'off' if args.no_db else 'on'})")
+    print(f"  load average before / after: {load[0]:.2f} / {res['load'][0]:.2f} (2 cores)")
     for name, value in rows:
         print(f"  {name:<28}{value:>12}")
     print("  original HUMAINE platform: no runnable peer here (its Node.js services are absent)")

@@ -115,7 +115,9 @@ def check_negotiator(
             session runs only if it takes three or more parties.
 
     Raises:
-        ProtocolViolation: naming the session, the failure kind and the negotiator's message.
+        ProtocolViolation: naming the session, the failure kind and the negotiator's message
+            (its subclass InvalidOffer for an offer outside the space, NegotiatorTimeout
+            for an answer slower than ``time_limit``).
         CapabilityError: the negotiator lacks a capability the protocol needs.
     """
     if isinstance(subject, type) and not issubclass(subject, Negotiator):
@@ -145,11 +147,8 @@ def check_negotiator(
             time_limit=time_limit,
         ).run()
         if result.failure is not None and result.failure.party == me:
-            f = result.failure
-            raise ProtocolViolation(
-                f"{label} on scenario {s.name!r}: the negotiator failed ({f.kind.value}) "
-                f"at step {result.steps}: {f.message}"
-            )
+            context = f"{label} on scenario {s.name!r}, at step {result.steps}"
+            raise result.failure.error(context)
         if result.failure is not None:
             raise ProtocolViolation(f"{label}: the opponent failed: {result.failure.message}")
         results.append((label, result))

@@ -22,7 +22,7 @@ from rich.table import Table
 
 from accord.agents.checker import check_negotiator
 from accord.agents.registry import agents_in_package, get_agent, known_agents, resolve_agent
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ConfigError
 from accord.core.negotiator import Negotiator
 
 app = typer.Typer(
@@ -47,7 +47,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"a parameter must look like key=value, got {item!r}")
+            raise ConfigError(f"a parameter must look like key=value, got {item!r}")
         params[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
     return params
 
@@ -95,6 +95,9 @@ def check_command(
     rounds: Annotated[int, typer.Option(help="Deadline of every session.")] = 30,
     time_limit: Annotated[float, typer.Option(help="Seconds allowed per answer.")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of every session.")] = 0,
+    protocol: Annotated[
+        str, typer.Option(help="The protocol to play: aop (default), ultimatum, ...")
+    ] = "aop",
 ) -> None:
     """Play AGENT against the built-in opponents and report any protocol violation."""
     try:
@@ -109,7 +112,9 @@ def check_command(
             from accord.formats import load_scenario
 
             s = load_scenario(scenario)
-        report = check_negotiator(factory, s, rounds=rounds, time_limit=time_limit, seed=seed)
+        report = check_negotiator(
+            factory, s, rounds=rounds, time_limit=time_limit, seed=seed, protocol=protocol
+        )
     except (AccordError, ValueError) as exc:
         raise _fail(str(exc)) from None
     table = Table("session", "result", "steps", "utilities")

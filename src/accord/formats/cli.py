@@ -154,6 +154,15 @@ def convert_command(
     """Convert a scenario to native JSON or to a GENIUS XML folder."""
     if to not in ("native", "genius"):
         raise _fail(ValueError(f"--to must be native or genius, got {to!r}"))
+    suffix = "" if dest.is_dir() else dest.suffix.lower()
+    if to == "native" and suffix not in ("", ".json"):
+        raise _fail(
+            ValueError(f"a native scenario is a .json file (or a folder); got {str(dest)!r}")
+        )
+    if to == "genius" and suffix:
+        raise _fail(
+            ValueError(f"a GENIUS scenario is a folder, not a {suffix} file: {str(dest)!r}")
+        )
     try:
         s = load_scenario(source)
         written = save_scenario(s, dest, "native" if to == "native" else "genius", rescale)

@@ -31,6 +31,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, runtime_checkable
 
+from accord.core.errors import StateError
+
 __all__ = ["Clock", "RealClock", "VirtualClock"]
 
 T = TypeVar("T")
@@ -165,7 +167,7 @@ class VirtualClock:
             except RuntimeError:
                 running = None
             if running is s.loop:
-                raise RuntimeError("inside the event loop, use `await clock.advance_async(dt)`")
+                raise StateError("inside the event loop, use `await clock.advance_async(dt)`")
             asyncio.run_coroutine_threadsafe(_wake(s.future), s.loop).result(timeout=10)
         self._t = max(self._t, until)
 

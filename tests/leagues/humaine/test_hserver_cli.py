@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.leagues.humaine.cli import app, build_stack, serve_all
-from accord.leagues.humaine.testing import BUYER_UTILITY, Party, human
+from accord.leagues.humaine.testing import BUYER_UTILITY, Party, human, secret_of
 
 
 def test_up_starts_and_answers(tmp_path: Path) -> None:
@@ -70,7 +70,8 @@ def test_round_through_the_stack_with_default_agents(tmp_path: Path) -> None:
             ui.wait_for("/startRound", 1, round_id=rid)
             time.sleep(0.2)  # agents get /startRound too
             text = "Watson, I would like to buy 2 eggs and 2 cups of flour"
-            r = client.post(eo + "/relayMessage", json=human(rid, text, "Watson"))
+            secret = {"X-Accord-Token": secret_of(ui, rid)}  # the person's UI's
+            r = client.post(eo + "/relayMessage", json=human(rid, text, "Watson"), headers=secret)
             assert r.json()["permitted"]
             deadline = time.monotonic() + 5
             while True:

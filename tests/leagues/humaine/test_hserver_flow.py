@@ -163,7 +163,12 @@ def test_scripted_full_round(tmp_path: Path) -> None:
 
 def test_generation_1_round_without_round_id(tmp_path: Path) -> None:
     """The whole round body to /startRound; messages without roundId find the round."""
-    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST, human_uis=[])
+    app = create_orchestrator_app(
+        db_path=tmp_path / "eo.db",
+        rule_config=FAST,
+        human_uis=[],
+        unauthenticated=["Human", "Celia", "Watson"],  # parties of the original: no secrets
+    )
     with Stage(app, ui=Party("humanUI")) as stage:
         w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
         body = {

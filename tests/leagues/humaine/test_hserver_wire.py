@@ -96,7 +96,11 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
     setup = json.loads(
         json.dumps(CAPTURES["competition-manager -> EO /initializeRound body (harness-generated)"])
     )
-    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=RuleConfig(human_gap=0.2))
+    app = create_orchestrator_app(
+        db_path=tmp_path / "eo.db",
+        rule_config=RuleConfig(human_gap=0.2),
+        unauthenticated=["Human", "Celia", "Watson"],  # parties of the original: no secrets
+    )
     with Stage(app, ui=Party("competition-ui")) as stage:
         w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
         setup["agents"][0] |= {"host": "127.0.0.1", "port": w.port}
@@ -144,7 +148,12 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
 
         # the shapes of everything the UI and the agents heard
         def same_keys(ours: dict[str, Any], key: str) -> None:
-            assert keys(ours) == keys(body(key)), (key, keys(ours) ^ keys(body(key)))
+            # ours may add only the marks of the parties admitted without a secret
+            assert keys(ours) - {"authenticated", "unauthenticated"} == keys(body(key)), (
+                key,
+                keys(ours) ^ keys(body(key)),
+            )
+            assert ours.get("authenticated", False) is False
 
         same_keys(ui.bodies("/sendRoundMetadata", rid)[0], "EO -> human UI /sendRoundMetadata")
         same_keys(ui.bodies("/setUtility", rid)[0], "EO -> human UI /setUtility")
@@ -162,4 +171,4 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
         same_keys(w.bodies("/receiveMessage", rid)[0], "EO -> agent /receiveMessage (human msg)")
         echo = [m for m in c.bodies("/receiveMessage", rid) if m["speaker"] == "Watson"][0]
         assert "bid" not in echo
-        assert keys(echo) == keys(offer) - {"bid"} | {"roundId"}
+        assert keys(echo) == keys(offer) - {"bid"} | {"roundId", "authenticated"}

@@ -244,10 +244,19 @@ def test_a_huge_accepted_price_is_blocked_by_r1_not_a_crash() -> None:
 
 def test_r1_applies_to_a_human_acceptance_too() -> None:
     """R1: a message from *any* party that would make the budget negative is blocked."""
-    eng = RulesEngine(("A1", "A2"), 5.0, clock=lambda: 1.0)
+    t = [1.0]
+    eng = RulesEngine(("A1", "A2"), 5.0, clock=lambda: t[0])
+    eng.decide(Utterance("Human", "A1, 2 eggs?", "A1"))
+    t[0] = 1.5
+    assert eng.decide(Utterance("A1", "6", "Human", Bid("SellOffer", {"egg": 2}, 6.0))).permitted
+    t[0] = 7.0
     d = eng.decide(Utterance("Human", "A1, I accept 6", "A1", Bid("Accept", {"egg": 2}, 6.0)))
     assert (d.permitted, d.rule) == (False, "R1") and "Insufficient budget" in d.rationale
-    assert eng.last_human_at is None  # a blocked utterance is no utterance
+    assert eng.last_human_at == 1.0  # a blocked utterance is no utterance
+    eng.decide(Utterance("Human", "A1, cheaper?", "A1"))
+    t[0] = 7.5
+    assert eng.decide(Utterance("A1", "5", "Human", Bid("SellOffer", {"egg": 2}, 5.0))).permitted
+    t[0] = 13.0
     d = eng.decide(Utterance("Human", "A1, I accept 5", "A1", Bid("Accept", {"egg": 2}, 5.0)))
     assert d.permitted and d.deal and eng.budget == 0.0
 

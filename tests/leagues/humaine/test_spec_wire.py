@@ -23,6 +23,7 @@ from accord.leagues.humaine.testing import (
     agent,
     human,
     round_body,
+    secret_of,
     start_round,
 )
 
@@ -41,13 +42,23 @@ SPEC_UNITS = {
 FAST = RuleConfig(human_gap=0.2)  # timing is not the point here
 
 
+AUTH = ("token", "authenticated", "unauthenticated")
+"""Fields our secure default adds to Appendix C bodies (ignored by the original's parties)."""
+
+
+def plain(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` without the fields of :data:`AUTH`, after checking any secret is a string."""
+    assert isinstance(body.get("token", ""), str)
+    return {k: v for k, v in body.items() if k not in AUTH}
+
+
 class Env(Stage):
     def body(self, **kw: Any) -> dict[str, Any]:
         agents = [self.celia.agent_spec(COSTS_C), self.watson.agent_spec(COSTS_W)]
-        return round_body(agents, [self.ui.ui_spec()], **kw)
+        return round_body(agents, [self.ui.ui_spec()], authenticated=True, **kw)
 
     def relay(self, body: dict[str, Any]) -> dict[str, Any]:
-        r = self.client.post("/relayMessage", json=body)
+        r = self.relay_as(body)
         assert r.status_code == 200, r.text
         return dict(r.json())
 
@@ -83,7 +94,9 @@ def test_round_flow_bodies_and_phase_timing(env: Env) -> None:
     assert replies[0] == {"status": "acknowledged"} and len(replies) == 4
     assert [r["utility"]["name"] for r in replies[1:]] == ["ui", "Celia", "Watson"]
     su = env.watson.wait_for("/setUtility", round_id=rid)[0]
-    assert su == {
+    assert len(su["token"]) >= 32  # Watson's secret for this round, and only his
+    assert su["token"] != env.celia.wait_for("/setUtility", round_id=rid)[0]["token"]
+    assert plain(su) == {
         "currencyUnit": "USD",
         "utility": {
             g: {"type": "unitcost", "unit": SPEC_UNITS[g], "parameters": {"unitcost": c}}
@@ -96,13 +109,14 @@ def test_round_flow_bodies_and_phase_timing(env: Env) -> None:
     assert replies[3] == {"status": "Acknowledged", "utility": su}  # Appendix C's reply
     assert env.celia.wait_for("/setUtility", round_id=rid)[0]["name"] == "Celia"
     meta = env.ui.wait_for("/sendRoundMetadata", round_id=rid)[0]
-    assert meta == {
+    assert plain(meta) == {
         "roundId": rid,
         "durations": {"warmUp": warm, "round": active, "post": post},
         "humanBudget": {"currentUnit": "USD", "value": 50.0},
     }
     ui_su = env.ui.wait_for("/setUtility", round_id=rid)[0]
-    assert ui_su == {
+    assert ui_su["token"] == meta["token"]  # the buyer's secret, for the person's UI
+    assert plain(ui_su) == {
         "currencyUnit": "USD",
         "utility": BUYER_UTILITY["utility"],
         "name": "ui",
@@ -198,6 +212,10 @@ def test_generation_2_deal_is_confirmed_by_the_human_ui(env: Env) -> None:
 def test_generation_1_deal_needs_no_confirmation(env: Env) -> None:
     """Generation 1 (the whole round body to /startRound) had no /confirmAccept: the
     acceptance books the deal by itself."""
+    for live in env.client.get("/rounds").json():  # generation 1 has one global round
+        rid = live["roundId"]
+        while env.client.get(f"/rounds/{rid}").json()["phase"] in ("warmup", "active", "post"):
+            env.client.post("/endRound", json={"roundId": rid})
     body = env.body(budget=20.0) | {"roundId": f"gen1-{time.monotonic_ns()}", "roundNumber": 1}
     r = env.client.post("/startRound", json=body)
     assert r.status_code == 200, r.text
@@ -232,14 +250,19 @@ def test_only_the_last_save_counts_and_no_save_earns_nothing(env: Env) -> None:
         {"cake": {"unit": "each", "quantity": 1}, "pancake": {"unit": "each", "quantity": 1}},
         {"pancake": {"unit": "each", "quantity": 1, "supplement": []}},
     ):
-        r = env.client.post("/receiveHumanAllocation", json={"roundId": saved, "payload": payload})
+        r = env.client.post(
+            "/receiveHumanAllocation",
+            json={"roundId": saved, "payload": payload},
+            headers={"X-Accord-Token": secret_of(env.ui, saved)},  # only the buyer's UI may
+        )
         assert r.json() == {"roundId": saved, "status": "Acknowledged"}
     got = {
         rid: env.ui.wait_for("/receiveRoundTotals", round_id=rid, timeout=4)[0]["roundTotals"]
         for rid in rids
     }
     late = {"roundId": saved, "payload": {"cake": {"unit": "each", "quantity": 1}}}
-    r = env.client.post("/receiveHumanAllocation", json=late)
+    secret = {"X-Accord-Token": secret_of(env.ui, saved)}
+    r = env.client.post("/receiveHumanAllocation", json=late, headers=secret)
     assert r.status_code == 409 and "round is ended" in r.json()["error"]
     assert got[saved]["Human"]["utility"]["value"] == 27.43  # the last Save: pancakes
     assert got[saved]["Human"]["utility"]["breakdown"] == {

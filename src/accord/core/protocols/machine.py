@@ -20,6 +20,7 @@ from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.protocols.base import Mechanism, Phase
 from accord.core.protocols.result import (
+    INVALID_OFFER,
     Action,
     EndReason,
     Failure,
@@ -141,7 +142,7 @@ class BaseSession(Mechanism):
             self.space.validate(offer)
             return True
         except InvalidOutcome as exc:
-            self.fail(k, FailureKind.INVALID, f"invalid offer: {exc}", t)
+            self.fail(k, FailureKind.INVALID, f"{INVALID_OFFER}: {exc}", t)
             return False
 
     def now(self) -> float:

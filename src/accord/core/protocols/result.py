@@ -6,7 +6,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from accord.core.errors import InvalidOffer, NegotiatorTimeout, ProtocolViolation
 from accord.core.outcomes import Outcome
+
+INVALID_OFFER = "invalid offer"
+"""How the message of a failure for an offer outside the outcome space begins."""
 
 
 class EndReason(StrEnum):
@@ -57,6 +61,23 @@ class Failure:
     name: str
     kind: FailureKind
     message: str
+
+    def error(self, context: str) -> ProtocolViolation:
+        """The exception for callers that raise on a failure, ``context`` first.
+
+        :class:`~accord.core.errors.NegotiatorTimeout` for a timeout,
+        :class:`~accord.core.errors.InvalidOffer` for an offer outside the outcome
+        space, :class:`~accord.core.errors.ProtocolViolation` otherwise.
+
+            >>> Failure(0, "A", FailureKind.TIMEOUT, "propose took 2 s").error("session 1")
+            NegotiatorTimeout('session 1: A failed (timeout): propose took 2 s')
+        """
+        text = f"{context}: {self.name} failed ({self.kind.value}): {self.message}"
+        if self.kind is FailureKind.TIMEOUT:
+            return NegotiatorTimeout(text)
+        if self.kind is FailureKind.INVALID and self.message.startswith(INVALID_OFFER):
+            return InvalidOffer(text)
+        return ProtocolViolation(text)
 
 
 @dataclass(frozen=True)

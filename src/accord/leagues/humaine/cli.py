@@ -14,7 +14,7 @@ import contextlib
 import signal
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -30,6 +30,9 @@ from .utility_generator import create_utility_generator_app
 
 app = typer.Typer(help="HUMAINE: human buyer versus two seller agents.", no_args_is_help=True)
 console = Console()
+
+UI_CONFIRM_TIMEOUT = 60.0
+"""Seconds the person has to confirm a deal in ``up`` (the orchestrator waits 30 s more)."""
 
 DEFAULT_PORTS = {
     "orchestrator": 14010,
@@ -75,7 +78,10 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        raise typer.BadParameter(f"cannot listen on {host}:{port}: {e}") from None
+        hint = "; pass --port-base 0 to use free ports" if port else ""
+        raise typer.BadParameter(
+            f"cannot listen on {host}:{port}: {e} (is another server using it?){hint}"
+        ) from None
     sock.listen(128)
     return sock
 
@@ -93,8 +99,12 @@ def build_stack(
     with_agents: bool,
     with_ui: bool,
     seed: int | None,
+    unauthenticated: Sequence[str] = (),
 ) -> tuple[list[Service], list[str]]:
-    """The services to run and notes on what was left out (and why)."""
+    """The services to run and notes on what was left out (and why).
+
+    Every speaker proves who it is with a per-round secret; ``unauthenticated`` lists
+    the speakers admitted without one (agents written for the original platform)."""
     notes: list[str] = []
     data.mkdir(parents=True, exist_ok=True)
     agent_factory: Any = None
@@ -128,6 +138,7 @@ def build_stack(
         create_ui_app, create_manager_app, http_utility_source = ui_factories
         agent_specs = [
             {"name": n, "protocol": "http", "host": host, "port": socks[n].getsockname()[1]}
+            | ({"authenticated": False} if n in unauthenticated else {})
             for n in ("Celia", "Watson")
             if n in socks
         ]
@@ -137,23 +148,35 @@ def build_stack(
             agents=agent_specs or [{"name": "Celia"}, {"name": "Watson"}],
             utility_source=http_utility_source(url["utility"]),
             public_url=url["ui"],
+            confirm_timeout=UI_CONFIRM_TIMEOUT,
         )
+        keys = ui_app.state.page_keys
+        notes.append(f"the buyer's link (chat and assistant): {keys.link('person', url['ui'])}")
+        notes.append(f"the admin's link (start a round): {keys.link('admin', url['ui'])}")
         mgr_app = create_manager_app(
             data / "manager.sqlite",
             orchestrator_url=url["orchestrator"],
             utility_url=url["utility"],
             ui_url=url["ui"],
+            ui_link=keys.link("person", url["ui"]),
             public_url=url["manager"],
         )
         password = getattr(mgr_app.state, "initial_password", None)
         if password:
             notes.append(f"manager admin user 'admin', password {password}")
         ui_services = [
-            Service("human UIs", ui_app, socks["ui"], "/", "/chat.html"),
+            Service("human UIs", ui_app, socks["ui"], "/", f"/join?key={keys.person}"),
             Service("competition manager", mgr_app, socks["manager"], "/", "/"),
         ]
     ui_urls = [url["ui"]] if ui_factories else []
-    orch = create_orchestrator_app(db_path=data / "orchestrator.sqlite", human_uis=ui_urls)
+    orch = create_orchestrator_app(
+        db_path=data / "orchestrator.sqlite",
+        human_uis=ui_urls,
+        confirm_timeout=UI_CONFIRM_TIMEOUT + 30,  # longer than the person's time
+        unauthenticated=unauthenticated,
+    )
+    for name in unauthenticated:
+        notes.append(f"{name} is admitted WITHOUT authentication: anyone may speak as {name}")
     services.append(Service("orchestrator", orch, socks["orchestrator"], "/health", "/docs"))
     gen = create_utility_generator_app(seed)
     services.append(Service("utility generator", gen, socks["utility"], "/generateUtility/seller"))
@@ -230,13 +253,22 @@ def up(
     agents: Annotated[bool, typer.Option(help="Start the two seller agents.")] = True,
     ui: Annotated[bool, typer.Option(help="Start the human UIs and the manager.")] = True,
     seed: Annotated[int | None, typer.Option(help="Seed of utilities and agents.")] = None,
+    unauthenticated: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Admit this speaker (Celia, Watson, Human) WITHOUT a secret: only for an "
+            "agent or UI written for the original platform (repeatable)."
+        ),
+    ] = None,
     exit_after: Annotated[
         float | None, typer.Option(help="Stop after this many seconds (smoke tests).")
     ] = None,
     check: Annotated[bool, typer.Option(help="Probe every service once it is up.")] = False,
 ) -> None:
     """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
-    services, notes = build_stack(host, port_base, data, celia, watson, agents, ui, seed)
+    services, notes = build_stack(
+        host, port_base, data, celia, watson, agents, ui, seed, unauthenticated or []
+    )
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")
     table.add_column("URL")
@@ -281,7 +313,14 @@ def orchestrator(
     timeout: Annotated[float, typer.Option(help="Seconds allowed per call to a party.")] = 5.0,
     confirm_timeout: Annotated[
         float, typer.Option(help="Seconds a human UI may take to answer /confirmAccept.")
-    ] = 30.0,
+    ] = 90.0,
+    unauthenticated: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Admit this speaker WITHOUT a secret in every round: only for an agent or "
+            "UI written for the original platform (repeatable)."
+        ),
+    ] = None,
 ) -> None:
     """Serve only the environment orchestrator (R0-R4 with the spec's constants)."""
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -291,6 +330,7 @@ def orchestrator(
         default_budget=budget,
         call_timeout=timeout,
         confirm_timeout=confirm_timeout,
+        unauthenticated=unauthenticated or [],
     )
     console.print(f"orchestrator on [bold]http://{host}:{port}[/] (API docs at /docs)")
     uvicorn.run(web, host=host, port=port, log_level="warning")

@@ -1,23 +1,29 @@
-"""Generation 2's deal confirmation: the orchestrator asks each human UI to
-``/confirmAccept`` a deal and cancels it (refunding the budget) unless the answer is
-"acknowledged".
+"""Generation 2's deal confirmation: before an agent's Accept goes out as a deal, the
+orchestrator asks each human UI to ``/confirmAccept`` it.
 
-The question goes on the UI's *confirmation channel*, an :class:`~.fanout.Outbox` of its
-own with a long timeout, and only after the Accept message itself went out to that UI:
-a person may take seconds to click Confirm, and meanwhile every other message still
-reaches the UI (and everybody else) at once.
+The Accept is *held*: its money is reserved at once (R1), but nobody hears of it until
+the UIs answer. If every UI acknowledges it (or does not answer: a party without the
+route, such as the manager, must not undo deals), it is released as a permitted message.
+If a UI declines, the Accept is blocked after all: rule "confirm", the money comes back,
+the seller gets ``/receiveRejection`` with the reason and the log says not permitted.
+
+The question goes on each UI's *confirmation channel*, an :class:`~.fanout.Outbox` of its
+own with a long timeout: a person may take a while to click Confirm, and meanwhile every
+other message still reaches the UI (and everybody else) at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
-from .fanout import Delivery, Outbox
-from .parties import RoundRuntime
-from .store import RoundStore
+from .fanout import Outbox
 
-__all__ = ["acknowledged", "ask_to_confirm", "settle"]
+__all__ = ["DECLINED", "acknowledged", "confirm"]
+
+DECLINED = "Deal declined by the buyer"
+"""Start of the rationale of an Accept the buyer declined."""
 
 
 def acknowledged(response: Any) -> bool | None:
@@ -35,34 +41,13 @@ def acknowledged(response: Any) -> bool | None:
     return str(status).lower().startswith("ack")
 
 
-def settle(rt: RoundRuntime, seq: int, response: Any, store: RoundStore | None) -> bool:
-    """Apply a UI's answer about the deal of log entry ``seq``: an answer other than
-    "acknowledged" cancels the deal and refunds the budget; silence leaves the deal
-    standing (a party without the route, such as the manager, must not undo deals).
-    Returns whether the deal was cancelled now."""
-    if acknowledged(response) is not False:
-        return False
-    if not rt.round.cancel_deal(seq):
-        return False
-    if store is not None:
-        for p in rt.round.purchases:
-            if p.seq == seq:
-                store.save_purchase(rt.round_id, p)
-    return True
-
-
-def ask_to_confirm(
-    rt: RoundRuntime,
-    channel: Outbox,
-    sent: asyncio.Future[Delivery],
-    body: dict[str, Any],
-    seq: int,
-    store: RoundStore | None,
-) -> None:
-    """Once ``sent`` (the Accept's delivery to the UI) is done, queue /confirmAccept on
-    the UI's confirmation ``channel`` and settle the deal with the answer."""
-
-    def answered(response: dict[str, Any] | None) -> None:
-        settle(rt, seq, response, store)
-
-    sent.add_done_callback(lambda _: channel.send("/confirmAccept", body, answered))
+async def confirm(channels: Sequence[Outbox], body: dict[str, Any]) -> str | None:
+    """Ask every UI (on its confirmation channel) to confirm the Accept ``body``.
+    Returns None when the deal stands, else the reason it was declined."""
+    answers = await asyncio.gather(*(ch.send("/confirmAccept", body) for ch in channels))
+    for delivery in answers:
+        response = delivery.response if delivery.ok else None
+        if acknowledged(response) is False:
+            why = response.get("rationale") if isinstance(response, dict) else None
+            return f"{DECLINED}: {why or 'the answer was ' + repr(response)}"
+    return None

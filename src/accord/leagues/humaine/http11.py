@@ -17,13 +17,15 @@ import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
+from accord.core.errors import AccordError
+
 __all__ = ["Connection", "HttpError"]
 
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 8 * 1024 * 1024
 
 
-class HttpError(Exception):
+class HttpError(AccordError):
     """The call failed: connection refused or reset, bad response, body too large."""
 
 
@@ -152,5 +154,5 @@ def _decode(body: bytes) -> Any:
         return None
     try:
         return json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # a party's reply never breaks its outbox
         return body[:200].decode("utf-8", "replace")

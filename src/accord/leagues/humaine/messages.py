@@ -176,16 +176,21 @@ class PartySpec(_Wire):
 
 
 class AgentSpec(PartySpec):
-    """A seller in a round: address, name, utility and optional secret token."""
+    """A seller in a round: address, name, utility and its secret token (the
+    orchestrator makes one when none is given). ``authenticated: false`` admits an agent
+    that cannot send a secret (written for the original platform): the operator's
+    explicit choice, shown to the UIs and in the log."""
 
     utilityFunction: dict[str, Any]
-    token: str | None = None
+    token: str | None = Field(default=None, max_length=200)
+    authenticated: bool = True
 
 
 class HumanSpec(_Wire):
     utilityFunction: dict[str, Any] | None = None
     budget: float | None = Field(default=None, ge=0)
-    token: str | None = None
+    token: str | None = Field(default=None, max_length=200)
+    authenticated: bool = True
 
 
 class InitializeRound(_Wire):

@@ -10,7 +10,12 @@ Routes of the original platform, both generations:
   ``POST /initializeRound`` then ``POST /startRound {roundId}`` (generation 2).
 - ``POST /endRound``: the administrator ends the negotiation now.
 - ``POST /receiveHumanAllocation``: the buyer's allocation during the post phase.
-- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``.
+- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``
+  (``?roundId=`` or, as the original, ``/viewQueue/{roundId}``, ``/viewTotals/{roundId}``).
+
+Every speaker proves who it is with its per-round secret (``X-Accord-Token`` header or
+``token`` field) unless the operator listed it as unauthenticated: see
+:mod:`.credentials`. A forged or unknown speaker gets 403 and a logged decision.
 
 Example::
 
@@ -32,6 +37,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
+from .credentials import TOKEN_FIELD, TOKEN_HEADER
 from .messages import (
     AllocationRequest,
     EndRoundRequest,
@@ -64,6 +70,10 @@ async def read_json(request: Request) -> Any:
         return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise HumaineError(400, f"malformed JSON: {e}; expected a JSON object") from None
+    except RecursionError:
+        raise HumaineError(
+            400, "JSON nested too deeply to read; expected a flat message object"
+        ) from None
 
 
 def parse(model: Any, raw: Any, what: str) -> Any:
@@ -90,10 +100,11 @@ def create_orchestrator_app(
     rule_config: RuleConfig | None = None,
     default_budget: float = 50.0,
     call_timeout: float = 5.0,
-    confirm_timeout: float = 30.0,
+    confirm_timeout: float = 90.0,
     extra_routers: Sequence[APIRouter] = (),
     static_dirs: Mapping[str, str | Path] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    unauthenticated: Sequence[str] = (),
 ) -> FastAPI:
     """Build the orchestrator app.
 
@@ -109,6 +120,10 @@ def create_orchestrator_app(
         extra_routers: routers to include (e.g. the UI helper's pages and APIs).
         static_dirs: ``{mount path: directory}`` of static files to serve.
         clock: monotonic seconds used for every rule and phase.
+        unauthenticated: speakers (agent names, "Human") admitted WITHOUT a secret in
+            every round: only for agents or UIs written for the original platform, which
+            cannot send one. Every other speaker must prove who it is (see
+            :mod:`.credentials`); their messages are marked ``authenticated: false``.
     """
     store = RoundStore(db_path) if db_path is not None else None
     orch = Orchestrator(
@@ -119,6 +134,7 @@ def create_orchestrator_app(
         call_timeout=call_timeout,
         confirm_timeout=confirm_timeout,
         clock=clock,
+        unauthenticated=unauthenticated,
     )
 
     @asynccontextmanager
@@ -144,9 +160,12 @@ def create_orchestrator_app(
 
     @app.post("/relayMessage")
     async def relay_message(request: Request) -> dict[str, Any]:
-        at = orch.clock()  # timing by the server's clock at receipt
         raw = await read_json(request)
-        return await orch.relay(raw, at, request.headers.get("x-accord-token"))
+        # timing by the server's clock once the message is received (its body read):
+        # judged at once, with no await in between, so the order of the judgements is
+        # the order of these times (R3's "the first response is granted")
+        at = orch.clock()
+        return await orch.relay(raw, at, request.headers.get(TOKEN_HEADER))
 
     @app.post("/initializeRound")
     async def initialize_round(request: Request) -> dict[str, Any]:
@@ -173,8 +192,10 @@ def create_orchestrator_app(
 
     @app.post("/receiveHumanAllocation")
     async def receive_allocation(request: Request) -> dict[str, Any]:
-        req = parse(AllocationRequest, await read_json(request), "allocation")
-        rt = orch.allocate(req.roundId, req.products())
+        raw = await read_json(request)
+        req = parse(AllocationRequest, raw, "allocation")
+        given = raw.get(TOKEN_FIELD) if isinstance(raw.get(TOKEN_FIELD), str) else None
+        rt = orch.allocate(req.roundId, req.products(), given or request.headers.get(TOKEN_HEADER))
         return {"roundId": rt.round_id, "status": "Acknowledged"}
 
     @app.get("/rounds")
@@ -186,11 +207,13 @@ def create_orchestrator_app(
         return orch.describe(orch.resolve(round_id))
 
     @app.get("/viewQueue")
+    @app.get("/viewQueue/{roundId}")  # the original manager's and UI's form
     async def view_queue(roundId: str | None = None) -> list[dict[str, Any]]:
         rt = orch.resolve(roundId, "/viewQueue")
         return [{"msg": e.message, "t": e.t} for e in rt.round.transcript]
 
     @app.get("/viewTotals")
+    @app.get("/viewTotals/{roundId}")  # the original manager's and UI's form
     async def view_totals(roundId: str | None = None) -> dict[str, Any]:
         rt = orch.resolve(roundId, "/viewTotals")
         rnd = rt.round
@@ -203,7 +226,8 @@ def create_orchestrator_app(
     @app.get("/health")
     async def health() -> dict[str, Any]:
         now = orch.clock()
-        live = sum(1 for rt in orch.rounds.values() if rt.round.phase(now) is not Phase.ENDED)
+        done = (Phase.ENDED, Phase.FAILED)
+        live = sum(1 for rt in orch.rounds.values() if rt.round.phase(now) not in done)
         return {"status": "ok", "rounds": len(orch.rounds), "unfinished": live}
 
     for router in extra_routers:

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from accord.core.errors import AccordError
+
+from .credentials import Credentials
 from .fanout import Outbox
 from .messages import InitializeRound
 from .round import Phase, Round
@@ -16,7 +19,7 @@ from .store import RoundRecord
 __all__ = ["HumaineError", "Party", "RoundRuntime", "infer_addressee", "iso_now"]
 
 
-class HumaineError(Exception):
+class HumaineError(AccordError):
     """A request the orchestrator refuses: ``status`` is the HTTP code to answer with."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -51,7 +54,6 @@ class Party:
     name: str
     url: str
     kind: str  # "agent" or "ui"
-    token: str | None = None
 
 
 @dataclass
@@ -63,9 +65,11 @@ class RoundRuntime:
     record: RoundRecord
     agents: dict[str, Party]
     uis: list[Party]
-    human_token: str | None
+    credentials: Credentials
     outboxes: dict[str, Outbox] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
+    background: set[asyncio.Task[None]] = field(default_factory=set)
+    """Deals waiting for the UIs' confirmation."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     delivery_errors: list[dict[str, Any]] = field(default_factory=list)
 
@@ -73,11 +77,9 @@ class RoundRuntime:
     def round_id(self) -> str:
         return self.round.round_id
 
-    def token_for(self, speaker: str) -> str | None:
-        if speaker == self.round.human:
-            return self.human_token
-        party = self.agents.get(speaker)
-        return None if party is None else party.token
+    def authenticated(self, speaker: str) -> bool:
+        """False for a speaker the operator admitted without a secret."""
+        return self.credentials.authenticated(speaker)
 
     def live(self, now: float) -> bool:
-        return self.round.phase(now) not in (Phase.CREATED, Phase.ENDED)
+        return self.round.phase(now) not in (Phase.CREATED, Phase.ENDED, Phase.FAILED)

@@ -34,12 +34,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
 from .goods import GOODS
-from .rules import HUMAN, Decision, RuleConfig, RulesEngine, Utterance, to_cents
+from .rules import HUMAN, Bid, Decision, RuleConfig, RulesEngine, Utterance, to_cents
 from .scoring import Allocation, BuyerScore, InvalidAllocation, buyer_value, check_allocation
 from .utility import BuyerUtility, SellerUtility
 
@@ -55,11 +55,14 @@ __all__ = [
 
 
 class Phase(StrEnum):
+    """A round's phase; ``FAILED``: the round runner broke and the round stopped."""
+
     CREATED = "created"
     WARMUP = "warmup"
     ACTIVE = "active"
     POST = "post"
     ENDED = "ended"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,18 @@ class RoundResults:
         return out
 
 
+def _bid_of(message: Mapping[str, Any]) -> Bid | None:
+    """The bid of a logged wire message, if it has a usable one."""
+    bid = message.get("bid")
+    if not isinstance(bid, Mapping) or not isinstance(bid.get("type"), str):
+        return None
+    price = bid.get("price")
+    value = price.get("value") if isinstance(price, Mapping) else None
+    quantity = bid.get("quantity")
+    goods: dict[str, int] = dict(quantity) if isinstance(quantity, Mapping) else {}
+    return Bid(bid["type"], goods, None if value is None else float(value))
+
+
 def _add(into: dict[str, int], quantity: Mapping[str, int]) -> None:
     for g, n in quantity.items():
         into[g] = into.get(g, 0) + n
@@ -196,6 +211,7 @@ class Round:
         self.log: list[LogEntry] = []
         self.purchases: list[Purchase] = []
         self.allocation: Allocation | None = None
+        self.failure: str | None = None
         self._lock = threading.RLock()
 
     # ----------------------------------------------------------------- phases
@@ -225,6 +241,8 @@ class Round:
 
     def phase(self, now: float | None = None) -> Phase:
         at = self.clock() if now is None else now
+        if self.failure is not None:
+            return Phase.FAILED
         if self.started_at is None:
             return Phase.CREATED
         assert self.warmup_end is not None and self.active_end is not None
@@ -236,6 +254,11 @@ class Round:
         if at < self.post_end:
             return Phase.POST
         return Phase.ENDED
+
+    def fail(self, reason: str) -> None:
+        """Stop the round for good: it cannot go on (no more messages, no results)."""
+        with self._lock:
+            self.failure = reason
 
     def end_active(self, now: float | None = None) -> None:
         """Cut the negotiation short (admin /endRound): the post phase starts now."""
@@ -328,6 +351,21 @@ class Round:
                     return True
             return False
 
+    def decline_deal(self, seq: int, rationale: str) -> LogEntry | None:
+        """The buyer declined the deal of log entry ``seq`` (generation 2's
+        confirmation): the Accept is blocked after all (rule "confirm"), its money is
+        refunded and its speaker may speak again this turn. Returns the new entry, or
+        None when there is no such standing deal."""
+        with self._lock:
+            if not self.cancel_deal(seq):
+                return None
+            old = self.log[seq]
+            entry = replace(old, permitted=False, rule="confirm", rationale=rationale, deal=False)
+            self.log[seq] = entry
+            if self.started_at is not None:
+                self.engine.withdraw(old.speaker, self.started_at + old.t)
+            return entry
+
     def restore(
         self,
         log: list[LogEntry],
@@ -348,15 +386,25 @@ class Round:
             human_at: float | None = None
             addressee: str | None = None
             spoken: list[tuple[str, float]] = []
+            offers: dict[str, Bid] = {}
             for e in self.log:
                 if not e.permitted:
                     continue
+                bid = _bid_of(e.message)
                 if e.speaker == self.human:
                     human_at, addressee, spoken = base + e.t, e.addressee, []
+                    if e.deal:
+                        offers.pop(self.engine.resolve_addressee(e.addressee) or "", None)
                 else:
                     spoken.append((e.speaker, base + e.t))
+                    if bid is not None and bid.type == "SellOffer":
+                        offers[e.speaker] = bid
+                    elif bid is not None:
+                        offers.pop(e.speaker, None)
             spent = sum(p.price_cents for p in self.deals())
-            self.engine.restore(to_cents(self.initial_budget) - spent, human_at, addressee, spoken)
+            self.engine.restore(
+                to_cents(self.initial_budget) - spent, human_at, addressee, spoken, offers
+            )
 
     # ---------------------------------------------------------------- reading
     @property

@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from accord.core.errors import ConfigError, InvalidValue
+
 __all__ = [
     "HUMAN",
     "MAX_AMOUNT",
@@ -72,15 +74,19 @@ def to_cents(amount: float) -> int:
     >>> to_cents(1e300)
     Traceback (most recent call last):
     ...
-    ValueError: an amount of money must be a finite number of at most 1e+09 USD, got 1e+300
+    accord.core.errors.InvalidValue: an amount of money must be a finite number of at most 1e+09 USD, got 1e+300
     """
     value = float(amount)
     if not math.isfinite(value) or abs(value) > MAX_AMOUNT:
-        raise ValueError(
+        raise InvalidValue(
             f"an amount of money must be a finite number of at most {MAX_AMOUNT:g} USD, "
             f"got {amount!r}"
         )
     return int(round(value * 100))
+
+
+def _bundle(quantity: Mapping[str, int]) -> str:
+    return ", ".join(f"{n} {g}" for g, n in quantity.items() if n) or "nothing"
 
 
 def count_words(text: str) -> int:
@@ -98,9 +104,10 @@ class RuleConfig:
 
     Tests may shrink them, the timing tests use the defaults.
     ``simultaneity`` is the "within milliseconds" of R3: an agent message received
-    less than this many seconds after the other agent's permitted message, before the
-    agent was sent its copy of it (see :meth:`RulesEngine.mark_seen`), was not written
-    in the knowledge of it and is blocked (Appendix B, example #5).
+    less than this many seconds from the other agent's permitted message (by the
+    server's clock at receipt) is simultaneous with it and blocked: the first response
+    is granted, the second blocked (Appendix B, example #5), whether or not its copy of
+    the first had started on its way.
     """
 
     human_gap: float = 5.0
@@ -110,7 +117,7 @@ class RuleConfig:
     max_words: int = 100
     """R4: longest agent message, in words."""
     simultaneity: float = 0.05
-    """R3: two agent replies closer than this (seconds) count as simultaneous."""
+    """R3: two agent replies received closer than this (seconds) are simultaneous."""
     r4_applies_to_human: bool = False
     """The spec limits agent messages only; the original also limited the human."""
 
@@ -118,9 +125,9 @@ class RuleConfig:
         for name in ("human_gap", "addressee_window", "simultaneity"):
             value = getattr(self, name)
             if value < 0:
-                raise ValueError(f"RuleConfig.{name} must be >= 0 seconds, got {value!r}")
+                raise ConfigError(f"RuleConfig.{name} must be >= 0 seconds, got {value!r}")
         if self.max_words < 1:
-            raise ValueError(f"RuleConfig.max_words must be >= 1, got {self.max_words!r}")
+            raise ConfigError(f"RuleConfig.max_words must be >= 1, got {self.max_words!r}")
 
 
 @dataclass(frozen=True)
@@ -150,8 +157,9 @@ class Utterance:
 class Decision:
     """The verdict on one message.
 
-    ``rule`` names the rule that blocked it ("R0".."R4", "phase", "speaker", "order")
-    or is None when permitted; ``rationale`` always explains the verdict; ``at`` is the
+    ``rule`` names the rule that blocked it ("R0".."R4", "phase", "speaker", "order",
+    "offer": a buyer's Accept of no standing offer, "confirm": a deal the buyer
+    declined) or is None when permitted; ``rationale`` always explains the verdict; ``at`` is the
     server time of receipt; ``deal`` is True when a permitted Accept booked a purchase
     (at any price, even 0).
     """
@@ -203,11 +211,11 @@ class RulesEngine:
     ) -> None:
         self.agents: tuple[str, ...] = tuple(agents)
         if len(set(self.agents)) != len(self.agents):
-            raise ValueError(f"agent names must be distinct, got {self.agents!r}")
+            raise ConfigError(f"agent names must be distinct, got {self.agents!r}")
         if human in self.agents:
-            raise ValueError(f"an agent may not use the human's name {human!r}")
+            raise ConfigError(f"an agent may not use the human's name {human!r}")
         if budget < 0:
-            raise ValueError(f"budget must be >= 0 dollars, got {budget!r}")
+            raise ConfigError(f"budget must be >= 0 dollars, got {budget!r}")
         self.config = config or RuleConfig()
         self.clock = clock
         self.human = human
@@ -216,6 +224,7 @@ class RulesEngine:
         self._budget_cents = to_cents(budget)
         self._turn = _TurnState()
         self._seen: dict[str, float] = {}
+        self._offers: dict[str, Bid] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ state
@@ -242,10 +251,26 @@ class RulesEngine:
         """Agents whose messages went out since the last human utterance."""
         return frozenset(self._turn.spoken)
 
+    def standing_offers(self) -> dict[str, Bid]:
+        """Each seller's offer that still stands: its latest permitted SellOffer, until
+        it makes another bid or the offer is bought."""
+        with self._lock:
+            return dict(self._offers)
+
+    def withdraw(self, speaker: str, at: float) -> None:
+        """Undo the turn taken by ``speaker``'s message received at ``at`` (a deal the
+        buyer then declined): within the same human turn it may speak again."""
+        with self._lock:
+            turn = self._turn
+            if turn.human_at is not None and turn.human_at <= at:
+                turn.spoken.discard(speaker)
+                if speaker == turn.addressee and turn.addressee_spoke_at == at:
+                    turn.addressee_spoke, turn.addressee_spoke_at = False, None
+
     def refund(self, amount_cents: int) -> None:
         """Give back money reserved by an acceptance that was later cancelled."""
         if amount_cents < 0:
-            raise ValueError(f"refund must be >= 0 cents, got {amount_cents}")
+            raise InvalidValue(f"refund must be >= 0 cents, got {amount_cents}")
         with self._lock:
             self._budget_cents += amount_cents
 
@@ -262,11 +287,14 @@ class RulesEngine:
         human_at: float | None,
         addressee: str | None,
         spoken: Iterable[tuple[str, float]] = (),
+        offers: Mapping[str, Bid] | None = None,
     ) -> None:
         """Rebuild the state (after a restart): remaining budget, the last human
-        utterance and the agents' messages since, as ``(name, time)`` in order."""
+        utterance and the agents' messages since, as ``(name, time)`` in order, and the
+        standing offers."""
         with self._lock:
             self._budget_cents = budget_cents
+            self._offers = dict(offers or {})
             turn = _TurnState(human_at=human_at, addressee=self.resolve_addressee(addressee))
             for name, at in spoken:
                 turn.spoken.add(name)
@@ -337,6 +365,10 @@ class RulesEngine:
                 deal_cents = to_cents(bid.price)
             except ValueError as e:
                 return self._block(msg, at, "R1", f"Unusable price: {e}")
+            if is_human:
+                unlike = self._unlike_standing_offer(msg, bid)
+                if unlike is not None:
+                    return self._block(msg, at, "offer", unlike)
             if deal_cents > self._budget_cents:
                 return self._block(
                     msg,
@@ -348,6 +380,24 @@ class RulesEngine:
         if is_human:
             return self._check_human(msg, at, deal_cents)
         return self._check_agent(msg, at, deal_cents)
+
+    def _unlike_standing_offer(self, msg: Utterance, bid: Bid) -> str | None:
+        """Why a human Accept is not of an offer that stands (None: it is)."""
+        seller = self.resolve_addressee(msg.addressee) or msg.addressee
+        offer = self._offers.get(seller)
+        if offer is None:
+            return (
+                f"No standing offer to accept: {seller} has no offer that still stands; "
+                "a buyer may accept only an offer a seller made"
+            )
+        said = dict(offer.quantity)
+        if dict(bid.quantity) != said or to_cents(bid.price or 0.0) != to_cents(offer.price or 0):
+            return (
+                f"Not the standing offer: {seller} offers {_bundle(said)} for "
+                f"{offer.price or 0:.2f} USD; the Accept names {_bundle(dict(bid.quantity))} "
+                f"for {bid.price or 0:.2f} USD"
+            )
+        return None
 
     def _check_human(self, msg: Utterance, at: float, deal_cents: int | None) -> Decision:
         last = self._turn.human_at
@@ -418,15 +468,16 @@ class RulesEngine:
         if (
             turn.last_agent_at is not None
             and turn.last_agent != speaker
-            and at - turn.last_agent_at < cfg.simultaneity
-            and self._seen.get(speaker, -math.inf) < turn.last_agent_at
+            and abs(at - turn.last_agent_at) < cfg.simultaneity
         ):
             return self._block(
                 msg,
                 at,
                 "R3",
-                f"Simultaneous reply: {turn.last_agent}'s message went out "
-                f"{at - turn.last_agent_at:.3f} s earlier; resubmit in the light of it",
+                f"Simultaneous reply: received {abs(at - turn.last_agent_at) * 1000:.1f} ms "
+                f"from {turn.last_agent}'s permitted message (less than "
+                f"{cfg.simultaneity * 1000:g} ms apart is simultaneous); resubmit in the light "
+                "of it",
             )
         return Decision(True, None, why, at, speaker, deal_cents is not None, deal_cents or 0)
 
@@ -440,6 +491,15 @@ class RulesEngine:
         turn = self._turn
         if verdict.deal:
             self._budget_cents -= verdict.amount_cents
+        bid = msg.bid
+        if msg.speaker == self.human:
+            if verdict.deal:  # the offer is bought
+                self._offers.pop(self.resolve_addressee(msg.addressee) or "", None)
+        elif bid is not None:
+            if bid.type == "SellOffer":
+                self._offers[msg.speaker] = bid
+            else:  # an Accept or Reject ends the seller's standing offer
+                self._offers.pop(msg.speaker, None)
         if msg.speaker == self.human:
             self._turn = _TurnState(
                 human_at=verdict.at, addressee=self.resolve_addressee(msg.addressee)

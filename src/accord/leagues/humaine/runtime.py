@@ -12,12 +12,13 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import ValidationError
 
-from .confirmation import ask_to_confirm
+from .confirmation import confirm
+from .credentials import TOKEN_FIELD, Credentials
 from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
@@ -43,9 +44,10 @@ class Orchestrator:
         default_budget: float = 50.0,
         human_uis: list[PartySpec] | None = None,
         call_timeout: float = 5.0,
-        confirm_timeout: float = 30.0,
+        confirm_timeout: float = 90.0,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        unauthenticated: Iterable[str] = (),
     ) -> None:
         self.store = store
         self.rule_config = rule_config or RuleConfig()
@@ -55,6 +57,8 @@ class Orchestrator:
         self.confirm_timeout = confirm_timeout
         self.clock = clock
         self.wall = wall
+        self.unauthenticated = frozenset(unauthenticated)
+        """Speakers admitted without a secret in every round (the operator's list)."""
         self.rounds: dict[str, RoundRuntime] = {}
 
     # ------------------------------------------------------------- lifecycle
@@ -66,12 +70,26 @@ class Orchestrator:
         for rt in self.rounds.values():
             if rt.task is not None:
                 rt.task.cancel()
+            for task in list(rt.background):
+                task.cancel()
             for box in rt.outboxes.values():
                 await box.close()
 
     # ----------------------------------------------------------------- set-up
     def initialize(self, spec: InitializeRound, generation: int = 2) -> RoundRuntime:
-        """Register a round (not yet started)."""
+        """Register a round (not yet started). Generation 1 has one global round: a
+        whole-body start while any round is in progress is refused with the reason."""
+        if generation == 1:
+            now = self.clock()
+            live = [rt for rt in self.rounds.values() if rt.live(now)]
+            if live:
+                rt = live[0]
+                raise HumaineError(
+                    409,
+                    f"round {rt.round_id!r} is still in its {rt.round.phase(now).value} phase; "
+                    "generation 1 has one global round, so a new whole-body /startRound "
+                    "waits until it ends (or POST /endRound to end it now)",
+                )
         round_id = spec.roundId or uuid.uuid4().hex
         old = self.rounds.get(round_id)
         if old is not None and old.round.phase(self.clock()) is not Phase.CREATED:
@@ -84,14 +102,45 @@ class Orchestrator:
             to_cents(budget)  # a usable amount of money
         except (InvalidUtility, ValueError) as e:
             raise HumaineError(422, f"invalid round set-up: {e}") from None
-        spec = spec.model_copy(update={"roundId": round_id})
+        spec = self._secure(spec.model_copy(update={"roundId": round_id}))
         record = RoundRecord(
-            round_id, spec.model_dump(mode="json"), "created", generation, self.wall()
+            round_id, spec.model_dump(mode="json"), Phase.CREATED, generation, self.wall()
         )
         rt = self._build(spec, record, sellers, buyer, budget)
         self.rounds[round_id] = rt
         self._save(rt)
         return rt
+
+    def _secure(self, spec: InitializeRound) -> InitializeRound:
+        """The spec with a secret for every speaker the operator did not list as
+        unauthenticated (fresh ones where none was given), kept with the round."""
+        names = [a.name for a in spec.agents]
+        listed = {a.name for a in spec.agents if not a.authenticated}
+        if not spec.human.authenticated:
+            listed.add(HUMAN)
+        given = {a.name: a.token for a in spec.agents} | {HUMAN: spec.human.token}
+        creds = Credentials.make([*names, HUMAN], given, listed | self.unauthenticated)
+        agents = [
+            a.model_copy(
+                update={
+                    "token": creds.token_for(a.name),
+                    "authenticated": creds.authenticated(a.name),
+                }
+            )
+            for a in spec.agents
+        ]
+        human = spec.human.model_copy(
+            update={"token": creds.token_for(HUMAN), "authenticated": creds.authenticated(HUMAN)}
+        )
+        for name in sorted(creds.open):
+            log.warning(
+                "round %s admits %s WITHOUT authentication (listed as unauthenticated by the "
+                "operator): anyone who can reach the orchestrator may speak as %s",
+                spec.roundId,
+                name,
+                name,
+            )
+        return spec.model_copy(update={"agents": agents, "human": human})
 
     def _build(
         self,
@@ -115,10 +164,16 @@ class Orchestrator:
             spec.roundNumber,
             track_delivery=True,
         )
-        agents = {a.name: Party(a.name, a.base_url(), "agent", a.token) for a in spec.agents}
+        agents = {a.name: Party(a.name, a.base_url(), "agent") for a in spec.agents}
         ui_specs = spec.humanUIs if spec.humanUIs is not None else self.human_uis
         uis = [Party(u.name, u.base_url(), "ui") for u in ui_specs]
-        return RoundRuntime(rnd, spec, record, agents, uis, spec.human.token)
+        tokens = {a.name: a.token for a in spec.agents if a.token} | (
+            {HUMAN: spec.human.token} if spec.human.token else {}
+        )
+        open_ = {a.name for a in spec.agents if not a.authenticated}
+        if not spec.human.authenticated:
+            open_.add(HUMAN)
+        return RoundRuntime(rnd, spec, record, agents, uis, Credentials(tokens, frozenset(open_)))
 
     def resolve(self, round_id: str | None, purpose: str = "this message") -> RoundRuntime:
         """The round a request is about: by id, or the single round in progress."""
@@ -176,7 +231,7 @@ class Orchestrator:
             raise HumaineError(409, f"round {round_id!r} is already {rnd.phase(now).value}")
         rnd.start(now)
         rt.record.started_wall = self.wall()
-        rt.record.status = "warmup"
+        rt.record.status = Phase.WARMUP
         self._save(rt)
         futures: list[asyncio.Future[Delivery]] = []
         meta = {
@@ -184,18 +239,30 @@ class Orchestrator:
             "durations": rnd.durations.to_wire(),
             "humanBudget": {"currentUnit": "USD", "value": rnd.budget},
         }
+        creds = rt.credentials
+        secret = self._secret(creds, HUMAN)
+        if creds.open:
+            meta["unauthenticated"] = sorted(creds.open)
         if rt.record.generation == 2:
-            futures += self._send(rt, rt.uis, "/sendRoundMetadata", meta)
+            futures += self._send(rt, rt.uis, "/sendRoundMetadata", meta | secret)
         if rnd.buyer_utility is not None:
             for ui in rt.uis:
                 body = rnd.buyer_utility.to_wire() | {"name": ui.name, "roundId": rt.round_id}
-                futures += self._send(rt, [ui], "/setUtility", body)
+                if creds.open:
+                    body["unauthenticated"] = sorted(creds.open)
+                futures += self._send(rt, [ui], "/setUtility", body | secret)
         for name, party in rt.agents.items():
             utility = rnd.seller_utilities[name].to_wire()
-            body = utility | {"name": name, "roundId": rt.round_id}
+            body = utility | {"name": name, "roundId": rt.round_id} | self._secret(creds, name)
             futures += self._send(rt, [party], "/setUtility", body)
         rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
         return await self._gather(futures)
+
+    @staticmethod
+    def _secret(creds: Credentials, speaker: str) -> dict[str, str]:
+        """``{"token": secret}`` for the party that speaks as ``speaker`` (or nothing)."""
+        token = creds.token_for(speaker)
+        return {TOKEN_FIELD: token} if token else {}
 
     async def _sleep_until(self, rt: RoundRuntime, target: Callable[[], float | None]) -> None:
         while True:
@@ -216,34 +283,54 @@ class Orchestrator:
         return body
 
     async def _schedule(self, rt: RoundRuntime) -> None:
+        """Run a started round through its phases; ``rt.record.status`` is the last
+        phase reached (kept in the store, so a restarted orchestrator goes on from it).
+        If anything breaks, the round is failed, stored as such and the parties told."""
         rnd = rt.round
-        order = ["created", "warmup", "active", "post", "ended"]
         try:
-            if order.index(rt.record.status) < order.index("active"):
+            if rt.record.status in (Phase.CREATED, Phase.WARMUP):
                 await self._sleep_until(rt, lambda: rnd.warmup_end)
                 body = {"roundId": rt.round_id, "roundDuration": rnd.durations.round}
                 body["timestamp"] = iso_now()
                 self._send(rt, self._everyone(rt), "/startRound", self._stamp(rt, body))
-                rt.record.status = "active"
-                self._save(rt)
-            if order.index(rt.record.status) < order.index("post"):
+                self._reached(rt, Phase.ACTIVE)
+            if rt.record.status in (Phase.CREATED, Phase.WARMUP, Phase.ACTIVE):
                 await self._sleep_until(rt, lambda: rnd.active_end)
                 body = {"roundId": rt.round_id, "timestamp": iso_now()}
                 self._send(rt, self._everyone(rt), "/endRound", self._stamp(rt, body))
-                rt.record.status = "post"
-                self._save(rt)
+                self._reached(rt, Phase.POST)
             await self._sleep_until(rt, lambda: rnd.post_end)
             self._finish(rt)
         except asyncio.CancelledError:
             raise
+        except Exception as e:  # the boundary of the round runner: fail the round, loudly
+            log.exception("round %s failed in its %s phase", rt.round_id, rt.record.status)
+            self._fail(rt, f"the round runner failed in the {rt.record.status} phase: {e!r}")
+
+    def _reached(self, rt: RoundRuntime, phase: Phase) -> None:
+        """Record that the round runner reached ``phase`` (only once it is stored)."""
+        previous, rt.record.status = rt.record.status, phase
+        try:
+            self._save(rt)
         except Exception:
-            log.exception("schedule of round %s failed", rt.round_id)
+            rt.record.status = previous
+            raise
+
+    def _fail(self, rt: RoundRuntime, reason: str) -> None:
+        """Stop a round that cannot go on: stored as failed, every party told."""
+        rt.round.fail(reason)
+        rt.record.status, rt.record.error = Phase.FAILED, reason
+        try:
+            self._save(rt)
+        except Exception:  # the store itself may be what broke; the parties still hear
+            log.exception("round %s: its failed state could not be stored", rt.round_id)
+        body = {"roundId": rt.round_id, "timestamp": iso_now(), "failed": reason}
+        self._send(rt, self._everyone(rt), "/endRound", self._stamp(rt, body))
 
     def _finish(self, rt: RoundRuntime) -> None:
         totals = rt.round.results().to_wire(rt.round.human)
         rt.record.results = totals
-        rt.record.status = "ended"
-        self._save(rt)
+        self._reached(rt, Phase.ENDED)
         body = self._stamp(rt, {"roundId": rt.round_id, "roundTotals": totals})
         self._send(rt, rt.uis, "/receiveRoundTotals", body)
         rt.task = asyncio.get_running_loop().create_task(self._retire(rt))
@@ -266,8 +353,10 @@ class Orchestrator:
         rnd = rt.round
         now = self.clock()
         phase = rnd.phase(now)
-        if phase in (Phase.CREATED, Phase.ENDED):
-            state = "not started yet" if phase is Phase.CREATED else "already ended"
+        if phase in (Phase.CREATED, Phase.ENDED, Phase.FAILED):
+            state = {Phase.CREATED: "not started yet", Phase.ENDED: "already ended"}.get(
+                phase, f"failed ({rt.record.error})"
+            )
             raise HumaineError(409, f"round {rt.round_id!r} is {state}")
         if phase is Phase.POST:
             rnd.end(now)
@@ -290,7 +379,12 @@ class Orchestrator:
                 422, f"a message must be a JSON object, got {type(raw).__name__}: {raw!r:.80}"
             )
         rid = raw.get("roundId")
-        rt = self.resolve(rid if isinstance(rid, str) else None, "/relayMessage")
+        try:
+            rt = self.resolve(rid if isinstance(rid, str) else None, "/relayMessage")
+        except HumaineError as e:
+            if e.status == 409 and not rid:  # ambiguous: the sender hears it too
+                self._reject_unrouted(raw, header_token, e.message, at)
+            raise
         rnd = rt.round
         raw_speaker = raw.get("speaker")
         speaker = raw_speaker if isinstance(raw_speaker, str) else ""
@@ -314,14 +408,11 @@ class Orchestrator:
             )
             self._refuse(rt, raw, msg.speaker, "speaker", why, at)
             raise HumaineError(403, why)
-        expected = rt.token_for(msg.speaker)
-        if expected is not None and (msg.token or header_token) != expected:
-            why = (
-                f"{msg.speaker} must present its secret token (X-Accord-Token header or "
-                "'token' field); the one given is missing or wrong"
-            )
-            self._refuse(rt, raw, msg.speaker, "token", why, at)
-            raise HumaineError(403, why)
+        why_not = rt.credentials.check(msg.speaker, msg.token or header_token)
+        if why_not is not None:
+            log.warning("round %s: forged or unproven speaker refused: %s", rt.round_id, why_not)
+            self._refuse(rt, raw, msg.speaker, "token", why_not, at)
+            raise HumaineError(403, why_not)
         forward = self._forward_body(rt, raw, msg)
         bid = None
         if msg.bid is not None:
@@ -332,7 +423,7 @@ class Orchestrator:
         entry = rnd.log[-1]
         self._persist_entry(rt, entry)
         self._route(rt, forward, decision, entry)
-        return {
+        reply: dict[str, Any] = {
             "status": "Acknowledged" if decision.permitted else "Blocked",
             "roundId": rt.round_id,
             "permitted": decision.permitted,
@@ -340,12 +431,39 @@ class Orchestrator:
             "rationale": decision.rationale,
             "allResponses": [],
         }
+        if decision.permitted and decision.deal and self._held(rt, decision):
+            reply["awaiting"] = "the buyer's confirmation"  # then released or blocked
+        return reply
+
+    def _reject_unrouted(
+        self, raw: dict[str, Any], header_token: str | None, why: str, at: float
+    ) -> None:
+        """Send a message no round could take back to its sender: to the agent of that
+        name (or, for "Human", the UIs) in every round in progress where the sender
+        proves who it is."""
+        speaker = raw.get("speaker")
+        if not isinstance(speaker, str):
+            return
+        given = raw.get(TOKEN_FIELD) if isinstance(raw.get(TOKEN_FIELD), str) else header_token
+        body = {k: v for k, v in raw.items() if k != TOKEN_FIELD} | {"rationale": why}
+        told: set[str] = set()
+        now = self.clock()
+        for rt in self.rounds.values():
+            if not rt.live(now) or rt.credentials.check(speaker, given) is not None:
+                continue
+            parties = rt.uis if speaker == rt.round.human else [rt.agents.get(speaker)]
+            to = [p for p in parties if p is not None and p.url not in told]
+            told.update(p.url for p in to)
+            if to:
+                self._send(rt, to, "/receiveRejection", body)
 
     def _forward_body(
         self, rt: RoundRuntime, raw: dict[str, Any], msg: RelayMessage
     ) -> dict[str, Any]:
-        body = {k: v for k, v in raw.items() if k != "token"}
+        body = {k: v for k, v in raw.items() if k not in (TOKEN_FIELD, "authenticated")}
         body["roundId"] = rt.round_id
+        if not rt.authenticated(msg.speaker):
+            body["authenticated"] = False  # the UIs and the log say so
         is_human = msg.speaker == rt.round.human
         if not body.get("role"):
             body["role"] = "buyer" if is_human else "seller"
@@ -365,7 +483,7 @@ class Orchestrator:
         rt.round.record_refusal(Utterance(speaker or "?", text[:2000], addressee), rule, why, at)
         entry = rt.round.log[-1]
         self._persist_entry(rt, entry)
-        body = {k: v for k, v in raw.items() if k != "token"} | {"roundId": rt.round_id}
+        body = {k: v for k, v in raw.items() if k != TOKEN_FIELD} | {"roundId": rt.round_id}
         if isinstance(body.get("text"), str):
             body["text"] = body["text"][:2000]
         self._send(rt, rt.uis, "/receiveLog", body | {"permitted": False, "rationale": why})
@@ -382,33 +500,72 @@ class Orchestrator:
                         self.store.save_purchase(rt.round_id, p)
 
     def _route(self, rt: RoundRuntime, body: dict[str, Any], d: Decision, entry: LogEntry) -> None:
-        logged = body | {"permitted": d.permitted, "rationale": d.rationale}
+        if d.permitted and d.deal and self._held(rt, d):
+            task = asyncio.get_running_loop().create_task(self._confirm(rt, body, d, entry))
+            rt.background.add(task)
+            task.add_done_callback(rt.background.discard)
+            return
         if d.permitted:
-            to_uis = self._send(rt, rt.uis, "/receiveMessage", body)
-            bare = {k: v for k, v in body.items() if k != "bid"}
-            engine = rt.round.engine
-            for name, party in rt.agents.items():
-                seen = (
-                    (lambda n=name, at=d.at: engine.mark_seen(n, at)) if d.speaker != name else None
-                )
-                self._outbox(rt, party).send("/receiveMessage", bare, before=seen)
-            if d.deal and rt.record.generation == 2:
-                for ui, sent in zip(rt.uis, to_uis, strict=True):
-                    channel = self._outbox(rt, ui, confirmations=True)
-                    ask_to_confirm(rt, channel, sent, body, entry.seq, self.store)
+            self._release(rt, body, d)
         else:
             rejection = body | {"rationale": d.rationale}
             if d.speaker in rt.agents:
                 self._send(rt, [rt.agents[d.speaker]], "/receiveRejection", rejection)
             else:
                 self._send(rt, rt.uis, "/receiveRejection", rejection)
+        logged = body | {"permitted": d.permitted, "rationale": d.rationale}
         self._send(rt, rt.uis, "/receiveLog", logged)
 
+    def _release(self, rt: RoundRuntime, body: dict[str, Any], d: Decision) -> None:
+        """A permitted message goes out: to the UIs with its bid, to every agent without."""
+        self._send(rt, rt.uis, "/receiveMessage", body)
+        bare = {k: v for k, v in body.items() if k != "bid"}
+        engine = rt.round.engine
+        for name, party in rt.agents.items():
+            seen = (lambda n=name, at=d.at: engine.mark_seen(n, at)) if d.speaker != name else None
+            self._outbox(rt, party).send("/receiveMessage", bare, before=seen)
+
+    @staticmethod
+    def _held(rt: RoundRuntime, d: Decision) -> bool:
+        """Whether a deal waits for the human UIs' confirmation (generation 2, an
+        agent's Accept, a UI to ask)."""
+        return rt.record.generation == 2 and d.speaker in rt.agents and bool(rt.uis)
+
+    async def _confirm(
+        self, rt: RoundRuntime, body: dict[str, Any], d: Decision, entry: LogEntry
+    ) -> None:
+        """Hold an agent's Accept until the UIs answer; release it, or block it."""
+        channels = [self._outbox(rt, ui, confirmations=True) for ui in rt.uis]
+        declined = await confirm(channels, body)
+        if declined is None:
+            self._release(rt, body, d)
+            logged = body | {"permitted": True, "rationale": d.rationale}
+            self._send(rt, rt.uis, "/receiveLog", logged)
+            return
+        blocked = rt.round.decline_deal(entry.seq, declined)
+        if blocked is None:
+            return
+        self._persist_entry(rt, blocked)
+        if self.store is not None:
+            for p in rt.round.purchases:
+                if p.seq == entry.seq:
+                    self.store.save_purchase(rt.round_id, p)
+        log.info("round %s: %s's Accept blocked: %s", rt.round_id, d.speaker, declined)
+        self._send(rt, [rt.agents[d.speaker]], "/receiveRejection", body | {"rationale": declined})
+        self._send(rt, rt.uis, "/receiveLog", body | {"permitted": False, "rationale": declined})
+
     # ------------------------------------------------------------- allocation
-    def allocate(self, round_id: str | None, products: dict[str, Any]) -> RoundRuntime:
+    def allocate(
+        self, round_id: str | None, products: dict[str, Any], token: str | None = None
+    ) -> RoundRuntime:
+        """Save the buyer's allocation: only the buyer may (its secret, ``token``)."""
         from .scoring import Allocation, InvalidAllocation
 
         rt = self.resolve(round_id, "/receiveHumanAllocation")
+        why_not = rt.credentials.check(rt.round.human, token)
+        if why_not is not None:
+            log.warning("round %s: forged allocation refused: %s", rt.round_id, why_not)
+            raise HumaineError(403, f"only the buyer saves the allocation: {why_not}")
         phase = rt.round.phase(self.clock())
         if phase is not Phase.POST:
             raise HumaineError(
@@ -455,7 +612,9 @@ class Orchestrator:
             if rec.allocation is not None:
                 rt.round.allocation = Allocation.from_wire(rec.allocation)
             self.rounds[rec.round_id] = rt
-            if rec.status not in ("created", "ended"):
+            if rec.status is Phase.FAILED:
+                rt.round.fail(rec.error or "failed before a restart")
+            elif rec.status not in (Phase.CREATED, Phase.ENDED):
                 rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
 
     # ---------------------------------------------------------------- reading
@@ -473,7 +632,10 @@ class Orchestrator:
             "budget": rnd.initial_budget,
             "remainingBudget": rnd.remaining_budget,
             "purchases": rnd.human_quantity(),
+            "unauthenticated": sorted(rt.credentials.open),
         }
+        if rt.record.error is not None:
+            out["error"] = rt.record.error
         if full:
             out["decisions"] = [e.__dict__ for e in rnd.log]
             out["deals"] = [p.__dict__ for p in rnd.purchases]

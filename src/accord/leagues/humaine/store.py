@@ -6,7 +6,7 @@ restarted service finds every round as it was.
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "h.db")
 >>> s = RoundStore(path)
->>> s.save_round(RoundRecord("r1", {"agents": []}, status="created", created_wall=1.0))
+>>> s.save_round(RoundRecord("r1", {"agents": []}, status=Phase.CREATED, created_wall=1.0))
 >>> [r.round_id for r in RoundStore(path).load_rounds()]
 ['r1']
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .round import LogEntry, Purchase
+from .round import LogEntry, Phase, Purchase
 
 __all__ = ["RoundRecord", "RoundStore", "open_sqlite"]
 
@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS rounds (
     active_end REAL,
     post_end REAL,
     allocation TEXT,
-    results TEXT
+    results TEXT,
+    error TEXT
 );
 CREATE TABLE IF NOT EXISTS decisions (
     round_id TEXT NOT NULL,
@@ -73,7 +74,8 @@ class RoundRecord:
 
     round_id: str
     spec: dict[str, Any]
-    status: str = "created"
+    status: Phase = Phase.CREATED
+    """The last phase the round runner reached (``failed``: it broke; see ``error``)."""
     generation: int = 2
     created_wall: float = 0.0
     started_wall: float | None = None
@@ -81,6 +83,7 @@ class RoundRecord:
     post_end: float | None = None
     allocation: dict[str, Any] | None = None
     results: dict[str, Any] | None = None
+    error: str | None = None
 
 
 def _dump(obj: Any) -> str | None:
@@ -106,6 +109,9 @@ class RoundStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._db = open_sqlite(self.path, _SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(rounds)")}
+        if "error" not in columns:  # a file written before failed rounds were kept
+            self._db.execute("ALTER TABLE rounds ADD COLUMN error TEXT")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -118,7 +124,7 @@ class RoundStore:
 
     def save_round(self, r: RoundRecord) -> None:
         self._write(
-            "INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO rounds VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     r.round_id,
@@ -131,6 +137,7 @@ class RoundStore:
                     r.post_end,
                     _dump(r.allocation),
                     _dump(r.results),
+                    r.error,
                 )
             ],
         )
@@ -176,13 +183,14 @@ class RoundStore:
         with self._lock:
             rows = self._db.execute(
                 "SELECT round_id, spec, status, generation, created_wall, started_wall, "
-                "active_end, post_end, allocation, results FROM rounds ORDER BY created_wall"
+                "active_end, post_end, allocation, results, error FROM rounds "
+                "ORDER BY created_wall"
             ).fetchall()
         return [
             RoundRecord(
                 r[0],
                 json.loads(r[1]),
-                r[2],
+                Phase(r[2]),
                 r[3],
                 r[4],
                 r[5],
@@ -190,6 +198,7 @@ class RoundStore:
                 r[7],
                 None if r[8] is None else json.loads(r[8]),
                 None if r[9] is None else json.loads(r[9]),
+                r[10],
             )
             for r in rows
         ]

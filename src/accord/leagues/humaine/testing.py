@@ -249,6 +249,17 @@ class Stage:
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
 
+    def party_of(self, speaker: str) -> Party:
+        """The recording party that speaks as ``speaker`` ("Human": the UI)."""
+        return {"Celia": self.celia, "Watson": self.watson}.get(speaker, self.ui)
+
+    def relay_as(self, body: dict[str, Any]) -> httpx.Response:
+        """POST ``body`` to /relayMessage with its speaker's secret of its round (as the
+        speaker's own service would send it)."""
+        party = self.party_of(str(body.get("speaker")))
+        secret = secret_of(party, str(body.get("roundId")))
+        return self.client.post("/relayMessage", json=body, headers={"X-Accord-Token": secret})
+
     def new_round(self, **kw: Any) -> str:
         """Start a round of Celia and Watson (test costs) with the UI; ``kw`` go to
         :func:`round_body`. Returns its round id once it is active."""
@@ -264,10 +275,22 @@ def round_body(
     duration: float = 120.0,
     post: float = 5.0,
     budget: float | None = 50.0,
+    authenticated: bool = False,
 ) -> dict[str, Any]:
+    """A round body for ``/initializeRound``.
+
+    The recording :class:`Party` objects send no secrets, so by default every speaker
+    without a ``token`` is listed as unauthenticated (``authenticated: false``), the
+    operator's explicit choice; ``authenticated=True`` leaves the orchestrator's default
+    (a secret for every speaker, delivered in ``/setUtility``; see :func:`secret_of`).
+    """
+    human_spec: dict[str, Any] = {"utilityFunction": BUYER_UTILITY}
+    if not authenticated:
+        agents = [a if a.get("token") else a | {"authenticated": False} for a in agents]
+        human_spec["authenticated"] = False
     body: dict[str, Any] = {
         "agents": agents,
-        "human": {"utilityFunction": BUYER_UTILITY},
+        "human": human_spec,
         "durations": {"warmUp": warmup, "round": duration, "post": post},
     }
     if round_id:
@@ -277,6 +300,15 @@ def round_body(
     if budget is not None:
         body["humanBudget"] = {"currentUnit": "USD", "value": budget}
     return body
+
+
+def secret_of(party: Party, round_id: str, timeout: float = 5.0) -> str:
+    """The secret ``party`` was given in its ``/setUtility`` of ``round_id``."""
+    body = party.wait_for("/setUtility", round_id=round_id, timeout=timeout)[-1]
+    secret = body.get("token")
+    if not isinstance(secret, str):
+        raise AssertionError(f"{party.name}'s /setUtility of {round_id} carried no secret")
+    return secret
 
 
 def start_round(client: httpx.Client, body: dict[str, Any]) -> str:

@@ -10,21 +10,27 @@ allocation checks and the final allocation, which this server forwards to the
 orchestrator's ``/relayMessage`` and ``/receiveHumanAllocation``.
 
 A ``/confirmAccept`` (an agent accepted; generation 2) is answered only when the person
-clicks Confirm or Decline in the assistant UI (``POST api/decide``), or after
+clicks Confirm or Decline in the chat or the assistant UI (``POST api/decide``), or after
 ``confirm_timeout`` seconds, which *declines* the deal: nobody buys without saying yes.
 The orchestrator then cancels a declined deal and refunds the budget. With
 ``auto_confirm=True`` (simulated buyers, tests) every deal is acknowledged at once.
 
-Pages: ``chat.html`` (Fig. 3: admin controls, transcript, countdown, purchases, results)
-and ``assistant.html`` (Fig. 4: three countdowns, budget, "Can I make?", offers, utility,
-allocation with Save). Both take ``?round=<roundId>``; without it they follow the latest.
+Pages: ``chat.html`` (Fig. 3: transcript, countdown, deals to confirm, purchases,
+results), ``assistant.html`` (Fig. 4: three countdowns, budget, "Can I make?", offers,
+utility, allocation with Save), both the person's, and ``admin.html`` (start a round, end
+a phase), the operator's. They take ``?round=<roundId>``; without it they follow the
+latest. Each needs its page session (``/join?key=...``, see :mod:`.page_sessions`).
 
 Example:
     >>> from fastapi.testclient import TestClient
-    >>> c = TestClient(create_ui_app(orchestrator_url="http://127.0.0.1:9"))
+    >>> app = create_ui_app(orchestrator_url="http://127.0.0.1:9")
+    >>> c = TestClient(app)
     >>> c.post("/sendRoundMetadata", json={"roundId": "r1", "durations":
     ...     {"warmUp": 5, "round": 60, "post": 30}, "humanBudget": {"value": 50}}).json()
     {'status': 'acknowledged'}
+    >>> c.get("/api/state").status_code  # the person's link first
+    401
+    >>> _ = c.get(app.state.page_keys.link("person"))
     >>> s = c.get("/api/state").json(); (s["roundId"], s["phase"], s["budget"])
     ('r1', 'warmup', 50.0)
 """
@@ -41,10 +47,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
-from fastapi import Body, FastAPI, HTTPException
+from fastapi import Body, Depends, FastAPI, HTTPException, Request
+from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.leagues.humaine.credentials import TOKEN_HEADER, new_secret
 from accord.leagues.humaine.manager.services import (
     ServiceError,
     UtilitySource,
@@ -52,6 +60,7 @@ from accord.leagues.humaine.manager.services import (
 )
 from accord.leagues.humaine.messages import UI_ROUTES
 from accord.leagues.humaine.optimizer import best_allocation
+from accord.leagues.humaine.page_sessions import ADMIN, COOKIES, PAGES, PERSON, load_keys
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
 from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
@@ -63,8 +72,9 @@ DEFAULT_AGENTS = (
     {"name": "Watson", "protocol": "http", "host": "127.0.0.1", "port": 14008},
 )
 MAX_SAY_CHARS = 1000
-DEFAULT_CONFIRM_TIMEOUT = 10.0
-"""Seconds the person has to confirm a deal before it is declined for them."""
+DEFAULT_CONFIRM_TIMEOUT = 60.0
+"""Seconds the person has to confirm a deal before it is declined for them (shown on
+the pages; give the orchestrator a longer ``confirm_timeout``)."""
 
 
 class Say(BaseModel):
@@ -117,6 +127,9 @@ def create_ui_app(
     timeout: float = 10.0,
     confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT,
     auto_confirm: bool = False,
+    person_key: str | None = None,
+    admin_key: str | None = None,
+    human_gap: float = 5.0,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -127,6 +140,12 @@ def create_ui_app(
     ``confirm_timeout`` is how long a deal waits for the person's Confirm or Decline
     (then it is declined); ``auto_confirm`` acknowledges every deal at once instead.
     Give the orchestrator a longer ``confirm_timeout`` than this one.
+
+    The browser API asks for a page session (see :mod:`.page_sessions`): the person's
+    link ``/join?key=<person_key>`` opens the chat and assistant pages, the admin's
+    ``/join?key=<admin_key>`` the admin page (start a round, end a phase). Keys not given
+    are made once and kept in ``db_path``; ``app.state.page_keys`` holds them.
+    ``human_gap`` is R0's gap, shown to the person before a message is refused.
     """
     if not confirm_timeout > 0:
         raise ValueError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
@@ -134,10 +153,44 @@ def create_ui_app(
     names = [str(a["name"]) for a in agents]
     source = utility_source or local_utility_source()
     log = EventLog(db_path)
+    keys = load_keys(log.db, person_key, admin_key)
     rounds: dict[str, UiRound] = {}
     lock = threading.Lock()
     app = FastAPI(title="Accord HUMAINE human UIs")
     app.state.rounds = rounds
+    app.state.page_keys = keys
+
+    def session(*roles: str) -> Any:
+        """A dependency: the request must hold a page session of one of ``roles``."""
+
+        def check(request: Request) -> str:
+            for role in roles:
+                if keys.allows(request.cookies, role):
+                    return role
+            wanted = " or ".join(roles)
+            raise HTTPException(
+                401,
+                f"this needs the {wanted}'s page session: open the {wanted}'s link "
+                "(/join?key=...) given by whoever runs this server",
+            )
+
+        return Depends(check)
+
+    person_only, anyone, admin_only = session(PERSON), session(PERSON, ADMIN), session(ADMIN)
+
+    @app.get("/join", include_in_schema=False)
+    def join(key: str = "") -> RedirectResponse:
+        """Open a page session from a link's key (person: chat; admin: admin page)."""
+        role = keys.role_of(key) if key else None
+        if role is None:
+            raise HTTPException(403, "this link's key is not valid here; ask for a new link")
+        page = RedirectResponse(PAGES[role], status_code=303)
+        page.set_cookie(COOKIES[role], keys.cookie_value(role), httponly=True, samesite="strict")
+        return page
+
+    @app.get("/api/me")
+    def me(request: Request) -> dict[str, Any]:
+        return {"roles": [r for r in (PERSON, ADMIN) if keys.allows(request.cookies, r)]}
 
     def record(round_id: str | None, route: str, body: dict[str, Any], at: float) -> str:
         with lock:
@@ -166,11 +219,12 @@ def create_ui_app(
                 raise HTTPException(404, "no round yet: start one from the chat UI")
             return max(rounds.values(), key=lambda r: r.created)
 
-    async def forward(route: str, body: dict[str, Any]) -> Any:
+    async def forward(route: str, body: dict[str, Any], secret: str | None = None) -> Any:
         url = f"{orch}{route}"
+        headers = {TOKEN_HEADER: secret} if secret else {}
         try:
             async with httpx.AsyncClient(timeout=timeout) as client:
-                r = await client.post(url, json=body)
+                r = await client.post(url, json=body, headers=headers)
         except httpx.HTTPError as e:
             raise HTTPException(502, f"orchestrator unreachable at {url}: {e}") from e
         try:
@@ -232,24 +286,35 @@ def create_ui_app(
         return answer(deal)
 
     # -- the browser's API -----------------------------------------------------------------
-    @app.get("/api/config")
+    @app.get("/api/config", dependencies=[anyone])
     def config() -> dict[str, Any]:
-        return {"agents": names, "orchestrator": orch}
+        return {
+            "agents": names,
+            "orchestrator": orch,
+            "confirmWithin": 0.0 if auto_confirm else confirm_timeout,
+            "humanGap": human_gap,
+        }
 
-    @app.get("/api/rounds")
+    @app.get("/api/rounds", dependencies=[anyone])
     def list_rounds() -> list[dict[str, Any]]:
         now = time.time()
         with lock:
             rs = sorted(rounds.values(), key=lambda r: -r.created)
             return [{"roundId": r.round_id, "phase": r.phase(now)[0]} for r in rs]
 
-    @app.get("/api/state")
-    def state(round: str | None = None) -> dict[str, Any]:
+    @app.get("/api/state", dependencies=[anyone])
+    def state(round: str | None = None) -> dict[str, Any] | None:
+        """The round's state; ``null`` while no round exists (the pages poll this, and a
+        404 every second before the first round filled the browser console)."""
+        if not round:
+            with lock:
+                if not rounds:
+                    return None
         r = find(round)
         with lock:
             return r.snapshot(time.time())
 
-    @app.post("/api/say")
+    @app.post("/api/say", dependencies=[person_only])
     async def say(body: Say) -> dict[str, Any]:
         r = find(body.roundId)
         if r.phase(time.time())[0] != "active":
@@ -257,6 +322,12 @@ def create_ui_app(
         addressee = body.addressee if body.addressee is not None else addressee_in(body.text, names)
         if addressee not in ("", *names):
             raise HTTPException(422, f"addressee must be one of {['', *names]}; got {addressee!r}")
+        if r.token is None and "Human" not in r.unauthenticated:
+            raise HTTPException(
+                409,
+                f"no secret for the buyer of round {r.round_id!r} has arrived from the "
+                "orchestrator: this UI cannot speak for the buyer in it",
+            )
         msg = {
             "roundId": r.round_id,
             "speaker": "Human",
@@ -265,7 +336,7 @@ def create_ui_app(
             "role": "buyer",
             "timestamp": int(time.time() * 1000),
         }
-        reply = await forward("/relayMessage", msg)
+        reply = await forward("/relayMessage", msg, r.token)
         record(r.round_id, "said", msg, time.time())
         return {"sent": msg, "reply": reply}
 
@@ -291,7 +362,7 @@ def create_ui_app(
             out["value"], out["breakdown"] = round(score.value, 2), score.breakdown
         return out
 
-    @app.post("/api/decide")
+    @app.post("/api/decide", dependencies=[person_only])
     async def decide_deal(body: DecisionIn) -> dict[str, Any]:
         """The person's Confirm (``confirm: true``) or Decline of a pending deal."""
         r = find(body.roundId)
@@ -307,12 +378,12 @@ def create_ui_app(
         decide(r.round_id, deal, "confirmed" if body.confirm else "declined", "person")
         return {"deal": deal, "answer": answer(deal)}
 
-    @app.post("/api/check")
+    @app.post("/api/check", dependencies=[anyone])
     def check(body: AllocationIn) -> dict[str, Any]:
         r = find(body.roundId)
         return _parse(r, body.allocation)
 
-    @app.post("/api/suggest")
+    @app.post("/api/suggest", dependencies=[anyone])
     def suggest(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         r = find(body.get("roundId"))
         if r.utility is None:
@@ -323,7 +394,7 @@ def create_ui_app(
             raise HTTPException(422, f"cannot suggest an allocation: {e}") from e
         return {"allocation": plan.allocation.to_wire(), "value": round(plan.value, 2)}
 
-    @app.post("/api/allocation")
+    @app.post("/api/allocation", dependencies=[person_only])
     async def save_allocation(body: AllocationIn) -> dict[str, Any]:
         r = find(body.roundId)
         if r.phase(time.time())[0] != "post":
@@ -335,12 +406,12 @@ def create_ui_app(
             )
         payload = checked["allocation"]
         reply = await forward(
-            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}
+            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}, r.token
         )
         record(r.round_id, "allocation", {**payload, "value": checked["value"]}, time.time())
         return {"saved": payload, "value": checked["value"], "reply": reply}
 
-    @app.post("/api/admin/start")
+    @app.post("/api/admin/start", dependencies=[admin_only])
     async def start(body: StartIn) -> dict[str, Any]:
         round_id = str(uuid.uuid4())
         # a source may block (HTTP to the generator, maybe served by this very event loop)
@@ -349,10 +420,16 @@ def create_ui_app(
             buyer = await asyncio.to_thread(source, "buyer")
         except ServiceError as e:
             raise HTTPException(502, str(e)) from e
+        # this server starts the round, so it makes the round's secrets (the orchestrator
+        # gives each agent its own in /setUtility and the buyer's back to this server)
         round_body: dict[str, Any] = {
             "roundId": round_id,
-            "agents": [{**a, "utilityFunction": u} for a, u in zip(agents, sellers, strict=True)],
-            "human": {"utilityFunction": buyer},
+            "agents": [
+                {**a, "utilityFunction": u}
+                | ({"token": new_secret()} if a.get("authenticated", True) else {})
+                for a, u in zip(agents, sellers, strict=True)
+            ],
+            "human": {"utilityFunction": buyer, "token": new_secret()},
             "durations": {"warmUp": body.warmUp, "round": body.round, "post": body.post},
             "humanBudget": {"currencyUnit": "USD", "value": body.humanBudget},
         }
@@ -362,7 +439,7 @@ def create_ui_app(
         reply = await forward("/startRound", {"roundId": round_id})
         return {"roundId": round_id, "reply": reply}
 
-    @app.post("/api/admin/end")
+    @app.post("/api/admin/end", dependencies=[admin_only])
     async def end(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """End the negotiation now (active phase) or the whole round (post phase)."""
         r = find(body.get("roundId"))

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,16 +68,24 @@ class UiRound:
     allocation: dict[str, Any] | None = None
     index: dict[tuple[str, str, str], int] = field(default_factory=dict)
     deal_index: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    failed: str | None = None
+    """Why the orchestrator stopped the round, when it failed."""
+    token: str | None = field(default=None, repr=False)
+    """The buyer's secret for this round (from the orchestrator; never in a snapshot)."""
+    unauthenticated: list[str] = field(default_factory=list)
+    """Speakers the operator admitted without a secret (shown on the pages)."""
 
     def apply(self, route: str, body: dict[str, Any], at: float) -> None:
         """Fold one call of the orchestrator (or one saved allocation) into the state."""
         if route == "sendRoundMetadata":
+            body = self._secret(body)
             self.durations = {k: float(v) for k, v in (body.get("durations") or {}).items()}
             budget = body.get("humanBudget")
             budget = budget.get("value") if isinstance(budget, dict) else budget
             self.budget = None if budget is None else float(budget)
             self.warmup_at = at
         elif route == "setUtility":
+            body = self._secret(body)
             self.utility = {"currencyUnit": body.get("currencyUnit", "USD"), **body}
         elif route == "startRound":
             if "roundDuration" in body:
@@ -85,6 +94,8 @@ class UiRound:
             self.warmup_at = self.warmup_at or at
         elif route == "endRound":
             self.ended_at = at
+            if body.get("failed"):
+                self.failed = str(body["failed"])
         elif route in ("receiveMessage", "receiveLog", "receiveRejection", "said"):
             self._message(route, body, at)
         elif route == "confirmAccept":
@@ -97,19 +108,32 @@ class UiRound:
         elif route == "allocation":
             self.allocation = body
 
+    def _secret(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Keep the buyer's secret and the unauthenticated speakers a set-up call
+        carries; the rest of the body (never shown with the secret)."""
+        token = body.get("token")
+        if isinstance(token, str) and token:
+            self.token = token
+        names = body.get("unauthenticated")
+        if isinstance(names, list):
+            self.unauthenticated = [str(n) for n in names]
+        return {k: v for k, v in body.items() if k not in ("token", "unauthenticated")}
+
     def _message(self, route: str, body: dict[str, Any], at: float) -> None:
-        verdict = route in ("receiveLog", "receiveRejection")
+        verdict = route in ("receiveLog", "receiveRejection", "receiveMessage")
         permitted: bool | None = True
-        if route == "said":
-            permitted = None  # the human's own message, until the orchestrator's verdict
+        if route in ("said", "confirmAccept"):
+            permitted = None  # the human's own message, or a deal, until the verdict
         elif verdict:
-            permitted = route == "receiveLog" and body.get("permitted") is not False
+            permitted = route != "receiveRejection" and body.get("permitted") is not False
         key = _key(body)
         if key in self.index:
             entry = self.transcript[self.index[key]]
             if verdict:
                 entry["permitted"] = permitted
                 entry["rationale"] = None if permitted else body.get("rationale")
+            if body.get("authenticated") is False:
+                entry["authenticated"] = False
             return
         self.index[key] = len(self.transcript)
         bid = body.get("bid") if isinstance(body.get("bid"), dict) else None
@@ -122,6 +146,7 @@ class UiRound:
                 "permitted": permitted,
                 "rationale": None if permitted is not False else body.get("rationale"),
                 "at": at,
+                "authenticated": body.get("authenticated") is not False,
             }
         )
         speaker = str(body.get("speaker", ""))
@@ -206,6 +231,8 @@ class UiRound:
             left["post"] = max(0.0, d.get("post", 0.0) - (now - self.ended_at))
             if self.totals is not None:
                 left["post"] = 0.0
+        if self.failed is not None:
+            return "failed", left
         if self.totals is not None:
             return "done", left
         if self.ended_at is not None:
@@ -240,6 +267,9 @@ class UiRound:
             "have": self.have(),
             "allocation": self.allocation,
             "totals": self.totals,
+            "unauthenticated": self.unauthenticated,
+            "failed": self.failed,
+            "speaks": self.token is not None or "Human" in self.unauthenticated,
         }
 
 
@@ -254,6 +284,11 @@ class EventLog:
 
     def __init__(self, path: str | Path) -> None:
         self._db = open_sqlite(path, _EVENTS)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The SQLite connection (the page keys live in the same file)."""
+        return self._db
 
     def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
         self._db.execute(

@@ -23,6 +23,8 @@ import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from accord.core.errors import AccordError
+
 from .goods import GOODS, InvalidBundle, validate_bundle
 from .optimizer import best_allocation
 from .scoring import Allocation, InvalidAllocation, buyer_value, check_allocation
@@ -92,7 +94,7 @@ def generate_buyer_utility(rng: np.random.Generator) -> BuyerUtility:
     return BuyerUtility(products["cake"], products["pancake"])
 
 
-class _Bad(Exception):
+class _Bad(AccordError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status, self.message = status, message
@@ -112,6 +114,8 @@ async def _json(request: Request) -> dict[str, Any]:
         body = await request.json()
     except ValueError as e:
         raise _Bad(400, f"malformed JSON: {e}; expected a JSON object") from None
+    except RecursionError:
+        raise _Bad(400, "JSON nested too deeply to read; expected a flat object") from None
     if not isinstance(body, dict):
         raise _Bad(422, f"expected a JSON object, got {type(body).__name__}")
     return body

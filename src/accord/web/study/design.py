@@ -28,6 +28,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from accord.core.errors import ConfigError
+
 __all__ = ["Condition", "Consent", "StudyDesign"]
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -83,7 +85,7 @@ class StudyDesign(BaseModel):
             if c.name == name:
                 return c
         known = [c.name for c in self.conditions]
-        raise KeyError(f"no condition {name!r}; the design has {known}")
+        raise ConfigError(f"no condition {name!r}; the design has {known}")
 
     def plan(self, number: int) -> list[str]:
         """The conditions of participant ``number``'s rounds, in order."""

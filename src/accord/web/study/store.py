@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from accord.core.errors import UsageError
 from accord.tournament.sqlite import SqliteFile
 from accord.web.errors import WebError
 from accord.web.study.design import StudyDesign
@@ -30,13 +31,15 @@ __all__ = ["Participant", "Status", "StudyStore"]
 
 
 class Status(StrEnum):
-    """Where a participant is: invited, opened (link used), consented, declined, done."""
+    """Where a participant is: invited, opened (link used), consented, declined, done, or
+    withdrawn (left before finishing)."""
 
     INVITED = "invited"
     OPENED = "opened"
     CONSENTED = "consented"
     DECLINED = "declined"
     DONE = "done"
+    WITHDRAWN = "withdrawn"
 
 
 _SCHEMA = """
@@ -161,7 +164,7 @@ class StudyStore(SqliteFile):
         allowed = {"status", "round", "state", "opened", "consented", "finished"}
         wrong = sorted(set(fields) - allowed)
         if wrong:
-            raise KeyError(f"cannot set {wrong}; settable: {sorted(allowed)}")
+            raise UsageError(f"cannot set {wrong}; settable: {sorted(allowed)}")
         values = [
             json.dumps(v) if k == "state" else (v.value if isinstance(v, Status) else v)
             for k, v in fields.items()

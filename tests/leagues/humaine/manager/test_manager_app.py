@@ -86,8 +86,20 @@ def test_register_and_remove_contestants(client):
     register(client, ["kleene", "jok"], ["alice"])
     got = client.get("/api/contestants").json()
     assert got["agents"] == [
-        {"name": "kleene", "protocol": "http", "host": "127.0.0.1", "port": 15000},
-        {"name": "jok", "protocol": "http", "host": "127.0.0.1", "port": 15001},
+        {
+            "name": "kleene",
+            "protocol": "http",
+            "host": "127.0.0.1",
+            "port": 15000,
+            "authenticated": True,
+        },
+        {
+            "name": "jok",
+            "protocol": "http",
+            "host": "127.0.0.1",
+            "port": 15001,
+            "authenticated": True,
+        },
     ]
     assert got["humans"] == ["alice"]
     assert client.delete("/api/agents/jok").json() == {"ok": True}
@@ -256,6 +268,11 @@ def test_round_body_sends_each_agent_its_planned_utility_and_dummies_need_an_end
     assert (body["agents"][0]["host"], body["agents"][0]["port"]) == (celia.host, celia.port)
     assert body["agents"][0]["utilityFunction"] == comp.store.utility(real.celia_utility)["body"]
     assert body["agents"][1]["utilityFunction"] == comp.store.utility(real.watson_utility)["body"]
+    # the manager starts the round, so it makes each speaker's secret for it
+    secrets = [body["agents"][0].pop("token"), body["agents"][1].pop("token")]
+    secrets.append(body["human"].pop("token"))
+    assert len(set(secrets)) == 3 and all(len(x) >= 32 for x in secrets)
+    assert comp.round_body(real)["human"]["token"] != secrets[2]  # fresh for every start
     assert body["human"] == {
         "name": "h", "utilityFunction": comp.store.utility(real.buyer_utility)["body"],
     }  # fmt: skip

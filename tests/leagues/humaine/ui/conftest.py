@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for hui_kit (no package here)
 
-from hui_kit import CHROMIUM_ARGS, FixedUtilities, tiny_agent  # noqa: E402
+from hui_kit import CHROMIUM_ARGS, KEYS, FixedUtilities, tiny_agent  # noqa: E402
 
 from accord.leagues.humaine.testing import ServerThread, loopback_socket  # noqa: E402
 
@@ -44,6 +44,8 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
         agents=agents,
         utility_source=FixedUtilities(),
         public_url=urls["ui"],
+        human_gap=0.3 if request.param == "fast" else 5.0,
+        **KEYS,
     )
     manager = None
     if request.param == "manager":

@@ -20,6 +20,27 @@ SELLER_COSTS = {"Celia": COSTS_W, "Watson": COSTS_C}
 BUYER = BUYER_UTILITY
 """The buyer utility captured from the original platform (humaine-api-examples.json)."""
 
+PERSON_KEY = "person-key-of-the-ui-tests"
+ADMIN_KEY = "admin-key-of-the-ui-tests"
+KEYS = {"person_key": PERSON_KEY, "admin_key": ADMIN_KEY}
+"""The UI server's page keys in these tests (``create_ui_app(**KEYS)``)."""
+
+
+def join(client: Any, base: str = "", roles: tuple[str, ...] = ("person", "admin")) -> Any:
+    """Open the page sessions of ``roles`` on an httpx or test client (it keeps the
+    cookies); returns the client."""
+    for role in roles:
+        key = PERSON_KEY if role == "person" else ADMIN_KEY
+        r = client.get(f"{base}/join", params={"key": key}, follow_redirects=False)
+        assert r.status_code == 303, r.text
+    return client
+
+
+def join_page(page: Any, ui: str, role: str = "person") -> None:
+    """Open ``role``'s link in a browser page (it lands on the role's page)."""
+    page.goto(f"{ui}/join?key={PERSON_KEY if role == 'person' else ADMIN_KEY}")
+
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -43,22 +64,27 @@ class FixedUtilities:
         return seller_utility(SELLER_COSTS[name])
 
 
-def tiny_agent(name: str, price: float, orchestrator: str) -> FastAPI:
+def tiny_agent(name: str, price: float, orchestrator: str, original: bool = False) -> FastAPI:
     """A seller (named by /setUtility, else ``name``) that answers the human when addressed
     (or, as Celia, when nobody is): an utterance with "accept" gets an Accept of its last offer, anything else gets
-    the offer of one cake's basics (2 eggs, 2 flour, 1 milk, 1 sugar) for ``price``."""
+    the offer of one cake's basics (2 eggs, 2 flour, 1 milk, 1 sugar) for ``price``.
+    It sends the round's secret from /setUtility, unless ``original`` (an agent written
+    for the original platform, which knows nothing of secrets)."""
     app = FastAPI()
-    state: dict[str, Any] = {"offer": None, "round": None, "name": name}
+    state: dict[str, Any] = {"offer": None, "round": None, "name": name, "secret": None}
     tasks: set[asyncio.Task[None]] = set()
 
     async def relay(body: dict[str, Any]) -> None:
+        headers = {"X-Accord-Token": state["secret"]} if state["secret"] else {}
         async with httpx.AsyncClient(timeout=5) as c:
-            await c.post(f"{orchestrator}/relayMessage", json=body)
+            await c.post(f"{orchestrator}/relayMessage", json=body, headers=headers)
 
     @app.post("/setUtility")
     async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
         state["round"] = body.get("roundId")
         state["name"] = body.get("name") or name
+        secret = body.pop("token", None)  # this round's secret
+        state["secret"] = None if original else secret
         return {"status": "Acknowledged", "utility": body}
 
     @app.post("/startRound")

@@ -6,7 +6,7 @@ import time
 
 import httpx
 import pytest
-from hui_kit import SELLER_COSTS
+from hui_kit import SELLER_COSTS, join_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -19,14 +19,18 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     ui = platform["urls"]["ui"]
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
     ctx.set_default_timeout(10_000)
+    admin = ctx.new_page()  # the operator's page: no admin controls on the buyer's chat
+    join_page(admin, ui, "admin")
+    admin.fill("input[name=warmUp]", "1")
+    admin.fill("input[name=round]", "120")
+    admin.fill("input[name=post]", "120")
+    admin.fill("input[name=humanBudget]", "50")
+    admin.click("#start")
     chat = ctx.new_page()
-    chat.goto(f"{ui}/chat.html")
-    chat.fill("input[name=warmUp]", "1")
-    chat.fill("input[name=round]", "120")
-    chat.fill("input[name=post]", "120")
-    chat.fill("input[name=humanBudget]", "50")
-    chat.click("#start")
+    join_page(chat, ui)  # the person's link opens the chat
     expect(chat.locator("#phase")).to_have_text("negotiation")
+    expect(chat.locator("#start")).to_have_count(0)
+    expect(chat.locator("#end")).to_have_count(0)
 
     # the person asks Celia for a cake's basics; Celia (a real agent service) offers
     chat.fill(
@@ -37,11 +41,13 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(chat.locator(".msg-line.from-human").first).to_contain_text("Celia, I'd like 2 eggs")
     expect(chat.locator(".msg-line.from-celia")).to_contain_text("for 6.00 USD")
 
-    # R0: speaking again within 5 s is blocked, and the UI says so
+    # R0: the page tells the person before a message would be refused, and sends nothing
+    expect(chat.locator("#r0-note")).to_have_text("Rule R0: wait 5 s between two of your messages.")
     chat.fill("#say-text", "Watson, can you beat that?")
     chat.click("#send")
-    expect(chat.locator("#say-msg")).to_contain_text("Blocked")
-    expect(chat.locator(".msg-line.blocked")).to_contain_text("Watson, can you beat that?")
+    expect(chat.locator("#say-msg")).to_contain_text("rule R0 allows one message every 5")
+    expect(chat.locator(".msg-line.blocked")).to_have_count(0)
+    expect(chat.locator("#say-text")).to_have_value("Watson, can you beat that?")
 
     # the assistant shows the utility, the budget and Celia's offer in the offers table
     assistant = ctx.new_page()
@@ -70,7 +76,9 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(pending).to_contain_text("unless you confirm")
     expect(assistant.locator("#reserved")).to_have_text("$6.00 awaiting your confirmation")
     expect(assistant.locator("#money")).to_have_text("$50.00")
-    expect(chat.locator("#confirm-note")).to_contain_text("awaits your Confirm")
+    expect(chat.locator("#confirm .pending-deal[data-seller=Celia]")).to_contain_text(
+        "Celia sells you 2 egg, 2 flour, 1 milk, 1 sugar for $6.00"
+    )
     assistant.screenshot(path="/tmp/humaine_assistant_pending.png", full_page=True)
     pending.locator("button.confirm").click()
     expect(assistant.locator("#pending")).to_be_hidden()
@@ -96,7 +104,7 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(assistant.locator("#save")).to_be_hidden()
 
     # the admin ends the negotiation: the post-round phase shows Save
-    chat.click("#end")
+    admin.click("#end")
     expect(assistant.locator("#phase")).to_contain_text("post-round")
     expect(assistant.locator("#save")).to_be_visible()
     assistant.click("#save")
@@ -105,7 +113,8 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     assistant.screenshot(path="/tmp/humaine_assistant.png", full_page=True)
 
     # the admin ends the round: the chat UI shows the results, checked by hand
-    chat.click("#end")
+    expect(admin.locator("#phase")).to_contain_text("post-round")
+    admin.click("#end")
     expect(chat.locator("#phase")).to_have_text("round over")
     cost = sum(n * SELLER_COSTS["Celia"][g] for g, n in BASICS.items())  # 4.17
     celia = f"${6.0 - cost:.2f}"
@@ -127,10 +136,12 @@ def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform):
     ui, orch = platform["urls"]["ui"], platform["urls"]["orch"]
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
     ctx.set_default_timeout(10_000)
+    admin = ctx.new_page()
+    join_page(admin, ui, "admin")
+    admin.fill("input[name=warmUp]", "0")
+    admin.click("#start")
     chat = ctx.new_page()
-    chat.goto(f"{ui}/chat.html")
-    chat.fill("input[name=warmUp]", "0")
-    chat.click("#start")
+    join_page(chat, ui)
     expect(chat.locator("#phase")).to_have_text("negotiation")
     chat.fill("#say-text", "Watson, I'd like 2 eggs, 2 cups of flour, 1 milk and 1 sugar")
     chat.click("#send")
@@ -158,4 +169,5 @@ def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform):
         assert time.monotonic() < deadline, f"the orchestrator did not refund: {eo}"
         time.sleep(0.05)
     assert eo["purchases"] == {} and [d["cancelled"] for d in eo["deals"]] == [True]
+    assert eo["decisions"][-1]["rule"] == "confirm"  # the Accept was blocked
     ctx.close()

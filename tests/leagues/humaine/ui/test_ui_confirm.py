@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from hui_kit import KEYS, join
 from test_ui_server import ACCEPT, BUYER, RID, closed_port
 
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
@@ -54,9 +55,10 @@ def ui(tmp_path: Path) -> Iterator[Callable[..., httpx.Client]]:
             orchestrator_url=f"http://127.0.0.1:{closed_port()}",
             db_path=db or tmp_path / "ui.sqlite",
             confirm_timeout=confirm_timeout,
+            **KEYS,
         )
         server = ServerThread(app).__enter__()
-        client = httpx.Client(base_url=server.url, timeout=30)
+        client = join(httpx.Client(base_url=server.url, timeout=30))
         stack.extend([server, client])
         client.pool = pool  # type: ignore[attr-defined]
         if db is not None:
@@ -177,7 +179,7 @@ def stage(tmp_path: Path) -> Iterator[tuple[httpx.Client, httpx.Client, Party, s
         db_path=tmp_path / "eo.db", rule_config=RuleConfig(human_gap=0.2), human_uis=[url["ui"]]
     )
     web = create_ui_app(
-        orchestrator_url=url["orch"], db_path=tmp_path / "ui.db", confirm_timeout=5.0
+        orchestrator_url=url["orch"], db_path=tmp_path / "ui.db", confirm_timeout=5.0, **KEYS
     )
     with (
         Party("Celia") as celia,
@@ -187,6 +189,7 @@ def stage(tmp_path: Path) -> Iterator[tuple[httpx.Client, httpx.Client, Party, s
         httpx.Client(base_url=url["orch"], timeout=10) as eo,
         httpx.Client(base_url=url["ui"], timeout=10) as hui,
     ):
+        join(hui)
         agents = [celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)]
         rid = start_round(eo, round_body(agents, [{"url": url["ui"], "name": "humanUI"}]))
         yield eo, hui, celia, rid

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from hui_kit import BUYER
+from hui_kit import BUYER, KEYS, join
 
 from accord.leagues.humaine.ui_server import addressee_in, create_ui_app
 from accord.leagues.humaine.utility import BuyerUtility
@@ -47,6 +47,10 @@ TOTALS = {
 }
 
 
+SECRET = "the-buyers-secret-of-this-round"
+"""The buyer's secret the orchestrator gives the UI in /setUtility."""
+
+
 def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -57,14 +61,15 @@ def make(db: Path | str = ":memory:", auto_confirm: bool = True) -> TestClient:
     """A UI server whose orchestrator is unreachable; it confirms deals itself (a person
     confirming needs a real server: see test_ui_confirm.py)."""
     url = f"http://127.0.0.1:{closed_port()}"
-    return TestClient(create_ui_app(orchestrator_url=url, db_path=db, auto_confirm=auto_confirm))
+    app = create_ui_app(orchestrator_url=url, db_path=db, auto_confirm=auto_confirm, **KEYS)
+    return join(TestClient(app))
 
 
 def setup_round(c: TestClient, rid: str = RID, budget: float = 50) -> None:
     meta = {"roundId": rid, "durations": {"warmUp": 1, "round": 45, "post": 6},
             "humanBudget": {"currentUnit": "USD", "value": budget}}  # fmt: skip
     assert c.post("/sendRoundMetadata", json=meta).json() == {"status": "acknowledged"}
-    c.post("/setUtility", json={**BUYER, "name": "humanUI", "roundId": rid})
+    c.post("/setUtility", json={**BUYER, "name": "humanUI", "roundId": rid, "token": SECRET})
 
 
 def active_round(c: TestClient) -> None:
@@ -191,7 +196,8 @@ def test_suggest_turns_the_optimisers_refusal_into_a_422():
 
 def test_refusals_say_why():
     c = make()
-    assert c.get("/api/state").status_code == 404
+    before = c.get("/api/state")  # polled by the pages: not an error before the first round
+    assert before.status_code == 200 and before.json() is None
     active_round(c)
     assert c.post("/api/say", json={"text": ""}).status_code == 422
     assert c.post("/api/say", json={"text": "x" * 1001}).status_code == 422
@@ -233,7 +239,7 @@ def test_addressee_is_the_first_seller_named(text, who):
 
 def test_pages_and_shared_files_are_served():
     c = make()
-    for page in ("chat.html", "assistant.html", "index.html", "chat.js", "assistant.js",
+    for page in ("chat.html", "assistant.html", "admin.html", "admin.js", "index.html", "chat.js", "assistant.js",
                  "round.js", "ui.css", "common/api.js", "common/style.css"):  # fmt: skip
         assert c.get(f"/{page}").status_code == 200, page
 
@@ -254,6 +260,7 @@ def test_the_chat_start_button_works_when_everything_shares_one_event_loop(tmp_p
         gen: create_utility_generator_app(1),
         orch: create_orchestrator_app(human_uis=[f"http://127.0.0.1:{ui}"]),
         ui: create_ui_app(
+            **KEYS,
             orchestrator_url=f"http://127.0.0.1:{orch}",
             utility_source=http_utility_source(f"http://127.0.0.1:{gen}", timeout=2),
             agents=[
@@ -261,7 +268,8 @@ def test_the_chat_start_button_works_when_everything_shares_one_event_loop(tmp_p
             ],
         ),
     }
-    with SharedLoop(apps):
+    with SharedLoop(apps), httpx.Client(timeout=10) as client:
+        httpx = join(client, f"http://127.0.0.1:{ui}")  # type: ignore[assignment]
         body = {"warmUp": 5, "round": 60, "post": 10}
         r = httpx.post(f"http://127.0.0.1:{ui}/api/admin/start", json=body, timeout=10)
         assert r.status_code == 200, r.text
@@ -280,15 +288,20 @@ def test_start_with_the_utility_generator_down_is_a_502_naming_it():
     from accord.leagues.humaine.manager.services import http_utility_source
 
     gen = f"http://127.0.0.1:{closed_port()}"
-    c = TestClient(
-        create_ui_app(
-            orchestrator_url=f"http://127.0.0.1:{closed_port()}",
-            utility_source=http_utility_source(gen, timeout=1),
+    c = join(
+        TestClient(
+            create_ui_app(
+                orchestrator_url=f"http://127.0.0.1:{closed_port()}",
+                utility_source=http_utility_source(gen, timeout=1),
+                **KEYS,
+            )
         )
     )
     r = c.post("/api/admin/start", json={"round": 10})
     assert r.status_code == 502 and f"utility generator at {gen}" in r.json()["detail"]
-    r = TestClient(create_ui_app(orchestrator_url=gen)).post("/api/admin/start", json={})
+    r = join(TestClient(create_ui_app(orchestrator_url=gen, **KEYS))).post(
+        "/api/admin/start", json={}
+    )
     assert r.status_code == 502 and "orchestrator unreachable" in r.json()["detail"]
     bad = c.post("/api/admin/start", json={"round": 0})
     assert bad.status_code == 422

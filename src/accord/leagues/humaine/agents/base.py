@@ -14,8 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from accord.core.errors import AccordError
+
 from ..utility import InvalidUtility, SellerUtility
-from .goods import bundle_cost, check_bundle
+from .goods import GOODS, bundle_cost, check_bundle
 from .language import DEFAULT_NAMES, Act, ActKind, parse_utterance
 from .phrases import accept_text, sell_offer_text
 
@@ -55,7 +57,7 @@ class Heard:
     act: Act
 
 
-class NotBound(RuntimeError):
+class NotBound(AccordError, RuntimeError):
     """An agent tried to speak before a context was attached with :meth:`SellerAgent.bind`."""
 
 
@@ -98,6 +100,7 @@ class SellerAgent:
         self.spoken_since_human = False
         self.pending: dict[str, Any] | None = None
         self.deals: list[Offer] = []
+        self._unknown_note: str | None = None
 
     @property
     def costs(self) -> Mapping[str, float]:
@@ -177,7 +180,11 @@ class SellerAgent:
             self.last_human = heard
             self.spoken_since_human = False
             if self.active:
+                self._unknown_note = self._unknown_goods_note(heard)
                 self.on_human(heard)
+                if self._unknown_note and not self.spoken_since_human:
+                    self.tell(self._unknown_note)  # say so rather than ignore it
+                self._unknown_note = None
         elif speaker == self.name:
             self._confirm_own(heard)
         else:
@@ -235,17 +242,40 @@ class SellerAgent:
         price = round(float(price), 2)
         self._say(text or accept_text(clean, price), "Accept", clean, price)
 
+    def _unknown_goods_note(self, heard: Heard) -> str | None:
+        """What to say about goods the human asked for that nobody sells ("3 apples"):
+        the seller addressed says it (Celia when nobody is), once per utterance."""
+        if not heard.act.unknown:
+            return None
+        target = self.target_of(heard)
+        if target != self.name and not (target is None and self.names[:1] == (self.name,)):
+            return None
+        words = " or ".join(heard.act.unknown[:3])
+        return f"Sorry, I don't sell {words}: I sell {', '.join(GOODS)}."
+
+    def tell(self, text: str) -> None:
+        """Relay a message without a bid (small talk, or why we cannot offer)."""
+        self._send({"text": text})
+
     def _say(self, text: str, kind: str, bundle: dict[str, int], price: float) -> None:
+        note = self._unknown_note
+        if note:
+            text, self._unknown_note = f"{note} {text}", None
+        bid = {"type": kind, "quantity": bundle, "price": {"unit": "USD", "value": price}}
+        self._send({"text": text, "bid": bid})
+
+    def _send(self, content: dict[str, Any]) -> None:
         if self.ctx is None:
             raise NotBound(f"agent {self.name} has no context; call bind(ctx) first")
         message: dict[str, Any] = {
-            "text": text,
+            "text": content["text"],
             "speaker": self.name,
             "role": "seller",
             "addressee": HUMAN,
             "timeStamp": self.ctx.timestamp(),
-            "bid": {"type": kind, "quantity": bundle, "price": {"unit": "USD", "value": price}},
         }
+        if "bid" in content:
+            message["bid"] = content["bid"]
         if self.round_id:
             message["roundId"] = self.round_id
         if self.environment:

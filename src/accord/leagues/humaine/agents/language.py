@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 
+from accord.core.errors import UsageError
+
 from .goods import CAKE, GOOD_WORDS, PANCAKE, PRODUCT_WORDS, UNIT_WORDS
 from .prices import Price, find_prices
 from .wordnums import normalise_numbers
@@ -55,6 +57,8 @@ class Act:
     addressee: str | None = None
     prices: tuple[float, ...] = ()
     asks_price: bool = False
+    unknown: tuple[str, ...] = ()
+    """Words asked for with a quantity that are no good we sell ("3 apples")."""
 
     @property
     def quantities(self) -> dict[str, int]:
@@ -176,10 +180,85 @@ def _quantity_after(tokens: list[str], i: int) -> int | None:
     return None
 
 
-def _scan_goods(tokens: list[str]) -> dict[str, int | None]:
+_SOUNDS_LIKE = {"flower": "flour", "flowers": "flour", "shuger": "sugar", "sugur": "sugar"}
+"""Misspellings too far from the good for one edit (homophones)."""
+_NOT_GOODS = frozenset(
+    str.split(
+        """mile miles mild mill mills floor floors flout four legs pegs milky eggy sugary
+    dollar dollars buck bucks bux usd cent cents each per piece pieces item items thing things
+    one ones more less left times minute minutes min mins second seconds sec secs hour hours
+    percent day days week weeks people person and or for at to with from than then please"""
+    )
+)
+"""Real words one edit from a good's name that are not a misspelling of it."""
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap of
+    two neighbours.
+
+    >>> _one_edit("egss", "eggs"), _one_edit("suger", "sugar"), _one_edit("egg", "milk")
+    (True, True, False)
+    """
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        if len(diff) == 1:
+            return True
+        i = diff[0]
+        return len(diff) == 2 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+@lru_cache(maxsize=4096)
+def good_of(word: str) -> str | None:
+    """The good a word names, tolerating a misspelling (one edit away from a name of the
+    good, with the same first letter, at least 4 letters) and homophones.
+
+    >>> good_of("egss"), good_of("suger"), good_of("flower"), good_of("floor"), good_of("apple")
+    ('egg', 'sugar', 'flour', None, None)
+    """
+    if word in GOOD_WORDS:
+        return GOOD_WORDS[word]
+    if word in _SOUNDS_LIKE:
+        return _SOUNDS_LIKE[word]
+    if len(word) < 4 or word in _NOT_GOODS or not word.isalpha():
+        return None
+    for name, good in GOOD_WORDS.items():
+        if len(name) >= 3 and name[0] == word[0] and _one_edit(word, name):
+            return good
+    return None
+
+
+def _is_unknown_good(tokens: list[str], i: int) -> bool:
+    """A word asked for with a quantity just before it ("3 apples", "2 cups of salt")
+    that names no good, product, unit or everyday word."""
+    tok = tokens[i]
+    if not tok.isalpha() or len(tok) < 3 or tok in _NOT_GOODS or tok in _FILLERS:
+        return False
+    if tok in _ONE_WORDS or tok in _VAGUE or tok in PRODUCT_WORDS:
+        return False
+    j = i - 1
+    while j >= 0 and tokens[j] in _FILLERS and tokens[j] not in GOOD_WORDS:
+        j -= 1
+    return j >= 0 and _number(tokens[j]) is not None and j >= i - 3
+
+
+def _scan_goods(tokens: list[str], unknown: list[str] | None = None) -> dict[str, int | None]:
     goods: dict[str, int | None] = {}
     products: dict[str, int] = {}
-    for i, tok in enumerate(tokens):
+    for i, raw in enumerate(tokens):
+        good_word = good_of(raw)
+        tok = raw if good_word is None or raw in GOOD_WORDS else good_word
+        if (
+            unknown is not None
+            and good_word is None
+            and raw not in unknown
+            and _is_unknown_good(tokens, i)
+        ):
+            unknown.append(raw)
         if tok in GOOD_WORDS:
             # "milk chocolate" names chocolate; "chocolate chips" is chocolate
             if tok == "milk" and i + 1 < len(tokens) and tokens[i + 1] in ("chocolate", "choc"):
@@ -225,14 +304,15 @@ def parse_utterance(text: str, names: Sequence[str] = DEFAULT_NAMES) -> Act:
     'counter'
     """
     if not isinstance(text, str):
-        raise TypeError(f"utterance must be a string, got {type(text).__name__}")
+        raise UsageError(f"utterance must be a string, got {type(text).__name__}")
     text_plain = _TAGS.sub(" ", text)  # SSML such as <prosody rate="slow">
     norm = normalise_numbers(text_plain.replace("\u2019", "'").replace("\u2018", "'")).lower()
     addressee = _find_addressee(text_plain, names)
     norm = _name_pattern(tuple(names)).sub(" ", norm)
     prices = find_prices(norm)
     tokens = _TOKEN.findall(_cut_prices(norm, prices))
-    goods = _scan_goods(tokens)
+    unknown: list[str] = []
+    goods = _scan_goods(tokens, unknown)
     price: float | None = None
     if prices:
         last = prices[-1]
@@ -251,6 +331,7 @@ def parse_utterance(text: str, names: Sequence[str] = DEFAULT_NAMES) -> Act:
         addressee=addressee,
         prices=tuple(p.value for p in prices),
         asks_price=asks_price,
+        unknown=tuple(unknown),
     )
 
 

@@ -27,6 +27,9 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from accord.core.errors import AccordError
+
+from ..credentials import TOKEN_FIELD, TOKEN_HEADER
 from .base import SellerAgent
 from .buyers import SimulatedBuyer
 
@@ -35,7 +38,7 @@ DEFAULT_PORTS: dict[str, int] = {"Celia": 14007, "Watson": 14008}
 """Default ports of the two agents (as in the original platform)."""
 
 
-class BadRequest(ValueError):
+class BadRequest(AccordError, ValueError):
     """A request body that is not the JSON object a route expects."""
 
 
@@ -67,11 +70,17 @@ def orchestrator_url(settings: str | Path | Mapping[str, Any] | None = None) -> 
 
 
 class HttpContext:
-    """:class:`~.base.AgentContext` over asyncio and HTTP: sends go to /relayMessage."""
+    """:class:`~.base.AgentContext` over asyncio and HTTP: sends go to /relayMessage.
+
+    Each message carries its speaker's secret in the ``X-Accord-Token`` header: the
+    round's own (learnt from ``/setUtility``, see :meth:`learn_secret`), else ``token``.
+    """
 
     def __init__(self, relay_url: str, token: str | None = None, timeout: float = 5.0) -> None:
         self.relay_url = relay_url.rstrip("/") + "/relayMessage"
         self.token = token
+        self.secrets: dict[str, str] = {}
+        """Per-round secrets by roundId ("" for a body without one)."""
         self.timeout = timeout
         self._tasks: set[asyncio.Task[Any]] = set()
         self.replies: list[dict[str, Any]] = []
@@ -83,16 +92,39 @@ class HttpContext:
     def timestamp(self) -> str:
         return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
+    def learn_secret(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Keep the secret a ``/setUtility`` body carries for its round; returns the body
+        without it (the agent object never sees it)."""
+        secret = body.get(TOKEN_FIELD)
+        if not isinstance(secret, str) or not secret:
+            return dict(body)
+        self.secrets[str(body.get("roundId") or "")] = secret
+        while len(self.secrets) > 64:  # forget the oldest rounds
+            self.secrets.pop(next(iter(self.secrets)))
+        return {k: v for k, v in body.items() if k != TOKEN_FIELD}
+
+    def secret_for(self, message: Mapping[str, Any]) -> str | None:
+        """The secret to send with ``message``: its round's, else the latest, else ``token``."""
+        rid = str(message.get("roundId") or "")
+        if rid in self.secrets:
+            return self.secrets[rid]
+        if not rid and self.secrets:
+            return self.secrets[next(reversed(self.secrets))]
+        return self.token
+
     def send(self, message: dict[str, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(self.post(self.relay_url, message))
+        task = asyncio.get_running_loop().create_task(
+            self.post(self.relay_url, message, self.secret_for(message))
+        )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> None:
         asyncio.get_running_loop().call_later(max(0.0, delay), fn)
 
-    async def post(self, url: str, body: dict[str, Any]) -> None:
-        headers = {"X-Accord-Token": self.token} if self.token else {}
+    async def post(self, url: str, body: dict[str, Any], secret: str | None = None) -> None:
+        secret = secret or self.token
+        headers = {TOKEN_HEADER: secret} if secret else {}
         try:
             async with httpx.AsyncClient(timeout=self.timeout) as client:
                 r = await client.post(url, json=body, headers=headers)
@@ -111,6 +143,8 @@ async def _body(request: Request) -> dict[str, Any]:
         data = json.loads(raw)
     except json.JSONDecodeError as e:
         raise BadRequest(f"body is not valid JSON ({e.msg} at position {e.pos})") from None
+    except RecursionError:
+        raise BadRequest("body is JSON nested too deeply to read; expected a flat object") from None
     if not isinstance(data, dict):
         raise BadRequest(f"body must be a JSON object, got {type(data).__name__}")
     return data
@@ -203,6 +237,8 @@ def create_agent_app(
         create = path == "/setUtility"  # a new roundId gets its own agent here
 
         def handle(body: dict[str, Any]) -> dict[str, Any]:
+            if create:
+                body = ctx.learn_secret(body)
             reply: dict[str, Any] = getattr(rounds.for_body(body, create=create), method)(body)
             return reply
 
@@ -251,15 +287,19 @@ def create_buyer_app(
 
     @app.post("/sendRoundMetadata")
     async def metadata(request: Request) -> dict[str, Any]:
-        body = await _body(request)
+        body = ctx.learn_secret(await _body(request))
         value = (body.get("humanBudget") or {}).get("value")
         if value is not None:
             buyer.budget = float(value)
         buyer.round_id = body.get("roundId") or buyer.round_id
         return ack
 
+    def set_utility(body: dict[str, Any]) -> dict[str, Any]:
+        reply: dict[str, Any] = buyer.set_utility(ctx.learn_secret(body))
+        return reply
+
     for path, method in _CALLS:
-        _post(app, path, getattr(buyer, method))
+        _post(app, path, set_utility if path == "/setUtility" else getattr(buyer, method))
     for path in ("/confirmAccept", "/receiveLog", "/receiveRoundTotals"):
         _post(app, path, lambda _body: ack)
 
@@ -287,7 +327,7 @@ def create_buyer_app(
 
 
 def _spawn(ctx: HttpContext, url: str, body: dict[str, Any]) -> None:
-    task = asyncio.get_running_loop().create_task(ctx.post(url, body))
+    task = asyncio.get_running_loop().create_task(ctx.post(url, body, ctx.secret_for(body)))
     ctx._tasks.add(task)
     task.add_done_callback(ctx._tasks.discard)
 

@@ -137,7 +137,7 @@ def run_tournament(
     total)`` follows the rounds; ``round_options`` go to each fast round.
     """
     if len(agents) < 2:
-        raise ValueError(f"a tournament needs at least two seller entries, got {list(agents)!r}")
+        raise ConfigError(f"a tournament needs at least two seller entries, got {list(agents)!r}")
     for spec in agents:
         seller_factory(spec)
     buyers = list(buyers)
@@ -145,7 +145,7 @@ def run_tournament(
         make_buyer(b)
     kind = executor or ("processes" if (workers or 1) > 1 else "serial")
     if kind not in POOLS:
-        raise ValueError(f"executor must be one of {', '.join(POOLS)}, got {kind!r}")
+        raise ConfigError(f"executor must be one of {', '.join(POOLS)}, got {kind!r}")
     seeds = list(seeds)
     labels = _labels(agents)
     options = tuple(sorted(round_options.items()))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from accord.core.errors import ParseError
+
 _SMALL = {
     "zero": 0,
     "one": 1,
@@ -72,7 +74,7 @@ def words_to_int(phrase: str) -> int:
         elif raw in _TENS:
             current += _TENS[raw]
         else:
-            raise ValueError(f"not a number word: {raw!r} in {phrase!r}")
+            raise ParseError(f"not a number word: {raw!r} in {phrase!r}")
     return total + current
 
 
@@ -126,13 +128,43 @@ _AND_HALF = re.compile(r"\b(\d+)\s+and\s+0\.5\b")
 _HALF_PAST_DOLLAR = re.compile(r"\b(\d+)\s+(dollars?|bucks?)\s+and\s+0\.5\b", re.IGNORECASE)
 
 
+_PRICE_CUE = (
+    r"for|at|pay|paying|offer|offering|about|make\s+it|do\s+it\s+for|only|just|give\s+you|"
+    r"costs?|price\s+is|it'?s"
+)
+_UNITS = "|".join(k for k, v in _SMALL.items() if 0 < v < 10)
+_SPOKEN_PRICE = re.compile(
+    rf"\b(?P<cue>{_PRICE_CUE})\s+(?P<d>{'|'.join(k for k, v in _SMALL.items() if v)})"
+    rf"[\s-]+(?P<c>{'|'.join(_TENS)}|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    rf"seventeen|eighteen|nineteen)(?:[\s-]+(?P<u>{_UNITS}))?\b(?!\s+(?:dollars?|bucks?|cents?))",
+    re.IGNORECASE,
+)
+_A_DOLLAR = re.compile(r"\b(?:a|one)\s+(dollar|buck|usd)\b", re.IGNORECASE)
+
+
+def _spoken_price(m: re.Match[str]) -> str:
+    """ "for two fifty" is $2.50, as a price is said aloud: dollars, then cents."""
+    dollars = _SMALL[m.group("d").lower()]
+    tens = m.group("c").lower()
+    cents = _TENS.get(tens, _SMALL.get(tens, 0)) + (
+        _SMALL[m.group("u").lower()] if m.group("u") else 0
+    )
+    return f"{m.group('cue')} {dollars}.{cents:02d}"
+
+
 def normalise_numbers(text: str) -> str:
-    """Replace number words, dozens, couples and halves by digits.
+    """Replace number words, dozens, couples and halves by digits; a price said aloud
+    after a price cue ("for two fifty", "at three ninety-nine") becomes dollars and
+    cents, and "a dollar" one dollar.
 
     >>> normalise_numbers("Two dozen eggs, a pair of cups of milk, one hundred and two")
     '24 eggs, 2 cups of milk, 102'
+    >>> normalise_numbers("2 eggs for two fifty, or at three ninety-nine, or for a dollar")
+    '2 eggs for 2.50, or at 3.99, or for 1 dollar'
     """
-    out = _PHRASE.sub(_phrase_value, text)
+    out = _SPOKEN_PRICE.sub(_spoken_price, text)
+    out = _A_DOLLAR.sub(lambda m: f"1 {m.group(1)}", out)
+    out = _PHRASE.sub(_phrase_value, out)
     for pattern, repl in _REWRITES:
         out = pattern.sub(repl, out)
     out = _DOZENS.sub(lambda m: str(int(m.group(1)) * 12), out)

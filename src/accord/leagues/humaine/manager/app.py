@@ -69,6 +69,8 @@ class AgentIn(BaseModel):
     host: str = "127.0.0.1"
     port: int
     protocol: str = "http"
+    authenticated: bool = True
+    """False: an agent written for the original platform, which cannot send a secret."""
 
 
 class HumanIn(BaseModel):
@@ -91,13 +93,15 @@ def create_manager_app(
     utility_source: UtilitySource | None = None,
     ui_url: str | None = None,
     public_url: str | None = None,
+    ui_link: str | None = None,
 ) -> FastAPI:
     """The manager app on the SQLite file ``db_path``.
 
     ``admin_password`` (re)sets the admin's password; when no admin exists and none is
     given, a random password is made and put in ``app.state.initial_password``.
     Utilities come from ``utility_source``, else the generator at ``utility_url``, else
-    are drawn in-process from the competition's seed. ``ui_url`` is the human UI server, linked from the schedule.
+    are drawn in-process from the competition's seed. ``ui_url`` is the human UI server;
+    the schedule links to ``ui_link`` (the person's join link) or else to it.
     When ``public_url`` (this manager's own address) is given, each round names the UI
     server and the manager as its human UIs, so the manager hears the round totals;
     otherwise the orchestrator's default human UIs are used (they may forward totals).
@@ -171,7 +175,7 @@ def create_manager_app(
 
     @app.post("/api/agents", status_code=201)
     def add_agent(body: AgentIn, _: Admin) -> dict[str, Any]:
-        store.add_agent(body.name, body.host, body.port, body.protocol)
+        store.add_agent(body.name, body.host, body.port, body.protocol, body.authenticated)
         return vars(store.agent(body.name.strip()))
 
     @app.delete("/api/agents/{name}")
@@ -225,6 +229,7 @@ def create_manager_app(
             "stages": store.stages(),
             "rounds": [r.to_json() for r in store.rounds()],
             "uiUrl": ui_url,
+            "uiJoin": ui_link,
         }
 
     @app.get("/api/utilities/{uid}")
@@ -253,11 +258,28 @@ def create_manager_app(
         log.info("round %s (%s) finished", row.number, body.roundId)
         return {"status": "acknowledged", "roundId": body.roundId}
 
+    @app.post("/endRound", include_in_schema=False)
+    def end_round(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        """The orchestrator's /endRound; with ``failed`` the round broke: mark it failed
+        (it can be started again)."""
+        rid = body.get("roundId")
+        if body.get("failed") and isinstance(rid, str) and orchestrator is not None:
+            try:  # believe the orchestrator itself, not whoever posted this
+                row = store.round_by_id(rid)
+                state = orchestrator.round_state(rid)
+            except (StoreError, ServiceError):
+                state = {}
+            if state.get("phase") == "failed":
+                why = f"the orchestrator failed the round: {state.get('error')}"
+                store.mark_failed(row.number, why)
+                log.warning("round %s (%s) failed: %s", row.number, rid, why)
+        return {"status": "acknowledged", "roundId": rid}
+
     def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         return {"status": "acknowledged", "roundId": body.get("roundId")}
 
     for route in UI_ROUTES:
-        if route == "receiveRoundTotals":  # answered above
+        if route in ("receiveRoundTotals", "endRound"):  # answered above
             continue
         app.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
 

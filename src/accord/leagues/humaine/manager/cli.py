@@ -98,8 +98,12 @@ def ui(
         str | None, typer.Option(help="Utility generator base URL (default: draw in-process).")
     ] = None,
     confirm_timeout: Annotated[
-        float, typer.Option(help="Seconds the person has to confirm a deal (then declined).")
-    ] = 10.0,
+        float,
+        typer.Option(
+            help="Seconds the person has to confirm a deal (then declined; shown on the pages). "
+            "Give the orchestrator a longer --confirm-timeout."
+        ),
+    ] = 60.0,
     auto_confirm: Annotated[
         bool, typer.Option(help="Acknowledge every deal at once (simulated buyers).")
     ] = False,
@@ -121,7 +125,9 @@ def ui(
         confirm_timeout=confirm_timeout,
         auto_confirm=auto_confirm,
     )
-    console.print(f"chat UI: [bold]{url}/chat.html[/]   assistant: [bold]{url}/assistant.html[/]")
+    keys = web.state.page_keys
+    console.print(f"the buyer's link (chat and assistant): [bold]{keys.link('person', url)}[/]")
+    console.print(f"the admin's link (start a round): [bold]{keys.link('admin', url)}[/]")
     uvicorn.run(web, host=host, port=port, log_level="warning")
 
 

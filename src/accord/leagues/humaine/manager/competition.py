@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from accord.leagues.humaine.credentials import new_secret
 from accord.leagues.humaine.manager.schedule import (
     ScheduleError,
     StagePlan,
@@ -180,6 +181,9 @@ class Competition:
 
     # -- rounds ----------------------------------------------------------------------------
     def _endpoint(self, agent: str) -> dict[str, Any]:
+        """Where the agent listens, and its secret for the round (a fresh one, made here
+        by the round's starter), or ``authenticated: false`` for an agent registered
+        as written for the original platform."""
         if is_dummy(agent):
             dummy = self.settings()["dummyAgent"]
             if not dummy:
@@ -187,9 +191,10 @@ class Competition:
                     f"round uses {agent}: set the dummyAgent setting to the {{host, port}} "
                     "of the organisers' dummy agent service"
                 )
-            return {"protocol": dummy.get("protocol", "http"), **dummy}
+            return {"protocol": dummy.get("protocol", "http"), **dummy, "token": new_secret()}
         a = self.store.agent(agent)
-        return {"protocol": a.protocol, "host": a.host, "port": a.port}
+        secret = {"token": new_secret()} if a.authenticated else {"authenticated": False}
+        return {"protocol": a.protocol, "host": a.host, "port": a.port, **secret}
 
     def round_body(self, row: RoundRow) -> dict[str, Any]:
         """The agents, human and durations the orchestrator gets for ``row``."""
@@ -208,6 +213,7 @@ class Competition:
         human = {
             "name": row.human,
             "utilityFunction": self.store.utility(row.buyer_utility)["body"],
+            "token": new_secret(),  # the orchestrator gives it to the round's human UIs
         }
         return {"agents": agents, "human": human, "durations": self.settings()["durations"]}
 

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from accord.core.errors import AccordError
 from accord.leagues.humaine.manager.schedule import DUMMY_PREFIX, PlannedRound, StagePlan
 from accord.leagues.humaine.manager.scores import RoundOutcome, agent_utilities_from_totals
 from accord.leagues.humaine.store import open_sqlite
@@ -33,7 +34,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     token_hash TEXT PRIMARY KEY, username TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS agents (
     name TEXT PRIMARY KEY, protocol TEXT NOT NULL, host TEXT NOT NULL, port INTEGER NOT NULL,
-    created REAL NOT NULL);
+    created REAL NOT NULL, authenticated INTEGER NOT NULL DEFAULT 1);
 CREATE TABLE IF NOT EXISTS humans (name TEXT PRIMARY KEY, created REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS utilities (
@@ -56,7 +57,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,39}$")
 RESERVED_NAMES = ("Human", "Celia", "Watson")
 
 
-class StoreError(ValueError):
+class StoreError(AccordError, ValueError):
     """A request the stored state cannot satisfy; the message says why."""
 
 
@@ -72,6 +73,9 @@ class AgentEntry:
     protocol: str
     host: str
     port: int
+    authenticated: bool = True
+    """False: written for the original platform (cannot send a secret); its rounds admit
+    it unauthenticated, the operator's explicit choice."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,11 @@ class ManagerStore:
         self.path = str(path)
         self._db = open_sqlite(self.path, _SCHEMA)
         self._db.row_factory = sqlite3.Row
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(agents)")}
+        if "authenticated" not in columns:  # a file from before agents were authenticated
+            self._db.execute(
+                "ALTER TABLE agents ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 1"
+            )
         self._lock = threading.RLock()
 
     def close(self) -> None:
@@ -166,7 +175,9 @@ class ManagerStore:
         if self._all("SELECT 1 FROM stages LIMIT 1"):
             raise StoreError(f"cannot {what}: the competition is already scheduled; reset it first")
 
-    def add_agent(self, name: str, host: str, port: int, protocol: str = "http") -> None:
+    def add_agent(
+        self, name: str, host: str, port: int, protocol: str = "http", authenticated: bool = True
+    ) -> None:
         name = check_name(name, "agent")
         if protocol not in ("http", "https"):
             raise StoreError(f"protocol must be 'http' or 'https'; got {protocol!r}")
@@ -179,13 +190,20 @@ class ManagerStore:
             if db.execute("SELECT 1 FROM agents WHERE name = ?", (name,)).fetchone():
                 raise StoreError(f"an agent named {name!r} is already registered")
             db.execute(
-                "INSERT INTO agents VALUES (?, ?, ?, ?, ?)",
-                (name, protocol, host.strip(), port, time.time()),
+                "INSERT INTO agents VALUES (?, ?, ?, ?, ?, ?)",
+                (name, protocol, host.strip(), port, time.time(), int(authenticated)),
             )
 
     def agents(self) -> list[AgentEntry]:
-        rows = self._all("SELECT name, protocol, host, port FROM agents ORDER BY created, name")
-        return [AgentEntry(r["name"], r["protocol"], r["host"], int(r["port"])) for r in rows]
+        rows = self._all(
+            "SELECT name, protocol, host, port, authenticated FROM agents ORDER BY created, name"
+        )
+        return [
+            AgentEntry(
+                r["name"], r["protocol"], r["host"], int(r["port"]), bool(r["authenticated"])
+            )
+            for r in rows
+        ]
 
     def agent(self, name: str) -> AgentEntry:
         for a in self.agents():

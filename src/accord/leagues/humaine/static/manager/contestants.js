@@ -8,7 +8,8 @@ async function refresh() {
   const c = await api("api/contestants");
   $("agents").tBodies[0].replaceChildren(...c.agents.map((a) => el("tr", { dataset: { name: a.name } },
     el("td", {}, a.name),
-    el("td", { class: "muted" }, `${a.protocol}://${a.host}:${a.port}`),
+    el("td", { class: "muted" }, `${a.protocol}://${a.host}:${a.port}`,
+      a.authenticated === false ? el("span", { class: "unauth", style: "color: var(--warn); font-weight: 600;" }, " unauthenticated (original agent)") : null),
     el("td", {}, el("button", { class: "danger", onclick: () => remove("agents", a.name, "agent-msg") }, "Remove")))));
   $("humans").tBodies[0].replaceChildren(...c.humans.map((h) => el("tr", { dataset: { name: h } },
     el("td", {}, h),
@@ -29,7 +30,7 @@ $("add-agent").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const d = formData(ev.target);
   try {
-    await api("api/agents", { method: "POST", body: { name: d.name, host: d.host, port: Number(d.port) } });
+    await api("api/agents", { method: "POST", body: { name: d.name, host: d.host, port: Number(d.port), authenticated: !d.original } });
     say($("agent-msg"), `Registered agent ${d.name}.`);
     ev.target.name.value = ""; ev.target.port.value = "";
     await refresh();

@@ -4,6 +4,7 @@ import { header } from "./nav.js";
 
 const $ = (id) => document.getElementById(id);
 let uiUrl = null;
+let uiJoin = null; // the person's link (opens their page session), when known
 
 function utilLink(id, label) {
   return el("span", { class: "util-link", title: "show this utility", onclick: () => showUtility(id, label) }, `u${id}`);
@@ -55,7 +56,7 @@ function actions(r) {
   }
   if (r.round_id && uiUrl) {
     out.push(" ", el("a", { href: `${uiUrl}/assistant.html?round=${r.round_id}`, target: "_blank" }, "assistant"),
-      " ", el("a", { href: `${uiUrl}/chat.html?round=${r.round_id}`, target: "_blank" }, "chat"));
+      " ", el("a", { href: uiJoin || `${uiUrl}/chat.html?round=${r.round_id}`, target: "_blank" }, "chat"));
   }
   return out;
 }
@@ -71,6 +72,7 @@ async function start(number) {
 async function refresh() {
   const s = await api("api/schedule");
   uiUrl = s.uiUrl;
+  uiJoin = s.uiJoin || null;
   $("stages").replaceChildren(...s.stages.flatMap(stageCard));
   if (!s.stages.length) $("stages").append(el("p", { class: "muted" }, "Nothing scheduled yet: create the pools on the Contestants page."));
   $("rounds").tBodies[0].replaceChildren(...s.rounds.map((r) => el("tr", { dataset: { number: r.number } },

@@ -1,12 +1,20 @@
-// Chat UI (Fig. 3): admin controls, transcript, countdown, ingredients purchased, results.
-import { api, el, money, say } from "./common/api.js";
-import { GOODS, PHASE_NAMES, messageNode, phaseClock, pinnedRound, poll } from "./round.js";
+// Chat UI (Fig. 3): transcript, countdown, deals to confirm, ingredients purchased,
+// results. The person's page: admin controls live on admin.html.
+import { api, clock, el, money, say } from "./common/api.js";
+import { GOODS, PHASE_NAMES, bundleText, messageNode, phaseClock, pinnedRound, poll } from "./round.js";
 
 const $ = (id) => document.getElementById(id);
 let current = null;
 let shown = "";
+let pendingShown = "";
+let nextSayAt = 0; // R0: when the person may speak again (this page's clock, ms)
 
-const config = await api("api/config");
+const config = await api("api/config").catch((e) => {
+  say($("say-msg"), e.status === 401 ? "Open the link you were given to take part (…/join?key=…)." : e.message, "error");
+  throw e;
+});
+const gap = Number(config.humanGap || 0);
+if (gap > 0) $("r0-note").textContent = `Rule R0: wait ${gap} s between two of your messages.`;
 for (const name of config.agents) $("addressee").append(el("option", { value: name }, `to: ${name}`));
 if (pinnedRound()) $("to-assistant").href = `assistant.html?round=${encodeURIComponent(pinnedRound())}`;
 
@@ -16,31 +24,6 @@ $("toggle-ingredients").addEventListener("click", () => {
   $("toggle-ingredients").textContent = t.classList.contains("hidden") ? "Show ingredients" : "Hide ingredients";
 });
 
-$("start-form").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const d = Object.fromEntries(new FormData(ev.target));
-  const body = Object.fromEntries(Object.entries(d).map(([k, v]) => [k, Number(v)]));
-  $("start").disabled = true;
-  try {
-    const r = await api("api/admin/start", { method: "POST", body });
-    say($("start-msg"), "Round started.");
-    if (pinnedRound()) location.search = `?round=${encodeURIComponent(r.roundId)}`;
-  } catch (e) {
-    say($("start-msg"), e.message, "error");
-  } finally {
-    $("start").disabled = false;
-  }
-});
-
-$("end").addEventListener("click", async () => {
-  try {
-    const r = await api("api/admin/end", { method: "POST", body: { roundId: current ? current.roundId : null } });
-    say($("start-msg"), `Ended; the round is now in phase ${r.phase}.`);
-  } catch (e) {
-    say($("start-msg"), e.message, "error");
-  }
-});
-
 $("say-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const text = $("say-text").value.trim();
@@ -48,9 +31,15 @@ $("say-form").addEventListener("submit", async (ev) => {
   const choice = $("addressee").value;
   const body = { text, roundId: current ? current.roundId : null };
   if (choice !== "auto") body.addressee = choice;
+  const wait = (nextSayAt - Date.now()) / 1000;
+  if (wait > 0) { // tell the person before the message would be refused (R0)
+    say($("say-msg"), `Please wait ${wait.toFixed(1)} s: rule R0 allows one message every ${gap} s.`, "error");
+    return;
+  }
   try {
     const r = await api("api/say", { method: "POST", body });
     $("say-text").value = "";
+    if (r.reply && r.reply.permitted) nextSayAt = Date.now() + gap * 1000;
     if (r.reply && r.reply.permitted === false) {
       say($("say-msg"), `Blocked: ${r.reply.rationale}`, "error");
       $("say-msg").dataset.keep = "1";
@@ -60,6 +49,38 @@ $("say-form").addEventListener("submit", async (ev) => {
     say($("say-msg"), e.message, "error");
   }
 });
+
+// A seller accepted: the person confirms or declines right here (or in the assistant).
+async function decide(deal, confirm) {
+  try {
+    const r = await api("api/decide", { method: "POST", body: { roundId: current.roundId, deal: deal.id, confirm } });
+    say($("say-msg"), confirm ? `Confirmed: you bought from ${r.deal.seller}.` :
+      `Declined: nothing bought from ${r.deal.seller}; your money is back.`, confirm ? "ok" : "error");
+    $("say-msg").dataset.keep = "1";
+  } catch (e) {
+    say($("say-msg"), e.message, "error");
+  }
+}
+
+function renderPending(pending) {
+  const sig = JSON.stringify(pending.map((d) => d.id));
+  if (sig !== pendingShown) {
+    pendingShown = sig;
+    $("confirm").classList.toggle("hidden", !pending.length);
+    $("confirm-list").replaceChildren(...pending.map((d) =>
+      el("div", { class: "pending-deal", dataset: { deal: d.id, seller: d.seller } },
+        el("span", { class: "what" }, `${d.seller} sells you ${bundleText(d.quantity)} for $${money(d.price)}`),
+        el("span", { class: "buttons" },
+          el("button", { type: "button", class: "confirm", onclick: () => decide(d, true) }, "Confirm"),
+          el("button", { type: "button", class: "danger decline", onclick: () => decide(d, false) }, "Decline")),
+        el("span", { class: "left muted" }))));
+  }
+  for (const d of pending) {
+    const left = $("confirm-list").querySelector(`[data-deal="${d.id}"] .left`);
+    if (left) left.textContent = `Declined for you in ${clock(d.secondsLeft)} unless you confirm ` +
+      `(you have ${config.confirmWithin} s for each deal).`;
+  }
+}
 
 function renderResults(totals) {
   if (!totals) return;
@@ -78,26 +99,28 @@ function render(state) {
   if (!state) return;
   $("phase").textContent = PHASE_NAMES[state.phase] || state.phase;
   $("countdown").textContent = state.phase === "warmup" ? phaseClock(state, "warmUp") : phaseClock(state, "round");
-  $("round-id").textContent = `round ${state.roundId}`;
-  $("send").disabled = state.phase !== "active";
-  $("end").disabled = !["active", "post"].includes(state.phase);
+  $("send").disabled = state.phase !== "active" || !state.speaks;
   const sig = JSON.stringify(state.transcript.map((m) => [m.text, m.permitted]));
   if (sig !== shown) {
     shown = sig;
     const box = $("transcript");
+    // follow new lines only when the person is at the end: reading earlier lines, they stay
+    const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 24;
+    const top = box.scrollTop;
     box.replaceChildren(...state.transcript.map(messageNode));
     if (sig.length && !$("say-msg").dataset.keep) say($("say-msg"), "");
     delete $("say-msg").dataset.keep;
-    box.scrollTop = box.scrollHeight;
+    box.scrollTop = atEnd ? box.scrollHeight : top;
   }
   $("purchased").tBodies[0].replaceChildren(...GOODS.map((g) =>
     el("tr", { dataset: { good: g } }, el("td", {}, g), el("td", { class: "num" }, state.have[g] || 0))));
   $("budget-line").textContent = state.budget === null ? "" :
     `Budget $${money(state.budget)}, spent $${money(state.spent)}, left $${money(state.left)}`;
-  const pending = state.pending || [];
-  $("confirm-note").classList.toggle("hidden", !pending.length);
-  $("confirm-note").textContent = pending.map((d) =>
-    `${d.seller}'s deal for $${money(d.price)} awaits your Confirm in the Assistant.`).join(" ");
+  renderPending(state.pending || []);
+  const open = (state.unauthenticated || []).filter((n) => n !== "Human");
+  $("auth-note").classList.toggle("hidden", !open.length);
+  $("auth-note").textContent = open.length ?
+    `${open.join(" and ")} ${open.length > 1 ? "are" : "is"} unauthenticated: admitted by the operator without a secret.` : "";
   renderResults(state.totals);
 }
 

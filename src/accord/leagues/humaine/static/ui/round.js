@@ -9,6 +9,7 @@ export const UNITS = {
 export const PHASE_NAMES = {
   setup: "waiting for a round", warmup: "warm-up", active: "negotiation",
   post: "post-round: allocate your goods", done: "round over",
+  failed: "round failed: stopped by the orchestrator",
 };
 
 // ?round=<roundId> pins a round; without it the pages follow the latest round.
@@ -30,7 +31,7 @@ export function poll(render, ms = 500) {
     try {
       render(await api(stateUrl()));
     } catch (e) {
-      if (e.status === 404) render(null); else console.warn(e);
+      if (e.status === 404 || e.status === 401) render(null); else console.warn(e);
     } finally {
       busy = false;
     }
@@ -48,7 +49,8 @@ export function messageNode(m) {
   const who = m.speaker || "?";
   const cls = `msg-line from-${who.toLowerCase()}${m.permitted === false ? " blocked" : ""}`;
   return el("div", { class: cls },
-    el("span", { class: "who" }, who, m.addressee ? el("span", { class: "to" }, ` to ${m.addressee}`) : null),
+    el("span", { class: "who" }, who, m.addressee ? el("span", { class: "to" }, ` to ${m.addressee}`) : null,
+      m.authenticated === false ? el("span", { class: "unauth", title: "admitted without a secret" }, " (unauthenticated)") : null),
     el("span", { class: "text" }, m.text),
     m.bid && m.bid.type && m.speaker !== "Human"
       ? el("span", { class: "bid" }, `${m.bid.type}: ${bundleText(m.bid.quantity)}` +
