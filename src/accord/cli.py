@@ -31,6 +31,7 @@ _GROUPS = [
     ("accord.formats.cli", "app", "scenarios", "List, show and convert scenarios."),
     ("accord.agents.cli", "app", "agents", "List the built-in negotiators and check yours."),
     ("accord.leagues.scml.cli", "app", "scml", "The SCML supply-chain world."),
+    ("accord.leagues.genius.cli", "app", "genius", "People versus agents, GENIUS style."),
 ]
 
 # Top-level commands that live in another layer: name -> (module, help).

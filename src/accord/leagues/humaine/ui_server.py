@@ -406,7 +406,7 @@ def create_ui_app(
             )
         payload = checked["allocation"]
         reply = await forward(
-            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}
+            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}, r.token
         )
         record(r.round_id, "allocation", {**payload, "value": checked["value"]}, time.time())
         return {"saved": payload, "value": checked["value"], "reply": reply}
