@@ -93,6 +93,7 @@ def test_consent_rounds_and_progress_follow_the_design(tmp_path: Path) -> None:
             "consented": 1,
             "declined": 1,
             "done": 0,
+            "withdrawn": 0,
         }
         assert progress["conditions"] == {
             "greedy": {"active": 0, "roundsDone": 1},
@@ -168,3 +169,25 @@ def test_random_assignment_is_seeded_per_participant() -> None:
     assert {c for plan in plans for c in plan} == {"a", "b", "c"}
     again = design.model_copy(update={"seed": 8})
     assert [again.plan(i) for i in range(50)] != plans
+
+
+def test_a_participant_who_leaves_is_withdrawn_and_nothing_more_is_accepted(
+    tmp_path: Path,
+) -> None:
+    study = Study(tmp_path / "s.sqlite", DESIGN, password="pw-123456")
+    (invite,) = study.invite()
+    p, _ = study.open_link(invite.token, None)
+    study.consent(p.pid, True, DESIGN.consent.version)
+    left = study.withdraw(p.pid, "closed the page")
+    assert left.status.value == "withdrawn" and left.finished is not None
+    assert study.progress()["byStatus"]["withdrawn"] == 1
+    assert study.view(p.pid).next == "/study/done.html"
+    with pytest.raises(WebError, match="is withdrawn; only a participant who consented"):
+        study.record(p.pid, "offer", {})
+    with pytest.raises(WebError, match="is withdrawn; only one who has started can withdraw"):
+        study.withdraw(p.pid)
+    out = io.StringIO()
+    study.write_csv(out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [r["kind"] for r in rows][-1] == "withdrawn" and "closed the page" in rows[-1]["data"]
+    study.close()

@@ -10,7 +10,12 @@ Routes of the original platform, both generations:
   ``POST /initializeRound`` then ``POST /startRound {roundId}`` (generation 2).
 - ``POST /endRound``: the administrator ends the negotiation now.
 - ``POST /receiveHumanAllocation``: the buyer's allocation during the post phase.
-- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``.
+- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``
+  (``?roundId=`` or, as the original, ``/viewQueue/{roundId}``, ``/viewTotals/{roundId}``).
+
+Every speaker proves who it is with its per-round secret (``X-Accord-Token`` header or
+``token`` field) unless the operator listed it as unauthenticated: see
+:mod:`.credentials`. A forged or unknown speaker gets 403 and a logged decision.
 
 Example::
 
@@ -31,6 +36,7 @@ from accord.web.app import create_app
 from accord.web.requests import parse
 from accord.web.requests import read_json as web_read_json
 
+from .credentials import TOKEN_FIELD, TOKEN_HEADER
 from .messages import (
     AllocationRequest,
     EndRoundRequest,
@@ -158,7 +164,7 @@ class OrchestratorService:
         # judged at once, with no await in between, so the order of the judgements is
         # the order of these times (R3's "the first response is granted")
         at = self.orch.clock()
-        return await self.orch.relay(raw, at, request.headers.get("x-accord-token"))
+        return await self.orch.relay(raw, at, request.headers.get(TOKEN_HEADER))
 
     async def initialize_round(self, request: Request) -> dict[str, Any]:
         spec = parse(InitializeRound, await read_json(request), "round set-up")
@@ -181,8 +187,11 @@ class OrchestratorService:
         return {"status": "Acknowledged", "roundId": rt.round_id, "phase": rt.round.phase().value}
 
     async def receive_allocation(self, request: Request) -> dict[str, Any]:
-        req = parse(AllocationRequest, await read_json(request), "allocation")
-        rt = self.orch.allocate(req.roundId, req.products())
+        raw = await read_json(request)
+        req = parse(AllocationRequest, raw, "allocation")
+        given = raw.get(TOKEN_FIELD) if isinstance(raw.get(TOKEN_FIELD), str) else None
+        token = given or request.headers.get(TOKEN_HEADER)
+        rt = self.orch.allocate(req.roundId, req.products(), token)
         return {"roundId": rt.round_id, "status": "Acknowledged"}
 
     async def list_rounds(self) -> list[dict[str, Any]]:

@@ -374,7 +374,13 @@ class UiService:
             rs = sorted(self.rounds.values(), key=lambda r: -r.created)
             return [{"roundId": r.round_id, "phase": r.phase(now)[0]} for r in rs]
 
-    def state(self, round: str | None = None) -> dict[str, Any]:
+    def state(self, round: str | None = None) -> dict[str, Any] | None:
+        """The round's state; ``null`` while no round exists (the pages poll this, and a
+        404 every second before the first round filled the browser console)."""
+        if not round:
+            with self.lock:
+                if not self.rounds:
+                    return None
         r = self.find(round)
         with self.lock:
             return r.snapshot(time.time())
@@ -466,7 +472,7 @@ class UiService:
             )
         payload = checked["allocation"]
         reply = await self.forward(
-            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}
+            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}, r.token
         )
         self.record(r.round_id, "allocation", {**payload, "value": checked["value"]}, time.time())
         return {"saved": payload, "value": checked["value"], "reply": reply}

@@ -5,7 +5,8 @@ the experimenter's password and the participants' tokens) and a live channel; it
 router gives the participant's and the experimenter's API, and the pages in
 ``accord/web/static/study`` (consent, done, experimenter) call it. A league adds its
 task page and, if it needs one, its own service that calls :meth:`Study.record`,
-:meth:`Study.set_state`, :meth:`Study.complete` and :meth:`Study.notify`.
+:meth:`Study.set_state`, :meth:`Study.complete`, :meth:`Study.withdraw` and
+:meth:`Study.notify`.
 
 A participant's way through a study::
 
@@ -310,6 +311,19 @@ class Study:
             self._event(p, "finished", {})
         else:
             p = self.store.update(pid, round=nxt)
+        self._changed(p)
+        return p
+
+    def withdraw(self, pid: str, reason: str = "") -> Participant:
+        """Participant ``pid`` left before finishing (closed the page, pressed Leave):
+        status ``withdrawn``, logged with ``reason``; nothing more is accepted from them."""
+        p = self.store.get(pid)
+        if p.status not in (Status.OPENED, Status.CONSENTED):
+            raise WebError(
+                409, f"participant {pid} is {p.status.value}; only one who has started can withdraw"
+            )
+        p = self.store.update(pid, status=Status.WITHDRAWN, finished=self.clock.wall())
+        self._event(p, "withdrawn", {"reason": reason})
         self._changed(p)
         return p
 

@@ -31,13 +31,15 @@ __all__ = ["Participant", "Status", "StudyStore"]
 
 
 class Status(StrEnum):
-    """Where a participant is: invited, opened (link used), consented, declined, done."""
+    """Where a participant is: invited, opened (link used), consented, declined, done, or
+    withdrawn (left before finishing)."""
 
     INVITED = "invited"
     OPENED = "opened"
     CONSENTED = "consented"
     DECLINED = "declined"
     DONE = "done"
+    WITHDRAWN = "withdrawn"
 
 
 _SCHEMA = """

@@ -182,8 +182,9 @@ class ManagerService:
         r.add_api_route("/api/leaderboard", self.leaderboard, methods=["GET"])
         # the orchestrator's human-UI routes
         r.add_api_route("/receiveRoundTotals", self.receive_totals, methods=["POST"])
+        r.add_api_route("/endRound", self.end_round, methods=["POST"], include_in_schema=False)
         for route in UI_ROUTES:
-            if route != "receiveRoundTotals":
+            if route not in ("receiveRoundTotals", "endRound"):
                 r.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
         return r
 
@@ -289,6 +290,23 @@ class ManagerService:
         self.comp.record_totals(row.number, body.roundTotals)
         log.info("round %s (%s) finished", row.number, body.roundId)
         return {"status": "acknowledged", "roundId": body.roundId}
+
+    def end_round(self, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        """The orchestrator's /endRound; with ``failed`` the round broke: mark it failed
+        (it can be started again)."""
+        rid = body.get("roundId")
+        orchestrator = self.comp.orchestrator
+        if body.get("failed") and isinstance(rid, str) and orchestrator is not None:
+            try:  # believe the orchestrator itself, not whoever posted this
+                row = self.store.round_by_id(rid)
+                state = orchestrator.round_state(rid)
+            except (StoreError, ServiceError):
+                state = {}
+            if state.get("phase") == "failed":
+                why = f"the orchestrator failed the round: {state.get('error')}"
+                self.store.mark_failed(row.number, why)
+                log.warning("round %s (%s) failed: %s", row.number, rid, why)
+        return {"status": "acknowledged", "roundId": rid}
 
 
 def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:

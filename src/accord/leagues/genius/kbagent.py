@@ -1,0 +1,217 @@
+"""The KBAgent (spec section 2.1): QO offer list, backward-induction thresholds, Bayes types.
+
+Per believed opponent type ``l`` the agent plans one full offer per turn, ``o_KB(t)``,
+from the QOValue-ordered list of :func:`~accord.leagues.genius.qo.offer_list` (with
+``ExpectedOppAvg_l`` and the concession rate), and an acceptance threshold per turn by
+backward induction (:func:`thresholds`, eqs. 4-7)::
+
+    alpha(dl-1) = u(SQ, dl-1)
+    E(dl-1)     = sum_{u(o,dl-1) >= alpha} P(o,dl-1) u(o,dl-1) + sum_{<} P(o,dl-1) u(SQ,dl-1)
+    alpha(t)    = Q(o_KB(t+1)) u(o_KB(t+1), t+1) + (1 - Q(o_KB(t+1))) E(t+1)        (eq. 7)
+    E(t)        = sum_{u(o,t) >= alpha(t)} P(o,t) u(o,t) + sum_{<} P(o,t) alpha(t)   (eq. 6)
+
+The believed type is updated by Bayes' rule (eqs. 8-9) each time an opponent's offer
+arrives (likelihood ``P_l(o, t)``) or the opponent accepts one of the agent's offers
+(likelihood ``Q_l(o)``); the prior is uniform. The agent sends at most one offer a turn,
+answers every offer, accepts when the running agreement with the offer, its open issues
+valued at the agent's mean evaluation of each issue, is worth at least the threshold of
+the believed type and more than the running agreement alone; it never opts out. The
+paper says nothing about partial offers; our rule (as the original code, which completes
+them with average evaluations) adds one safeguard: a partial agreement is accepted only if,
+implemented as it stands at the deadline, it is worth at least the status quo.
+
+``KBAgent(likelihood="code")`` identifies the type as the original Java code does instead:
+the likelihood of a received offer under type ``l`` is the Luce/softmax
+``exp(0.3 U_l(o, t)) / sum_b exp(0.3 U_l(b, t))`` over all full outcomes (the code's swapped
+turn argument is not reproduced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from accord.core.errors import ConfigError
+from accord.leagues.genius.agent import GeniusAgent, PartyView
+from accord.leagues.genius.domain import Domain
+from accord.leagues.genius.knowledge import OpponentModel, SessionLog, TypeModel
+from accord.leagues.genius.protocol import Action, Kind
+from accord.leagues.genius.qo import OfferPlan, offer_list, qo_values
+
+__all__ = [
+    "KBAgent",
+    "TypePlan",
+    "thresholds",
+]
+
+Floats = npt.NDArray[np.float64]
+_FLOOR = 1e-9
+
+
+def thresholds(
+    p: Sequence[Floats],
+    own: Floats,
+    time_effect: float,
+    status_quo: float,
+    offer_values: Floats,
+    q_offers: Floats,
+    first_turn: int = 0,
+) -> tuple[Floats, Floats]:
+    """Acceptance thresholds ``alpha(t)`` and expected utilities ``E(t)`` for t = 0..dl-1.
+
+    Args:
+        p: ``p[t]`` = P(o, t) over the full outcomes, one array per turn.
+        own: the agent's time-free utility of every full outcome.
+        time_effect, status_quo: the agent's constants.
+        offer_values: time-free utility of the agent's own offer at each turn, ``o_KB(t)``.
+        q_offers: ``Q(o_KB(t))`` for each turn.
+        first_turn: number of the first period (utilities use ``t + first_turn``).
+    """
+    dl = len(p)
+    alpha = np.zeros(dl)
+    exp = np.zeros(dl)
+    for t in range(dl - 1, -1, -1):
+        period = t + first_turn
+        u = own + period * time_effect
+        if t == dl - 1:
+            a = status_quo + period * time_effect
+            below_value = a
+        else:
+            nxt = offer_values[t + 1] + (period + 1) * time_effect
+            a = q_offers[t + 1] * nxt + (1 - q_offers[t + 1]) * exp[t + 1]
+            below_value = a
+        above = u >= a
+        exp[t] = float(p[t][above] @ u[above]) + float(p[t][~above].sum()) * below_value
+        alpha[t] = a
+    return alpha, exp
+
+
+class TypePlan:
+    """What the agent plans against one believed type: offers and thresholds per turn."""
+
+    def __init__(
+        self,
+        model: TypeModel,
+        own: Floats,
+        view_domain: Domain,
+        sq: float,
+        te: float,
+        turns: int,
+        first_turn: int,
+    ) -> None:
+        qo = qo_values(own, model.full)
+        self.plan: OfferPlan = offer_list(
+            qo, model.full, own > sq + first_turn * te, model.expected_opp_avg, turns
+        )
+        offers = np.array([self.plan.offer(t) for t in range(turns)])
+        self.offer_rows = view_domain.rows[offers]
+        p = [model.p(t) for t in range(turns)]
+        self.alpha, self.expected = thresholds(
+            p, own, te, sq, own[offers], model.q(model.full[offers]), first_turn
+        )
+
+
+class KBAgent(GeniusAgent):
+    """The KBAgent; ``logs`` is its database of past sessions (empty: the documented prior)."""
+
+    def __init__(
+        self, logs: Sequence[SessionLog] = (), likelihood: Literal["paper", "code"] = "paper"
+    ) -> None:
+        if likelihood not in ("paper", "code"):
+            raise ConfigError(f"likelihood must be 'paper' or 'code', got {likelihood!r}")
+        self.logs = tuple(logs)
+        self.likelihood = likelihood
+
+    def on_start(self, view: PartyView) -> None:
+        prof = view.profile
+        turns, first = view.turns, view.rules.first_turn
+        self.model = OpponentModel(view.domain, view.side, prof, self.logs, turns)
+        own = view.scores
+        self.plans = [
+            TypePlan(m, own, view.domain, prof.status_quo, prof.time_effect, turns, first)
+            for m in self.model.types
+        ]
+        k = len(self.plans)
+        self.belief = np.full(k, 1.0 / k)
+        self.mean_eval = prof.table[:, :-1].copy()
+        widths = [len(i.values) for i in view.domain.issues]
+        self.issue_mean = np.array(
+            [float(self.mean_eval[i, : widths[i]].mean()) for i in range(len(widths))]
+        )
+        self._seen: set[int] = set()
+        self._accepted_mine: set[int] = set()
+        self._offered_turn = -1
+
+    @property
+    def believed_type(self) -> int:
+        """BT(t): the most probable opponent type (eq. 9)."""
+        return int(np.argmax(self.belief))
+
+    def update(self, likelihoods: Floats) -> None:
+        """Bayes' rule (eq. 8) with one likelihood per type."""
+        post = self.belief * np.maximum(likelihoods, _FLOOR)
+        total = float(post.sum())
+        self.belief = post / total if total > 0 else np.full(len(post), 1.0 / len(post))
+
+    def _offer_likelihood(self, view: PartyView, row: npt.NDArray[np.int64], turn: int) -> Floats:
+        """P(o_t | type_l) for every type: the KDE model (paper) or the code's softmax."""
+        if self.likelihood == "paper":
+            return np.array([m.p_of(m.profile.score(row), turn) for m in self.model.types])
+        out = []
+        period = turn + view.rules.first_turn
+        for m in self.model.types:
+            te = m.profile.time_effect * period
+            full = 0.3 * (m.full + te)
+            top = float(full.max())
+            out.append(
+                np.exp(0.3 * (m.profile.score(row) + te) - top) / float(np.exp(full - top).sum())
+            )
+        return np.array(out)
+
+    def _safe_at_deadline(self, view: PartyView, row: npt.NDArray[np.int64]) -> bool:
+        """A partial agreement that would be implemented at the deadline must beat the status quo."""
+        if bool((row >= 0).all()) or view.rules.deadline_rule != "paper":
+            return True
+        dl = view.turns
+        return view.value(row, t=dl) >= view.profile.status_quo_at(dl)
+
+    def _completed_value(self, view: PartyView, row: npt.NDArray[np.int64]) -> float:
+        prof = view.profile
+        cols = np.arange(row.size)
+        own = np.where(row >= 0, prof.table[cols, np.maximum(row, 0)], self.issue_mean)
+        return float(own.sum()) + view.period * prof.time_effect
+
+    def act(self, view: PartyView) -> list[Action]:
+        out: list[Action] = []
+        turn = min(view.turn, view.turns - 1)
+        for o in view.my_offers():
+            if o.answer is Kind.ACCEPT and o.id not in self._accepted_mine:
+                self._accepted_mine.add(o.id)
+                self.update(np.array([m.q(m.profile.score(o.row))[()] for m in self.model.types]))
+        current = view.value(view.agreement_row)
+        for o in view.pending():
+            if o.id not in self._seen:
+                self._seen.add(o.id)
+                self.update(self._offer_likelihood(view, o.row, o.turn))
+            plan = self.plans[self.believed_type]
+            combined = view.combined(o.row)
+            worth = self._completed_value(view, combined)
+            if (
+                worth >= plan.alpha[turn]
+                and view.value(combined) > current
+                and worth > current
+                and self._safe_at_deadline(view, combined)
+            ):
+                out.append(Action.accept(o.id))
+                current = view.value(combined)
+            else:
+                out.append(Action.reject(o.id))
+        if self._offered_turn < view.turn:
+            self._offered_turn = view.turn
+            row = self.plans[self.believed_type].offer_rows[turn]
+            if view.value(row) > current:
+                out.append(Action.make_offer(view.offer_of(row)))
+        return out

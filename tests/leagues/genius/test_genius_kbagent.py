@@ -1,0 +1,187 @@
+"""The KBAgent's two worked examples, its thresholds, its Bayes update and its prior."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from accord.leagues.genius.agent import PartyView
+from accord.leagues.genius.kbagent import KBAgent, thresholds
+from accord.leagues.genius.knowledge import (
+    OpponentModel,
+    SessionLog,
+    acceptance_probability,
+    kde_over_ranks,
+)
+from accord.leagues.genius.loading import load_domain
+from accord.leagues.genius.match import Match
+from accord.leagues.genius.pdas import make_agent
+from accord.leagues.genius.protocol import GeniusSession, Rules
+from accord.leagues.genius.qo import luce, offer_list, qo_values, rank
+
+JC = load_domain("job_candidate")
+
+
+def test_acceptance_probability_reproduces_the_papers_example() -> None:
+    # people proposed 400, 380, 300, 200 and accepted 280: Q(290) = 2/5
+    assert acceptance_probability([400, 380, 300, 200, 280], 290) == 0.4
+
+
+def _row_worth(profile_scores: np.ndarray, value: float) -> tuple[int, ...]:
+    k = int(np.flatnonzero(np.isclose(profile_scores, value))[0])
+    return tuple(int(x) for x in JC.rows[k])
+
+
+def test_q_learnt_from_the_database_reproduces_the_papers_example() -> None:
+    candidate = JC.types[1][0]  # the opponent type, candidate short-term
+    scores = candidate.scores(JC.rows)
+    proposed = [_row_worth(scores, v) for v in (400, 380, 300, 200)]
+    accepted = _row_worth(scores, 280)
+    log = SessionLog(
+        types=(0, 0),
+        offers=tuple((1, t, r) for t, r in enumerate(proposed)),
+        accepted=((1, accepted),),
+        agreement=True,
+        utilities=(300.0, 250.0),
+    )
+    model = OpponentModel(JC, 0, JC.types[0][0], [log], turns=14)
+    q = model.types[0].q(np.array([290.0, 200.0, 401.0]))
+    assert q.tolist() == [0.4, 0.0, 1.0]
+    assert model.types[0].expected_opp_avg == 250.0
+    assert model.sessions == 1
+
+
+def test_table_1_concession_rate_and_proposed_offers() -> None:
+    qo = [13.45, 12.5, 12, 11.22, 10.3, 10, 9.87, 9.8, 9, 8.8]
+    u_opp = [350, 300, 400, 430, 350, 435, 470, 490, 410, 500]
+    plan = offer_list(qo, u_opp, [True] * 10, expected_opp_avg=440, turns=5)
+    assert plan.offers == [0, 2, 3, 5, 6, 7, 9]  # the "Ordered list" column
+    assert plan.concession_rate == 1.25
+    assert [plan.position(t) for t in range(5)] == [0, 1, 2, 3, 5]
+    assert [plan.offer(t) for t in range(5)] == [0, 2, 3, 5, 7]
+
+
+def test_offers_not_above_the_status_quo_leave_the_list() -> None:
+    qo = [3.0, 2.0, 1.0]
+    plan = offer_list(qo, [10, 20, 30], [True, False, True], expected_opp_avg=25, turns=5)
+    assert plan.offers == [0, 2] and plan.concession_index == 2
+
+
+def test_rank_luce_and_qovalue_follow_equations_1_to_3() -> None:
+    own, opp = np.array([10.0, 20.0, 30.0, 40.0]), np.array([40.0, 30.0, 20.0, 10.0])
+    assert rank(own).tolist() == [0.25, 0.5, 0.75, 1.0]
+    assert luce(own).tolist() == [0.1, 0.2, 0.3, 0.4]
+    # min(rank_a*lu_a, (lu_a+lu_b)*rank_b): outcome 0 -> min(.025, .5*1) ; outcome 3 -> min(.4, .5*.25)
+    assert qo_values(own, opp) == pytest.approx([0.025, 0.1, 0.225, 0.125])
+
+
+def test_thresholds_by_backward_induction_match_a_hand_computation() -> None:
+    own = np.array([100.0, 50.0])
+    p = [np.array([0.5, 0.5]), np.array([0.5, 0.5])]
+    alpha, e = thresholds(
+        p,
+        own,
+        time_effect=-5.0,
+        status_quo=20.0,
+        offer_values=np.array([100.0, 100.0]),
+        q_offers=np.array([0.4, 0.4]),
+    )
+    # t=1 (dl-1): alpha = SQ(1) = 15; E = .5*95 + .5*45 = 70
+    # t=0: alpha = .4*u(o_KB(1), 1) + .6*E(1) = .4*95 + .6*70 = 80; E = .5*100 + .5*80 = 90
+    assert alpha.tolist() == pytest.approx([80.0, 15.0])
+    assert e.tolist() == pytest.approx([90.0, 70.0])
+
+
+def test_bayes_update_follows_equations_8_and_9() -> None:
+    agent = KBAgent()
+    s = GeniusSession(JC, (0, 0), Rules())
+    agent.on_start(PartyView(s, 0, 0))
+    agent.update(np.array([0.2, 0.6, 0.2]))
+    assert agent.belief.tolist() == pytest.approx([0.2, 0.6, 0.2])
+    agent.update(np.array([0.9, 0.1, 0.1]))
+    # posterior ∝ [.18, .06, .02]
+    assert agent.belief.tolist() == pytest.approx([0.18 / 0.26, 0.06 / 0.26, 0.02 / 0.26])
+    assert agent.believed_type == 0
+
+
+def test_kde_is_a_smooth_density_over_ranks() -> None:
+    ranks = np.arange(1.0, 1297.0)
+    dens = kde_over_ranks(np.array([400.0, 400.0, 600.0]), ranks, 1296)
+    assert 400 <= ranks[dens.argmax()] <= 600 and (dens > 0).all()
+    assert float(dens.sum()) == pytest.approx(1.0, abs=1e-3)  # unit-spaced ranks: sum = integral
+
+
+def test_the_empty_database_prior_plans_above_the_status_quo_and_concedes() -> None:
+    for name in ("job_candidate", "england_zimbabwe"):
+        d = load_domain(name)
+        for side in (0, 1):
+            agent = KBAgent()
+            view = PartyView(GeniusSession(d, (0, 0), Rules()), side, 0)
+            agent.on_start(view)
+            sq = view.profile.status_quo
+            for plan in agent.plans:
+                values = view.scores[[plan.plan.offer(t) for t in range(14)]]
+                assert (values > sq).all() and (np.diff(values) <= 0).all()
+                assert plan.alpha[-1] == pytest.approx(view.profile.status_quo_at(13))
+
+
+def test_the_kbagent_learns_from_logged_sessions_and_still_agrees() -> None:
+    logs = []
+    for seed in range(6):
+        m = Match(JC, [make_agent("conceder"), make_agent("fair")], (seed % 3, 1), seed=seed)
+        r = m.run()
+        s = m.session
+        logs.append(
+            SessionLog(
+                types=(None, None),
+                offers=tuple((o.party, o.turn, tuple(int(x) for x in o.row)) for o in s.offers),
+                accepted=tuple(
+                    (1 - o.party, tuple(int(x) for x in o.row))
+                    for o in s.offers
+                    if o.answer is not None and o.answer.value == "accept"
+                ),
+                agreement=r.reason.value != "opt_out" and r.agreed_issues > 0,
+                utilities=r.utilities,
+            )
+        )
+    kb = KBAgent(logs)
+    result = Match(JC, [make_agent("conceder"), kb], (0, 1), seed=9).run()
+    assert kb.model.sessions == 6
+    assert result.reason.value == "agreement"
+
+
+def test_the_code_likelihood_option_is_the_softmax_of_the_java_agent() -> None:
+    agent = KBAgent(likelihood="code")
+    s = GeniusSession(JC, (0, 0), Rules())
+    view = PartyView(s, 0, 0)
+    agent.on_start(view)
+    row = JC.rows[int(np.argmax(JC.types[1][0].scores(JC.rows)))]  # best for candidate ST
+    like = agent._offer_likelihood(view, row, 0)
+    for k, prof in enumerate(JC.types[1]):
+        full = prof.scores(JC.rows)
+        expected = np.exp(0.3 * prof.score(row)) / np.exp(0.3 * full).sum()
+        assert like[k] == pytest.approx(expected, rel=1e-9)
+    result = Match(JC, [KBAgent(likelihood="code"), make_agent("fair")], (0, 0), seed=2).run()
+    assert result.invalid == (0, 0)
+    with pytest.raises(Exception, match="likelihood must be 'paper' or 'code'"):
+        KBAgent(likelihood="java")  # type: ignore[arg-type]
+
+
+def test_a_partial_agreement_worse_than_the_status_quo_at_the_deadline_is_refused() -> None:
+    from accord.leagues.genius.protocol import Action, VirtualClock
+
+    clock = VirtualClock()
+    s = GeniusSession(JC, (0, 0), Rules(turn_seconds=1), clock)
+    s.start()
+    agent = KBAgent()
+    view = PartyView(s, 0, 0)
+    agent.on_start(view)
+    clock.advance(13.5)  # the last turn: alpha = SQ(13) = 162
+    low = s.submit(1, Action.make_offer({"Salary": "7,000 NIS"}))
+    # completed with mean evaluations it is worth 458 - 78 = 380 >= 162, but implemented
+    # at the deadline it is worth 100*.2*8 - 6*14 = 76 < SQ(14) = 156: rejected
+    ok = s.submit(1, Action.make_offer({"Working Hours": "10 hours"}))
+    # implemented at the deadline: 100*.3*8 - 84 = 156 = SQ(14): accepted
+    actions = agent.act(view)
+    answers = {a.offer: a.kind.value for a in actions if a.offer is not None}
+    assert answers == {low.offer: "reject", ok.offer: "accept"}
