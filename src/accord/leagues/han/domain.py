@@ -7,7 +7,7 @@ counts that add up to the issue's quantity. Points are linear per item and per s
 and each side's total for taking everything must be equal (the 2017 rule).
 
     >>> spec = EXAMPLE_1
-    >>> offer = Offer.of([(5, 0, 0), (0, 0, 5), (0, 0, 5), (5, 0, 0)])
+    >>> offer = Offer.of([(0, 0, 5), (0, 0, 5), (5, 0, 0), (5, 0, 0)])
     >>> spec.points(offer, "person"), spec.points(offer, "agent")
     (35, 35)
     >>> GameSpec("bad", ("a", "b"), (1, 1), (1, 1), (1, 1), 0, 0)  # doctest: +ELLIPSIS

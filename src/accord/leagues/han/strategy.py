@@ -6,7 +6,7 @@ acceptance on a schedule, reading the other side's statements.
     >>> v = GameView.of(EXAMPLE_1, "agent")
     >>> o = offer_for(v, 25)
     >>> v.points(o), o.full
-    (28, True)
+    (26, True)
 """
 
 from __future__ import annotations
