@@ -116,3 +116,39 @@ def tournament_cmd(
             f"{r['likeability']:.2f} ± {r['likeability_ci95']:.2f}", str(r["lies"]),
         )  # fmt: skip
     Console().print(t)
+
+
+@app.command("serve")
+def serve_cmd(
+    agents: Annotated[
+        str, typer.Option(help="comma-separated agents to register")
+    ] = "fair,tough,ledger,liar",
+    db: Annotated[Path, typer.Option(help="the study's SQLite file (resumable)")] = Path(
+        "han-study.sqlite"
+    ),
+    participants: Annotated[int, typer.Option(help="links to make per agent")] = 25,
+    game: str = "example-1",
+    time_limit: Annotated[
+        float | None, typer.Option("--time", help="seconds (default 600)")
+    ] = None,
+    host: str = "127.0.0.1",
+    port: int = 8040,
+) -> None:
+    """Serve a study: each agent meets --participants fresh people; prints their links."""
+    from accord.leagues.han.server import create_han_app
+    from accord.web.runner import serve
+
+    try:
+        names = [a for a in agents.split(",") if a]
+        app_, study, _ = create_han_app(db, names, game=game, time_limit=time_limit)
+    except AccordError as exc:
+        raise _fail(exc) from None
+    c = Console()
+    if study.initial_password:
+        c.print(f"experimenter password: {study.initial_password}")
+    have = study.progress()["byStatus"]
+    if sum(have.values()) == 0:
+        for inv in study.invite(participants * len(names), label="han"):
+            c.print(f"http://{host}:{port}{inv.path}")
+    c.print(f"admin page: http://{host}:{port}/study/admin.html")
+    serve(app_, host, port)
