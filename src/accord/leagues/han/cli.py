@@ -79,7 +79,7 @@ def play_cmd(
         return
     c = Console()
     for t, e in rec.game.history:
-        c.print(f"{t:7.1f}s  {e.owner:6}  {e.describe(spec.issues)}")
+        c.print(f"{t:7.1f}s  {e.owner:6}  {e.describe(spec.issues)}", markup=False)
     c.print(
         f"[bold]{r.outcome.value}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
     )
