@@ -184,3 +184,16 @@ def test_every_example_pair_ends_cleanly_on_both_domains(agent: str, person: str
         else:
             assert r.points == {"agent": spec.agent_batna, "person": spec.person_batna}
     _ = SubClass
+
+
+def test_person_vs_person_both_sides_driven_from_outside() -> None:
+    m = Match(EXAMPLE_2, None, None, spacing=0.0)
+    m.advance(0.0)
+    deal = Offer.of([(6, 0, 0), (0, 0, 6), (1, 0, 0)])
+    m.submit("person", Event(EventKind.SEND_OFFER, offer=deal), 3.0)
+    m.submit("agent", Event(EventKind.FORMAL_ACCEPT), 4.0)
+    assert not m.game.ended
+    m.submit("person", Event(EventKind.FORMAL_ACCEPT), 5.0)
+    r = m.record().result
+    assert r.outcome is GameOutcome.DEAL and r.points == {"agent": 30 + 8, "person": 12}
+    assert r.end_time == 5.0 and m.record().names == {"agent": "person", "person": "person"}

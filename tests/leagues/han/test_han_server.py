@@ -110,3 +110,14 @@ def test_a_game_over_http_with_bad_input_a_reused_link_and_results(tmp_path: Pat
         tmp_path / "han.sqlite", ["fair", "tough"], time_limit=30.0
     )
     assert [r["games"] for r in service2.results()] == [1, 0]
+
+
+def test_an_unknown_agent_or_a_bad_time_is_refused_before_serving(tmp_path: Path) -> None:
+    import pytest
+
+    from accord.core.errors import AccordError
+
+    with pytest.raises(AccordError, match="unknown HAN agent 'nobody'"):
+        create_han_app(tmp_path / "a.sqlite", ["fair", "nobody"])
+    with pytest.raises(AccordError, match="needs at least one registered agent"):
+        create_han_app(tmp_path / "b.sqlite", [])
