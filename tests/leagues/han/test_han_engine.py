@@ -260,3 +260,12 @@ def test_random_streams_never_bind_without_both_formal_accepts_of_the_same_full_
         "agent": EXAMPLE_1.points(deal, "agent"),
         "person": EXAMPLE_1.points(deal, "person"),
     }
+
+
+def test_the_league_is_registered_as_han_v1_and_make_session_points_elsewhere() -> None:
+    from accord.core.errors import ConfigError
+    from accord.core.protocols import known_protocols, protocol_info, resolve_protocol
+
+    assert protocol_info("iago").id == "han-v1" and "han-v1" in known_protocols()
+    with pytest.raises(ConfigError, match="run through accord.leagues.han"):
+        resolve_protocol("han").factory()

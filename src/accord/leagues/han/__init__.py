@@ -11,6 +11,7 @@ offers, points), ``events``, ``engine`` (the rules), ``dispatch`` (flood protect
 from accord.leagues.han.domain import DOMAINS, EXAMPLE_1, EXAMPLE_2, GameSpec, Offer
 from accord.leagues.han.engine import Game, GameOutcome, GameResult
 from accord.leagues.han.events import Event, EventKind
+from accord.leagues.han.protocol import HAN
 
 __all__ = [
     "DOMAINS",
@@ -22,5 +23,6 @@ __all__ = [
     "GameOutcome",
     "GameResult",
     "GameSpec",
+    "HAN",
     "Offer",
 ]
