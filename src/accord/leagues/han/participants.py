@@ -13,11 +13,16 @@ accept and quit. They let an agent be tried against a pool in seconds on a virtu
 * :class:`Impatient` accepts 40 % of its maximum and walks away (formal quit) after
   three minutes without an acceptable offer.
 
+The platform calls ``reseed(seed)`` with the game's seed, which moves each threshold by
+up to ±0.05 of the maximum, so repeated games against a type differ, reproducibly.
+
     >>> sorted(PARTICIPANTS)
     ['cooperative', 'emotional', 'greedy', 'impatient']
 """
 
 from __future__ import annotations
+
+import random
 
 from accord.leagues.han.api import HanAgent, expression, offer_event
 from accord.leagues.han.events import Event, EventKind, Preference, Relation, SubClass, preset
@@ -35,6 +40,13 @@ class _Person(HanAgent):
         super().__init__()
         self._accepted: object = None
         self._countered: object = None
+
+    def reseed(self, seed: int) -> None:
+        """Vary this person a little (thresholds ± 0.05 of the maximum), reproducibly."""
+        rng = random.Random(seed)
+        self.accept_frac += rng.uniform(-0.05, 0.05)
+        self.late_frac += rng.uniform(-0.05, 0.05)
+        self.ask_frac += rng.uniform(-0.05, 0.05)
 
     def threshold(self) -> float:
         v = self.view
