@@ -68,10 +68,12 @@ def test_scoring_at_goal_end() -> None:
     g.step(0, Transfer((0, 0, 0)))
     g.step(1, Transfer((0, 0, 0)))
     assert g.step(0, Move(1)).ok and g.step(0, Move(2)).ok
+    assert not g.done and g.actor == 1  # player 1 still has its move
+    assert g.step(1, Move(7)).ok and g.step(1, EndMove()).ok
     assert g.done and g.end_reason is EndReason.GOAL
-    # player 0: goal + 1 chip (C) ; player 1: 3 chips, distance 2 from cell 8 to cell 6
-    assert g.scores() == [105, 15 - 20]
-    assert len(g.history) == 1 and g.history[0].moved == [2, 0]
+    # player 0: goal + 1 chip (C) ; player 1: 2 chips, 1 square from cell 7 to cell 6
+    assert g.scores() == [105, 10 - 10]
+    assert len(g.history) == 1 and g.history[0].moved == [2, 1]
 
 
 def test_dormancy_counts_and_ends() -> None:

@@ -11,9 +11,9 @@ One turn (documented defaults; the paper leaves the turn protocol open):
 4. **Move** (``MOVE``): player 0 then player 1 make any number of :class:`Move` steps to
    adjacent cells, each paying one chip of that cell's colour, then :class:`EndMove`.
 
-The game ends when a player stands on its goal (at once), when a player has not moved for
-``rules.dormant_limit`` consecutive turns (checked at the end of each turn), or at
-``rules.max_turns``. Every action is checked; an invalid one is recorded against its sender
+A player who reaches its goal stops moving; at the end of the movement phase (so both
+players have had their move) the game ends when a player stands on its goal, when a player
+has not moved for ``rules.dormant_limit`` consecutive turns, or at ``rules.max_turns``. Every action is checked; an invalid one is recorded against its sender
 in :attr:`Game.violations` and replaced by the phase's null action (pass, reject, send
 nothing, stop moving); an action out of turn is recorded and ignored.
 
@@ -364,8 +364,7 @@ class Game:
             self.trails[player].append(action.cell)
             rec.moved[player] += 1
             if action.cell == self.goals[player]:
-                self._close_turn()
-                self._end(EndReason.GOAL)
+                self._apply(player, EndMove())  # at its goal: its movement is over
         else:
             if player == 0:
                 self.actor = 1
@@ -392,9 +391,9 @@ class Game:
         self.history.append(rec)
         for k in range(2):
             self.dormant[k] = 0 if rec.moved[k] else self.dormant[k] + 1
-        if self.phase is Phase.ENDED:
-            return
-        if max(self.dormant) >= self.rules.dormant_limit:
+        if any(self.positions[k] == self.goals[k] for k in range(2)):
+            self._end(EndReason.GOAL)
+        elif max(self.dormant) >= self.rules.dormant_limit:
             self._end(EndReason.DORMANT)
         elif self.rules.max_turns is not None and self.turn + 1 >= self.rules.max_turns:
             self._end(EndReason.MAX_TURNS)

@@ -219,6 +219,23 @@ class Rules:
         if self.visibility not in _VISIBILITY:
             raise ConfigError(f"visibility must be one of {_VISIBILITY}; got {self.visibility!r}")
 
+    def best_score(
+        self, board: Board, position: int, goal: int, chips: Chips | Sequence[int]
+    ) -> int:
+        """The best score reachable by moving from ``position`` with ``chips`` (no trade).
+
+        Every reachable cell is tried with its fewest steps, so it equals the expected
+        future score ``X*P - Z*d*(1-P) + Y*s`` of the PURB heuristic with P in {0, 1}.
+
+            >>> Rules().best_score(Board.parse(["AB", "BA"]), 0, 3, [1, 1])
+            100
+        """
+        total = int(np.sum(chips))
+        return max(
+            self.score(board, cell, goal, [total - steps])
+            for cell, steps in board.reach(position, chips).items()
+        )
+
     def score(self, board: Board, position: int, goal: int, chips: Chips | Sequence[int]) -> int:
         """X at the goal (else -Z per square to it) plus Y per chip held."""
         held = int(np.sum(chips)) * self.chip_bonus
