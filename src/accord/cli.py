@@ -28,6 +28,12 @@ _GROUPS = [
     ("accord.agents.cli", "app", "agents", "List the built-in negotiators and check yours."),
     ("accord.leagues.scml.cli", "app", "scml", "The SCML supply-chain world."),
     ("accord.leagues.genius.cli", "app", "genius", "People versus agents, GENIUS style."),
+    (
+        "accord.leagues.trails.cli",
+        "app",
+        "trails",
+        "Colored Trails: non-binding chip trades, PURB.",
+    ),
 ]
 
 

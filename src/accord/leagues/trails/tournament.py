@@ -105,8 +105,30 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def mean(xs: list[float]) -> float:
         return round(sum(xs) / len(xs), 2) if xs else 0.0
 
+    table = {a: {b: mean(v) for b, v in row.items()} for a, row in pair.items()}
     return {
-        "table": {a: {b: mean(v) for b, v in row.items()} for a, row in pair.items()},
+        "table": table,
+        "checks": _checks(table),
         "by_class": {c: {a: mean(v) for a, v in row.items()} for c, row in cls_.items()},
         "reliability": {a: round(s / p, 3) if p else None for a, (s, p) in kept.items()},
+    }
+
+
+def _checks(table: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """PURB against never-reliable: who does better against a reliable partner, and
+    whether PURB is exploited (scores less than ``unreliable`` in their games)."""
+    if not {"purb", "unreliable", "reliable"} <= set(table):
+        return {}
+    return {
+        "vs_reliable": {
+            "purb": table["purb"]["reliable"],
+            "unreliable": table["unreliable"]["reliable"],
+        },
+        "purb_beats_unreliable_vs_reliable": table["purb"]["reliable"]
+        > table["unreliable"]["reliable"],
+        "head_to_head": {
+            "purb": table["purb"]["unreliable"],
+            "unreliable": table["unreliable"]["purb"],
+        },
+        "purb_not_exploited": table["purb"]["unreliable"] >= table["unreliable"]["purb"],
     }
