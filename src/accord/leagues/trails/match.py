@@ -30,7 +30,7 @@ from accord.leagues.trails.engine import (
 from accord.leagues.trails.purb import Purb
 from accord.leagues.trails.rules import Rules
 
-__all__ = ["AGENTS", "make_agent", "play"]
+__all__ = ["AGENTS", "advance", "make_agent", "observe_all", "play"]
 
 AGENTS: dict[str, type[Agent]] = {"purb": Purb, **BASELINES}
 
@@ -59,11 +59,21 @@ def _safe(game: Game, player: int, fn: Any, *args: Any) -> Any:
         return None
 
 
-def advance(game: Game, agents: Sequence[Agent]) -> None:
-    """Let agents act until the game ends or a player without an agent must act."""
-    while not game.done:
+def observe_all(game: Game, agents: Sequence[Agent | None]) -> None:
+    """Tell every agent how the last turn went (promised and sent chips of both)."""
+    rec = game.history[-1]
+    for k, a in enumerate(agents):
+        if a is not None:
+            _safe(game, k, a.observe, make_view(game, k), rec)
+
+
+def advance(game: Game, agents: Sequence[Agent | None]) -> None:
+    """Let agents act until the game ends or a player without an agent (None) must act."""
+    while not game.done and agents[game.actor] is not None:
         p = game.actor
         agent = agents[p]
+        assert agent is not None
+        n = len(game.history)
         view = make_view(game, p)
         if game.phase is Phase.PROPOSE:
             prop = _safe(game, p, agent.propose, view)
@@ -79,16 +89,15 @@ def advance(game: Game, agents: Sequence[Agent]) -> None:
             game.step(p, Transfer(tuple(send) if send is not None else (0,) * len(promised)))
         else:
             path = _safe(game, p, agent.move, view) or []
-            turn = game.turn
             for cell in path:
-                if game.done or not game.step(p, Move(int(cell))).ok:
+                if game.actor != p or game.phase is not Phase.MOVE:
                     break
-            if not game.done and game.turn == turn and game.actor == p and game.phase is Phase.MOVE:
+                if not game.step(p, Move(int(cell))).ok:
+                    break
+            if game.actor == p and game.phase is Phase.MOVE:
                 game.step(p, EndMove())
-            if game.history and game.history[-1].turn == turn and (game.done or game.turn != turn):
-                rec = game.history[-1]
-                for k in (0, 1):
-                    _safe(game, k, agents[k].observe, make_view(game, k), rec)
+        if len(game.history) > n:
+            observe_all(game, agents)
 
 
 def play(
