@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from accord.core.errors import ConfigError
+from accord.leagues.trails.analysis import compare, rows_from_study_csv
 from accord.leagues.trails.server import create_trails_app, trails_design
 from accord.web.testing import ServerThread
 
@@ -47,5 +48,13 @@ def test_person_against_purb_to_the_end(tmp_path: Path) -> None:
             s = person.post("/api/trails/act", json=body).json()
         assert s["done"] and s["end"] in {"dormant", "goal"}
         assert person.get("/api/participant").json()["status"] == "done"
+        admin = httpx.Client(base_url=server.url)
+        admin.post("/api/login", json={"username": "experimenter", "password": "pw-trails"})
+        export = tmp_path / "events.csv"
+        export.write_text(admin.get("/api/study/events.csv").text)
+    (row,) = rows_from_study_csv(export)
+    assert row["population"] == "people" and row["agent"] == "person"
+    assert row["score"] == s["scores"][0] and row["promised"] == 0 and row["kept"] is None
+    assert compare([row])["people"]["person"]["games"] == 1
     with pytest.raises(ConfigError, match="unknown opponent"):
         trails_design(["nobody"])

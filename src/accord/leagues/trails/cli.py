@@ -179,3 +179,53 @@ def serve_cmd(
     if study.initial_password is not None:
         typer.echo(f"experimenter password: {study.initial_password}")
     uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])
+
+
+@app.command("report")
+def report_cmd(
+    agents: Annotated[list[str], typer.Option("--agents", "-a", help="agents to compare")] = [
+        "purb"
+    ],  # noqa: B006
+    population: Annotated[
+        list[str],
+        typer.Option("--population", "-p", help="the partner population (baselines as PDAs)"),
+    ] = ["reliable unreliable greedy random"],  # noqa: B006
+    study: Annotated[
+        Path | None, typer.Option(help="a study's events.csv: adds the logged people")
+    ] = None,
+    boards: Annotated[int, typer.Option(help="boards per dependency class")] = 5,
+    seed: Annotated[int, typer.Option(help="seed of the boards")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Compare agents against a population (and logged people): score, goals, chips kept."""
+    from accord.leagues.trails.analysis import compare, player_rows, rows_from_study_csv
+    from accord.leagues.trails.tournament import run_tournament
+
+    console = Console()
+    names, pop = _split(agents), _split(population)
+    try:
+        t = run_tournament(list(dict.fromkeys([*names, *pop])), boards=boards, seed=seed)
+        rows = [
+            r
+            for g in t["games"]
+            for r in player_rows(g, population="agents-vs-population")
+            if r["partner"] in pop and (r["agent"] in names or r["agent"] in pop)
+        ]
+        if study is not None:
+            rows += rows_from_study_csv(study)
+    except AccordError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    result = compare(rows)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    for group, by_agent in result.items():
+        t_ = Table(title=f"{group}")
+        for c in ("agent", "games", "score", "goal rate", "kept", "reliability"):
+            t_.add_column(c, justify="left" if c == "agent" else "right")
+        for agent, v in by_agent.items():
+            t_.add_row(
+                agent, *(str(v[k]) for k in ("games", "score", "goal_rate", "kept", "reliability"))
+            )
+        console.print(t_)

@@ -38,6 +38,7 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
         "promised": [sum(sum(h["promised"][k]) for h in r["history"]) for k in (0, 1)],
         "sent": [sum(sum(h["sent"][k]) for h in r["history"] if h["accepted"]) for k in (0, 1)],
         "violations": len(r["violations"]),
+        "history": r["history"],
     }
 
 
