@@ -46,7 +46,7 @@ def test_tournament_json_and_resume(tmp_path: Path) -> None:
     assert set(data["table"]) == {"purb", "reliable", "unreliable"}
     assert set(data["by_class"]) == {"mutual", "unilateral", "independent"}
     assert data["reliability"]["unreliable"] == 0.0 and data["reliability"]["reliable"] == 1.0
-    assert "purb_not_exploited" in data["checks"]
+    assert {"purb_limits_exploitation", "purb_wins_head_to_head"} <= set(data["checks"])
     again = runner.invoke(app, [*args, "--json"])
     assert json.loads(again.output) == data and out.exists()
     text = runner.invoke(app, args)

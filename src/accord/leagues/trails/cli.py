@@ -183,9 +183,9 @@ def serve_cmd(
 
 @app.command("report")
 def report_cmd(
-    agents: Annotated[list[str], typer.Option("--agents", "-a", help="agents to compare")] = [
-        "purb"
-    ],  # noqa: B006
+    agents: Annotated[
+        list[str], typer.Option("--agents", "-a", help="agents to compare (names)")
+    ] = ["purb"],  # noqa: B006 - typer needs a literal default
     population: Annotated[
         list[str],
         typer.Option("--population", "-p", help="the partner population (baselines as PDAs)"),

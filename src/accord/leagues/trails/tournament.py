@@ -116,20 +116,20 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _checks(table: dict[str, dict[str, float]]) -> dict[str, Any]:
-    """PURB against never-reliable: who does better against a reliable partner, and
-    whether PURB is exploited (scores less than ``unreliable`` in their games)."""
+    """PURB against never-reliable: who does better against a reliable partner; how much
+    ``unreliable`` gains from PURB compared with from ``reliable`` (exploitation); and
+    their head-to-head scores."""
     if not {"purb", "unreliable", "reliable"} <= set(table):
         return {}
+    t = table
     return {
-        "vs_reliable": {
-            "purb": table["purb"]["reliable"],
-            "unreliable": table["unreliable"]["reliable"],
+        "vs_reliable": {"purb": t["purb"]["reliable"], "unreliable": t["unreliable"]["reliable"]},
+        "purb_beats_unreliable_vs_reliable": t["purb"]["reliable"] > t["unreliable"]["reliable"],
+        "unreliable_against": {
+            "purb": t["unreliable"]["purb"],
+            "reliable": t["unreliable"]["reliable"],
         },
-        "purb_beats_unreliable_vs_reliable": table["purb"]["reliable"]
-        > table["unreliable"]["reliable"],
-        "head_to_head": {
-            "purb": table["purb"]["unreliable"],
-            "unreliable": table["unreliable"]["purb"],
-        },
-        "purb_not_exploited": table["purb"]["unreliable"] >= table["unreliable"]["purb"],
+        "purb_limits_exploitation": t["unreliable"]["purb"] < t["unreliable"]["reliable"],
+        "head_to_head": {"purb": t["purb"]["unreliable"], "unreliable": t["unreliable"]["purb"]},
+        "purb_wins_head_to_head": t["purb"]["unreliable"] > t["unreliable"]["purb"],
     }
