@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Sets everything up, then runs the main job: a tournament of the built-in agents on the
-# bundled scenarios. Prints the leaderboards and where the HTML report is.
+# Sets up what the main job needs (the package and its dependencies, no dev tools, no
+# browser), then runs it: a tournament of the built-in agents on the bundled scenarios.
+# Prints the leaderboards and where the HTML report is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh main
 .venv/bin/accord tournament "$@"

@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# Sets up everything Accord needs on a fresh machine: a virtualenv with the package and
-# its test tools, and Debian's Chromium for the browser tests. Safe to run again.
+# Sets Accord up on a fresh machine in .venv/. Safe to run again.
+#   bash scripts/setup.sh main   what the main job needs: `pip install -e .` (demo.sh)
+#   bash scripts/setup.sh all    everything: the dev, Ray, Parquet, browser and NegMAS extras, and
+#                                Debian's Chromium for the browser tests (test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-all}
+case "$mode" in
+  main) spec='.' ;;
+  all) spec='.[dev,negmas]' ;;   # negmas: the NegMAS bridge and its tests
+  *) echo "usage: bash scripts/setup.sh [main|all]; got '$mode'" >&2; exit 2 ;;
+esac
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-stamp=.venv/.accord-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+stamp=.venv/.accord-installed-$mode
+full=.venv/.accord-installed-all   # everything installed also covers the main job
+if { [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; } \
+   && { [ "$mode" = all ] || [ ! -f "$full" ] || [ pyproject.toml -nt "$full" ]; }; then
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e '.[dev]'
+  .venv/bin/pip install -q -e "$spec"
   touch "$stamp"
 fi
+[ "$mode" = all ] || exit 0
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "Installing Chromium (Debian package) for the browser tests..."

@@ -13,7 +13,7 @@ runner = CliRunner()
 def test_list_shows_every_short_name():
     result = runner.invoke(app, ["list"])
     assert result.exit_code == 0
-    for name in ("boulware", "conceder", "frequency", "hardliner", "titfortat", "random"):
+    for name in ("Boulware", "Conceder", "Frequency", "Hardliner", "TitForTat", "Random"):
         assert name in result.output
 
 
@@ -34,7 +34,7 @@ def test_check_reports_a_broken_agent_and_exits_1():
 def test_check_unknown_agent_suggests_a_name():
     result = runner.invoke(app, ["check", "bolware"])
     assert result.exit_code == 1
-    assert "Did you mean 'boulware'?" in result.output
+    assert "Did you mean 'Boulware'?" in result.output
 
 
 def test_parse_params():

@@ -58,8 +58,8 @@ def test_unknown_name_suggests_the_closest_and_lists_the_known():
     with pytest.raises(ConfigError) as info:
         get_agent("titfortatt")
     msg = str(info.value)
-    assert "unknown agent 'titfortatt'. Did you mean 'titfortat'?" in msg
-    for name in ("boulware", "conceder", "frequency", "hardliner", "linear", "random"):
+    assert "unknown agent 'titfortatt'. Did you mean 'TitForTat'?" in msg
+    for name in ("Boulware", "Conceder", "Frequency", "Hardliner", "Linear", "Random"):
         assert name in msg
     with pytest.raises(ConfigError, match="Known agents: ") as info:
         get_agent("zzzzqqq")
@@ -103,15 +103,24 @@ def test_register_and_unregister():
 def test_known_agents_are_described_and_exported():
     names = known_agents()
     assert {
-        "boulware",
-        "linear",
-        "conceder",
-        "hardliner",
-        "random",
-        "titfortat",
-        "frequency",
+        "Boulware",
+        "Linear",
+        "Conceder",
+        "Hardliner",
+        "Random",
+        "TitForTat",
+        "Frequency",
     } <= set(names)
     assert all(names[n] for n in names)
     assert len(set(agents.__all__)) == len(agents.__all__)
     for name in agents.__all__:
         assert getattr(agents, name).__doc__, name
+
+
+def test_each_builtin_agent_has_one_name_however_it_is_asked_for():
+    from accord.agents.registry import display_name
+
+    for asked in ("frequency", "Frequency", "FREQUENCY", "accord.agents.frequency:FrequencyAgent"):
+        assert display_name(asked) == "Frequency"
+        assert get_agent(asked).name == "Frequency"
+    assert get_agent("frequency", name="Mine").name == "Mine"

@@ -145,7 +145,7 @@ def test_tournament_leaderboard_is_ranked_with_intervals() -> None:
     out, _, _ = run_example("03_tournament.py")
     rows = re.findall(r"(\d)\. (\w+)\s+([\d.]+) \[([\d.]+), ([\d.]+)\] n=(\d+)", out)
     assert [int(r[0]) for r in rows] == [1, 2, 3, 4]
-    assert sorted(r[1] for r in rows) == ["boulware", "conceder", "linear", "titfortat"]
+    assert sorted(r[1] for r in rows) == ["Boulware", "Conceder", "Linear", "TitForTat"]
     scores = [float(r[2]) for r in rows]
     assert scores == sorted(scores, reverse=True)
     for _, _, score, low, high, n in rows:

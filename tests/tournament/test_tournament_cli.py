@@ -97,7 +97,7 @@ def test_report_command_writes_a_self_contained_page(tmp_path: Path) -> None:
     assert "mean after cutting 10% from each end" in html
     for section in (
         "Leaderboards", "Score distributions", "Agent against agent", "Per scenario",
-        "Mean utility per repetition", "Failures", "Sample sessions in utility space",
+        "Mean utility per repetition", "Failures", "Sample sessions", "Nash and Kalai points",
     ):  # fmt: skip
         assert section in html
     assert "RuntimeError: deliberate failure" in html

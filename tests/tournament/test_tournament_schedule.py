@@ -128,7 +128,7 @@ def test_registry_short_names_are_agent_types() -> None:
 
 
 def test_check_agents_catches_short_name_errors_before_running() -> None:
-    with pytest.raises(ConfigError, match="unknown agent 'bolware'. Did you mean 'boulware'?"):
+    with pytest.raises(ConfigError, match="unknown agent 'bolware'. Did you mean 'Boulware'?"):
         check_agents([AgentSpec("B", "bolware")])
     with pytest.raises(ConfigError, match="agent 'B': boulware does not take parameters"):
         check_agents([AgentSpec("B", "boulware", {"speed": 3})])

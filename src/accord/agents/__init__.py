@@ -2,7 +2,7 @@
 
 >>> from accord.agents import get_agent, known_agents
 >>> sorted(known_agents())[:3]
-['boulware', 'conceder', 'frequency']
+['Boulware', 'Conceder', 'Frequency']
 >>> get_agent("frequency").exponent
 0.1
 """

@@ -1,18 +1,25 @@
 """``accord negotiate``: run one session on a scenario and show what happened.
 
 accord negotiate lunch --agents boulware conceder --rounds 50 --plot lunch.png
+
+Only typer is imported at module level: the core, the agents and matplotlib load when
+the command runs, so ``accord --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from accord.core import AccordError, Deadline, make_session
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from accord.core.analysis import ScenarioAnalysis
+    from accord.core.protocols import SessionResult
+    from accord.core.scenario import Scenario
 
 
 def negotiate(
@@ -32,23 +39,58 @@ def negotiate(
     protocol: Annotated[
         str, typer.Option(help="protocol: aop (default), ultimatum, ... or pkg.mod:Class")
     ] = "aop",
-    plot: Annotated[Path | None, typer.Option(help="write the utility-space plot here")] = None,
-    trace: Annotated[bool, typer.Option(help="print every action")] = False,
+    profiles: Annotated[
+        str | None,
+        typer.Option(help="the profiles that negotiate, comma-separated (e.g. Itex,Cypress)"),
+    ] = None,
+    discretize: Annotated[
+        int | None,
+        typer.Option(
+            help="grid values per real (or huge integer) issue; default 10 when needed, "
+            "0 keeps real issues"
+        ),
+    ] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="write the utility-space plot here (.png, .svg, .pdf)")
+    ] = None,
+    timeline: Annotated[
+        Path | None, typer.Option(help="write the offers-over-time plot here")
+    ] = None,
+    trace: Annotated[
+        bool, typer.Option(help="print every action with every party's utility")
+    ] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="print one JSON document with the result only")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="print only the agreement (or 'none')")
+    ] = False,
 ) -> None:
     """Run one negotiation session and print its trace summary, agreement and quality."""
-    from accord.agents.registry import get_agent
-    from accord.core.analysis import analyze, session_metrics
-    from accord.formats import load_scenario
+    from rich.console import Console
 
-    console = Console()
+    from accord.agents.registry import get_agent
+    from accord.core import AccordError, ConfigError, Deadline, make_session
+    from accord.core.analysis import analyze, session_metrics
+
+    console = Console(quiet=quiet or json_out, highlight=False)
     names = [a for item in agents for a in item.split()]
     try:
-        sc = load_scenario(scenario)
+        if rounds < 1:
+            raise ConfigError(f"--rounds must be at least 1, got {rounds}")
+        if seconds is not None and not seconds > 0:
+            raise ConfigError(f"--seconds must be > 0, got {seconds}")
+        for option, p in (("--plot", plot), ("--timeline", timeline)):
+            if p is not None and p.suffix.lower() not in (".png", ".svg", ".pdf"):
+                raise ConfigError(f"{option} must end in .png, .svg or .pdf; got {p.name!r}")
+        sc, notes = load_for_session(scenario, profiles, discretize)
         if len(names) != sc.n_parties:
-            raise typer.BadParameter(
-                f"scenario {sc.name!r} has {sc.n_parties} parties "
-                f"({', '.join(sc.profile_names)}); got {len(names)} agents: {names}",
-                param_hint="--agents",
+            more = (
+                "; choose the profiles that negotiate with --profiles" if sc.n_parties > 2 else ""
+            )
+            raise ConfigError(
+                f"--agents: scenario {sc.name!r} has {sc.n_parties} parties "
+                f"({', '.join(sc.profile_names)}); got {len(names)} agents: {names}{more}"
             )
         negotiators = [get_agent(n) for n in names]
         session = make_session(
@@ -60,24 +102,139 @@ def negotiate(
             seed=seed,
         )
     except AccordError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True, highlight=False)
         raise typer.Exit(2) from exc
+    for note in notes:
+        console.print(f"note: {note}", soft_wrap=True)
     result = session.run()
     analysis = analyze(sc)
     metrics = session_metrics(result, sc, analysis)
 
+    if json_out:
+        typer.echo(json.dumps(result_document(sc, result, metrics, notes, trace), indent=1))
+    elif quiet:
+        agreed = result.agreement
+        typer.echo("none" if agreed is None else json.dumps(sc.space.to_dict(agreed)))
+    else:
+        show(
+            console,
+            sc,
+            result,
+            metrics,
+            f"{rounds} rounds"
+            + (f" / {seconds} s" if seconds else "")
+            + f", protocol {session.info.id}",
+            trace,
+        )
+    draw(console, sc, result, analysis, plot, timeline)
+
+
+def load_for_session(
+    source: str, profiles: str | None, discretize: int | None
+) -> tuple[Scenario, list[str]]:
+    """The scenario with the chosen profiles, discretised if it cannot be enumerated."""
+    from accord.core.errors import ConfigError
+    from accord.formats import load_scenario
+    from accord.formats.discretize import (
+        DEFAULT_LEVELS,
+        discretization_note,
+        discretize_scenario,
+        needs_discretization,
+        size_note,
+    )
+
+    chosen = None if profiles is None else [p for p in profiles.split(",") if p.strip()]
+    sc = load_scenario(source, profiles=chosen)
+    levels = DEFAULT_LEVELS if discretize is None else discretize
+    if levels == 1 or levels < 0:
+        raise ConfigError(f"--discretize must be 0 (keep real issues) or >= 2, got {levels}")
+    notes: list[str] = []
+    if levels and needs_discretization(sc.space):
+        done = discretize_scenario(sc, levels)
+        note = discretization_note(sc, done)
+        if note is not None:
+            notes.append(f"{note} (change with --discretize N)")
+        sc = done
+    big = size_note(sc.space)
+    return sc, notes + ([] if big is None else [big])
+
+
+def result_document(
+    sc: Scenario, result: SessionResult, metrics: Any, notes: list[str], trace: bool
+) -> dict[str, Any]:
+    """What ``--json`` prints."""
+    agreed = result.agreement
+    doc: dict[str, Any] = {
+        "scenario": sc.name,
+        "agents": list(result.names),
+        "profiles": list(sc.profile_names),
+        "reason": result.reason.value,
+        "agreement": None if agreed is None else sc.space.to_dict(agreed),
+        "utilities": dict(zip(result.names, map(float, result.utilities), strict=True)),
+        "reservations": [float(u.reservation) for u in sc.utilities],
+        "steps": result.steps,
+        "rounds": result.rounds,
+        "time": result.time,
+        "failure": None
+        if result.failure is None
+        else {
+            "agent": result.failure.name,
+            "kind": result.failure.kind.value,
+            "message": result.failure.message,
+        },
+        "welfare": metrics.welfare,
+        "nash_product": metrics.nash_product,
+        "pareto_distance": metrics.pareto_distance,
+        "nash_distance": metrics.nash_distance,
+        "pareto_optimal": bool(metrics.pareto_optimal),
+        "notes": notes,
+    }
+    if trace:
+        doc["trace"] = [
+            {
+                "step": e.step,
+                "time": e.time,
+                "agent": result.names[e.party],
+                "action": e.action.value,
+                "offer": None if e.outcome is None else sc.space.to_dict(e.outcome),
+                "utilities": None
+                if e.outcome is None
+                else [float(u(e.outcome)) for u in sc.utilities],
+            }
+            for e in result.trace
+        ]
+    return doc
+
+
+def show(
+    console: Console,
+    sc: Scenario,
+    result: SessionResult,
+    metrics: Any,
+    deadline: str,
+    trace: bool,
+) -> None:
+    """The human-readable report of one session."""
+    from rich.table import Table
+
     console.print(
         f"[bold]{sc.name}[/bold]: {sc.space.cardinality} outcomes, "
-        f"{sc.n_parties} parties, deadline {rounds} rounds"
-        + (f" / {seconds} s" if seconds else "")
-        + f", protocol {session.info.id}"
+        f"{sc.n_parties} parties, deadline {deadline}"
     )
     if trace:
+        console.print(
+            "  utilities are undiscounted, in party order: "
+            + ", ".join(f"{n} ({p})" for n, p in zip(result.names, sc.profile_names, strict=True))
+        )
         for e in result.trace:
-            shown = "" if e.outcome is None else str(sc.space.to_dict(e.outcome))
+            shown = ""
+            if e.outcome is not None:
+                us = " ".join(f"{u(e.outcome):.3f}" for u in sc.utilities)
+                shown = f"u=[{us}] {sc.space.to_dict(e.outcome)}"
             console.print(
                 f"  step {e.step:>4} t={e.time:.3f} {result.names[e.party]:>14} "
-                f"{e.action.value:<6} {shown}"
+                f"{e.action.value:<6} {shown}",
+                soft_wrap=True,
             )
     offers = sum(1 for e in result.trace if e.action.value == "offer")
     console.print(
@@ -89,22 +246,28 @@ def negotiate(
         f = result.failure
         console.print(f"[red]failure of {f.name}[/red] ({f.kind.value}): {f.message}")
     if result.agreement is not None:
-        console.print(f"agreement: {sc.space.to_dict(result.agreement)}")
+        console.print(f"agreement: {sc.space.to_dict(result.agreement)}", soft_wrap=True)
     else:
         console.print("no agreement: every party gets its reservation value")
 
-    table = Table(title="utilities")
+    discounted = any(u.discount is not None for u in sc.utilities)
+    table = Table(
+        title="utilities" + (f" (discounted to t={result.time:.3f})" if discounted else "")
+    )
     table.add_column("party")
     table.add_column("profile")
-    table.add_column("utility", justify="right")
+    table.add_column("utility (discounted)" if discounted else "utility", justify="right")
+    if discounted:
+        table.add_column("undiscounted", justify="right")
     table.add_column("reservation", justify="right")
     for k, name in enumerate(result.names):
-        table.add_row(
-            name,
-            sc.profile_names[k],
-            f"{result.utilities[k]:.4f}",
-            f"{sc.utilities[k].reservation:.4f}",
-        )
+        u = sc.utilities[k]
+        row = [name, sc.profile_names[k], f"{result.utilities[k]:.4f}"]
+        if discounted:
+            agreed = result.agreement
+            row.append("-" if agreed is None else f"{u(agreed):.4f}")
+        row.append(f"{u.reservation:.4f}")
+        table.add_row(*row)
     console.print(table)
     console.print(
         f"social welfare {metrics.welfare:.4f} | Nash product {metrics.nash_product:.4f} | "
@@ -112,11 +275,24 @@ def negotiate(
         + ("n/a" if metrics.nash_distance is None else f"{metrics.nash_distance:.4f}")
         + (" | Pareto-optimal" if metrics.pareto_optimal else "")
     )
-    if plot is not None:
-        if sc.n_parties != 2:
-            console.print("[yellow]--plot draws bilateral sessions only; skipped[/yellow]")
-        else:
-            from accord.plots import save, session_figure
 
-            path = save(session_figure(sc, result, analysis), plot)
-            console.print(f"plot written to {path}")
+
+def draw(
+    console: Console,
+    sc: Scenario,
+    result: SessionResult,
+    analysis: ScenarioAnalysis,
+    plot: Path | None,
+    timeline: Path | None,
+) -> None:
+    """Write the requested figures (any number of parties)."""
+    if plot is None and timeline is None:
+        return
+    from accord.plots import SessionTrace, save, session_figure, timeline_figure
+
+    if plot is not None:
+        path = save(session_figure(sc, result, analysis), plot)
+        console.print(f"plot written to {path}", soft_wrap=True)
+    if timeline is not None:
+        path = save(timeline_figure(SessionTrace.of(sc, result)), timeline)
+        console.print(f"offers-over-time plot written to {path}", soft_wrap=True)

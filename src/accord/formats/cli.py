@@ -139,6 +139,26 @@ def show_command(
         disc = "none" if u.discount is None else f"{u.discount:g}"
         profiles.add_row(name, type(u).__name__, f"{u.reservation:g}", disc, _range_text(u))
     _out.print(profiles)
+    for note in _notes(s):
+        _out.print(f"note: {note}", highlight=False, soft_wrap=True)
+
+
+def _notes(s: Scenario) -> list[str]:
+    """What a user should know before negotiating on ``s``."""
+    from accord.formats.discretize import DEFAULT_LEVELS, needs_discretization
+
+    notes = []
+    if needs_discretization(s.space):
+        notes.append(
+            f"accord negotiate and accord tournament put real (and huge integer) issues on a "
+            f"grid of {DEFAULT_LEVELS} values; --discretize N changes it"
+        )
+    if s.n_parties > 2:
+        notes.append(
+            f"{s.n_parties} profiles: negotiate with {s.n_parties} agents, or choose some "
+            "with --profiles NAME,NAME"
+        )
+    return notes
 
 
 @app.command("convert")
@@ -154,6 +174,15 @@ def convert_command(
     """Convert a scenario to native JSON or to a GENIUS XML folder."""
     if to not in ("native", "genius"):
         raise _fail(ValueError(f"--to must be native or genius, got {to!r}"))
+    suffix = "" if dest.is_dir() else dest.suffix.lower()
+    if to == "native" and suffix not in ("", ".json"):
+        raise _fail(
+            ValueError(f"a native scenario is a .json file (or a folder); got {str(dest)!r}")
+        )
+    if to == "genius" and suffix:
+        raise _fail(
+            ValueError(f"a GENIUS scenario is a folder, not a {suffix} file: {str(dest)!r}")
+        )
     try:
         s = load_scenario(source)
         written = save_scenario(s, dest, "native" if to == "native" else "genius", rescale)

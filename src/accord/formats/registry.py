@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -74,8 +75,24 @@ def _json_kind(path: Path) -> str:
     return "unknown"
 
 
-def load_scenario(source: str | Path) -> Scenario:
-    """Load a scenario from a folder, a native file or a bundled scenario name."""
+def load_scenario(source: str | Path, profiles: Sequence[str] | None = None) -> Scenario:
+    """Load a scenario from a folder, a native file or a bundled scenario name.
+
+    ``profiles`` keeps only the named profiles, in that order (see
+    :func:`accord.formats.profiles.select_profiles`)::
+
+        >>> load_scenario("lunch", profiles=["bob", "alice"]).profile_names
+        ('bob', 'alice')
+    """
+    scenario = _load(source)
+    if profiles is not None:
+        from accord.formats.profiles import select_profiles
+
+        scenario = select_profiles(scenario, profiles)
+    return scenario
+
+
+def _load(source: str | Path) -> Scenario:
     p = Path(source)
     if p.exists():
         kind = detect_format(p)

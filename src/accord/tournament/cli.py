@@ -11,6 +11,8 @@ resumes an interrupted run from its results file.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,7 +28,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ConfigError
 from accord.tournament.config import TournamentConfig
 from accord.tournament.default import DEFAULT_OUT, default_config
 from accord.tournament.runner import TournamentRun, run_tournament
@@ -82,6 +84,20 @@ def tournament_command(
     scenarios: Annotated[
         str | None, typer.Option(help="comma-separated scenario names or paths")
     ] = None,
+    profiles: Annotated[
+        str | None,
+        typer.Option(
+            help="profiles that negotiate in each scenario: comma-separated names "
+            "(e.g. Itex,Cypress) or 'pairs' for every pair"
+        ),
+    ] = None,
+    discretize: Annotated[
+        int | None,
+        typer.Option(
+            help="grid values per real (or huge integer) issue; default 10 when needed, "
+            "0 keeps real issues"
+        ),
+    ] = None,
     reps: Annotated[int | None, typer.Option(help="repetitions")] = None,
     executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "processes",
     workers: Annotated[
@@ -106,9 +122,15 @@ def tournament_command(
     ] = True,
     export: Annotated[str | None, typer.Option(help="also export tables: csv or parquet")] = None,
     trim: Annotated[float, typer.Option(help="score by a mean truncated by this much")] = 0.0,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="print one JSON document (leaderboards, paths) only")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="no progress or tables; print the paths only")
+    ] = False,
 ) -> None:
     """Run (or resume) a tournament, then print the leaderboards."""
-    console = Console()
+    console = Console(quiet=quiet or json_out)
     try:
         cfg = build_config(
             config,
@@ -121,13 +143,83 @@ def tournament_command(
             time_limit=time_limit,
             isolated=isolated,
             learning=learning,
+            discretize=discretize,
         )
+        if profiles:
+            spec: Any = "pairs" if profiles.strip() == "pairs" else _split(profiles)
+            cfg = cfg.with_(
+                scenarios=tuple({"scenario": s, "profiles": spec} for s in cfg.scenarios)
+            )
+        notes = check_before_running(cfg, executor, workers, export, trim)
+        for note in notes:
+            console.print(f"note: {note}", soft_wrap=True, highlight=False)
         path = out or default_out(cfg, config)
         run = run_with_progress(cfg, path, executor, workers, address, console)
-        show_results(path, console, report=report, export=export, run=run, trim=trim)
+        report_path = show_results(path, console, report=report, export=export, run=run, trim=trim)
     except AccordError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True, highlight=False)
         raise typer.Exit(2) from None
+    if json_out:
+        typer.echo(json.dumps(summary(path, run, report_path, notes, trim), indent=1))
+    elif quiet:
+        typer.echo(str(path))
+        if report_path is not None:
+            typer.echo(str(report_path))
+
+
+def check_before_running(
+    cfg: TournamentConfig, executor: str, workers: int | None, export: str | None, trim: float
+) -> list[str]:
+    """Every check that can fail before a session runs; returns notes for the user."""
+    from accord.tournament.agents import check_agents
+    from accord.tournament.executors import EXECUTORS
+    from accord.tournament.scenarios import resolve_scenarios
+
+    if executor not in EXECUTORS:
+        raise ConfigError(f"--executor must be one of {', '.join(EXECUTORS)}; got {executor!r}")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    if not 0.0 <= trim < 0.5:
+        raise ConfigError(
+            f"--trim is the share cut from each end of the scores: it must be in [0, 0.5), "
+            f"got {trim}"
+        )
+    if export is not None:
+        if export not in ("csv", "parquet"):
+            raise ConfigError(f"--export must be 'csv' or 'parquet', got {export!r}")
+        if export == "parquet" and importlib.util.find_spec("pyarrow") is None:
+            raise ConfigError(
+                "--export parquet needs pyarrow: pip install 'accord[parquet]' (or use csv)"
+            )
+    check_agents(cfg.agents)
+    notes: list[str] = []
+    resolve_scenarios(cfg.scenarios, cfg.discretize, notes)
+    return notes
+
+
+def summary(
+    path: Path, run: TournamentRun, report: Path | None, notes: list[str], trim: float
+) -> dict[str, Any]:
+    """The JSON document ``--json`` prints: counts, paths, notes and the leaderboards."""
+    from accord.tournament.results import Results
+    from accord.tournament.scores import leaderboards
+
+    res = Results(path)
+    try:
+        boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)), trim=trim)
+    finally:
+        res.close()
+    return {
+        "results": str(path),
+        "report": None if report is None else str(report),
+        "sessions": run.total,
+        "ran_now": run.ran,
+        "seconds": round(run.seconds, 3),
+        "notes": notes,
+        "leaderboards": {
+            metric: json.loads(board.to_json(orient="records")) for metric, board in boards.items()
+        },
+    }
 
 
 @app.command("report")
@@ -144,7 +236,7 @@ def report_command(
     try:
         target = write_report(results, out, trim=trim)
     except AccordError as exc:
-        Console().print(f"[red]error:[/red] {exc}")
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True, highlight=False)
         raise typer.Exit(2) from None
     typer.echo(f"report written to {target}")
 
@@ -166,7 +258,7 @@ def run_with_progress(
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as bar:
+    with Progress(*columns, console=console, transient=False, disable=console.quiet) as bar:
         task = bar.add_task(f"{cfg.name} ({executor})", total=None)
 
         def update(done: int, total: int) -> None:
@@ -182,8 +274,8 @@ def show_results(
     export: str | None = None,
     run: TournamentRun | None = None,
     trim: float = 0.0,
-) -> None:
-    """Print the leaderboards and where the results (and report) are."""
+) -> Path | None:
+    """Print the leaderboards and where the results (and report) are; return the report."""
     from accord.tournament.report import write_report
     from accord.tournament.results import Results
     from accord.tournament.scores import leaderboards
@@ -195,15 +287,19 @@ def show_results(
             console.print(leaderboard_table(board, _TITLES[metric]))
         if export:
             for p in res.export(path.with_suffix("").with_name(path.stem + "-" + export), export):
-                console.print(f"exported {p}")
+                console.print(f"exported {p}", soft_wrap=True)
     finally:
         res.close()
     if run is not None:
         console.print(
-            f"{run.total} sessions ({run.ran} run now) in {run.seconds:.1f} s; results in {path}"
+            f"{run.total} sessions ({run.ran} run now) in {run.seconds:.1f} s; results in {path}",
+            soft_wrap=True,
         )
-    if report:
-        console.print(f"report: {write_report(path, trim=trim)}")
+    if not report:
+        return None
+    target = write_report(path, trim=trim)
+    console.print(f"report: {target}", soft_wrap=True)
+    return target
 
 
 def leaderboard_table(board: Any, title: str) -> Table:

@@ -77,8 +77,42 @@ class AgentSpec:
         return {"name": self.name, "type": self.type, "params": dict(self.params)}
 
 
+_TYPES: dict[str, tuple[type, ...]] = {
+    "reps": (int,),
+    "rounds": (int,),
+    "seed": (int,),
+    "memory_limit": (int,),
+    "seconds": (int, float, type(None)),
+    "time_limit": (int, float, type(None)),
+    "cpu_limit": (int, float),
+    "call_timeout": (int, float),
+    "discretize": (int, type(None)),
+    "self_play": (bool,),
+    "rotate": (bool,),
+    "learning": (bool,),
+    "isolated": (bool,),
+    "pairing": (str,),
+    "name": (str,),
+}
+
+
+def _check_types(cfg: TournamentConfig) -> None:
+    """Each setting has its type (YAML ``reps: two`` is an error naming ``reps``)."""
+    for key, types in _TYPES.items():
+        v = getattr(cfg, key)
+        numeric = bool not in types and isinstance(v, bool)
+        if numeric or not isinstance(v, types):
+            want = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise ConfigError(f"setting {key!r} must be {want}; got {type(v).__name__} {v!r}")
+
+
 def _short(target: str) -> str:
-    return target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    """The agent's one name (``Frequency`` for ``frequency`` or ``...:FrequencyAgent``)."""
+    try:
+        from accord.agents.registry import display_name
+    except ImportError:  # pragma: no cover - the agents layer ships with the core
+        return target.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    return display_name(target)
 
 
 @dataclass(frozen=True)
@@ -88,7 +122,10 @@ class TournamentConfig:
     Args:
         agents: the competitors (names must be unique).
         scenarios: scenario names/paths (read by ``accord.formats.load_scenario``),
-            ``builtin:<name>`` for the fallback scenarios, or :class:`Scenario` objects.
+            ``builtin:<name>`` for the fallback scenarios, :class:`Scenario` objects, or
+            ``{scenario: NAME, profiles: ...}`` to choose the profiles that negotiate
+            (a list of names, a list of lists, ``pairs`` or ``{sides: [[...], [...]]}``,
+            see :func:`accord.formats.profiles.profile_groups`).
         reps: repetitions of every session.
         self_play: allow an agent to meet itself.
         rotate: give every agent every profile (profile rotation).
@@ -104,6 +141,9 @@ class TournamentConfig:
         memory_limit: megabytes of address space an agent may add (isolated mode).
         call_timeout: seconds to wait for one call in isolated mode when ``time_limit``
             is not set.
+        discretize: grid values per real issue (and per huge integer issue) for
+            scenarios that cannot be enumerated; None: 10 when needed; 0: never (then
+            only agents that handle real issues can play).
         name: a label for reports.
         protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
             versioned id (``aop-v1``) or import path ``package.module:Class``; stored as
@@ -111,7 +151,7 @@ class TournamentConfig:
     """
 
     agents: tuple[AgentSpec, ...]
-    scenarios: tuple[str | Scenario, ...]
+    scenarios: tuple[str | Scenario | Mapping[str, Any], ...]
     reps: int = 1
     self_play: bool = True
     rotate: bool = True
@@ -127,8 +167,10 @@ class TournamentConfig:
     call_timeout: float = 10.0
     name: str = "tournament"
     protocol: str = DEFAULT_PROTOCOL
+    discretize: int | None = None
 
     def __post_init__(self) -> None:
+        _check_types(self)
         if not isinstance(self.protocol, str):
             raise ConfigError(f"protocol must be a name such as 'aop', got {self.protocol!r}")
         if ":" not in self.protocol:  # an import path stays a path, so workers can import it
@@ -155,6 +197,18 @@ class TournamentConfig:
             v = getattr(self, what)
             if v is not None and not v > 0:
                 raise ConfigError(f"{what} must be > 0 seconds or unset, got {v}")
+        if self.discretize is not None and self.discretize != 0 and self.discretize < 2:
+            raise ConfigError(
+                f"discretize must be 0 (keep real issues) or >= 2 levels, got {self.discretize}"
+            )
+        for entry in self.scenarios:
+            if isinstance(entry, Mapping) and (
+                "scenario" not in entry or set(entry) - {"scenario", "profiles"}
+            ):
+                raise ConfigError(
+                    "a scenario entry written as a mapping needs 'scenario' (and optionally "
+                    f"'profiles'); got keys {sorted(entry)}"
+                )
         if not self.self_play and len(self.agents) < 2:
             raise ConfigError("without self-play a tournament needs at least 2 agents")
 
@@ -208,6 +262,8 @@ class TournamentConfig:
         """Hash of the settings that decide the sessions and their results."""
         d = self.to_dict()
         d.pop("name", None)
+        if d.get("discretize") is None:  # files written before the setting existed resume
+            d.pop("discretize", None)
         if d["protocol"] == DEFAULT_PROTOCOL:
             d.pop("protocol")  # results written before protocols were selectable resume
         text = json.dumps(d, sort_keys=True, default=str)

@@ -2,8 +2,11 @@
 
 Sections: summary, leaderboards (with 95% bootstrap intervals and neighbour tests), score
 distributions, an agent-vs-agent heat map, per-scenario means, the mean utility per
-repetition (learning curves), failures, and utility-space plots of sample sessions with
-the Pareto frontier.
+repetition (learning curves), failures, and sample sessions: offers in utility space with
+the Pareto frontier, the Nash and Kalai points (every pair of parties for three or more),
+and offers over time per agent. Scores are final utilities, discounted where a profile
+has a discount factor; the sample plots show undiscounted utilities (and say so).
+Figures are matplotlib ``Figure`` objects: the report never selects a backend.
 
     >>> import tempfile, pathlib
     >>> from accord.tournament.config import TournamentConfig
@@ -26,16 +29,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from accord.tournament.results import Results  # noqa: E402
-from accord.tournament.scores import agent_vs_agent, by_scenario, leaderboards  # noqa: E402
+from accord.plots import SessionTrace, stack, timeline_figure, utility_space_figure
+from accord.tournament.results import Results
+from accord.tournament.scores import agent_vs_agent, by_scenario, leaderboards
 
 _TITLES = {
     "utility": "Individual utility",
@@ -81,7 +82,9 @@ def render(res: Results, samples: int = 4, trim: float = 0.0) -> str:
     boards = leaderboards(parties, seed=int(cfg.get("seed", 0)), trim=trim)
     parts.append("<h2>Leaderboards</h2>")
     parts.append(
-        f"<p class=note>Score = {_statistic(trim)} over the agent's seats in all sessions; "
+        f"<p class=note>Score = {_statistic(trim)} over the agent's seats in all sessions "
+        "(utilities are final: discounted to the end time where a profile has a discount "
+        "factor); "
         "95% percentile "
         "bootstrap interval (seeded); p = two-sided Mann-Whitney U test against the next "
         "agent; * = differs at 5%.</p>"
@@ -103,7 +106,11 @@ def render(res: Results, samples: int = 4, trim: float = 0.0) -> str:
         parts.append(_img(_learning_curves(parties)))
     parts.append("<h2>Failures</h2>")
     parts.append(_failures(sessions))
-    parts.append("<h2>Sample sessions in utility space</h2>")
+    parts.append("<h2>Sample sessions</h2>")
+    parts.append(
+        "<p class=note>Offers in utility space (undiscounted) with the Pareto frontier, the "
+        "Nash and Kalai points and the agreement, then each agent's offers over time.</p>"
+    )
     parts.extend(_samples(res, samples))
     return _page(parts)
 
@@ -177,7 +184,8 @@ def _failures(sessions: pd.DataFrame) -> str:
 
 
 def _distributions(parties: pd.DataFrame, boards: dict[str, pd.DataFrame]) -> Figure:
-    fig, axes = plt.subplots(1, len(boards), figsize=(5 * len(boards), 4), squeeze=False)
+    fig = Figure(figsize=(5 * len(boards), 4.2), layout="constrained")
+    axes = fig.subplots(1, len(boards), squeeze=False)
     for ax, (metric, board) in zip(axes[0], boards.items(), strict=True):
         order = board["agent"].tolist()
         data = [parties.loc[parties["agent"] == a, metric].to_numpy() for a in order]
@@ -190,35 +198,39 @@ def _distributions(parties: pd.DataFrame, boards: dict[str, pd.DataFrame]) -> Fi
         )
         ax.set_title(_TITLES[metric], fontsize=10)
         ax.legend(fontsize=8)
-    fig.tight_layout()
     return fig
 
 
 def _heatmap(table: pd.DataFrame) -> Figure:
     n = max(len(table.index), len(table.columns), 1)
-    fig, ax = plt.subplots(figsize=(1.2 * n + 2, 1.0 * n + 1.5))
-    im = ax.imshow(table.to_numpy(dtype=float), cmap="viridis", vmin=0.0)
-    ax.set_xticks(range(len(table.columns)), table.columns, rotation=30, ha="right")
-    ax.set_yticks(range(len(table.index)), table.index)
+    fig = Figure(figsize=(1.3 * n + 3, 1.1 * n + 2), layout="constrained")
+    ax = fig.subplots()
+    values = table.to_numpy(dtype=float)
+    im = ax.imshow(values, cmap="viridis", vmin=0.0, vmax=max(1.0, float(np.nanmax(values))))
+    ax.set_xticks(range(len(table.columns)), table.columns, rotation=30, ha="right", fontsize=10)
+    ax.set_yticks(range(len(table.index)), table.index, fontsize=10)
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
-    for (i, j), v in np.ndenumerate(table.to_numpy(dtype=float)):
+    top = max(1.0, float(np.nanmax(values)))
+    for (i, j), v in np.ndenumerate(values):
         if not np.isnan(v):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", color="w", fontsize=8)
-    fig.colorbar(im, ax=ax)
-    fig.tight_layout()
+            # dark text on the light (yellow-green) end of viridis, white on the dark end
+            color = "black" if v / top > 0.6 else "white"
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", color=color, fontsize=10)
+    fig.colorbar(im, ax=ax, label="mean final utility of the row agent")
     return fig
 
 
 def _learning_curves(parties: pd.DataFrame) -> Figure:
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4), layout="constrained")
+    ax = fig.subplots()
     curves = parties.groupby(["agent", "rep"])["utility"].mean().unstack("agent")
     for agent in curves.columns:
         ax.plot(curves.index, curves[agent], marker="o", label=str(agent))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("repetition")
-    ax.set_ylabel("mean utility")
+    ax.set_ylabel("mean final utility (discounted where the profile says)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
     return fig
 
 
@@ -238,61 +250,50 @@ def _samples(res: Results, k: int) -> list[str]:
             continue
         profiles = json.loads(str(specs.at[sid, "profiles"]))
         agents = json.loads(str(specs.at[sid, "agents"]))
+        seated = scen.with_utilities([scen.utilities[p] for p in profiles])
+        trace = _stored_trace(res, str(sid), seated, profiles, agents, str(reason))
         out.append(f"<h3>{_e(scenario)}: {_e(' vs '.join(agents))} ({_e(reason)})</h3>")
-        out.append(_img(_utility_space(res, str(sid), scen, profiles, agents)))
+        out.append(_img(utility_space_figure(trace, _analysis(seated))))
+        out.append(_img(timeline_figure(trace)))
     return out or ["<p>No sample session could be drawn.</p>"]
 
 
-def _utility_space(
-    res: Results, sid: str, scen: Any, profiles: list[int], agents: list[str]
-) -> Figure:
-    us = [scen.utilities[p] for p in profiles[:2]]
-    n = int(scen.space.cardinality)
-    rng = np.random.default_rng(0)
-    if n <= 20000:
-        pts = np.column_stack([u.all() for u in us])
-    else:
-        rows = scen.space.sample_rows(20000, rng)
-        pts = np.column_stack([u.batch(rows) for u in us])
-    fig, ax = plt.subplots(figsize=(5.5, 5))
-    ax.scatter(pts[:, 0], pts[:, 1], s=4, color="0.8", label="outcomes")
-    front = _pareto(pts)
-    if front is not None:
-        f = pts[front]
-        f = f[np.argsort(f[:, 0])]
-        ax.plot(f[:, 0], f[:, 1], color="k", lw=1, label="Pareto frontier")
+def _analysis(scenario: Any) -> Any:
+    from accord.core.analysis import analyze
+
+    return analyze(scenario)
+
+
+def _stored_trace(
+    res: Results, sid: str, seated: Any, profiles: list[int], agents: list[str], reason: str
+) -> SessionTrace:
+    """A :class:`SessionTrace` from a results file (utilities stored undiscounted)."""
     ev = res.trace(sid)
-    offers = ev[ev["action"] == "offer"]
-    for party in sorted(offers["party"].unique()):
-        sub = offers[offers["party"] == party]
-        u = np.array([x[:2] for x in sub["utilities"]])
-        ax.plot(u[:, 0], u[:, 1], marker=".", lw=0.8, label=f"offers of {agents[party]}")
+    n = len(agents)
     agreement = res.sessions.set_index("id").loc[sid, "agreement"]
+    agreed = None
     if isinstance(agreement, str):
         o = tuple(json.loads(agreement))
-        ax.scatter(
-            [us[0](o)], [us[1](o)], marker="*", s=200, color="C3", zorder=5, label="agreement"
-        )
-    ax.set_xlabel(f"utility of {agents[0]} (first to move)")
-    ax.set_ylabel(f"utility of {agents[1]} (second)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-def _pareto(points: np.ndarray) -> np.ndarray | None:
-    try:
-        from accord.core.analysis.pareto import pareto_frontier
-    except ImportError:  # pragma: no cover - analysis ships with the core
-        return None
-    return np.asarray(pareto_frontier(points))
+        agreed = tuple(float(u(o)) for u in seated.utilities)
+    times = ev["time"].to_numpy(dtype=float)
+    return SessionTrace(
+        names=tuple(agents),
+        profiles=tuple(seated.profile_names[p] for p in profiles),
+        times=times,
+        parties=ev["party"].to_numpy(dtype=np.int64),
+        actions=tuple(str(a) for a in ev["action"]),
+        utilities=stack([list(u) if u is not None else [] for u in ev["utilities"]], n),
+        agreement=agreed,
+        end_time=float(times.max()) if len(times) else 0.0,
+        discounts=tuple(u.discount for u in seated.utilities),
+        title=f"{seated.name}: {reason} after {len(times)} steps",
+    )
 
 
 # -- html helpers ---------------------------------------------------------------------------
 def _img(fig: Figure) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode()
     return f'<img alt="plot" src="data:image/png;base64,{data}">'
 

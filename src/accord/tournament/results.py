@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from functools import cached_property
 from pathlib import Path
@@ -45,6 +46,13 @@ class Results:
         self.path = Path(path)
         if not self.path.is_file():
             raise ConfigError(f"results file {str(self.path)!r} does not exist")
+        with self.path.open("rb") as f:
+            head = f.read(16)
+        if head != b"SQLite format 3\x00":
+            raise ConfigError(
+                f"{self.path} is not an Accord tournament results file: expected a SQLite "
+                f"database (written by 'accord tournament'), got a file starting {head[:8]!r}"
+            )
         self.file = SqliteFile(self.path)
         self.conn = self.file.conn
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
@@ -169,6 +177,8 @@ class Results:
         """Write specs, sessions, parties and events as ``csv`` or ``parquet`` files."""
         if fmt not in ("csv", "parquet"):
             raise ConfigError(f"export format must be 'csv' or 'parquet', got {fmt!r}")
+        if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
+            raise ConfigError("parquet export needs pyarrow: pip install 'accord[parquet]'")
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         written = []

@@ -65,7 +65,7 @@ def run_tournament(
     check_protocol_agents(
         config.protocol, {a.name: agent_factory(a.type) for a in config.agents}, config.isolated
     )
-    scenarios = resolve_scenarios(config.scenarios)
+    scenarios = resolve_scenarios(config.scenarios, config.discretize)
     info = protocol_info(config.protocol)
     for sc_name, sc in scenarios.items():
         try:

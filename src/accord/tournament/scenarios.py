@@ -13,14 +13,22 @@ understands (bundled scenarios, GENIUS/GeniusWeb folders, native files).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from accord.core.errors import AccordError, ConfigError
 from accord.core.generate import random_linear_scenario
 from accord.core.outcomes import OutcomeSpace
 from accord.core.scenario import Scenario
-from accord.core.utilities import utility_from_dict
+from accord.formats.discretize import (
+    DEFAULT_LEVELS,
+    discretization_note,
+    discretize_scenario,
+    needs_discretization,
+    size_note,
+)
+from accord.formats.native import utility_from_native
+from accord.formats.profiles import profile_groups, select_profiles
 
 
 def _builtin(name: str, issues: int, values: int, parties: int, seed: int) -> Scenario:
@@ -63,17 +71,53 @@ def resolve_scenario(entry: str | Scenario) -> Scenario:
     return scenario
 
 
-def resolve_scenarios(entries: Sequence[str | Scenario]) -> dict[str, Scenario]:
-    """Resolve every entry; names must be unique (they key the schedule and the results)."""
+def _expand(entry: str | Scenario | Mapping[str, Any]) -> list[Scenario]:
+    """The scenarios of one entry: itself, or one per profile group it asks for."""
+    if not isinstance(entry, Mapping):
+        return [resolve_scenario(entry)]
+    base = resolve_scenario(entry["scenario"])
+    spec = entry.get("profiles")
+    if spec is None:
+        return [base]
+    return [select_profiles(base, group) for group in profile_groups(base, spec)]
+
+
+def resolve_scenarios(
+    entries: Sequence[str | Scenario | Mapping[str, Any]],
+    discretize: int | None = None,
+    notes: list[str] | None = None,
+) -> dict[str, Scenario]:
+    """Resolve every entry; names must be unique (they key the schedule and the results).
+
+    Scenarios with real issues or too many outcomes to enumerate are discretised with
+    ``discretize`` levels (10 if None; 0 leaves them as they are); what was done is
+    appended to ``notes``.
+
+        >>> notes: list[str] = []
+        >>> sorted(resolve_scenarios(["builtin:tiny"], notes=notes)), notes
+        (['builtin:tiny'], [])
+    """
     out: dict[str, Scenario] = {}
+    levels = DEFAULT_LEVELS if discretize is None else discretize
     for e in entries:
-        s = resolve_scenario(e)
-        if s.name in out:
-            raise ConfigError(
-                f"two scenarios are both named {s.name!r}; scenario names must differ"
-            )
-        out[s.name] = s
+        for s in _expand(e):
+            if levels and needs_discretization(s.space):
+                done = discretize_scenario(s, levels)
+                note = discretization_note(s, done)
+                if note and notes is not None:
+                    notes.append(f"{s.name}: {note} (setting discretize)")
+                s = done
+            big = size_note(s.space)
+            if big and notes is not None:
+                notes.append(f"{s.name}: {big.replace('--discretize', 'discretize')}")
+            _add(out, s)
     return out
+
+
+def _add(out: dict[str, Scenario], s: Scenario) -> None:
+    if s.name in out:
+        raise ConfigError(f"two scenarios are both named {s.name!r}; scenario names must differ")
+    out[s.name] = s
 
 
 def bundled_scenarios() -> list[str]:
@@ -111,5 +155,5 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any] | None:
 def scenario_from_dict(d: dict[str, Any]) -> Scenario:
     """Inverse of :func:`scenario_to_dict`."""
     space = OutcomeSpace.from_list(d["issues"])
-    us = tuple(utility_from_dict(space, u) for u in d["utilities"])
+    us = tuple(utility_from_native(space, u) for u in d["utilities"])
     return Scenario(d["name"], space, us, tuple(d["profiles"]))

@@ -87,7 +87,11 @@ def schedule(
     config: TournamentConfig, scenarios: Mapping[str, Scenario] | None = None
 ) -> list[SessionSpec]:
     """Every session of ``config`` in order (repetition-major). Deterministic."""
-    scen = scenarios if scenarios is not None else resolve_scenarios(config.scenarios)
+    scen = (
+        scenarios
+        if scenarios is not None
+        else resolve_scenarios(config.scenarios, config.discretize)
+    )
     names = [a.name for a in config.agents]
     specs: list[SessionSpec] = []
     for rep in range(config.reps):

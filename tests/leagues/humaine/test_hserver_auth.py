@@ -5,6 +5,7 @@ the original platform admitted only when the operator lists them as unauthentica
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -155,3 +156,22 @@ def test_test_kit_rounds_are_open_only_by_an_explicit_choice(stage: Stage) -> No
     assert body["human"]["authenticated"] is False
     secured = round_body(agents, [stage.ui.ui_spec()], authenticated=True)
     assert "authenticated" not in secured["human"]
+
+
+def test_only_the_buyer_saves_the_allocation(stage: Stage) -> None:
+    body = plain_body(stage) | {"durations": {"warmUp": 0, "round": 0.3, "post": 10}}
+    rid = start_round(stage.client, body)
+    person = secret_of(stage.ui, rid)
+    deadline = time.monotonic() + 5
+    while stage.client.get(f"/rounds/{rid}").json()["phase"] != "post":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    alloc = {"roundId": rid, "payload": {"cake": {"unit": "each", "quantity": 0}}}
+    r = stage.client.post("/receiveHumanAllocation", json=alloc)
+    assert r.status_code == 403 and "only the buyer saves the allocation" in r.json()["error"]
+    r = stage.client.post(
+        "/receiveHumanAllocation", json=alloc, headers={"X-Accord-Token": secret_of(
+            stage.celia, rid)})  # fmt: skip
+    assert r.status_code == 403
+    ok = stage.client.post("/receiveHumanAllocation", json=alloc | {"token": person})
+    assert ok.status_code == 200 and ok.json()["status"] == "Acknowledged"

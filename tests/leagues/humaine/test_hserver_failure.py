@@ -72,3 +72,51 @@ def test_the_ui_shows_a_failed_round(tmp_path: Path) -> None:
     r.apply("endRound", {"roundId": "r1", "failed": "the round runner failed"}, at=2.0)
     assert r.phase(3.0)[0] == "failed"
     assert r.snapshot(3.0)["failed"] == "the round runner failed"
+
+
+def test_the_manager_marks_a_round_the_orchestrator_failed(tmp_path: Path) -> None:
+    """The competition manager hears the failure (it is one of the round's human UIs),
+    checks it with the orchestrator and marks its round failed (it may be started again);
+    a forged failure notice changes nothing."""
+    import httpx
+
+    from accord.leagues.humaine.manager.app import create_manager_app
+    from accord.leagues.humaine.testing import Party, ServerThread, free_port, loopback_socket
+
+    db = tmp_path / "eo.db"
+    socks = {k: loopback_socket() for k in ("orch", "manager")}
+    url = {k: f"http://127.0.0.1:{s.getsockname()[1]}" for k, s in socks.items()}
+    orch = create_orchestrator_app(db_path=db, rule_config=FAST)
+    manager = create_manager_app(
+        tmp_path / "m.sqlite", admin_password="pw-pw-pw", orchestrator_url=url["orch"],
+        public_url=url["manager"],
+    )  # fmt: skip
+    with (
+        ServerThread(orch, socks["orch"]),
+        ServerThread(manager, socks["manager"]),
+        Party("a") as a,
+        Party("b") as b,
+        httpx.Client(base_url=url["manager"], timeout=10) as m,
+    ):
+        m.post("/api/login", json={"username": "admin", "password": "pw-pw-pw"})
+        for name, party in (("a", a), ("b", b)):
+            m.post("/api/agents", json={"name": name, "port": party.port})
+        m.post("/api/humans", json={"name": "h"})
+        m.put("/api/settings", json={"nPools": 1, "durations": {"warmUp": 0, "round": 0.5,
+                                                                "post": 5}})  # fmt: skip
+        m.post("/api/pools")
+        rid = m.post("/api/rounds/1/start").json()["round_id"]
+        forged = {"roundId": rid, "failed": "forged"}
+        assert m.post("/endRound", json=forged).status_code == 200
+        assert m.get("/api/schedule").json()["rounds"][0]["status"] == "running"
+        break_the_store_at_post(db)
+        deadline = time.monotonic() + 15
+        while (row := m.get("/api/schedule").json()["rounds"][0])["status"] != "failed":
+            assert time.monotonic() < deadline, (
+                row,
+                httpx.get(f"{url['orch']}/rounds/{rid}").json()["phase"],
+                a.bodies("/endRound"),
+            )
+            time.sleep(0.05)
+        assert "disk says no" in row["error"]
+        assert free_port()  # the loopback is still fine

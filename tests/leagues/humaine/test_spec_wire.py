@@ -23,6 +23,7 @@ from accord.leagues.humaine.testing import (
     agent,
     human,
     round_body,
+    secret_of,
     start_round,
 )
 
@@ -249,14 +250,19 @@ def test_only_the_last_save_counts_and_no_save_earns_nothing(env: Env) -> None:
         {"cake": {"unit": "each", "quantity": 1}, "pancake": {"unit": "each", "quantity": 1}},
         {"pancake": {"unit": "each", "quantity": 1, "supplement": []}},
     ):
-        r = env.client.post("/receiveHumanAllocation", json={"roundId": saved, "payload": payload})
+        r = env.client.post(
+            "/receiveHumanAllocation",
+            json={"roundId": saved, "payload": payload},
+            headers={"X-Accord-Token": secret_of(env.ui, saved)},  # only the buyer's UI may
+        )
         assert r.json() == {"roundId": saved, "status": "Acknowledged"}
     got = {
         rid: env.ui.wait_for("/receiveRoundTotals", round_id=rid, timeout=4)[0]["roundTotals"]
         for rid in rids
     }
     late = {"roundId": saved, "payload": {"cake": {"unit": "each", "quantity": 1}}}
-    r = env.client.post("/receiveHumanAllocation", json=late)
+    secret = {"X-Accord-Token": secret_of(env.ui, saved)}
+    r = env.client.post("/receiveHumanAllocation", json=late, headers=secret)
     assert r.status_code == 409 and "round is ended" in r.json()["error"]
     assert got[saved]["Human"]["utility"]["value"] == 27.43  # the last Save: pancakes
     assert got[saved]["Human"]["utility"]["breakdown"] == {

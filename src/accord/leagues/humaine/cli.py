@@ -78,7 +78,10 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        raise typer.BadParameter(f"cannot listen on {host}:{port}: {e}") from None
+        hint = "; pass --port-base 0 to use free ports" if port else ""
+        raise typer.BadParameter(
+            f"cannot listen on {host}:{port}: {e} (is another server using it?){hint}"
+        ) from None
     sock.listen(128)
     return sock
 

@@ -30,6 +30,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from accord.core.errors import ConfigError
+
 __all__ = ["TOKEN_FIELD", "TOKEN_HEADER", "Credentials", "new_secret"]
 
 TOKEN_HEADER = "X-Accord-Token"
@@ -55,7 +57,7 @@ class Credentials:
         object.__setattr__(self, "tokens", MappingProxyType(dict(self.tokens)))
         both = sorted(set(self.tokens) & self.open)
         if both:
-            raise ValueError(f"speakers {both} have a secret and are listed as unauthenticated")
+            raise ConfigError(f"speakers {both} have a secret and are listed as unauthenticated")
 
     @classmethod
     def make(

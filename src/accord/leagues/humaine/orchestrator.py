@@ -10,7 +10,12 @@ Routes of the original platform, both generations:
   ``POST /initializeRound`` then ``POST /startRound {roundId}`` (generation 2).
 - ``POST /endRound``: the administrator ends the negotiation now.
 - ``POST /receiveHumanAllocation``: the buyer's allocation during the post phase.
-- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``.
+- ``GET /rounds``, ``GET /rounds/{roundId}``, ``GET /viewQueue``, ``GET /viewTotals``
+  (``?roundId=`` or, as the original, ``/viewQueue/{roundId}``, ``/viewTotals/{roundId}``).
+
+Every speaker proves who it is with its per-round secret (``X-Accord-Token`` header or
+``token`` field) unless the operator listed it as unauthenticated: see
+:mod:`.credentials`. A forged or unknown speaker gets 403 and a logged decision.
 
 Example::
 
@@ -32,6 +37,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
+from .credentials import TOKEN_FIELD, TOKEN_HEADER
 from .messages import (
     AllocationRequest,
     EndRoundRequest,
@@ -159,7 +165,7 @@ def create_orchestrator_app(
         # judged at once, with no await in between, so the order of the judgements is
         # the order of these times (R3's "the first response is granted")
         at = orch.clock()
-        return await orch.relay(raw, at, request.headers.get("x-accord-token"))
+        return await orch.relay(raw, at, request.headers.get(TOKEN_HEADER))
 
     @app.post("/initializeRound")
     async def initialize_round(request: Request) -> dict[str, Any]:
@@ -186,8 +192,10 @@ def create_orchestrator_app(
 
     @app.post("/receiveHumanAllocation")
     async def receive_allocation(request: Request) -> dict[str, Any]:
-        req = parse(AllocationRequest, await read_json(request), "allocation")
-        rt = orch.allocate(req.roundId, req.products())
+        raw = await read_json(request)
+        req = parse(AllocationRequest, raw, "allocation")
+        given = raw.get(TOKEN_FIELD) if isinstance(raw.get(TOKEN_FIELD), str) else None
+        rt = orch.allocate(req.roundId, req.products(), given or request.headers.get(TOKEN_HEADER))
         return {"roundId": rt.round_id, "status": "Acknowledged"}
 
     @app.get("/rounds")

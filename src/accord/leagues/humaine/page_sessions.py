@@ -23,6 +23,8 @@ import secrets
 import sqlite3
 from dataclasses import dataclass
 
+from accord.core.errors import ConfigError
+
 __all__ = ["ADMIN", "COOKIES", "PERSON", "PageKeys", "load_keys"]
 
 PERSON = "person"
@@ -46,9 +48,11 @@ class PageKeys:
         for role in (PERSON, ADMIN):
             key = getattr(self, role)
             if len(key) < 16:
-                raise ValueError(f"the {role} key must have at least 16 characters, got {len(key)}")
+                raise ConfigError(
+                    f"the {role} key must have at least 16 characters, got {len(key)}"
+                )
         if self.person == self.admin:
-            raise ValueError("the person key and the admin key must differ")
+            raise ConfigError("the person key and the admin key must differ")
 
     def role_of(self, key: str) -> str | None:
         """The role a key opens, or None."""

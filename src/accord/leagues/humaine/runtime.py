@@ -555,10 +555,17 @@ class Orchestrator:
         self._send(rt, rt.uis, "/receiveLog", body | {"permitted": False, "rationale": declined})
 
     # ------------------------------------------------------------- allocation
-    def allocate(self, round_id: str | None, products: dict[str, Any]) -> RoundRuntime:
+    def allocate(
+        self, round_id: str | None, products: dict[str, Any], token: str | None = None
+    ) -> RoundRuntime:
+        """Save the buyer's allocation: only the buyer may (its secret, ``token``)."""
         from .scoring import Allocation, InvalidAllocation
 
         rt = self.resolve(round_id, "/receiveHumanAllocation")
+        why_not = rt.credentials.check(rt.round.human, token)
+        if why_not is not None:
+            log.warning("round %s: forged allocation refused: %s", rt.round_id, why_not)
+            raise HumaineError(403, f"only the buyer saves the allocation: {why_not}")
         phase = rt.round.phase(self.clock())
         if phase is not Phase.POST:
             raise HumaineError(

@@ -303,7 +303,13 @@ def create_ui_app(
             return [{"roundId": r.round_id, "phase": r.phase(now)[0]} for r in rs]
 
     @app.get("/api/state", dependencies=[anyone])
-    def state(round: str | None = None) -> dict[str, Any]:
+    def state(round: str | None = None) -> dict[str, Any] | None:
+        """The round's state; ``null`` while no round exists (the pages poll this, and a
+        404 every second before the first round filled the browser console)."""
+        if not round:
+            with lock:
+                if not rounds:
+                    return None
         r = find(round)
         with lock:
             return r.snapshot(time.time())
@@ -400,7 +406,7 @@ def create_ui_app(
             )
         payload = checked["allocation"]
         reply = await forward(
-            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}
+            "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}, r.token
         )
         record(r.round_id, "allocation", {**payload, "value": checked["value"]}, time.time())
         return {"saved": payload, "value": checked["value"], "reply": reply}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -54,6 +54,7 @@ def run(
     from accord.leagues.scml.generate import generate_config
     from accord.leagues.scml.world import World
 
+    _at_least_one(days, "--days")
     try:
         counts = [int(x) for x in _split(levels)] if levels else None
         cfg = generate_config(n_steps=days, factories_per_level=counts, seed=seed)
@@ -121,6 +122,11 @@ def tournament(
     from accord.leagues.scml.runner import run_tournament
     from accord.leagues.scml.tournament import TournamentSpec
 
+    for value, option in ((days, "--days"), (configs, "--configs"), (reps, "--reps")):
+        _at_least_one(value, option)
+    if workers is not None:
+        _at_least_one(workers, "--workers")
+
     def trim(v: float) -> float | int:
         return int(v) if v >= 1 else v
 
@@ -157,15 +163,45 @@ def tournament(
             address=address,
             progress=lambda d, t: bar.update(task, completed=d, total=t),
         )
-    table = Table(title=f"SCML {track} tournament ({len(res.worlds)} worlds) -> {out}")
-    cols = ["agent type", "score", "mean", "worlds"]
+    isolated = sum(1 for w in res.worlds if w["run"].kind == "isolated")
+    ran = f"{len(res.worlds)} worlds run" + (
+        f" ({len(res.worlds) - isolated} with the competitors, {isolated} isolated)"
+        if isolated
+        else ""
+    )
+    table = Table(title=f"SCML {track} tournament: {ran}", caption=_score_caption(track, spec))
+    cols = ["rank", "agent type", "score", "mean profit", "worlds played"]
     if track == "collusion":
         cols += ["isolated mean"]
     for col in cols:
         table.add_column(col, justify="right")
-    for t, row in sorted(res.scores.items(), key=lambda kv: -kv[1]["score"]):
-        cells = [t, f"{row['score']:+.4f}", f"{row['mean']:+.4f}", str(int(row["n"]))]
+    ranked = sorted(res.scores.items(), key=lambda kv: -kv[1]["score"])
+    for rank, (t, row) in enumerate(ranked, start=1):
+        cells = [str(rank), t, f"{row['score']:+.4f}", f"{row['mean']:+.4f}", str(int(row["n"]))]
         if track == "collusion":
             cells.append(f"{row['isolated_mean']:+.4f}")
         table.add_row(*cells)
     console.print(table)
+
+
+def _score_caption(track: str, spec: Any) -> str:
+    """What the SCML tournament table's score is, in words."""
+    trim = ""
+    if spec.trim_top or spec.trim_bottom:
+        trim = f", after dropping the top {spec.trim_top} and bottom {spec.trim_bottom}"
+    if track == "collusion":
+        return (
+            "Ranked by score: the mean, over the worlds it played"
+            f"{trim}, of (its profit with its copies - its mean profit in the isolated "
+            "worlds of the same configuration). mean profit: plain mean; worlds played: "
+            "worlds in which this type ran factories."
+        )
+    return (
+        f"Ranked by score: the mean profit (eq. 3) of this type's factories over the worlds "
+        f"it played{trim}. worlds played: worlds in which this type ran a factory."
+    )
+
+
+def _at_least_one(value: int, option: str) -> None:
+    if value < 1:
+        raise typer.BadParameter(f"must be at least 1, got {value}", param_hint=option)

@@ -105,6 +105,11 @@ def fast_round(
     """Play one round in virtual time and print the results."""
     from ..round import Durations
 
+    if not duration > 0:
+        raise typer.BadParameter(
+            f"the negotiation phase must last > 0 virtual seconds, got {duration}",
+            param_hint="--duration",
+        )
     try:
         a = seller_factory(seller_a)("Celia", seed=seed)
         b = seller_factory(seller_b)("Watson", seed=seed + 1)

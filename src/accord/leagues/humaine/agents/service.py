@@ -327,7 +327,7 @@ def create_buyer_app(
 
 
 def _spawn(ctx: HttpContext, url: str, body: dict[str, Any]) -> None:
-    task = asyncio.get_running_loop().create_task(ctx.post(url, body))
+    task = asyncio.get_running_loop().create_task(ctx.post(url, body, ctx.secret_for(body)))
     ctx._tasks.add(task)
     task.add_done_callback(ctx._tasks.discard)
 

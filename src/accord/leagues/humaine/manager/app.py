@@ -258,11 +258,28 @@ def create_manager_app(
         log.info("round %s (%s) finished", row.number, body.roundId)
         return {"status": "acknowledged", "roundId": body.roundId}
 
+    @app.post("/endRound", include_in_schema=False)
+    def end_round(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        """The orchestrator's /endRound; with ``failed`` the round broke: mark it failed
+        (it can be started again)."""
+        rid = body.get("roundId")
+        if body.get("failed") and isinstance(rid, str) and orchestrator is not None:
+            try:  # believe the orchestrator itself, not whoever posted this
+                row = store.round_by_id(rid)
+                state = orchestrator.round_state(rid)
+            except (StoreError, ServiceError):
+                state = {}
+            if state.get("phase") == "failed":
+                why = f"the orchestrator failed the round: {state.get('error')}"
+                store.mark_failed(row.number, why)
+                log.warning("round %s (%s) failed: %s", row.number, rid, why)
+        return {"status": "acknowledged", "roundId": rid}
+
     def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         return {"status": "acknowledged", "roundId": body.get("roundId")}
 
     for route in UI_ROUTES:
-        if route == "receiveRoundTotals":  # answered above
+        if route in ("receiveRoundTotals", "endRound"):  # answered above
             continue
         app.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
 

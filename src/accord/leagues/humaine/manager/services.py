@@ -113,6 +113,20 @@ class OrchestratorClient:
         self._post("/initializeRound", body)
         return self._post("/startRound", {"roundId": round_id})
 
+    def round_state(self, round_id: str) -> dict[str, Any]:
+        """``GET /rounds/{roundId}``: the round as the orchestrator describes it."""
+        url = f"{self.base_url}/rounds/{round_id}"
+        try:
+            r = httpx.get(url, timeout=self.timeout)
+        except httpx.HTTPError as e:
+            raise ServiceError(f"orchestrator unreachable at {url}: {e}") from e
+        if r.status_code >= 400:
+            raise ServiceError(f"orchestrator GET /rounds/{round_id} answered {r.status_code}")
+        state = r.json()
+        if not isinstance(state, dict):
+            raise ServiceError(f"orchestrator GET /rounds/{round_id} sent {state!r}")
+        return state
+
     def round_results(self, round_id: str) -> dict[str, Any] | None:
         """The ``roundTotals`` of a finished round (``GET /rounds/{roundId}``), else None."""
         url = f"{self.base_url}/rounds/{round_id}"
