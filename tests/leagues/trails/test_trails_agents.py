@@ -144,3 +144,14 @@ def test_failing_agent_is_recorded_not_fatal() -> None:
     assert any("boom" in v["reason"] and v["player"] == 0 for v in r["violations"])
     with pytest.raises(ConfigError, match="unknown trails agent"):
         play(generate("mutual", 1), ["nobody", "purb"])
+
+
+def test_purb_gives_nothing_for_free_to_an_independent_partner() -> None:
+    setup = generate("independent", 3)
+    agent, game = _purb_in_game(setup)
+    view = make_view(game, 0)
+    base = view.best(0, view.chips)
+    for p in agent.candidates(view):
+        if any(p.give):
+            mine = tuple(a - g + t for a, g, t in zip(view.chips, p.give, p.take, strict=True))
+            assert view.best(0, mine) > base

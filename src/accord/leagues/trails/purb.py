@@ -25,8 +25,9 @@ high reliability counts as medium (PURB keeps its word in full only to a partner
 seen keep theirs, else the medium-reliability rules apply). All are :class:`PurbConfig` fields.
 
 **Rules narrowing proposals:** no colour both given and asked; at most ``max_side`` chips
-per side; never give up own task independence; when PURB is dependent and some proposal
-makes it independent, only those. **Acceptance** as the paper: accept when the offer is
+per side; never give up own task independence; no chips for a partner who is already
+task-independent unless the trade raises PURB's own expected score; when PURB is dependent
+and some proposal makes it independent, only those. **Acceptance** as the paper: accept when the offer is
 worth at least PURB's own proposal, or when it keeps the game alive; an offer that makes
 the partner independent while PURB stays dependent only with a reliable partner PURB is
 certain of. **Transfer** by the partner's reliability and the dependency cases.
@@ -146,6 +147,12 @@ class Purb(Agent):
             view.other_chips if view.other_chips is not None else (c.max_side,) * len(view.chips)
         )
         was_indep = view.independent(me, view.chips)
+        # a partner who can already reach its goal gets chips only in exchange for chips
+        # that raise PURB's own expected score (it would walk away with a gift)
+        partner_free = view.other_chips is not None and view.independent(
+            view.other, view.other_chips
+        )
+        base = view.best(me, view.chips)
         out, freeing = [], []
         gives = list(sub_vectors(view.chips, c.max_side))
         takes = list(sub_vectors(other, c.max_side))
@@ -157,6 +164,8 @@ class Purb(Agent):
                 mine, _ = self._after(view, p)
                 indep = view.independent(me, mine)
                 if was_indep and not indep:
+                    continue
+                if partner_free and any(give) and view.best(me, mine) <= base:
                     continue
                 out.append(p)
                 if not was_indep and indep:
@@ -230,7 +239,8 @@ class Purb(Agent):
         if j_dep_now and j_indep_after:
             best: tuple[int, ...] = (0,) * len(promised)
             for sub in sub_vectors(promised, sum(promised)):
-                after = tuple(b - e + s for b, e, s in zip(theirs_now, expected, sub, strict=True))
+                # dependent even if the partner keeps what it promised (medium reliability)
+                after = tuple(b + s for b, s in zip(theirs_now, sub, strict=True))
                 if sum(sub) > sum(best) and not view.independent(other, after):
                     best = sub
             return best
