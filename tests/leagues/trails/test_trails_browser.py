@@ -109,3 +109,35 @@ def test_person_proposes_accepts_breaks_promise_and_reaches_goal(
     assert sum(first_turn["promised"][0]) == 1 and sum(first_turn["sent"][0]) == 0
     assert sum(r["kind"] == "trails.action" for r in rows) >= 10
     assert [r["kind"] for r in rows].count("round_done") == 2
+
+
+def test_person_against_purb_sees_proposals_and_the_end(tmp_path: Path, web_browser: Any) -> None:
+    app, study = create_trails_app(tmp_path / "study", trails_design(["purb"]), password=PW)
+    contexts: list[Any] = []
+    with ServerThread(app) as server:
+        (invite,) = study.invite(1)
+        page = _join(web_browser, server.url, invite.path, contexts)
+        expect(page.locator("#chips-other .chip").first).to_be_visible()  # full visibility
+        saw_incoming = False
+        for _ in range(60):  # the person never trades or moves: the game ends by dormancy
+            page.wait_for_function(
+                "() => !document.getElementById('result').hidden || "
+                "document.getElementById('whose').textContent === 'your turn'"
+            )
+            if page.locator("#result").is_visible():
+                break
+            if page.locator("#propose-box").is_visible():
+                page.click("#pass")
+            elif page.locator("#incoming").is_visible():
+                saw_incoming = True
+                expect(page.locator("#incoming-text")).to_contain_text("They would send you")
+                page.click("#reject")
+            elif page.locator("#transfer-box").is_visible():
+                page.click("#send-transfer")
+            elif page.locator("#end-move").is_visible():
+                page.click("#end-move")
+            page.wait_for_timeout(100)
+        expect(page.locator("#result")).to_contain_text("Game over")
+        assert saw_incoming
+        for c in contexts:
+            c.close()
