@@ -40,7 +40,7 @@ def hand_results(tmp_path: Path) -> pd.DataFrame:
                 (sid, idx, "x", agents, "[0,1]", 0, 0, 1),
             )
             c.execute(
-                "INSERT INTO sessions VALUES (" + ",".join("?" * 19) + ")",
+                "INSERT INTO sessions VALUES (" + ",".join("?" * 20) + ")",
                 (
                     sid,
                     idx,
@@ -53,6 +53,7 @@ def hand_results(tmp_path: Path) -> pd.DataFrame:
                     0.5,
                     3,
                     2,
+                    None,
                     None,
                     None,
                     None,

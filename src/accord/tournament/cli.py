@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -122,8 +123,14 @@ def tournament_command(
         run = run_with_progress(cfg, path, executor, workers, address, console)
         show_results(path, console, report=report, export=export, run=run, trim=trim)
     except AccordError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        console.print(
+            "interrupted: every finished session is stored; run the same command to resume",
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
 
 
 @app.command("report")
@@ -140,7 +147,7 @@ def report_command(
     try:
         target = write_report(results, out, trim=trim)
     except AccordError as exc:
-        Console().print(f"[red]error:[/red] {exc}")
+        Console().print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
     typer.echo(f"report written to {target}")
 
@@ -180,6 +187,7 @@ def show_results(
     trim: float = 0.0,
 ) -> None:
     """Print the leaderboards and where the results (and report) are."""
+    from accord.tournament.failures import failure_summary
     from accord.tournament.report import write_report
     from accord.tournament.results import Results
     from accord.tournament.scores import leaderboards
@@ -189,6 +197,7 @@ def show_results(
         boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)), trim=trim)
         for metric, board in boards.items():
             console.print(leaderboard_table(board, _TITLES[metric]))
+        console.print(failure_summary(res.sessions).text(), soft_wrap=True, markup=False)
         if export:
             for p in res.export(path.with_suffix("").with_name(path.stem + "-" + export), export):
                 console.print(f"exported {p}")
@@ -196,10 +205,11 @@ def show_results(
         res.close()
     if run is not None:
         console.print(
-            f"{run.total} sessions ({run.ran} run now) in {run.seconds:.1f} s; results in {path}"
+            f"{run.total} sessions ({run.ran} run now) in {run.seconds:.1f} s; results in {path}",
+            soft_wrap=True,
         )
     if report:
-        console.print(f"report: {write_report(path, trim=trim)}")
+        console.print(f"report: {write_report(path, trim=trim)}", soft_wrap=True)
 
 
 def leaderboard_table(board: Any, title: str) -> Table:

@@ -1,9 +1,12 @@
 """Badly behaved agents, for testing that a tournament survives its competitors.
 
-Each fails in one way: :class:`Raiser` raises, :class:`InvalidOffers` proposes outcomes
-outside the space, :class:`Sleeper` answers too late, :class:`Hanger` never answers,
-:class:`CpuHog` spins, :class:`MemoryHog` allocates without bound and :class:`Crasher`
-kills its own process. Use them with ``--isolated`` for the last four.
+Each fails in one way: :class:`Raiser` raises, :class:`Exiter` raises ``SystemExit``,
+:class:`InvalidOffers` proposes outcomes outside the space, :class:`Garbage` returns
+values of the wrong type, :class:`Sleeper` answers too late, :class:`Hanger` never
+answers, :class:`CpuHog` spins, :class:`MemoryHog` allocates without bound and
+:class:`Crasher` kills its own process. The default mode contains all of them (calls
+are pre-empted, a dead worker is replaced). :class:`DictOffers` is not faulty: it
+offers dicts ``{issue: value}``, a documented form, and must never be blamed.
 
     >>> Sleeper(seconds=0.5).seconds
     0.5
@@ -12,6 +15,7 @@ kills its own process. Use them with ``--isolated`` for the last four.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from accord.agents.timebased import TimeDependent
@@ -88,3 +92,28 @@ class Crasher(TimeDependent):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         os._exit(3)
+
+
+class Exiter(TimeDependent):
+    """Calls ``sys.exit(4)`` (raises ``SystemExit``) in ``propose``."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        sys.exit(4)
+
+
+class Garbage(TimeDependent):
+    """Returns garbage: a string from ``propose``, a number from ``respond``."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        return "garbage"  # type: ignore[return-value]
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        return 42  # type: ignore[return-value]
+
+
+class DictOffers(TimeDependent):
+    """Well behaved: a time-based agent that makes its offers as ``{issue: value}`` dicts."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        offer = super().propose(view)
+        return None if offer is None else view.space.to_dict(offer)  # type: ignore[return-value]

@@ -49,6 +49,7 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
 td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 img{max-width:100%}.note{color:#666;font-size:.85rem}
+pre.tb{text-align:left;white-space:pre-wrap;font-size:.8rem;background:#f8f8f8;padding:.5rem}
 """
 
 
@@ -157,22 +158,26 @@ def _frame_table(df: pd.DataFrame) -> str:
 
 
 def _failures(sessions: pd.DataFrame) -> str:
-    f = sessions[sessions["failure_kind"].notna()]
-    if f.empty:
+    from accord.tournament.failures import failure_summary
+
+    summary = failure_summary(sessions)
+    if not summary.failed:
         return "<p>None.</p>"
-    g = (
-        f.groupby(["failure_agent", "failure_kind"])
-        .agg(sessions=("id", "size"), example=("failure_message", "first"))
-        .reset_index()
-    )
-    rows = "".join(
-        f"<tr><td>{_e(r.failure_agent)}</td><td>{_e(r.failure_kind)}</td>"
-        f"<td>{r.sessions}</td><td style='text-align:left'>{_e(r.example)}</td></tr>"
-        for r in g.itertuples()
-    )
+    rows = []
+    for r in summary.reasons:
+        tb = (
+            f"<details><summary>traceback</summary><pre class=tb>{_e(r.traceback)}</pre></details>"
+            if r.traceback
+            else ""
+        )
+        rows.append(
+            f"<tr><td>{_e(r.agent)}</td><td>{_e(r.kind)}</td><td>{r.count}</td>"
+            f"<td style='text-align:left'>{_e(r.message)}{tb}</td></tr>"
+        )
     return (
-        "<table><tr><th>agent</th><th>kind</th><th>sessions</th><th>example</th></tr>"
-        f"{rows}</table>"
+        f"<p>{summary.failed} of {summary.total} sessions failed.</p>"
+        "<table><tr><th>agent</th><th>kind</th><th>sessions</th><th>reason</th></tr>"
+        f"{''.join(rows)}</table>"
     )
 
 

@@ -56,7 +56,10 @@ def run_tournament(
     address: str | None = None,
     progress: Progress | None = None,
 ) -> TournamentRun:
-    """Run (or resume) ``config``, storing everything in the SQLite file ``out``."""
+    """Run (or resume) ``config``, storing everything in the SQLite file ``out``.
+
+    Ctrl-C (``KeyboardInterrupt``) stores the sessions finished so far, stops the
+    workers and passes on; the same call then resumes."""
     t0 = time.perf_counter()
     path = Path(out)
     check_agents(config.agents)
@@ -90,6 +93,9 @@ def run_tournament(
                 buffer.clear()
                 if progress is not None:
                     progress(count, len(specs))
+        except KeyboardInterrupt:
+            store.write(buffer)  # keep every finished session; the same call resumes
+            raise
         finally:
             ex.close()
     return TournamentRun(path, len(specs), len(pending), time.perf_counter() - t0)

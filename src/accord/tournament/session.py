@@ -27,8 +27,10 @@ from accord.core.scenario import Scenario
 from accord.core.time import Deadline
 from accord.tournament.agents import make_negotiator
 from accord.tournament.config import AgentSpec, TournamentConfig
+from accord.tournament.guard import Guarded
 from accord.tournament.isolation import IsolatedNegotiator, Limits
 from accord.tournament.schedule import SessionSpec
+from accord.tournament.workers import Death
 
 _HOST = socket.gethostname()
 
@@ -87,22 +89,27 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
     started = time.time()
     negotiators: list[Negotiator] = []
     build_error: tuple[int, str] | None = None
+    limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
+    guard = ctx.time_limit or ctx.limits.call_timeout  # in-process calls are pre-empted here
     for k, name in enumerate(spec.agents):
         agent = ctx.agents[name]
         try:
             if ctx.isolated:
                 negotiators.append(IsolatedNegotiator(agent, ctx.limits, utilities[k], memories[k]))
             else:
-                negotiators.append(make_negotiator(agent))
-        except Exception as exc:  # noqa: BLE001 - a broken agent is that session's failure
+                neg = make_negotiator(agent)
+                negotiators.append(Guarded(neg, k, guard, max(guard, ctx.limits.call_timeout)))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a broken agent is that session's failure
             build_error = (k, f"could not create agent {name!r}: {type(exc).__name__}: {exc}")
             break
     if build_error is not None:
         for n in negotiators:
             if isinstance(n, IsolatedNegotiator):
                 n.close()
-        return _failed_record(spec, scenario, build_error, started)
-    limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
+        k, message = build_error
+        return _failed_record(spec, scenario, k, FailureKind.EXCEPTION, message, "", started)
     session = Session(
         scenario.space,
         negotiators,
@@ -137,6 +144,7 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
         None if f is None else spec.agents[f.party],
         None if f is None else f.kind.value,
         None if f is None else f.message,
+        None if f is None else f.traceback or None,
         result.elapsed,
         started,
         finished,
@@ -206,10 +214,26 @@ def encode_trace(
 _LETTER = {Action.OFFER: "o", Action.ACCEPT: "a", Action.END: "e"}
 
 
+def lost_session(task: Task, death: Death, ctx: RunContext) -> SessionRecord:
+    """The record of a session whose worker process died (or was killed) while running it:
+    a failure of the agent that was acting (``death.party``), or of nobody if none was."""
+    spec = task.spec
+    k = death.party if 0 <= death.party < len(spec.agents) else None
+    where = f" in {spec.agents[k]}'s {death.op}()" if k is not None and death.op else ""
+    kind = FailureKind.TIMEOUT if "did not return" in death.message else FailureKind.EXCEPTION
+    message = f"{death.message}{where}"
+    return _failed_record(spec, ctx.scenarios[spec.scenario], k, kind, message, "", time.time())
+
+
 def _failed_record(
-    spec: SessionSpec, scenario: Scenario, error: tuple[int, str], started: float
+    spec: SessionSpec,
+    scenario: Scenario,
+    k: int | None,
+    kind: FailureKind,
+    message: str,
+    trace: str,
+    started: float,
 ) -> SessionRecord:
-    k, message = error
     finals = [scenario.utilities[p].reservation_at(0.0) for p in spec.profiles]
     row = (
         spec.id,
@@ -224,9 +248,10 @@ def _failed_record(
         0,
         0,
         k,
-        spec.agents[k],
-        FailureKind.EXCEPTION.value,
+        None if k is None else spec.agents[k],
+        kind.value,
         message,
+        trace or None,
         0.0,
         started,
         time.time(),

@@ -8,7 +8,7 @@ Tables::
     specs      id, idx, scenario, agents, profiles, rep, rotation, seed   (the schedule)
     sessions   id, idx, scenario, rep, rotation, agreement, reason, ended_by, time,
                steps, rounds, failure_party, failure_agent, failure_kind,
-               failure_message, elapsed, started, finished, worker
+               failure_message, failure_traceback, elapsed, started, finished, worker
     parties    session_id, position, agent, profile, profile_name, utility, reservation
     traces     session_id, n, parties, actions, times, outcomes, utilities
 
@@ -47,7 +47,7 @@ from accord.tournament.schedule import SessionSpec
 from accord.tournament.session import SessionRecord
 from accord.tournament.sqlite import SqliteFile
 
-FORMAT = "accord-tournament/1"
+FORMAT = "accord-tournament/2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     rotation INTEGER NOT NULL, agreement TEXT, reason TEXT NOT NULL, ended_by INTEGER,
     time REAL NOT NULL, steps INTEGER NOT NULL, rounds INTEGER NOT NULL,
     failure_party INTEGER, failure_agent TEXT, failure_kind TEXT, failure_message TEXT,
-    elapsed REAL NOT NULL, started REAL NOT NULL, finished REAL NOT NULL, worker TEXT);
+    failure_traceback TEXT, elapsed REAL NOT NULL, started REAL NOT NULL, finished REAL NOT NULL, worker TEXT);
 CREATE TABLE IF NOT EXISTS parties (
     session_id TEXT NOT NULL, position INTEGER NOT NULL, agent TEXT NOT NULL,
     profile INTEGER NOT NULL, profile_name TEXT NOT NULL, utility REAL NOT NULL,
@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS traces (
 CREATE INDEX IF NOT EXISTS parties_agent ON parties (agent);
 """
 
-_INSERT_SESSION = "INSERT INTO sessions VALUES (" + ",".join("?" * 19) + ")"
+_INSERT_SESSION = "INSERT INTO sessions VALUES (" + ",".join("?" * 20) + ")"
 _INSERT_PARTY = "INSERT INTO parties VALUES (?,?,?,?,?,?,?)"
 _INSERT_TRACE = "INSERT INTO traces VALUES (?,?,?,?,?,?,?)"
 ACTIONS = {"o": "offer", "a": "accept", "e": "end"}
@@ -91,6 +91,12 @@ class Store(SqliteFile):
         self, config: TournamentConfig, scenarios: dict[str, Scenario], specs: Sequence[SessionSpec]
     ) -> None:
         """Write config, scenarios and schedule into a new file, or check they match."""
+        fmt = self.meta("format")
+        if fmt is not None and fmt != FORMAT:
+            raise ConfigError(
+                f"{self.path} was written by another version of Accord (format {fmt}, "
+                f"this one writes {FORMAT}); use another output file, or --fresh to start over"
+            )
         old = self.meta("fingerprint")
         fp = config.fingerprint()
         if old is not None and old != fp:

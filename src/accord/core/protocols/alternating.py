@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import secrets
 import time as _time
+import traceback as _tb
 from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
 import numpy as np
 
-from accord.core.errors import ConfigError, InvalidOutcome
+from accord.core.errors import ConfigError, NegotiatorTimeout
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.protocols.result import (
@@ -196,12 +197,21 @@ class Session:
         return view
 
     def _call(self, k: int, t: float, fn: Any, *args: Any, timed: bool = True) -> Any:
-        """Call a negotiator method, turning exceptions and slowness into a failure."""
+        """Call a negotiator method, turning exceptions and slowness into a failure.
+
+        Anything the negotiator raises, ``SystemExit`` included, is its failure (only
+        ``KeyboardInterrupt`` passes: the user stops the run); :class:`NegotiatorTimeout`
+        (raised by a caller that pre-empts slow calls) is recorded as a timeout."""
         start = _time.perf_counter()
         try:
             out = fn(*args)
-        except Exception as exc:  # noqa: BLE001 - any negotiator error ends the session
-            self._fail(k, FailureKind.EXCEPTION, f"{type(exc).__name__}: {exc}", t)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any negotiator error ends the session
+            kind = (
+                FailureKind.TIMEOUT if isinstance(exc, NegotiatorTimeout) else FailureKind.EXCEPTION
+            )
+            self._fail(k, kind, f"{type(exc).__name__}: {exc}", t, _traceback(exc))
             return _FAILED
         limit = self.time_limit
         if limit is not None and timed:
@@ -212,15 +222,16 @@ class Session:
                 return _FAILED
         return out
 
-    def _check_offer(self, k: int, offer: Any, t: float) -> bool:
-        if self.space.is_valid(offer):
-            return True
+    def _check_offer(self, k: int, offer: Any, t: float) -> Any:
+        """The offer as an outcome tuple (from a tuple, list, dict or 1-D array), or
+        ``_FAILED`` after recording an invalid offer against party ``k``."""
+        if type(offer) is tuple and self.space.is_valid(offer):
+            return offer
         try:
-            self.space.validate(offer)
-            return True
-        except InvalidOutcome as exc:
-            self._fail(k, FailureKind.INVALID, f"invalid offer: {exc}", t)
-            return False
+            return self.space.validate(offer)
+        except Exception as exc:  # noqa: BLE001 - InvalidOutcome, or garbage that breaks checks
+            self._fail(k, FailureKind.INVALID, f"invalid offer: {exc}", t, _traceback(exc))
+            return _FAILED
 
     def _propose(self, k: int, t: float) -> SessionResult | None:
         view = self._prepare(k, t)
@@ -231,9 +242,9 @@ class Session:
             self._trace.append((self._steps, k, _ENDA, None, t))
             self._steps += 1
             return self._finish(EndReason.WALKAWAY, k, None, t)
-        if not self._check_offer(k, offer, t):
+        offer = self._check_offer(k, offer, t)
+        if offer is _FAILED:
             return self._result
-        offer = tuple(offer)
         self._place(k, offer, t)
         self._steps += 1
         self._turn = (k + 1) % self._n
@@ -284,9 +295,10 @@ class Session:
                 self._trace.append((self._steps + k, k, _ENDA, None, t))
                 self._steps += k + 1
                 return self._finish(EndReason.WALKAWAY, k, None, t)
-            if not self._check_offer(k, offer, t):
+            offer = self._check_offer(k, offer, t)
+            if offer is _FAILED:
                 return self._result
-            proposals.append(tuple(offer))
+            proposals.append(offer)
         chosen = int(np.random.default_rng((self.seed, _DRAW_STREAM)).integers(self._n))
         for k, offer in enumerate(proposals):
             if k != chosen:
@@ -299,8 +311,8 @@ class Session:
         self._turn = (chosen + 1) % self._n
         return None
 
-    def _fail(self, k: int, kind: FailureKind, message: str, t: float) -> None:
-        failure = Failure(k, self.names[k], kind, message)
+    def _fail(self, k: int, kind: FailureKind, message: str, t: float, trace: str = "") -> None:
+        failure = Failure(k, self.names[k], kind, message, trace)
         self._finish(EndReason.FAILURE, k, None, t, failure)
 
     def _finish(
@@ -332,9 +344,17 @@ class Session:
         for k, neg in enumerate(self.negotiators):
             try:
                 neg.on_end(self.views[k], self._result)
-            except Exception:  # noqa: BLE001, S112 - a failing end hook changes nothing
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001, S112 - a failing end hook changes nothing
                 continue
         return self._result
+
+
+def _traceback(exc: BaseException, limit: int = 20_000) -> str:
+    """The formatted traceback of ``exc`` (its last ``limit`` characters)."""
+    text = "".join(_tb.format_exception(exc))
+    return text[-limit:]
 
 
 class _Failed:

@@ -46,12 +46,13 @@ class FailureKind(StrEnum):
 
 @dataclass(frozen=True)
 class Failure:
-    """A failure recorded against one negotiator."""
+    """A failure recorded against one negotiator (``traceback``: where it raised, if it did)."""
 
     party: int
     name: str
     kind: FailureKind
     message: str
+    traceback: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True)
@@ -98,5 +99,6 @@ class SessionResult:
                 "name": self.failure.name,
                 "kind": self.failure.kind.value,
                 "message": self.failure.message,
+                "traceback": self.failure.traceback,
             },
         }
