@@ -31,7 +31,7 @@ EXPECTED = {
     "Raiser": ("exception", "RuntimeError: deliberate failure", "raise RuntimeError"),
     "Exit": ("exception", "SystemExit: 4", "sys.exit(4)"),
     "Garbage": ("invalid", "", ""),
-    "Sleep": ("timeout", "did not return within 1 s; it was pre-empted", "time.sleep"),
+    "Sleep": ("timeout", "did not return within 2 s; it was pre-empted", "time.sleep"),
     "Hog": ("exception", "MemoryError", "bytearray"),
     "Crash": ("exception", "exit code 3) in Crash's propose()", ""),
 }
@@ -52,7 +52,8 @@ def rogues() -> TournamentConfig:
         scenarios=("builtin:tiny",),
         self_play=False,
         pairing="combinations",
-        time_limit=1.0,
+        rotate=False,
+        time_limit=2.0,
         memory_limit=100,
         name="rogues",
     )
@@ -82,13 +83,13 @@ def test_the_default_mode_contains_every_kind_of_bad_agent(tmp_path: Path) -> No
     assert set(failed.failure_agent) == set(EXPECTED)
     for f in failed.itertuples():
         kind, words, where = EXPECTED[f.failure_agent]
-        assert f.failure_kind == kind, f
+        assert f.failure_kind == kind, (f.failure_agent, f.failure_message)
         assert words in f.failure_message, f
         tb = f.failure_traceback if isinstance(f.failure_traceback, str) else ""
         assert where in tb, f
     # the good agents are never blamed; their sessions together end normally
     both_good = sessions[sessions.id.isin(_between(res, GOOD))]
-    assert len(both_good) == 2 and set(both_good.reason) <= {"agreement", "deadline"}
+    assert len(both_good) == 1 and set(both_good.reason) <= {"agreement", "deadline"}
     assert both_good.agreement.notna().all()
     res.close()
 

@@ -104,6 +104,9 @@ def tournament_command(
     ] = True,
     export: Annotated[str | None, typer.Option(help="also export tables: csv or parquet")] = None,
     trim: Annotated[float, typer.Option(help="score by a mean truncated by this much")] = 0.0,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="delete the results file and start over")
+    ] = False,
 ) -> None:
     """Run (or resume) a tournament, then print the leaderboards."""
     console = Console()
@@ -120,7 +123,7 @@ def tournament_command(
             learning=learning,
         )
         path = out or default_out(cfg, config)
-        run = run_with_progress(cfg, path, executor, workers, address, console)
+        run = run_with_progress(cfg, path, executor, workers, address, console, fresh)
         show_results(path, console, report=report, export=export, run=run, trim=trim)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
@@ -159,8 +162,9 @@ def run_with_progress(
     workers: int | None,
     address: str | None,
     console: Console,
+    fresh: bool = False,
 ) -> TournamentRun:
-    """Run with a rich progress bar and ETA."""
+    """Run with a rich progress bar and ETA (``fresh``: delete the results first)."""
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -175,7 +179,7 @@ def run_with_progress(
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        return run_tournament(cfg, path, executor, workers, address, progress=update)
+        return run_tournament(cfg, path, executor, workers, address, progress=update, fresh=fresh)
 
 
 def show_results(
@@ -213,9 +217,10 @@ def show_results(
 
 
 def leaderboard_table(board: Any, title: str) -> Table:
-    """A rich table of one leaderboard."""
+    """A rich table of one leaderboard (``n_eff``: independent units behind the interval;
+    ``n``: the agent's seats in all sessions)."""
     t = Table(title=title)
-    for col in ("rank", "agent", "score", "95% CI", "n", "p vs next"):
+    for col in ("rank", "agent", "score", "95% CI", "n_eff", "n", "p vs next"):
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in board.itertuples():
         p = "" if r.p_next != r.p_next else f"{r.p_next:.3g}{' *' if r.differs_next else ''}"
@@ -224,6 +229,7 @@ def leaderboard_table(board: Any, title: str) -> Table:
             str(r.agent),
             f"{r.score:.4f}",
             f"[{r.ci_low:.4f}, {r.ci_high:.4f}]",
+            str(r.n_eff),
             str(r.n),
             p,
         )

@@ -82,10 +82,12 @@ def render(res: Results, samples: int = 4, trim: float = 0.0) -> str:
     boards = leaderboards(parties, seed=int(cfg.get("seed", 0)), trim=trim)
     parts.append("<h2>Leaderboards</h2>")
     parts.append(
-        f"<p class=note>Score = {_statistic(trim)} over the agent's seats in all sessions; "
-        "95% percentile "
-        "bootstrap interval (seeded); p = two-sided Mann-Whitney U test against the next "
-        "agent; * = differs at 5%.</p>"
+        f"<p class=note>Score = {_statistic(trim)} over the agent's independent units (one "
+        "per session setup it played: scenario x opponents x role; the repetitions of a "
+        "setup are averaged, so identical copies count once); 95% percentile bootstrap "
+        "interval resampling units (seeded); n_eff = units, n = seats in all sessions; "
+        "p = two-sided Mann-Whitney U test on unit values against the next agent; "
+        "* = differs at 5%.</p>"
     )
     for metric, board in boards.items():
         parts.append(f"<h3>{_TITLES[metric]}</h3>")
@@ -135,15 +137,18 @@ def _summary(cfg: dict[str, Any], specs: pd.DataFrame, sessions: pd.DataFrame) -
 
 
 def _board_table(board: pd.DataFrame) -> str:
-    head = "<tr><th>rank</th><th>agent</th><th>score</th><th>95% CI</th><th>n</th><th>p vs next</th></tr>"
+    head = (
+        "<tr><th>rank</th><th>agent</th><th>score</th><th>95% CI</th><th>n_eff</th>"
+        "<th>n</th><th>p vs next</th></tr>"
+    )
     rows = []
-    for rank, agent, score, lo, hi, n, p_next, differs in board[
-        ["rank", "agent", "score", "ci_low", "ci_high", "n", "p_next", "differs_next"]
+    for rank, agent, score, lo, hi, n_eff, n, p_next, differs in board[
+        ["rank", "agent", "score", "ci_low", "ci_high", "n_eff", "n", "p_next", "differs_next"]
     ].itertuples(index=False, name=None):
         p = "" if np.isnan(p_next) else f"{p_next:.3g}{' *' if differs else ''}"
         rows.append(
             f"<tr><td>{rank}</td><td>{_e(agent)}</td><td>{score:.4f}</td>"
-            f"<td>[{lo:.4f}, {hi:.4f}]</td><td>{n}</td><td>{p}</td></tr>"
+            f"<td>[{lo:.4f}, {hi:.4f}]</td><td>{n_eff}</td><td>{n}</td><td>{p}</td></tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 

@@ -18,6 +18,7 @@ the executor still runs them in parallel.
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from accord.core.scenario import Scenario
 from accord.tournament.agents import check_agents
 from accord.tournament.config import TournamentConfig
 from accord.tournament.executors import Executor, make_executor
+from accord.tournament.fingerprint import fingerprints
 from accord.tournament.memory import Memory, PastSession
 from accord.tournament.scenarios import resolve_scenarios
 from accord.tournament.schedule import SessionSpec, schedule
@@ -55,19 +57,25 @@ def run_tournament(
     workers: int | None = None,
     address: str | None = None,
     progress: Progress | None = None,
+    fresh: bool = False,
 ) -> TournamentRun:
     """Run (or resume) ``config``, storing everything in the SQLite file ``out``.
 
-    Ctrl-C (``KeyboardInterrupt``) stores the sessions finished so far, stops the
+    Resuming checks every agent's fingerprint (its code, parameters and Accord's
+    version) and refuses a changed one; ``fresh=True`` deletes ``out`` (and the agents'
+    data directories) first. Ctrl-C (``KeyboardInterrupt``) stores the sessions finished so far, stops the
     workers and passes on; the same call then resumes."""
     t0 = time.perf_counter()
     path = Path(out)
     check_agents(config.agents)
+    agents = fingerprints(config.agents)
     scenarios = resolve_scenarios(config.scenarios)
     specs = schedule(config, scenarios)
     ex = make_executor(executor, workers, address) if isinstance(executor, str) else executor
+    if fresh:
+        remove_results(path)
     with Store(path) as store:
-        store.prepare(config, scenarios, specs)
+        store.prepare(config, scenarios, specs, agents)
         done = store.done_ids()
         pending = [s for s in specs if s.id not in done]
         count = len(specs) - len(pending)
@@ -99,6 +107,14 @@ def run_tournament(
         finally:
             ex.close()
     return TournamentRun(path, len(specs), len(pending), time.perf_counter() - t0)
+
+
+def remove_results(results: str | Path) -> None:
+    """Delete a results file, its WAL files and the agents' data directories."""
+    p = Path(results)
+    for f in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
+        f.unlink(missing_ok=True)
+    shutil.rmtree(data_root(p), ignore_errors=True)
 
 
 def data_root(results: str | Path) -> Path:

@@ -88,9 +88,14 @@ class Store(SqliteFile):
 
     # -- setting up ----------------------------------------------------------------------
     def prepare(
-        self, config: TournamentConfig, scenarios: dict[str, Scenario], specs: Sequence[SessionSpec]
+        self,
+        config: TournamentConfig,
+        scenarios: dict[str, Scenario],
+        specs: Sequence[SessionSpec],
+        agents: dict[str, Any] | None = None,
     ) -> None:
-        """Write config, scenarios and schedule into a new file, or check they match."""
+        """Write config, scenarios, schedule and the agents' fingerprints
+        (:mod:`accord.tournament.fingerprint`) into a new file, or check they match."""
         fmt = self.meta("format")
         if fmt is not None and fmt != FORMAT:
             raise ConfigError(
@@ -99,11 +104,13 @@ class Store(SqliteFile):
             )
         old = self.meta("fingerprint")
         fp = config.fingerprint()
+        if old is not None:
+            self._check_agents(agents or {})
         if old is not None and old != fp:
             raise ConfigError(
                 f"{self.path} holds another tournament (fingerprint {old}, this one is {fp}); "
-                "use another output file to start a new tournament, or the same settings "
-                "to resume"
+                "use another output file to start a new tournament, the same settings "
+                "to resume, or --fresh to start over"
             )
         if old is not None:
             n = self.conn.execute("SELECT COUNT(*) FROM specs").fetchone()[0]
@@ -125,6 +132,7 @@ class Store(SqliteFile):
             self.set_meta("format", FORMAT)
             self.set_meta("fingerprint", fp)
             self.set_meta("config", json.dumps(config.to_dict()))
+            self.set_meta("agents", json.dumps(agents or {}, sort_keys=True))
             for s in scenarios.values():
                 data = scenario_to_dict(s)
                 self.conn.execute(
@@ -152,6 +160,21 @@ class Store(SqliteFile):
                     )
                     for sp in specs
                 ],
+            )
+
+    def _check_agents(self, agents: dict[str, Any]) -> None:
+        from accord.tournament.fingerprint import changes
+
+        stored = json.loads(self.meta("agents") or "{}")
+        found = [
+            c for name in sorted(agents) for c in changes(name, stored.get(name, {}), agents[name])
+        ]
+        if found:
+            raise ConfigError(
+                f"{self.path} holds results of other agents than this run's: "
+                + "; ".join(found)
+                + ". Resuming would mix their sessions; use --fresh to start over "
+                "(the stored results are deleted) or another output file"
             )
 
     def config(self) -> dict[str, Any]:
