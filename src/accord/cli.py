@@ -1,23 +1,19 @@
 """The ``accord`` command line: the core commands plus each layer's own sub-commands.
 
 Sub-command groups are imported lazily where they pull in heavy dependencies, so
-``accord --help`` stays fast.
+``accord --help`` stays fast. Importing this module changes nothing else: agents and
+protocols named by import path (``accord agents check mine:MyAgent``) are found in the
+working directory because :func:`accord.core.imports.import_object` puts it on
+``sys.path`` when it resolves such a path, as ``python -m`` does.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 
 import typer
 
 from accord.commands.negotiate import negotiate
-
-# Like ``python -m``, let agents and scenarios named by import path come from the folder
-# the user runs ``accord`` in (``accord agents check mine:MyAgent``).
-if os.getcwd() not in sys.path:
-    sys.path.insert(0, os.getcwd())
 
 app = typer.Typer(
     help="Accord: automated negotiation research and competitions.",

@@ -129,7 +129,7 @@ def test_an_agent_whose_constructor_raises_is_a_recorded_failure(tmp_path: Path)
     run_tournament(cfg, out)
     ((kind, msg),) = failures(out)["Bad"]
     assert kind == "exception"
-    assert "could not create agent 'Bad': ValueError: exponent must be > 0, got -1" in msg
+    assert "could not create agent 'Bad': ConfigError: exponent must be > 0, got -1" in msg
 
 
 def test_unknown_parameters_are_a_config_error_before_running(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from accord.agents.timebased import Boulware, Conceder
 from accord.core.errors import ProtocolViolation
 from accord.core.negotiator import Negotiator
 from accord.core.outcomes import CategoricalIssue, IntegerIssue, OutcomeSpace
-from accord.core.protocols import Session, SessionResult
+from accord.core.protocols import DEFAULT_PROTOCOL, SessionResult, make_session, protocol_info
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
 from accord.core.utilities import LinearAdditiveUtility, LinearEvaluator, UtilityFunction
@@ -98,6 +98,7 @@ def check_negotiator(
     rounds: int = 30,
     time_limit: float = 2.0,
     seed: int = 0,
+    protocol: str = DEFAULT_PROTOCOL,
 ) -> CheckReport:
     """Play ``subject`` against built-in opponents; raise on any protocol failure.
 
@@ -110,9 +111,14 @@ def check_negotiator(
         rounds: the deadline of every session.
         time_limit: seconds one ``propose``/``respond`` call may take.
         seed: seeds every session.
+        protocol: the protocol to play (a registered name or id); the multilateral
+            session runs only if it takes three or more parties.
 
     Raises:
-        ProtocolViolation: naming the session, the failure kind and the negotiator's message.
+        ProtocolViolation: naming the session, the failure kind and the negotiator's message
+            (its subclass InvalidOffer for an offer outside the space, NegotiatorTimeout
+            for an answer slower than ``time_limit``).
+        CapabilityError: the negotiator lacks a capability the protocol needs.
     """
     if isinstance(subject, type) and not issubclass(subject, Negotiator):
         raise ProtocolViolation(
@@ -131,7 +137,8 @@ def check_negotiator(
     def play(
         label: str, negotiators: list[Negotiator], utilities: list[UtilityFunction], me: int
     ) -> SessionResult:
-        result = Session(
+        result = make_session(
+            protocol,
             s.space,
             negotiators,
             utilities,
@@ -140,11 +147,8 @@ def check_negotiator(
             time_limit=time_limit,
         ).run()
         if result.failure is not None and result.failure.party == me:
-            f = result.failure
-            raise ProtocolViolation(
-                f"{label} on scenario {s.name!r}: the negotiator failed ({f.kind.value}) "
-                f"at step {result.steps}: {f.message}"
-            )
+            context = f"{label} on scenario {s.name!r}, at step {result.steps}"
+            raise result.failure.error(context)
         if result.failure is not None:
             raise ProtocolViolation(f"{label}: the opponent failed: {result.failure.message}")
         results.append((label, result))
@@ -153,7 +157,8 @@ def check_negotiator(
     for name, opponent in opponents:
         play(f"first vs {name}", [_make(subject), opponent()], two, 0)
         play(f"second vs {name}", [opponent(), _make(subject)], two, 1)
-    if s.n_parties >= 3:
+    info = protocol_info(protocol)
+    if s.n_parties >= 3 and (info.max_parties is None or info.max_parties >= s.n_parties):
         others = [Boulware() for _ in range(s.n_parties - 1)]
         play("multilateral", [_make(subject), *others], list(s.utilities), 0)
     again = play("first vs Random (repeat)", [_make(subject), RandomNegotiator()], two, 0)

@@ -21,7 +21,7 @@ from rich.table import Table
 
 from accord.agents.checker import check_negotiator
 from accord.agents.registry import get_agent, known_agents, resolve_agent
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ConfigError
 from accord.core.negotiator import Negotiator
 
 app = typer.Typer(
@@ -46,7 +46,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"a parameter must look like key=value, got {item!r}")
+            raise ConfigError(f"a parameter must look like key=value, got {item!r}")
         params[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
     return params
 

@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from accord.agents.models import FrequencyModel
 from accord.agents.timebased import TimeDependent
+from accord.core.errors import ConfigError
 from accord.core.negotiator import NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -52,7 +53,7 @@ class FrequencyAgent(TimeDependent):
     ) -> None:
         super().__init__(exponent, name)
         if window < 1 or pool_size < 2:
-            raise ValueError(f"window must be >= 1 and pool_size >= 2, got {window}, {pool_size}")
+            raise ConfigError(f"window must be >= 1 and pool_size >= 2, got {window}, {pool_size}")
         self.window = int(window)
         self.pool_size = int(pool_size)
         self.learning_rate = float(learning_rate)
@@ -63,7 +64,7 @@ class FrequencyAgent(TimeDependent):
         # Not TimeDependent's: bids come from the pool below, no utility inverse is needed.
         space = view.space
         if not space.is_discrete:
-            raise ValueError(
+            raise ConfigError(
                 f"{type(self).__name__} needs a discrete outcome space; discretize {space!r}"
             )
         self._utility = view.utility

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from accord.agents.timebased import TimeDependent
+from accord.core.errors import ConfigError
 from accord.core.negotiator import NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -44,9 +45,12 @@ class Learner(TimeDependent):
         name: str | None = None,
     ) -> None:
         if not (exponent > 0 and learned_exponent > 0):
-            raise ValueError(f"exponents must be > 0, got {exponent}, {learned_exponent}")
+            raise ConfigError(f"exponents must be > 0, got {exponent}, {learned_exponent}")
         if not (0 <= step <= 1 and backoff >= 0 and 0 < late <= 1):
-            raise ValueError("need 0 <= step <= 1, backoff >= 0 and 0 < late <= 1")
+            raise ConfigError(
+                "need 0 <= step <= 1, backoff >= 0 and 0 < late <= 1; "
+                f"got step={step}, backoff={backoff}, late={late}"
+            )
         super().__init__(exponent, name)
         self.learned_exponent = learned_exponent
         self.step = step

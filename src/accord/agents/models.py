@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from accord.core.errors import ConfigError
 from accord.core.outcomes import Outcome, OutcomeSpace
 
 FloatArray = npt.NDArray[np.float64]
@@ -50,9 +51,9 @@ class FrequencyModel:
 
     def __init__(self, space: OutcomeSpace, learning_rate: float = 0.2) -> None:
         if not space.is_discrete:
-            raise ValueError(f"a frequency model needs a discrete outcome space, got {space!r}")
+            raise ConfigError(f"a frequency model needs a discrete outcome space, got {space!r}")
         if not learning_rate >= 0:
-            raise ValueError(f"learning_rate must be >= 0, got {learning_rate}")
+            raise ConfigError(f"learning_rate must be >= 0, got {learning_rate}")
         self.space = space
         self.learning_rate = float(learning_rate)
         self.counts: list[list[float]] = [[0.0] * int(r) for r in space.radices]

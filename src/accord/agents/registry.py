@@ -19,7 +19,6 @@ other negotiator is reached by its import path ``package.module:Class`` (or
 from __future__ import annotations
 
 import difflib
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +27,7 @@ from accord.agents.simple import Hardliner, RandomNegotiator
 from accord.agents.timebased import Boulware, Conceder, Linear, TimeDependent
 from accord.agents.titfortat import TitForTat
 from accord.core.errors import ConfigError
+from accord.core.imports import import_object, is_import_path
 from accord.core.negotiator import Negotiator
 
 AgentFactory = Callable[..., Negotiator]
@@ -74,7 +74,7 @@ def resolve_agent(name: str) -> AgentFactory:
     factory = _AGENTS.get(_key(name))
     if factory is not None:
         return factory
-    if ":" in name or "." in name:
+    if is_import_path(name):
         return _import(name.strip())
     known = sorted(_AGENTS)
     close = difflib.get_close_matches(_key(name), known, n=1)
@@ -86,22 +86,7 @@ def resolve_agent(name: str) -> AgentFactory:
 
 
 def _import(path: str) -> AgentFactory:
-    module_name, sep, attr = path.partition(":")
-    if not sep:
-        module_name, _, attr = path.rpartition(".")
-    if not module_name or not attr:
-        raise ConfigError(f"agent import path must look like 'package.module:Class', got {path!r}")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(
-            f"cannot import module {module_name!r} for agent {path!r}: {exc}"
-        ) from None
-    obj: Any = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ConfigError(f"module {module_name!r} has no attribute {attr!r} (agent {path!r})")
-        obj = getattr(obj, part)
+    obj = import_object(path, "agent")
     if not callable(obj):
         raise ConfigError(f"agent {path!r} is a {type(obj).__name__}, not a class or factory")
     factory: AgentFactory = obj

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from accord.core.errors import ConfigError
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -50,7 +51,7 @@ class RandomNegotiator(Negotiator):
     def __init__(self, accept_probability: float = 0.5, name: str | None = None) -> None:
         super().__init__(name)
         if not 0.0 <= accept_probability <= 1.0:
-            raise ValueError(f"accept_probability must be in [0, 1], got {accept_probability}")
+            raise ConfigError(f"accept_probability must be in [0, 1], got {accept_probability}")
         self.accept_probability = float(accept_probability)
         self._rational: npt.NDArray[np.int64] | None = None
 

@@ -12,6 +12,7 @@ outcome closest above its target and accepts any offer at least as good as the t
 
 from __future__ import annotations
 
+from accord.core.errors import ConfigError
 from accord.core.inverse import UtilityInverse, inverse_of
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
@@ -36,7 +37,7 @@ class TimeDependent(Negotiator):
     def __init__(self, exponent: float = 1.0, name: str | None = None) -> None:
         super().__init__(name)
         if not exponent > 0:
-            raise ValueError(f"exponent must be > 0, got {exponent}")
+            raise ConfigError(f"exponent must be > 0, got {exponent}")
         self.exponent = float(exponent)
         self._inverse: UtilityInverse | None = None
         self._floor = 0.0
@@ -53,10 +54,10 @@ class TimeDependent(Negotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         assert self._inverse is not None
-        return self._inverse.at_least(self.target(view._t))
+        return self._inverse.at_least(self.target(view.time))
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        return _ACCEPT if self._utility(offer) >= self.target(view._t) else _REJECT
+        return _ACCEPT if self._utility(offer) >= self.target(view.time) else _REJECT
 
 
 class Boulware(TimeDependent):

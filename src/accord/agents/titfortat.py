@@ -19,6 +19,7 @@ outcome closest above the target and accepts an offer at least as good as the ta
 from __future__ import annotations
 
 from accord.agents.timebased import target_range
+from accord.core.errors import ConfigError
 from accord.core.inverse import UtilityInverse
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
@@ -35,9 +36,9 @@ class TitForTat(Negotiator):
     ) -> None:
         super().__init__(name)
         if not reciprocity >= 0:
-            raise ValueError(f"reciprocity must be >= 0, got {reciprocity}")
+            raise ConfigError(f"reciprocity must be >= 0, got {reciprocity}")
         if not 0.0 <= initial <= 1.0:
-            raise ValueError(f"initial concession must be in [0, 1], got {initial}")
+            raise ConfigError(f"initial concession must be in [0, 1], got {initial}")
         self.reciprocity = float(reciprocity)
         self.initial = float(initial)
         self._inverse: UtilityInverse | None = None

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.core import AccordError, Deadline, Session
+from accord.core import AccordError, Deadline, make_session
 
 
 def negotiate(
@@ -29,6 +29,9 @@ def negotiate(
     rounds: Annotated[int, typer.Option(help="deadline in rounds")] = 100,
     seconds: Annotated[float | None, typer.Option(help="deadline in seconds")] = None,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    protocol: Annotated[
+        str, typer.Option(help="protocol: aop (default), ultimatum, ... or pkg.mod:Class")
+    ] = "aop",
     plot: Annotated[Path | None, typer.Option(help="write the utility-space plot here")] = None,
     trace: Annotated[bool, typer.Option(help="print every action")] = False,
 ) -> None:
@@ -48,7 +51,8 @@ def negotiate(
                 param_hint="--agents",
             )
         negotiators = [get_agent(n) for n in names]
-        session = Session(
+        session = make_session(
+            protocol,
             sc.space,
             negotiators,
             sc.utilities,
@@ -64,7 +68,9 @@ def negotiate(
 
     console.print(
         f"[bold]{sc.name}[/bold]: {sc.space.cardinality} outcomes, "
-        f"{sc.n_parties} parties, deadline {rounds} rounds" + (f" / {seconds} s" if seconds else "")
+        f"{sc.n_parties} parties, deadline {rounds} rounds"
+        + (f" / {seconds} s" if seconds else "")
+        + f", protocol {session.info.id}"
     )
     if trace:
         for e in result.trace:

@@ -5,8 +5,10 @@
 2
 """
 
+from accord.core.capabilities import OptsOut, ProposesPartial, SendsMessages
 from accord.core.errors import (
     AccordError,
+    CapabilityError,
     ConfigError,
     FormatError,
     InvalidOffer,
@@ -29,10 +31,17 @@ from accord.core.protocols import (
     EndReason,
     Failure,
     FailureKind,
+    Mechanism,
     Phase,
+    ProtocolInfo,
     Session,
     SessionResult,
     TraceEntry,
+    TurnStyle,
+    Ultimatum,
+    make_session,
+    protocol_info,
+    register_protocol,
 )
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
@@ -50,6 +59,7 @@ __all__ = [
     "AccordError",
     "Action",
     "CallableUtility",
+    "CapabilityError",
     "CategoricalIssue",
     "ConfigError",
     "Deadline",
@@ -66,20 +76,30 @@ __all__ = [
     "Issue",
     "LinearAdditiveUtility",
     "LinearEvaluator",
+    "Mechanism",
     "Negotiator",
     "NegotiatorTimeout",
     "NegotiatorView",
     "OfferLog",
+    "OptsOut",
     "Outcome",
     "OutcomeSpace",
     "Phase",
+    "ProposesPartial",
+    "ProtocolInfo",
     "ProtocolViolation",
     "RealIssue",
     "Response",
     "Scenario",
+    "SendsMessages",
     "Session",
     "SessionResult",
     "TraceEntry",
+    "TurnStyle",
+    "Ultimatum",
     "UtilityFunction",
     "effective_discount",
+    "make_session",
+    "protocol_info",
+    "register_protocol",
 ]

@@ -9,7 +9,16 @@ Hierarchy::
     ├── ProtocolViolation     a negotiator broke the protocol (wrong action, wrong turn)
     │   ├── InvalidOffer      a proposal outside the outcome space
     │   └── NegotiatorTimeout a response that took longer than allowed
-    └── ConfigError           bad user configuration (agents, tournaments, CLI)
+    ├── ConfigError           bad user configuration (agents, tournaments, CLI)
+    │   └── CapabilityError   a negotiator lacks a capability its protocol needs
+    ├── InvalidValue          a value outside what an API accepts (an amount, a quantity)
+    ├── ParseError            text that cannot be read (an utterance, a number word)
+    ├── UsageError            an argument of the wrong kind given to an API
+    └── StateError            an operation the current state does not allow
+
+Each class also derives from the built-in exception callers used to catch before the
+tree existed (``ValueError``, ``TypeError``, ``RuntimeError``), so ``except ValueError``
+still works. Messages say what was expected and what arrived.
 """
 
 from __future__ import annotations
@@ -45,3 +54,23 @@ class NegotiatorTimeout(ProtocolViolation):
 
 class ConfigError(AccordError, ValueError):
     """Bad configuration given by the user."""
+
+
+class CapabilityError(ConfigError):
+    """A negotiator lacks a capability (an API beyond propose/respond) its protocol needs."""
+
+
+class InvalidValue(AccordError, ValueError):
+    """A value outside what an API accepts (an amount of money, a quantity of goods)."""
+
+
+class ParseError(AccordError, ValueError):
+    """Text that cannot be read: the message names the text and what was expected."""
+
+
+class UsageError(AccordError, TypeError):
+    """An API was given an argument of the wrong kind."""
+
+
+class StateError(AccordError, RuntimeError):
+    """An operation the current state does not allow (a finished world, a started round)."""

@@ -59,10 +59,23 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
 
 
 class NegotiatorView:
-    """What one negotiator may see of its session. The session updates it; nobody else may.
+    """What one negotiator may see of its session.
+
+    Negotiators read it through its properties. Its owner (the protocol, or the isolation
+    layer that mirrors a view in an agent's process) changes it only through
+    :meth:`update`; nothing outside the class writes its fields.
 
     ``rng`` is a generator, or the ``(seed, index)`` pair one is made from on first use
     (sessions pass pairs, so negotiators that draw nothing cost nothing).
+
+        >>> from accord.core.outcomes import CategoricalIssue, OutcomeSpace
+        >>> from accord.core.utilities import LinearAdditiveUtility
+        >>> space = OutcomeSpace([CategoricalIssue("x", ["a", "b"])])
+        >>> u = LinearAdditiveUtility(space, [1.0], [{"a": 1.0, "b": 0.0}])
+        >>> view = NegotiatorView(u, 0, ["me", "you"], OfferLog([]), (0, 0))
+        >>> view.update(0.5, step=3, round=1, standing=("b",), proposer=1)
+        >>> view.time, view.step, view.round, view.standing_offer, view.standing_proposer
+        (0.5, 3, 1, ('b',), 1)
     """
 
     __slots__ = (
@@ -103,6 +116,33 @@ class NegotiatorView:
         self._proposer = -1
         self._best: Outcome | None = None
         self._memory = memory
+
+    def update(
+        self,
+        time: float,
+        step: int,
+        round: int,  # noqa: A002 - the public property has the same name
+        standing: Outcome | None,
+        proposer: int,
+    ) -> None:
+        """Owner side: set the time, counters and standing offer before a call.
+
+        Args:
+            time: normalised time in [0, 1].
+            step: actions taken so far in the session.
+            round: completed rounds.
+            standing: the offer on the table (None if none).
+            proposer: index of the party whose offer is on the table (-1 if none).
+        """
+        self._t = time
+        self._step = step
+        self._round = round
+        self._standing = standing
+        self._proposer = proposer
+
+    def state(self) -> tuple[float, int, int, Outcome | None, int]:
+        """Owner side: ``(time, step, round, standing, proposer)``, what :meth:`update` takes."""
+        return (self._t, self._step, self._round, self._standing, self._proposer)
 
     @property
     def utility(self) -> UtilityFunction:

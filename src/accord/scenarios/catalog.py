@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from accord.core.errors import InvalidScenario
 from accord.core.outcomes import CategoricalIssue, IntegerIssue, Issue, OutcomeSpace
 from accord.core.scenario import Scenario
 from accord.core.utilities import Evaluator, LinearAdditiveUtility, LinearEvaluator
@@ -29,11 +30,11 @@ def _scenario(name: str, issues: Sequence[Issue], profiles: Sequence[Profile]) -
     utilities = []
     for pname, weights, evaluators, rv, disc in profiles:
         if abs(sum(weights) - 1.0) > 1e-9:
-            raise ValueError(f"{name}/{pname}: weights sum to {sum(weights)}, not 1")
+            raise InvalidScenario(f"{name}/{pname}: weights sum to {sum(weights)}, not 1")
         u = LinearAdditiveUtility(space, weights, evaluators, rv, disc, normalize=False)
         for k, table in enumerate(u.tables):
             if abs(table.max() / u.weights[k] - 1.0) > 1e-12:
-                raise ValueError(f"{name}/{pname}: issue {k} has no value worth 1")
+                raise InvalidScenario(f"{name}/{pname}: issue {k} has no value worth 1")
         utilities.append(u)
     return Scenario(name, space, tuple(utilities), tuple(p[0] for p in profiles))
 
@@ -57,7 +58,9 @@ def _profiles(issues: Sequence[Issue], table: dict[str, Row]) -> list[Profile]:
             elif isinstance(issue, CategoricalIssue):
                 evaluators.append(_evals(issue, ev))
             else:
-                raise ValueError(f"{name}: issue {issue.name!r} needs an evaluator, got {ev!r}")
+                raise InvalidScenario(
+                    f"{name}: issue {issue.name!r} needs an evaluator, got {ev!r}"
+                )
         profiles.append((name, weights, evaluators, rv, disc))
     return profiles
 

@@ -92,6 +92,9 @@ def tournament_command(
     out: Annotated[Path | None, typer.Option(help="results file (.sqlite)")] = None,
     seed: Annotated[int | None, typer.Option(help="tournament seed")] = None,
     rounds: Annotated[int | None, typer.Option(help="deadline in rounds")] = None,
+    protocol: Annotated[
+        str | None, typer.Option(help="protocol: aop (default), ultimatum, ... or pkg.mod:Class")
+    ] = None,
     time_limit: Annotated[float | None, typer.Option(help="seconds per agent call")] = None,
     isolated: Annotated[
         bool | None, typer.Option("--isolated/--in-process", help="each agent in its own process")
@@ -118,6 +121,7 @@ def tournament_command(
             reps=reps,
             seed=seed,
             rounds=rounds,
+            protocol=protocol,
             time_limit=time_limit,
             isolated=isolated,
             learning=learning,

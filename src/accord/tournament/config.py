@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from accord.core.errors import ConfigError
+from accord.core.protocols import DEFAULT_PROTOCOL, protocol_info
 from accord.core.scenario import Scenario
 
 PAIRINGS = ("product", "combinations")
@@ -104,6 +105,9 @@ class TournamentConfig:
         call_timeout: seconds to wait for one call in isolated mode when ``time_limit``
             is not set.
         name: a label for reports.
+        protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
+            versioned id (``aop-v1``) or import path ``package.module:Class``; stored as
+            the versioned id (see :mod:`accord.core.protocols.registry`).
     """
 
     agents: tuple[AgentSpec, ...]
@@ -122,8 +126,15 @@ class TournamentConfig:
     memory_limit: int = 2048
     call_timeout: float = 10.0
     name: str = "tournament"
+    protocol: str = DEFAULT_PROTOCOL
 
     def __post_init__(self) -> None:
+        if not isinstance(self.protocol, str):
+            raise ConfigError(f"protocol must be a name such as 'aop', got {self.protocol!r}")
+        if ":" not in self.protocol:  # an import path stays a path, so workers can import it
+            object.__setattr__(self, "protocol", protocol_info(self.protocol).id)
+        else:
+            protocol_info(self.protocol)
         object.__setattr__(self, "agents", tuple(AgentSpec.parse(a) for a in self.agents))
         object.__setattr__(self, "scenarios", tuple(self.scenarios))
         if not self.agents:
@@ -197,5 +208,7 @@ class TournamentConfig:
         """Hash of the settings that decide the sessions and their results."""
         d = self.to_dict()
         d.pop("name", None)
+        if d["protocol"] == DEFAULT_PROTOCOL:
+            d.pop("protocol")  # results written before protocols were selectable resume
         text = json.dumps(d, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]

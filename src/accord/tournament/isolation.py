@@ -106,7 +106,7 @@ class IsolatedNegotiator(Negotiator):
         offers = view.offers
         new = list(offers[self._sent :])
         self._sent = len(offers)
-        state = (view.time, view.step, view.round, view.standing_offer, view.standing_proposer, new)
+        state = (*view.state(), new)
         timeout = self.limits.call_timeout + _GRACE
         try:
             self._conn.send((op, state, extra))
@@ -182,7 +182,8 @@ def _child_main(
                 index, names, rng = extra
                 view = NegotiatorView(utility, index, names, OfferLog(offers), rng, memory)
             assert view is not None
-            view._t, view._step, view._round, view._standing, view._proposer, new = state
+            *now, new = state
+            view.update(*now)
             offers.extend(new)
             out: Any = None
             if op == "start":

@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from accord.core.errors import ConfigError
 from accord.core.outcomes import OutcomeSpace
 from accord.core.scenario import Scenario
 from accord.tournament.scenarios import scenario_from_dict
+from accord.tournament.sqlite import SqliteFile
 from accord.tournament.store import ACTIONS
 
 _EVENT_COLUMNS = ("session_id", "step", "party", "action", "outcome", "time", "utilities")
@@ -45,14 +45,15 @@ class Results:
         self.path = Path(path)
         if not self.path.is_file():
             raise ConfigError(f"results file {str(self.path)!r} does not exist")
-        self.conn = sqlite3.connect(str(self.path), timeout=30.0)
+        self.file = SqliteFile(self.path)
+        self.conn = self.file.conn
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
         if not {"meta", "specs", "sessions", "parties"} <= tables:
             raise ConfigError(f"{self.path} is not an Accord tournament results file")
 
     def close(self) -> None:
         """Close the database connection."""
-        self.conn.close()
+        self.file.close()
 
     def _df(self, sql: str) -> pd.DataFrame:
         return pd.read_sql_query(sql, self.conn)

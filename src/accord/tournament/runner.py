@@ -24,8 +24,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from accord.core.errors import ConfigError
+from accord.core.protocols import check_protocol_agents, protocol_info
 from accord.core.scenario import Scenario
-from accord.tournament.agents import check_agents
+from accord.tournament.agents import agent_factory, check_agents
 from accord.tournament.config import TournamentConfig
 from accord.tournament.executors import Executor, make_executor
 from accord.tournament.fingerprint import fingerprints
@@ -68,8 +70,17 @@ def run_tournament(
     t0 = time.perf_counter()
     path = Path(out)
     check_agents(config.agents)
+    check_protocol_agents(
+        config.protocol, {a.name: agent_factory(a.type) for a in config.agents}, config.isolated
+    )
     agents = fingerprints(config.agents)
     scenarios = resolve_scenarios(config.scenarios)
+    info = protocol_info(config.protocol)
+    for sc_name, sc in scenarios.items():
+        try:
+            info.check_parties(sc.n_parties)
+        except ConfigError as exc:
+            raise ConfigError(f"scenario {sc_name!r}: {exc}") from None
     specs = schedule(config, scenarios)
     ex = make_executor(executor, workers, address) if isinstance(executor, str) else executor
     if fresh:

@@ -21,7 +21,7 @@ import numpy as np
 
 from accord.core.negotiator import Negotiator
 from accord.core.outcomes import OutcomeSpace
-from accord.core.protocols import Session
+from accord.core.protocols import DEFAULT_PROTOCOL, make_session, protocol_info
 from accord.core.protocols.result import Action, EndReason, FailureKind
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
@@ -46,6 +46,7 @@ class RunContext:
     time_limit: float | None = None
     isolated: bool = False
     limits: Limits = field(default_factory=Limits)
+    protocol: str = DEFAULT_PROTOCOL
 
     @classmethod
     def from_config(cls, config: TournamentConfig, scenarios: Mapping[str, Scenario]) -> RunContext:
@@ -59,6 +60,7 @@ class RunContext:
             time_limit=limit,
             isolated=config.isolated,
             limits=Limits(config.cpu_limit, config.memory_limit, limit or config.call_timeout),
+            protocol=config.protocol,
         )
 
 
@@ -91,6 +93,8 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
     build_error: tuple[int, str] | None = None
     limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
     guard = ctx.time_limit or ctx.limits.call_timeout  # in-process calls are pre-empted here
+    # a protocol needing capabilities (extra methods) gets the agents themselves, unguarded
+    guarded = not protocol_info(ctx.protocol).needs
     for k, name in enumerate(spec.agents):
         agent = ctx.agents[name]
         try:
@@ -98,7 +102,9 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
                 negotiators.append(IsolatedNegotiator(agent, ctx.limits, utilities[k], memories[k]))
             else:
                 neg = make_negotiator(agent)
-                negotiators.append(Guarded(neg, k, guard, max(guard, ctx.limits.call_timeout)))
+                if guarded:
+                    neg = Guarded(neg, k, guard, max(guard, ctx.limits.call_timeout))
+                negotiators.append(neg)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001 - a broken agent is that session's failure
@@ -110,7 +116,8 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
                 n.close()
         k, message = build_error
         return _failed_record(spec, scenario, k, FailureKind.EXCEPTION, message, "", started)
-    session = Session(
+    session = make_session(
+        ctx.protocol,
         scenario.space,
         negotiators,
         utilities,
@@ -175,7 +182,7 @@ def _party_rows(
 def encode_trace(
     sid: str, trace: Sequence[Any], space: OutcomeSpace, utilities: Sequence[Any]
 ) -> tuple[Any, ...]:
-    """One ``traces`` row: parties (uint8 bytes), actions (``o``/``a``/``e`` letters), times
+    """One ``traces`` row: parties (uint8 bytes), actions (``o``/``a``/``e``/``r`` letters), times
     (float64 bytes), outcomes (JSON: flat indices, -1 for none, on discrete spaces; value
     lists or null otherwise) and utilities (float64 bytes, one row per entry, one column
     per party, NaN where there is no outcome)."""
@@ -211,7 +218,7 @@ def encode_trace(
     )
 
 
-_LETTER = {Action.OFFER: "o", Action.ACCEPT: "a", Action.END: "e"}
+_LETTER = {Action.OFFER: "o", Action.ACCEPT: "a", Action.END: "e", Action.REJECT: "r"}
 
 
 def lost_session(task: Task, death: Death, ctx: RunContext) -> SessionRecord:

@@ -1,8 +1,14 @@
-"""Shared plumbing of the tournament's SQLite files (WAL mode, autocommit connection).
+"""The one SQLite base of Accord's files (WAL mode, autocommit, usable from any thread).
 
 :class:`SqliteFile` opens (or creates) a file, applies the pragmas and the subclass's
 ``SCHEMA``, reads and writes the ``key, value`` ``meta`` table and runs explicit
-transactions; :class:`Transaction` is the ``with`` block behind them.
+transactions; :class:`Transaction` is the ``with`` block behind them. Tournament stores,
+the web layer's stores (:mod:`accord.web.store`) and the leagues' servers all open their
+files through it; nothing else calls ``sqlite3.connect``.
+
+One connection is shared by the threads of a server: every use goes through
+:attr:`SqliteFile.lock` (``transaction``, ``execute`` and ``rows`` take it). The path
+``":memory:"`` gives a scratch database.
 
     >>> import tempfile, pathlib
     >>> class Notes(SqliteFile):
@@ -12,52 +18,84 @@ transactions; :class:`Transaction` is the ``with`` block behind them.
     ...         f.set_meta("colour", "blue")
     ...     f.meta("colour"), f.meta("size")
     ('blue', None)
+    >>> with SqliteFile(":memory:", schema="CREATE TABLE t (a, b);") as f:
+    ...     _ = f.execute("INSERT INTO t VALUES (?, ?)", (1, "x"))
+    ...     f.rows("SELECT a, b FROM t")
+    [{'a': 1, 'b': 'x'}]
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
 from accord.core.errors import ConfigError
 
+MEMORY = ":memory:"
+
 
 class Transaction:
     """``with`` block running one explicit transaction on an autocommit connection:
     ``BEGIN`` (or ``BEGIN IMMEDIATE`` when ``immediate``), then ``COMMIT``, or
-    ``ROLLBACK`` when the block raises."""
+    ``ROLLBACK`` when the block raises. It holds ``lock`` (when given) throughout."""
 
-    def __init__(self, conn: sqlite3.Connection, immediate: bool = False) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        immediate: bool = False,
+        lock: threading.RLock | None = None,
+    ) -> None:
         self.conn = conn
         self.begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
+        self.lock = lock
 
     def __enter__(self) -> None:
-        self.conn.execute(self.begin)
+        if self.lock is not None:
+            self.lock.acquire()
+        try:
+            self.conn.execute(self.begin)
+        except BaseException:
+            if self.lock is not None:
+                self.lock.release()
+            raise
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        try:
+            self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        finally:
+            if self.lock is not None:
+                self.lock.release()
 
 
 class SqliteFile:
     """A SQLite file opened in WAL mode; opening creates the ``SCHEMA`` tables if missing.
 
-    Subclasses set ``SCHEMA`` (SQL script; it must create ``meta (key, value)``)."""
+    Subclasses set ``SCHEMA`` (SQL script; files using :meth:`meta` must create
+    ``meta (key, value)``), or pass ``schema``. ``path`` may be ``":memory:"``.
+    """
 
     SCHEMA = ""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, schema: str | None = None) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        if str(path) != MEMORY:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self.conn = sqlite3.connect(
+            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+        )
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(self.SCHEMA)
+        self.conn.executescript(self.SCHEMA if schema is None else schema)
 
     def close(self) -> None:
         """Close the connection (checkpointing the WAL)."""
-        self.conn.close()
+        with self.lock:
+            self.conn.close()
 
     def __enter__(self) -> Self:
         return self
@@ -65,9 +103,22 @@ class SqliteFile:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement under the lock (autocommit unless inside a transaction)."""
+        with self.lock:
+            return self.conn.execute(sql, args)
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """The rows of a query as dicts of column name to value."""
+        with self.lock:
+            cur = self.conn.execute(sql, args)
+            names = [d[0] for d in cur.description or ()]
+            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
     def meta(self, key: str) -> str | None:
         """A value of the ``meta`` table."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self.lock:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def json_meta(self, key: str, kind: str) -> dict[str, Any]:
@@ -80,8 +131,8 @@ class SqliteFile:
 
     def set_meta(self, key: str, value: object) -> None:
         """Set a value of the ``meta`` table (call inside :meth:`transaction`)."""
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def transaction(self, immediate: bool = False) -> Transaction:
         """A ``with`` block running one transaction (see :class:`Transaction`)."""
-        return Transaction(self.conn, immediate)
+        return Transaction(self.conn, immediate, self.lock)

@@ -78,7 +78,7 @@ CREATE INDEX IF NOT EXISTS parties_agent ON parties (agent);
 _INSERT_SESSION = "INSERT INTO sessions VALUES (" + ",".join("?" * 20) + ")"
 _INSERT_PARTY = "INSERT INTO parties VALUES (?,?,?,?,?,?,?)"
 _INSERT_TRACE = "INSERT INTO traces VALUES (?,?,?,?,?,?,?)"
-ACTIONS = {"o": "offer", "a": "accept", "e": "end"}
+ACTIONS = {"o": "offer", "a": "accept", "e": "end", "r": "reject"}
 
 
 class Store(SqliteFile):

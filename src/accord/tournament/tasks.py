@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from accord.core.errors import ConfigError
+from accord.core.errors import ConfigError, UsageError
 from accord.tournament.pools import Pool, make_pool
 from accord.tournament.taskstore import StoredTask, TaskStore
 
@@ -188,7 +188,7 @@ def _call(fn: TaskFn, describe: Callable[[Any], Any] | None, item: tuple[int, Jo
     record = fn(job.spec)
     elapsed = time.perf_counter() - t0
     if not isinstance(record, Mapping):
-        raise TypeError(
+        raise UsageError(
             f"task {job.id!r}: {_name(fn)} returned {type(record).__name__}, expected a dict "
             "(a JSON-able record)"
         )
@@ -196,7 +196,7 @@ def _call(fn: TaskFn, describe: Callable[[Any], Any] | None, item: tuple[int, Jo
         text = json.dumps(dict(record), default=_plain)
         spec = None if describe is None else json.dumps(describe(job.spec), default=_plain)
     except TypeError as exc:
-        raise TypeError(f"task {job.id!r}: its record is not JSON-able: {exc}") from None
+        raise UsageError(f"task {job.id!r}: its record is not JSON-able: {exc}") from None
     return StoredTask(job.id, idx, text, elapsed, time.time(), f"{_HOST}:{os.getpid()}", spec)
 
 

@@ -1,6 +1,26 @@
-"""Negotiation protocols as small state machines."""
+"""Negotiation protocols as small state machines, with a registry.
 
-from accord.core.protocols.alternating import Phase, Session
+The contract (:class:`Mechanism`: phase, ``step``, ``run``, ``result``) and the
+capability record (:class:`ProtocolInfo`) are in :mod:`.base`; the shared pieces of a
+turn-taking protocol in :mod:`.machine`; alternating offers (AOP/SAOP and the
+simultaneous-start variant) in :mod:`.alternating`; the one-shot ultimatum game in
+:mod:`.ultimatum`; lookup and session building in :mod:`.registry`.
+"""
+
+from accord.core.protocols.alternating import AOP, AOP_SIMULTANEOUS, Session
+from accord.core.protocols.base import Mechanism, Phase, ProtocolInfo, TurnStyle
+from accord.core.protocols.machine import BaseSession
+from accord.core.protocols.registry import (
+    DEFAULT_PROTOCOL,
+    RegisteredProtocol,
+    check_protocol_agents,
+    known_protocols,
+    make_session,
+    protocol_info,
+    register_protocol,
+    resolve_protocol,
+    unregister_protocol,
+)
 from accord.core.protocols.result import (
     Action,
     EndReason,
@@ -9,14 +29,32 @@ from accord.core.protocols.result import (
     SessionResult,
     TraceEntry,
 )
+from accord.core.protocols.ultimatum import ULTIMATUM, Ultimatum
 
 __all__ = [
+    "AOP",
+    "AOP_SIMULTANEOUS",
     "Action",
+    "BaseSession",
+    "DEFAULT_PROTOCOL",
     "EndReason",
     "Failure",
     "FailureKind",
+    "Mechanism",
     "Phase",
-    "SessionResult",
+    "ProtocolInfo",
+    "RegisteredProtocol",
     "Session",
+    "SessionResult",
     "TraceEntry",
+    "TurnStyle",
+    "ULTIMATUM",
+    "Ultimatum",
+    "check_protocol_agents",
+    "known_protocols",
+    "make_session",
+    "protocol_info",
+    "register_protocol",
+    "resolve_protocol",
+    "unregister_protocol",
 ]

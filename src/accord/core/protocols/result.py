@@ -6,7 +6,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from accord.core.errors import InvalidOffer, NegotiatorTimeout, ProtocolViolation
 from accord.core.outcomes import Outcome
+
+INVALID_OFFER = "invalid offer"
+"""How the message of a failure for an offer outside the outcome space begins."""
 
 
 class EndReason(StrEnum):
@@ -16,6 +20,8 @@ class EndReason(StrEnum):
     DEADLINE = "deadline"
     WALKAWAY = "walkaway"
     FAILURE = "failure"
+    REJECTED = "rejected"
+    """A final offer was rejected (the ultimatum game)."""
 
 
 class Action(StrEnum):
@@ -24,6 +30,9 @@ class Action(StrEnum):
     OFFER = "offer"
     ACCEPT = "accept"
     END = "end"
+    REJECT = "reject"
+    """A rejection that is an action of its own (the ultimatum game; in AOP a rejection
+    is the counter-offer that follows it)."""
 
 
 class TraceEntry(NamedTuple):
@@ -53,6 +62,23 @@ class Failure:
     kind: FailureKind
     message: str
     traceback: str = field(default="", repr=False)
+
+    def error(self, context: str) -> ProtocolViolation:
+        """The exception for callers that raise on a failure, ``context`` first.
+
+        :class:`~accord.core.errors.NegotiatorTimeout` for a timeout,
+        :class:`~accord.core.errors.InvalidOffer` for an offer outside the outcome
+        space, :class:`~accord.core.errors.ProtocolViolation` otherwise.
+
+            >>> Failure(0, "A", FailureKind.TIMEOUT, "propose took 2 s").error("session 1")
+            NegotiatorTimeout('session 1: A failed (timeout): propose took 2 s')
+        """
+        text = f"{context}: {self.name} failed ({self.kind.value}): {self.message}"
+        if self.kind is FailureKind.TIMEOUT:
+            return NegotiatorTimeout(text)
+        if self.kind is FailureKind.INVALID and self.message.startswith(INVALID_OFFER):
+            return InvalidOffer(text)
+        return ProtocolViolation(text)
 
 
 @dataclass(frozen=True)

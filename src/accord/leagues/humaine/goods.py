@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accord.core.errors import AccordError
+
 __all__ = [
     "FLAVOURS",
     "GOODS",
@@ -64,7 +66,7 @@ PLURALS: dict[str, str] = {
 """Plural spellings accepted for the goods."""
 
 
-class InvalidBundle(ValueError):
+class InvalidBundle(AccordError, ValueError):
     """A bundle names an unknown good or a quantity that is not a non-negative integer."""
 
 

@@ -17,13 +17,15 @@ import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
+from accord.core.errors import AccordError
+
 __all__ = ["Connection", "HttpError"]
 
 _MAX_HEAD = 64 * 1024
 _MAX_BODY = 8 * 1024 * 1024
 
 
-class HttpError(Exception):
+class HttpError(AccordError):
     """The call failed: connection refused or reset, bad response, body too large."""
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from accord.core.errors import AccordError
+
 from .fanout import Outbox
 from .messages import InitializeRound
 from .round import Phase, Round
@@ -16,7 +18,7 @@ from .store import RoundRecord
 __all__ = ["HumaineError", "Party", "RoundRuntime", "infer_addressee", "iso_now"]
 
 
-class HumaineError(Exception):
+class HumaineError(AccordError):
     """A request the orchestrator refuses: ``status`` is the HTTP code to answer with."""
 
     def __init__(self, status: int, message: str) -> None:

@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from accord.core.errors import ConfigError, InvalidValue
+
 __all__ = [
     "HUMAN",
     "MAX_AMOUNT",
@@ -72,11 +74,11 @@ def to_cents(amount: float) -> int:
     >>> to_cents(1e300)
     Traceback (most recent call last):
     ...
-    ValueError: an amount of money must be a finite number of at most 1e+09 USD, got 1e+300
+    accord.core.errors.InvalidValue: an amount of money must be a finite number of at most 1e+09 USD, got 1e+300
     """
     value = float(amount)
     if not math.isfinite(value) or abs(value) > MAX_AMOUNT:
-        raise ValueError(
+        raise InvalidValue(
             f"an amount of money must be a finite number of at most {MAX_AMOUNT:g} USD, "
             f"got {amount!r}"
         )
@@ -118,9 +120,9 @@ class RuleConfig:
         for name in ("human_gap", "addressee_window", "simultaneity"):
             value = getattr(self, name)
             if value < 0:
-                raise ValueError(f"RuleConfig.{name} must be >= 0 seconds, got {value!r}")
+                raise ConfigError(f"RuleConfig.{name} must be >= 0 seconds, got {value!r}")
         if self.max_words < 1:
-            raise ValueError(f"RuleConfig.max_words must be >= 1, got {self.max_words!r}")
+            raise ConfigError(f"RuleConfig.max_words must be >= 1, got {self.max_words!r}")
 
 
 @dataclass(frozen=True)
@@ -203,11 +205,11 @@ class RulesEngine:
     ) -> None:
         self.agents: tuple[str, ...] = tuple(agents)
         if len(set(self.agents)) != len(self.agents):
-            raise ValueError(f"agent names must be distinct, got {self.agents!r}")
+            raise ConfigError(f"agent names must be distinct, got {self.agents!r}")
         if human in self.agents:
-            raise ValueError(f"an agent may not use the human's name {human!r}")
+            raise ConfigError(f"an agent may not use the human's name {human!r}")
         if budget < 0:
-            raise ValueError(f"budget must be >= 0 dollars, got {budget!r}")
+            raise ConfigError(f"budget must be >= 0 dollars, got {budget!r}")
         self.config = config or RuleConfig()
         self.clock = clock
         self.human = human
@@ -245,7 +247,7 @@ class RulesEngine:
     def refund(self, amount_cents: int) -> None:
         """Give back money reserved by an acceptance that was later cancelled."""
         if amount_cents < 0:
-            raise ValueError(f"refund must be >= 0 cents, got {amount_cents}")
+            raise InvalidValue(f"refund must be >= 0 cents, got {amount_cents}")
         with self._lock:
             self._budget_cents += amount_cents
 

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.core.errors import AccordError
+
 from .goods import FLAVOURS, GOODS, PRODUCTS, RECIPES, UNITS, InvalidBundle, validate_bundle
 from .utility import BuyerUtility
 
@@ -35,7 +37,7 @@ __all__ = [
 ]
 
 
-class InvalidAllocation(ValueError):
+class InvalidAllocation(AccordError, ValueError):
     """An allocation is malformed (unknown product or flavour, bad counts)."""
 
 

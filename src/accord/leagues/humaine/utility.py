@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from accord.core.errors import AccordError
+
 from .goods import FLAVOURS, GOODS, PRODUCTS, UNITS, InvalidBundle, normalize_good, validate_bundle
 
 __all__ = ["BuyerUtility", "InvalidUtility", "ProductValue", "SellerUtility", "Trapezoid"]
 
 
-class InvalidUtility(ValueError):
+class InvalidUtility(AccordError, ValueError):
     """A utility function in wire form is missing a field or has an impossible value."""
 
 

@@ -23,6 +23,8 @@ import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from accord.core.errors import AccordError
+
 from .goods import GOODS, InvalidBundle, validate_bundle
 from .optimizer import best_allocation
 from .scoring import Allocation, InvalidAllocation, buyer_value, check_allocation
@@ -92,7 +94,7 @@ def generate_buyer_utility(rng: np.random.Generator) -> BuyerUtility:
     return BuyerUtility(products["cake"], products["pancake"])
 
 
-class _Bad(Exception):
+class _Bad(AccordError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status, self.message = status, message

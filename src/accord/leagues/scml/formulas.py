@@ -20,6 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from accord.core.errors import ConfigError
+
 __all__ = [
     "EPS",
     "TradingPriceState",
@@ -68,11 +70,11 @@ def trading_price(
     q = np.asarray(quantities, dtype=np.float64)
     mu = np.asarray(unit_prices, dtype=np.float64)
     if q.shape != mu.shape or q.ndim != 1:
-        raise ValueError(
+        raise ConfigError(
             f"quantities and unit_prices must be 1-d of equal length, got {q.shape} and {mu.shape}"
         )
     if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+        raise ConfigError(f"gamma must be in [0, 1], got {gamma}")
     d = len(q) - 1
     w = gamma ** np.arange(d, -1, -1, dtype=np.float64)  # gamma^(d-i), i = 0..d
     prior = gamma ** (d + 1) * prior_quantity
@@ -233,11 +235,11 @@ def profit(
     inv = np.atleast_2d(np.asarray(final_inventories, dtype=np.float64))
     tp = np.asarray(trading_prices, dtype=np.float64)
     if inv.shape != (len(bn), len(tp)):
-        raise ValueError(
+        raise ConfigError(
             f"final_inventories must have shape ({len(bn)}, {len(tp)}), got {inv.shape}"
         )
     total0 = float(b0.sum())
     if total0 <= 0:
-        raise ValueError(f"the initial balances must sum to a positive amount, got {total0}")
+        raise ConfigError(f"the initial balances must sum to a positive amount, got {total0}")
     value = inv @ tp
     return float(np.sum(bn + inventory_fraction * value - b0)) / total0

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from accord.core.errors import ConfigError
 from accord.leagues.scml.params import SimulationParams
 
 __all__ = ["ExogenousContracts", "WorldConfig", "generate_config", "RAW_MATERIAL_PRICE"]
@@ -111,26 +112,28 @@ def generate_config(
     the 2021 value of footnote 10); ``None`` draws it from U[0, 1/2] as Table 3 says.
     """
     if n_steps < 1:
-        raise ValueError(f"n_steps must be >= 1, got {n_steps}")
+        raise ConfigError(f"n_steps must be >= 1, got {n_steps}")
     if n_lines < 1:
-        raise ValueError(f"n_lines must be >= 1, got {n_lines}")
+        raise ConfigError(f"n_lines must be >= 1, got {n_lines}")
     params = params or SimulationParams()
     seed_value = seed if isinstance(seed, int) else None
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     if factories_per_level is None:
         levels = int(rng.integers(2, 6)) if n_levels is None else int(n_levels)
         if max_factories_per_level < 2:
-            raise ValueError(f"max_factories_per_level must be >= 2, got {max_factories_per_level}")
+            raise ConfigError(
+                f"max_factories_per_level must be >= 2, got {max_factories_per_level}"
+            )
         counts = rng.integers(2, max_factories_per_level + 1, size=levels)
     else:
         counts = np.asarray(factories_per_level, dtype=np.int64)
         levels = len(counts)
     if levels < 1 or (counts < 1).any():
-        raise ValueError(
+        raise ConfigError(
             f"need at least one level with at least one factory each, got {counts.tolist()}"
         )
     if levels < 2:
-        raise ValueError(
+        raise ConfigError(
             "need at least 2 processes (A.2: L >= 2; with one, a factory would get both "
             f"exogenous buy and sell contracts), got factories per level {counts.tolist()}"
         )

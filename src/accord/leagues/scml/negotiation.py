@@ -1,7 +1,7 @@
 """Running the day's negotiations on the core's alternating-offers session.
 
-Every negotiation is a core :class:`~accord.core.Session` with ``simultaneous_start``
-(both parties propose in round one, one proposal is drawn at random). All of a day's
+Every negotiation is a session of the core's registered ``aop-simultaneous-v1``
+protocol (both parties propose in round one, one proposal is drawn at random). All of a day's
 sessions are stepped in lockstep, one action each per pass, so a controller sees its
 negotiations progress together. A session gets at most ``negotiation_speed`` rounds a
 day and ends at ``neg_n_steps`` rounds; the wall-clock limits of Table 2 are enforced
@@ -27,10 +27,10 @@ from accord.core import (
     Negotiator,
     Outcome,
     OutcomeSpace,
-    Session,
     SessionResult,
     UtilityFunction,
 )
+from accord.core.protocols import AOP_SIMULTANEOUS, Mechanism, make_session
 from accord.leagues.scml.agent import utility_of
 from accord.leagues.scml.contracts import Agenda
 from accord.leagues.scml.params import SimulationParams
@@ -72,7 +72,7 @@ class Negotiation:
     partner: int
     negotiators: tuple[Negotiator, Negotiator]
     requested_on: int
-    session: Session | None = None
+    session: Mechanism | None = None
     result: SessionResult | None = None
     timed_out: bool = False
     started_at: float = field(default=0.0, repr=False)
@@ -107,14 +107,14 @@ class NegotiationRunner:
         """Create the session of a registered negotiation."""
         space = outcome_space(neg.agenda)
         p = self.params
-        neg.session = Session(
+        neg.session = make_session(
+            AOP_SIMULTANEOUS,
             space,
             list(neg.negotiators),
             [self._utility(n, space) for n in neg.negotiators],
             Deadline(rounds=p.neg_n_steps),
             seed=self._seed(),
             time_limit=p.neg_step_time_limit,
-            simultaneous_start=True,
         )
         neg.started_at = _time.perf_counter()
 

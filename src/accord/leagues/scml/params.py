@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from accord.core.errors import ConfigError
+
 __all__ = ["SimulationParams", "SIMULATOR"]
 
 #: Party id of the simulator in exogenous contracts (the other party is an agent index).
@@ -55,7 +57,7 @@ class SimulationParams:
         }
         for name, ok in checks.items():
             if not ok:
-                raise ValueError(
+                raise ConfigError(
                     f"SimulationParams.{name} is out of range: {getattr(self, name)!r}"
                 )
 

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from accord.core.errors import ConfigError
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -64,7 +66,7 @@ def _plot(w: World, name: str, ax: Axes) -> None:
             ax.axvline(ev["day"], color="k", ls="--", lw=0.8)
         ax.set_ylabel("breaches (-- bankruptcy)")
     else:
-        raise ValueError(f"unknown panel {name!r}; panels: {PANELS}")
+        raise ConfigError(f"unknown panel {name!r}; panels: {PANELS}")
     ax.set_title(name)
     ax.set_xlabel("day")
     if name in ("balances", "inventories", "trading prices") and len(ax.lines) <= 12:

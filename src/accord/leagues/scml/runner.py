@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from accord.core.errors import ConfigError
 from accord.leagues.scml.generate import generate_config
 from accord.leagues.scml.tournament import TournamentSpec, WorldRun, build_schedule, summarize
 from accord.tournament.pools import POOLS
@@ -92,7 +93,7 @@ def run_tournament(
     (``address`` of a cluster, default a local Ray). Each world goes to a worker alone.
     """
     if executor not in EXECUTORS:
-        raise ValueError(f"executor must be one of {EXECUTORS}, got {executor!r}")
+        raise ConfigError(f"executor must be one of {EXECUTORS}, got {executor!r}")
     schedule = build_schedule(spec)
     done = run_tasks(
         run_world,

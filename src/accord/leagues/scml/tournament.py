@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from accord.core.errors import ConfigError
+
 __all__ = ["TournamentSpec", "WorldRun", "build_schedule", "truncated_mean", "summarize"]
 
 Track = Literal["std", "collusion"]
@@ -55,25 +57,25 @@ class TournamentSpec:
     def __post_init__(self) -> None:
         c = len(self.competitors)
         if c < 1:
-            raise ValueError("a tournament needs at least one competitor")
+            raise ConfigError("a tournament needs at least one competitor")
         if len(set(self.competitors)) != c:
-            raise ValueError(f"competitor names must be unique, got {list(self.competitors)}")
+            raise ConfigError(f"competitor names must be unique, got {list(self.competitors)}")
         if self.track not in ("std", "collusion"):
-            raise ValueError(f"track must be 'std' or 'collusion', got {self.track!r}")
+            raise ConfigError(f"track must be 'std' or 'collusion', got {self.track!r}")
         m = self.m
         if not 1 <= m <= c:
-            raise ValueError(
+            raise ConfigError(
                 f"n_per_world must be in [1, {c}] (the number of competitors), got {m}"
             )
         if self.n_configs < 1 or self.n_repetitions < 1:
-            raise ValueError(
+            raise ConfigError(
                 f"n_configs and n_repetitions must be >= 1, got {self.n_configs}, {self.n_repetitions}"
             )
         if not self.non_competitors:
-            raise ValueError("non_competitors must name at least one agent type")
+            raise ConfigError("non_competitors must name at least one agent type")
         both = set(self.non_competitors) & set(self.competitors)
         if self.track == "collusion" and both:
-            raise ValueError(
+            raise ConfigError(
                 f"in the collusion track non-competitors must differ from competitors; both: {sorted(both)}"
             )
 
@@ -217,11 +219,11 @@ def truncated_mean(scores: Sequence[float], top: float | int = 0, bottom: float 
 
     def count(v: float | int) -> int:
         if isinstance(v, bool) or v < 0:
-            raise ValueError(f"trim must be a non-negative int or a fraction in [0, 1), got {v!r}")
+            raise ConfigError(f"trim must be a non-negative int or a fraction in [0, 1), got {v!r}")
         if isinstance(v, int | np.integer):
             return int(v)
         if v >= 1:
-            raise ValueError(f"a trim fraction must be < 1, got {v}")
+            raise ConfigError(f"a trim fraction must be < 1, got {v}")
         return math.floor(v * n)
 
     lo, hi = count(bottom), count(top)

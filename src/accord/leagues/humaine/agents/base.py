@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from accord.core.errors import AccordError
+
 from ..utility import InvalidUtility, SellerUtility
 from .goods import bundle_cost, check_bundle
 from .language import DEFAULT_NAMES, Act, ActKind, parse_utterance
@@ -55,7 +57,7 @@ class Heard:
     act: Act
 
 
-class NotBound(RuntimeError):
+class NotBound(AccordError, RuntimeError):
     """An agent tried to speak before a context was attached with :meth:`SellerAgent.bind`."""
 
 

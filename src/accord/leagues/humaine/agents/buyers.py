@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from accord.core.errors import ConfigError
+
 from ..utility import BuyerUtility
 from .base import HUMAN, AgentContext, NotBound, Offer
 from .goods import GOODS
@@ -378,6 +380,6 @@ def make_buyer(strategy: str, seed: int = 0) -> SimulatedBuyer:
     try:
         return BUYERS[strategy](seed=seed)
     except KeyError:
-        raise ValueError(
+        raise ConfigError(
             f"unknown buyer strategy {strategy!r}; expected one of {', '.join(BUYERS)}"
         ) from None

@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from accord.core.errors import ConfigError, StateError
+
 from ..round import Durations, Round
 from ..rules import HUMAN, Bid, RuleConfig, Utterance
 from ..utility import BuyerUtility, SellerUtility
@@ -68,7 +70,7 @@ class VirtualLoop:
             fn()
             self.events += 1
             if self.events >= max_events:
-                raise RuntimeError(f"fast round exceeded {max_events} events; an agent loops")
+                raise StateError(f"fast round exceeded {max_events} events; an agent loops")
         self.now = max(self.now, until) if until != float("inf") else self.now
 
 
@@ -142,7 +144,7 @@ class FastRound:
         buyer_utility: BuyerUtility | None = None,
     ) -> None:
         if seller_a is seller_b:
-            raise ValueError("seller_a and seller_b must be two different agent objects")
+            raise ConfigError("seller_a and seller_b must be two different agent objects")
         self.rng = np.random.default_rng(seed)
         self.seed = seed
         self.loop = VirtualLoop()

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from accord.core.errors import InvalidValue
+
 from ..goods import GOODS, PLURALS, RECIPES, UNITS
 
 __all__ = [
@@ -79,13 +81,13 @@ def unit_phrase(good: str, quantity: int) -> str:
 
 
 def check_good(good: str) -> str:
-    """Return ``good`` if it is one of the seven goods, else raise ``ValueError``.
+    """Return ``good`` if it is one of the seven goods, else raise ``InvalidValue`` (a ``ValueError``).
 
     >>> check_good("sugar")
     'sugar'
     """
     if good not in UNITS:
-        raise ValueError(f"unknown good {good!r}; expected one of {', '.join(GOODS)}")
+        raise InvalidValue(f"unknown good {good!r}; expected one of {', '.join(GOODS)}")
     return good
 
 
@@ -99,7 +101,7 @@ def check_bundle(bundle: Mapping[str, int]) -> dict[str, int]:
     for good, qty in bundle.items():
         check_good(good)
         if isinstance(qty, bool) or not isinstance(qty, int) or qty < 0:
-            raise ValueError(f"quantity of {good} must be a non-negative integer, got {qty!r}")
+            raise InvalidValue(f"quantity of {good} must be a non-negative integer, got {qty!r}")
         if qty:
             out[good] = qty
     return out

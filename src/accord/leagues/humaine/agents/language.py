@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 
+from accord.core.errors import UsageError
+
 from .goods import CAKE, GOOD_WORDS, PANCAKE, PRODUCT_WORDS, UNIT_WORDS
 from .prices import Price, find_prices
 from .wordnums import normalise_numbers
@@ -225,7 +227,7 @@ def parse_utterance(text: str, names: Sequence[str] = DEFAULT_NAMES) -> Act:
     'counter'
     """
     if not isinstance(text, str):
-        raise TypeError(f"utterance must be a string, got {type(text).__name__}")
+        raise UsageError(f"utterance must be a string, got {type(text).__name__}")
     text_plain = _TAGS.sub(" ", text)  # SSML such as <prosody rate="slow">
     norm = normalise_numbers(text_plain.replace("\u2019", "'").replace("\u2018", "'")).lower()
     addressee = _find_addressee(text_plain, names)

@@ -27,6 +27,8 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from accord.core.errors import AccordError
+
 from .base import SellerAgent
 from .buyers import SimulatedBuyer
 
@@ -35,7 +37,7 @@ DEFAULT_PORTS: dict[str, int] = {"Celia": 14007, "Watson": 14008}
 """Default ports of the two agents (as in the original platform)."""
 
 
-class BadRequest(ValueError):
+class BadRequest(AccordError, ValueError):
     """A request body that is not the JSON object a route expects."""
 
 

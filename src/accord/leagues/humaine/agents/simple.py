@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from accord.core.errors import ConfigError
+
 from .base import Heard, SellerAgent
 from .language import ActKind
 
@@ -41,7 +43,7 @@ class RegexSeller(SellerAgent):
     ) -> None:
         super().__init__(name, seed=seed, names=names)
         if not 0 <= markup[0] <= markup[1]:
-            raise ValueError(f"markup must be a range 0 <= low <= high, got {markup!r}")
+            raise ConfigError(f"markup must be a range 0 <= low <= high, got {markup!r}")
         self.markup = markup
         self.accept_ratio = accept_ratio
         self.rng = np.random.default_rng(seed)

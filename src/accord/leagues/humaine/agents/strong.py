@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accord.core.errors import ConfigError
+
 from .base import HUMAN, Heard, SellerAgent
 from .language import ActKind
 from .phrases import accept_text, describe_bundle, sell_offer_text
@@ -62,7 +64,7 @@ class StrongSeller(SellerAgent):
     ) -> None:
         super().__init__(name, seed=seed, names=names)
         if not 0 <= min_margin <= max_markup:
-            raise ValueError(
+            raise ConfigError(
                 f"need 0 <= min_margin <= max_markup, got {min_margin!r} and {max_markup!r}"
             )
         self.max_markup = max_markup

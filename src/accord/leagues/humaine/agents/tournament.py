@@ -16,7 +16,6 @@ round, and :func:`leaderboard` ranks the entries.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,8 @@ from typing import Any
 
 import pandas as pd
 
+from accord.core.errors import ConfigError
+from accord.core.imports import import_object
 from accord.tournament.pools import POOLS
 from accord.tournament.tasks import Job, run_tasks
 
@@ -48,15 +49,11 @@ def seller_factory(spec: str) -> Callable[..., SellerAgent]:
     if spec in SELLERS:
         return SELLERS[spec]
     if ":" in spec:
-        module, _, name = spec.partition(":")
-        try:
-            obj = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as e:
-            raise ValueError(f"cannot import seller {spec!r}: {e}") from None
+        obj = import_object(spec, "seller")
         if not (isinstance(obj, type) and issubclass(obj, SellerAgent)):
-            raise ValueError(f"{spec!r} is not a SellerAgent subclass")
+            raise ConfigError(f"seller {spec!r} is {obj!r}, which is not a SellerAgent subclass")
         return obj
-    raise ValueError(
+    raise ConfigError(
         f"unknown seller {spec!r}; expected one of {', '.join(SELLERS)} or 'module:Class'"
     )
 
@@ -140,7 +137,7 @@ def run_tournament(
     total)`` follows the rounds; ``round_options`` go to each fast round.
     """
     if len(agents) < 2:
-        raise ValueError(f"a tournament needs at least two seller entries, got {list(agents)!r}")
+        raise ConfigError(f"a tournament needs at least two seller entries, got {list(agents)!r}")
     for spec in agents:
         seller_factory(spec)
     buyers = list(buyers)
@@ -148,7 +145,7 @@ def run_tournament(
         make_buyer(b)
     kind = executor or ("processes" if (workers or 1) > 1 else "serial")
     if kind not in POOLS:
-        raise ValueError(f"executor must be one of {', '.join(POOLS)}, got {kind!r}")
+        raise ConfigError(f"executor must be one of {', '.join(POOLS)}, got {kind!r}")
     seeds = list(seeds)
     labels = _labels(agents)
     options = tuple(sorted(round_options.items()))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from accord.core.errors import ParseError
+
 _SMALL = {
     "zero": 0,
     "one": 1,
@@ -72,7 +74,7 @@ def words_to_int(phrase: str) -> int:
         elif raw in _TENS:
             current += _TENS[raw]
         else:
-            raise ValueError(f"not a number word: {raw!r} in {phrase!r}")
+            raise ParseError(f"not a number word: {raw!r} in {phrase!r}")
     return total + current
 
 

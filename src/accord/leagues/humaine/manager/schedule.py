@@ -33,11 +33,13 @@ from itertools import combinations
 
 import numpy as np
 
+from accord.core.errors import AccordError
+
 DUMMY_PREFIX = "dummy-"
 POOL_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-class ScheduleError(ValueError):
+class ScheduleError(AccordError, ValueError):
     """The contestants or settings cannot be scheduled; the message says why."""
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import numpy as np
 
+from accord.core.errors import AccordError
 from accord.leagues.humaine.utility_generator import (
     generate_buyer_utility,
     generate_seller_utility,
@@ -26,7 +27,7 @@ from accord.leagues.humaine.utility_generator import (
 UtilitySource = Callable[[str], dict[str, Any]]
 
 
-class ServiceError(RuntimeError):
+class ServiceError(AccordError, RuntimeError):
     """A service the manager depends on failed or is unreachable; the message says which."""
 
 

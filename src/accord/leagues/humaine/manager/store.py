@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from accord.core.errors import AccordError
 from accord.leagues.humaine.manager.schedule import DUMMY_PREFIX, PlannedRound, StagePlan
 from accord.leagues.humaine.manager.scores import RoundOutcome, agent_utilities_from_totals
 from accord.leagues.humaine.store import open_sqlite
@@ -56,7 +57,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,39}$")
 RESERVED_NAMES = ("Human", "Celia", "Watson")
 
 
-class StoreError(ValueError):
+class StoreError(AccordError, ValueError):
     """A request the stored state cannot satisfy; the message says why."""
 
 

@@ -7,8 +7,8 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-
+from accord.core.errors import ConfigError
+from accord.core.imports import import_object
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.agents.basic import DoNothingAgent, RandomAgent
 from accord.leagues.scml.agents.trader import TraderAgent
@@ -30,14 +30,10 @@ def resolve_agent_type(name: str) -> type[SCMLAgent]:
     if key.endswith("agent") and key[: -len("agent")] in BUILTIN_AGENTS:
         return BUILTIN_AGENTS[key[: -len("agent")]]
     if ":" in name:
-        module, _, attr = name.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"cannot load agent type {name!r}: {exc}") from None
+        cls = import_object(name, "SCML agent type")
         if isinstance(cls, type) and issubclass(cls, SCMLAgent):
             return cls
-        raise ValueError(f"{name!r} is not an SCMLAgent subclass")
-    raise ValueError(
+        raise ConfigError(f"SCML agent type {name!r} is {cls!r}: not an SCMLAgent subclass")
+    raise ConfigError(
         f"unknown agent type {name!r}; use one of {sorted(BUILTIN_AGENTS)} or 'module:Class'"
     )

@@ -1,0 +1,217 @@
+"""Find protocols by short name, versioned id or import path, and build sessions.
+
+Every protocol is registered with its :class:`~accord.core.protocols.base.ProtocolInfo`
+and a factory (usually the :class:`~accord.core.protocols.base.Mechanism` class) that
+takes ``(space, negotiators, utilities, deadline, seed=..., time_limit=...,
+memories=...)`` plus its own keyword parameters. Names are case-insensitive; ``-`` and
+``_`` are ignored. A protocol that is not registered is reached by its import path
+``package.module:Class`` (the class must carry ``info``).
+
+    >>> protocol_info("saop").id
+    'aop-v1'
+    >>> sorted(known_protocols())
+    ['aop-simultaneous-v1', 'aop-v1', 'ultimatum-v1']
+    >>> protocol_info("ultimatm")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    accord.core.errors.ConfigError: unknown protocol 'ultimatm'. Did you mean 'ultimatum'? Known protocols: alternating, aop, ...
+
+:func:`make_session` is how every caller builds a session: it checks the number of
+parties and the negotiators' capabilities against the info, then calls the factory.
+:func:`check_protocol_agents` runs the same capability check on agent *classes*, so a
+tournament fails before it starts, not in its first session.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from accord.core.errors import ConfigError
+from accord.core.imports import import_object, is_import_path
+from accord.core.negotiator import Negotiator
+from accord.core.outcomes import OutcomeSpace
+from accord.core.protocols.alternating import AOP, AOP_SIMULTANEOUS, Session
+from accord.core.protocols.base import Mechanism, ProtocolInfo
+from accord.core.protocols.ultimatum import Ultimatum
+from accord.core.time import Deadline
+from accord.core.utilities import UtilityFunction
+
+ProtocolFactory = Callable[..., Mechanism]
+DEFAULT_PROTOCOL = "aop-v1"
+
+
+@dataclass(frozen=True)
+class RegisteredProtocol:
+    """A protocol's capability record and the factory that builds its sessions."""
+
+    info: ProtocolInfo
+    factory: ProtocolFactory
+
+
+_BY_ID: dict[str, RegisteredProtocol] = {}
+_NAMES: dict[str, str] = {}  # short name or id (normalised) -> id
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+def register_protocol(
+    factory: ProtocolFactory, info: ProtocolInfo | None = None, names: Sequence[str] = ()
+) -> None:
+    """Register ``factory`` under ``info.id`` (and the id without its version) and ``names``.
+
+    ``info`` defaults to ``factory.info``. Registering an id again replaces it.
+
+        >>> register_protocol(Ultimatum, names=["take-it-or-leave-it"])
+        >>> protocol_info("Take_it_or_leave_it").id
+        'ultimatum-v1'
+        >>> unregister_protocol("take-it-or-leave-it")
+    """
+    info = info if info is not None else getattr(factory, "info", None)
+    if not isinstance(info, ProtocolInfo):
+        raise ConfigError(
+            f"a protocol needs a ProtocolInfo (pass info= or set {factory!r}.info); got {info!r}"
+        )
+    _BY_ID[info.id] = RegisteredProtocol(info, factory)
+    base = info.id.rsplit("-v", 1)[0]
+    for name in (info.id, base, *names):
+        key = _key(name)
+        if not key or ":" in key or "." in key:
+            raise ConfigError(f"a protocol name must be a plain word, got {name!r}")
+        _NAMES[key] = info.id
+
+
+def unregister_protocol(name: str) -> None:
+    """Remove one short name, or a whole protocol when given its id (no error if absent)."""
+    key = _key(name)
+    pid = _NAMES.pop(key, None)
+    if pid is not None and key == pid:
+        _BY_ID.pop(pid, None)
+        for k in [k for k, v in _NAMES.items() if v == pid]:
+            del _NAMES[k]
+
+
+def known_protocols() -> dict[str, ProtocolInfo]:
+    """Every registered protocol's info, by id, sorted."""
+    return {pid: _BY_ID[pid].info for pid in sorted(_BY_ID)}
+
+
+def resolve_protocol(name: str) -> RegisteredProtocol:
+    """The registered protocol ``name`` (short name, id or import path) refers to."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"a protocol must be named by a non-empty string, got {name!r}")
+    pid = _NAMES.get(_key(name))
+    if pid is not None:
+        return _BY_ID[pid]
+    if is_import_path(name):
+        obj = import_object(name, "protocol")
+        info = getattr(obj, "info", None)
+        if not callable(obj) or not isinstance(info, ProtocolInfo):
+            raise ConfigError(
+                f"protocol {name!r} must be a Mechanism class with a ProtocolInfo 'info'; "
+                f"got {type(obj).__name__} {obj!r}"
+            )
+        return RegisteredProtocol(info, obj)
+    known = sorted(_NAMES)
+    close = difflib.get_close_matches(_key(name), known, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ConfigError(
+        f"unknown protocol {name!r}.{hint} Known protocols: {', '.join(known)}; "
+        "or give an import path 'package.module:Class'"
+    )
+
+
+def protocol_info(name: str) -> ProtocolInfo:
+    """The capability record of protocol ``name``."""
+    return resolve_protocol(name).info
+
+
+def check_protocol_agents(
+    protocol: str | ProtocolInfo, agents: Mapping[str, object], isolated: bool = False
+) -> None:
+    """Fail early if any agent (name -> class, factory or instance) lacks a capability.
+
+    A factory that is not a class cannot be checked here; :func:`make_session` checks
+    what it builds. Isolated agents carry only ``propose``/``respond`` across the process
+    boundary, so a protocol that needs more cannot run them isolated.
+
+        >>> from accord.core.capabilities import OptsOut
+        >>> from accord.core.protocols.base import TurnStyle
+        >>> from accord.core.protocols.result import Action
+        >>> info = ProtocolInfo("exit-v1", "exit", TurnStyle.SEQUENTIAL,
+        ...                     frozenset({Action.OFFER}), needs=(OptsOut,))
+        >>> check_protocol_agents(info, {"Plain": Negotiator})
+        Traceback (most recent call last):
+        ...
+        accord.core.errors.CapabilityError: protocol 'exit-v1' needs negotiators with OptsOut (opt_out); Plain lacks OptsOut (opt_out)
+    """
+    info = protocol if isinstance(protocol, ProtocolInfo) else protocol_info(protocol)
+    if isolated and info.needs:
+        raise ConfigError(
+            f"protocol {info.id!r} needs {[c.__name__ for c in info.needs]}, which isolated "
+            "agents do not carry across processes; run it with isolated=False"
+        )
+    checkable = {
+        name: a for name, a in agents.items() if isinstance(a, type | Negotiator)
+    }  # a factory function shows what it builds only when called
+    info.check_negotiators(list(checkable.values()), list(checkable))
+
+
+def make_session(
+    protocol: str | ProtocolInfo,
+    space: OutcomeSpace,
+    negotiators: Sequence[Negotiator],
+    utilities: Sequence[UtilityFunction],
+    deadline: Deadline,
+    *,
+    seed: int | None = 0,
+    time_limit: float | None = None,
+    memories: Sequence[Any] | None = None,
+    **params: Any,
+) -> Mechanism:
+    """A new session of ``protocol`` (a name, id, import path or registered info).
+
+    ``params`` are the protocol's own keyword parameters (``first=1``). Raises
+    :class:`ConfigError` (or its subclass
+    :class:`~accord.core.errors.CapabilityError`) before any negotiator is called.
+    """
+    pid = protocol.id if isinstance(protocol, ProtocolInfo) else protocol
+    entry = resolve_protocol(pid)
+    entry.info.check_parties(len(negotiators))
+    entry.info.check_negotiators(negotiators)
+    try:
+        return entry.factory(
+            space,
+            negotiators,
+            utilities,
+            deadline,
+            seed=seed,
+            time_limit=time_limit,
+            memories=memories,
+            **params,
+        )
+    except TypeError as exc:
+        if params:
+            raise ConfigError(
+                f"protocol {entry.info.id!r} does not take parameters {params}: {exc}"
+            ) from None
+        raise
+
+
+def _simultaneous_start(
+    space: OutcomeSpace,
+    negotiators: Sequence[Negotiator],
+    utilities: Sequence[UtilityFunction],
+    deadline: Deadline,
+    **kwargs: Any,
+) -> Session:
+    return Session(space, negotiators, utilities, deadline, simultaneous_start=True, **kwargs)
+
+
+register_protocol(Session, AOP, names=["alternating", "saop"])
+register_protocol(_simultaneous_start, AOP_SIMULTANEOUS, names=["simultaneous-start"])
+register_protocol(Ultimatum)

@@ -1,0 +1,125 @@
+"""The app factory of every Accord web service.
+
+:func:`create_app` builds a FastAPI app from *services*: small objects that own their
+state and give an :class:`~fastapi.APIRouter` (``router()``); a service may also have
+``open()`` and ``close()`` (plain or ``async``), run at start-up and shut-down. The app
+answers every failure with the one error body (:mod:`accord.web.errors`), refuses
+bodies over ``max_body_bytes`` with a 413, and serves static folders after the routes.
+
+    >>> from fastapi import APIRouter
+    >>> from fastapi.testclient import TestClient
+    >>> class Hello:
+    ...     def router(self) -> APIRouter:
+    ...         r = APIRouter()
+    ...         r.add_api_route("/hello", lambda: {"hello": "world"})
+    ...         return r
+    >>> client = TestClient(create_app("demo", Hello()))
+    >>> client.get("/hello").json()
+    {'hello': 'world'}
+    >>> client.get("/nowhere").json()
+    {'status': 'Failed', 'code': 'not_found', 'error': 'Not Found'}
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from fastapi import APIRouter, FastAPI
+from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from accord.web.errors import WebError, install_error_handlers
+from accord.web.requests import DEFAULT_MAX_BODY
+
+__all__ = ["BodyLimit", "Service", "create_app"]
+
+
+@runtime_checkable
+class Service(Protocol):
+    """Something served by an app: it owns its state and gives its routes."""
+
+    def router(self) -> APIRouter: ...
+
+
+async def _call(service: object, name: str) -> None:
+    method = getattr(service, name, None)
+    if method is None:
+        return
+    out = method()
+    if inspect.isawaitable(out):
+        await out
+
+
+class BodyLimit:
+    """ASGI middleware refusing request bodies over ``limit`` bytes (413, the one body)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(int(declared), scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise WebError(413, f"request body over the limit of {self.limit} bytes")
+            return message
+
+        await self.app(scope, counted, send)
+
+    async def _refuse(self, size: int, scope: Scope, receive: Receive, send: Send) -> None:
+        error = WebError(413, f"request body has {size} bytes; the limit is {self.limit} bytes")
+        await error.response()(scope, receive, send)
+
+
+def create_app(
+    title: str,
+    *services: Service | APIRouter,
+    description: str = "",
+    version: str = "1",
+    static: Mapping[str, str | Path] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY,
+) -> FastAPI:
+    """A FastAPI app serving ``services`` (or plain routers), with the one error body.
+
+    ``static`` maps mount paths to folders (``{"/": pages}``; HTML index files served),
+    mounted after every route so a page folder at ``/`` does not hide the API.
+    """
+    items: Sequence[Service | APIRouter] = services
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        opened: list[object] = []
+        try:
+            for s in items:
+                await _call(s, "open")
+                opened.append(s)
+            yield
+        finally:
+            for done in reversed(opened):
+                await _call(done, "close")
+
+    app = FastAPI(title=title, description=description, version=version, lifespan=lifespan)
+    install_error_handlers(app)
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
+    for item in items:
+        app.include_router(item if isinstance(item, APIRouter) else item.router())
+    for mount, folder in sorted((static or {}).items(), key=lambda kv: -len(kv[0])):
+        name = f"static:{mount}"
+        app.mount(mount, StaticFiles(directory=str(folder), html=True), name=name)
+    app.state.services = list(items)
+    return app
