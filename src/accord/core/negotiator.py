@@ -15,6 +15,7 @@ never sees the session object or another party's utility.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, overload
@@ -37,25 +38,54 @@ class Response(IntEnum):
 
 
 class OfferLog(Sequence[tuple[int, Outcome]]):
-    """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs."""
+    """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs.
 
-    __slots__ = ("_items",)
+    Compact: proposers and outcome ids live in typed arrays, each distinct outcome once,
+    so a real-time session of millions of offers stays small. Only the session that
+    owns the log adds to it (``_append``); negotiators can only read it.
 
-    def __init__(self, items: list[tuple[int, Outcome]]) -> None:
-        self._items = items
+        >>> log = OfferLog([(0, ("a",)), (1, ("b",))])
+        >>> len(log), log[-1], list(log)[0]
+        (2, (1, ('b',)), (0, ('a',)))
+        >>> hasattr(log, "append")
+        False
+    """
+
+    __slots__ = ("_ids", "_oid", "_party", "_table")
+
+    def __init__(self, items: Sequence[tuple[int, Outcome]] = ()) -> None:
+        self._party = array("H")
+        self._oid = array("q")
+        self._table: list[Outcome] = []
+        self._ids: dict[Outcome, int] = {}
+        for k, outcome in items:
+            self._append(k, outcome)
+
+    def _append(self, k: int, outcome: Outcome) -> None:
+        i = self._ids.get(outcome)
+        if i is None:
+            i = len(self._table)
+            self._table.append(outcome)
+            self._ids[outcome] = i
+        self._party.append(k)
+        self._oid.append(i)
 
     @overload
     def __getitem__(self, i: int) -> tuple[int, Outcome]: ...
     @overload
     def __getitem__(self, i: slice) -> Sequence[tuple[int, Outcome]]: ...
     def __getitem__(self, i: int | slice) -> Any:
-        return self._items[i]
+        if isinstance(i, slice):
+            table = self._table
+            return [(p, table[o]) for p, o in zip(self._party[i], self._oid[i], strict=True)]
+        return (self._party[i], self._table[self._oid[i]])
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._party)
 
     def __iter__(self) -> Iterator[tuple[int, Outcome]]:
-        return iter(self._items)
+        table = self._table
+        return ((p, table[o]) for p, o in zip(self._party, self._oid, strict=True))
 
 
 class NegotiatorView:

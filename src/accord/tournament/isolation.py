@@ -167,7 +167,7 @@ def _child_main(
         neg = make_negotiator(spec)
     except Exception as exc:  # noqa: BLE001 - reported to the parent as a failure
         error = f"could not create agent {spec.name!r}: {type(exc).__name__}: {exc}"
-    offers: list[tuple[int, Outcome]] = []
+    offers = OfferLog()
     view: NegotiatorView | None = None
     while True:
         try:
@@ -180,11 +180,12 @@ def _child_main(
             assert neg is not None
             if op == "start":
                 index, names, rng = extra
-                view = NegotiatorView(utility, index, names, OfferLog(offers), rng, memory)
+                view = NegotiatorView(utility, index, names, offers, rng, memory)
             assert view is not None
             *now, new = state
             view.update(*now)
-            offers.extend(new)
+            for k, o in new:
+                offers._append(k, o)
             out: Any = None
             if op == "start":
                 neg.on_start(view)

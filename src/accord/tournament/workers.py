@@ -235,10 +235,10 @@ class Supervisor:
             busy = [w for w in self._pool if w.busy]
             waits: list[Any] = [w.conn for w in busy] + [w.proc.sentinel for w in busy]
             wait(waits, timeout=self._next_check(busy))
-            out: list[Any] = []
             for i, w in enumerate(self._pool):
                 if not w.busy:
                     continue
+                out: list[Any] = []  # one batch per worker: what it sent since last time
                 dead = self._drain(w, out)
                 why = None
                 if dead:
@@ -249,8 +249,8 @@ class Supervisor:
                         why = f"{op}() did not return in time (pre-emption failed); worker killed"
                 if why is not None:
                     out.extend(self._replace(i, w, why, todo))
-            if out:
-                yield out
+                if out:
+                    yield out
 
     def _next_check(self, busy: list[_Worker]) -> float:
         now = time.monotonic()

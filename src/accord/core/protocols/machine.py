@@ -27,8 +27,8 @@ from accord.core.protocols.result import (
     Failure,
     FailureKind,
     SessionResult,
-    TraceEntry,
 )
+from accord.core.protocols.tracelog import TraceLog
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
 
@@ -81,8 +81,8 @@ class BaseSession(Mechanism):
         self.time_limit = time_limit
         self.names = unique_names([neg.name for neg in negotiators])
         self.seed = int(seed) if seed is not None else secrets.randbits(63)
-        self._offers: list[tuple[int, Outcome]] = []
-        log = OfferLog(self._offers)
+        self._offers = OfferLog()
+        log = self._offers
         mem = list(memories) if memories is not None else [None] * n
         self.views = tuple(
             NegotiatorView(u, k, self.names, log, (self.seed, k), m)
@@ -91,7 +91,7 @@ class BaseSession(Mechanism):
         self.phase = Phase.CREATED
         self._n = n
         self._steps = 0
-        self._trace: list[tuple[int, int, Action, Outcome | None, float]] = []
+        self._trace = TraceLog()
         self._started_at = 0.0
         self._result: SessionResult | None = None
 
@@ -166,7 +166,7 @@ class BaseSession(Mechanism):
         An offer also goes to the offer log every view shows (``view.offers``).
         """
         if action is Action.OFFER and outcome is not None:
-            self._offers.append((k, outcome))
+            self._offers._append(k, outcome)
         self._trace.append((self._steps, k, action, outcome, t))
         self._steps += 1
 
@@ -201,7 +201,7 @@ class BaseSession(Mechanism):
             utilities=utilities,
             names=self.names,
             failure=failure,
-            trace=[TraceEntry(*e) for e in self._trace],
+            trace=self._trace,
         )
         for k, neg in enumerate(self.negotiators):
             try:

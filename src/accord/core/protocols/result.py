@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -99,7 +100,7 @@ class SessionResult:
     utilities: tuple[float, ...]
     names: tuple[str, ...]
     failure: Failure | None = None
-    trace: list[TraceEntry] = field(default_factory=list, repr=False)
+    trace: Sequence[TraceEntry] = field(default_factory=list, repr=False)
 
     @property
     def succeeded(self) -> bool:
