@@ -117,3 +117,47 @@ class DictOffers(TimeDependent):
     def propose(self, view: NegotiatorView) -> Outcome | None:
         offer = super().propose(view)
         return None if offer is None else view.space.to_dict(offer)  # type: ignore[return-value]
+
+
+class Snoop(TimeDependent):
+    """Tries to read another party's utility: walks up the call frames and searches the
+    garbage collector's objects. Raises ``RuntimeError`` naming what it found (so a leak
+    is a recorded failure); otherwise behaves as a linear time-based agent."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        found = snoop(view)
+        if found:
+            raise RuntimeError(f"reached another party's utility through {found}")
+        return super().propose(view)
+
+
+def snoop(view: NegotiatorView) -> str:
+    """How this process reaches a utility other than ``view.utility`` ('' if it cannot)."""
+    import gc
+
+    import numpy as np
+
+    from accord.core.utilities import UtilityFunction
+
+    own = view.utility.all()
+
+    def foreign(obj: object) -> bool:
+        return (
+            isinstance(obj, UtilityFunction)
+            and obj is not view.utility
+            and obj.space == view.space
+            and not np.allclose(obj.all(), own)
+        )
+
+    frame = sys._getframe()
+    while frame is not None:
+        for value in frame.f_locals.values():
+            for obj in (value, *vars(value).values()) if hasattr(value, "__dict__") else (value,):
+                if foreign(obj) or (
+                    isinstance(obj, tuple | list) and any(foreign(x) for x in obj[:16])
+                ):
+                    return f"the frame of {frame.f_code.co_name}()"
+        frame = frame.f_back
+    if any(foreign(o) for o in gc.get_objects()):
+        return "gc.get_objects()"
+    return ""
