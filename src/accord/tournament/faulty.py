@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Any
 
 from accord.agents.timebased import TimeDependent
 from accord.core.negotiator import NegotiatorView, Response
@@ -149,7 +150,7 @@ def snoop(view: NegotiatorView) -> str:
             and not np.allclose(obj.all(), own)
         )
 
-    frame = sys._getframe()
+    frame: Any = sys._getframe()
     while frame is not None:
         for value in frame.f_locals.values():
             for obj in (value, *vars(value).values()) if hasattr(value, "__dict__") else (value,):

@@ -67,7 +67,7 @@ class IsolatedNegotiator(Negotiator):
     ) -> None:
         super().__init__(spec.name)
         self.limits = limits
-        ctx = mp.get_context(_START)
+        ctx: Any = mp.get_context(_START)
         if _START == "forkserver":  # the server imports Accord once; children fork from it
             ctx.set_forkserver_preload(["accord.tournament.isolation", "accord.agents"])
         parent, child = ctx.Pipe()
