@@ -18,6 +18,7 @@ Session executors (:mod:`accord.tournament.executors`) and the task runner
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
@@ -149,8 +150,8 @@ class RayPool(Pool[T, R]):
                 "log_to_driver": False,
                 "include_dashboard": False,
             }
-            if self.address is None and self._requested:
-                kwargs["num_cpus"] = self._requested
+            if self.address is None:
+                kwargs.update(local_ray_options(self._requested))
             ray.init(**kwargs)
             self._owns = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -177,6 +178,23 @@ class RayPool(Pool[T, R]):
         if self._owns and self._ray.is_initialized():
             self._ray.shutdown()
         self._owns = False
+
+
+def local_ray_options(num_cpus: int | None = None) -> dict[str, Any]:
+    """``ray.init`` options for a local Ray: ``num_cpus`` if given, and a short temporary
+    directory when the default one (under ``TMPDIR``) is too long for Ray's Unix
+    sockets (about 107 bytes with the session and socket names Ray appends).
+
+    >>> sorted(local_ray_options(2))[-1]
+    'num_cpus'
+    """
+    import tempfile
+
+    out: dict[str, Any] = {} if not num_cpus else {"num_cpus": num_cpus}
+    base = os.environ.get("RAY_TMPDIR") or tempfile.gettempdir()
+    if len(os.path.join(base, "ray")) > 40:  # + "/session_<date>_<pid>/sockets/plasma_store"
+        out["_temp_dir"] = "/tmp/ray"  # Ray's own default location
+    return out
 
 
 def make_pool(
