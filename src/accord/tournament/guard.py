@@ -41,8 +41,22 @@ class _Preempted(BaseException):
     """Raised inside an agent's call when its time is up (not an ``Exception``)."""
 
 
+_ARMED = [False]  # is a guarded call running (in this process's main thread)?
+_PREVIOUS: list[Any] = []  # the SIGALRM handler there was before ours (installed once)
+
+
 def _alarm(signum: int, frame: Any) -> None:
-    raise _Preempted("the call was pre-empted at its time limit")
+    if _ARMED[0]:
+        raise _Preempted("the call was pre-empted at its time limit")
+    previous = _PREVIOUS[0] if _PREVIOUS else None
+    if callable(previous):
+        previous(signum, frame)
+
+
+def _install() -> None:
+    """Install the SIGALRM handler once per process (cheaper than once per call)."""
+    if not _PREVIOUS:
+        _PREVIOUS.append(signal.signal(signal.SIGALRM, _alarm))
 
 
 class Guarded(Negotiator):
@@ -57,6 +71,9 @@ class Guarded(Negotiator):
         self.party = party
         self.limit = limit
         self.setup_limit = setup_limit if setup_limit is not None else limit
+        self._alarm = threading.current_thread() is threading.main_thread()
+        if self._alarm:
+            _install()
 
     def on_start(self, view: NegotiatorView) -> None:
         self._run(0, self.setup_limit, self.inner.on_start, view)
@@ -74,12 +91,11 @@ class Guarded(Negotiator):
 
     def _run(self, op: int, limit: float, fn: Callable[..., Any], *args: Any) -> Any:
         beacon = current_beacon()
-        alarm = threading.current_thread() is threading.main_thread()
+        alarm = self._alarm
         if beacon is not None:
             beacon.enter(self.party, op, time.monotonic() + limit + HARD_GRACE)
-        old: Any = None
         if alarm:
-            old = signal.signal(signal.SIGALRM, _alarm)
+            _ARMED[0] = True
             signal.setitimer(signal.ITIMER_REAL, limit, _REFIRE)
         try:
             try:
@@ -87,7 +103,7 @@ class Guarded(Negotiator):
             finally:
                 if alarm:
                     signal.setitimer(signal.ITIMER_REAL, 0)
-                    signal.signal(signal.SIGALRM, old if old is not None else signal.SIG_DFL)
+                    _ARMED[0] = False
                 if beacon is not None:
                     beacon.leave()
         except _Preempted as exc:  # the traceback shows where the agent was
