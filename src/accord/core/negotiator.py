@@ -15,7 +15,6 @@ never sees the session object or another party's utility.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator, Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, overload
@@ -40,9 +39,9 @@ class Response(IntEnum):
 class OfferLog(Sequence[tuple[int, Outcome]]):
     """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs.
 
-    Compact: proposers and outcome ids live in typed arrays, each distinct outcome once,
-    so a real-time session of millions of offers stays small. Only the session that
-    owns the log adds to it (``_append``); negotiators can only read it.
+    Only the session that owns the log adds to it (``_append``); negotiators can only
+    read it (no ``append``, no item assignment). Each offer is one small tuple sharing
+    its outcome object, so agents that scan every offer at every turn stay fast.
 
         >>> log = OfferLog([(0, ("a",)), (1, ("b",))])
         >>> len(log), log[-1], list(log)[0]
@@ -51,41 +50,26 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         False
     """
 
-    __slots__ = ("_ids", "_oid", "_party", "_table")
+    __slots__ = ("_items",)
 
     def __init__(self, items: Sequence[tuple[int, Outcome]] = ()) -> None:
-        self._party = array("H")
-        self._oid = array("q")
-        self._table: list[Outcome] = []
-        self._ids: dict[Outcome, int] = {}
-        for k, outcome in items:
-            self._append(k, outcome)
+        self._items: list[tuple[int, Outcome]] = list(items)
 
     def _append(self, k: int, outcome: Outcome) -> None:
-        i = self._ids.get(outcome)
-        if i is None:
-            i = len(self._table)
-            self._table.append(outcome)
-            self._ids[outcome] = i
-        self._party.append(k)
-        self._oid.append(i)
+        self._items.append((k, outcome))
 
     @overload
     def __getitem__(self, i: int) -> tuple[int, Outcome]: ...
     @overload
     def __getitem__(self, i: slice) -> Sequence[tuple[int, Outcome]]: ...
     def __getitem__(self, i: int | slice) -> Any:
-        if isinstance(i, slice):
-            table = self._table
-            return [(p, table[o]) for p, o in zip(self._party[i], self._oid[i], strict=True)]
-        return (self._party[i], self._table[self._oid[i]])
+        return self._items[i]
 
     def __len__(self) -> int:
-        return len(self._party)
+        return len(self._items)
 
     def __iter__(self) -> Iterator[tuple[int, Outcome]]:
-        table = self._table
-        return ((p, table[o]) for p, o in zip(self._party, self._oid, strict=True))
+        return iter(self._items)
 
 
 class NegotiatorView:
