@@ -153,12 +153,23 @@ def _exception_classes() -> list[tuple[str, str]]:
     return out
 
 
+# Deliberately outside the tree, with the reason.
+OUTSIDE_THE_TREE = {
+    # raised inside an agent's call when its time is up; a BaseException so that agent
+    # code catching Exception cannot swallow the pre-emption; it never leaves guard.py
+    # (it becomes a NegotiatorTimeout there)
+    "accord.tournament.guard._Preempted",
+}
+
+
 def test_every_exception_class_is_in_the_tree() -> None:
     classes = _exception_classes()
     assert len(classes) >= 20  # the scan sees the leagues' classes too
     outside = []
     for module, name in classes:
         cls = getattr(importlib.import_module(module), name)
+        if f"{module}.{name}" in OUTSIDE_THE_TREE:
+            continue
         if issubclass(cls, BaseException) and not issubclass(cls, AccordError):
             outside.append(f"{module}.{name}")
     assert outside == []
