@@ -32,6 +32,13 @@ _GROUPS = [
     ("accord.agents.cli", "app", "agents", "List the built-in negotiators and check yours."),
     ("accord.leagues.scml.cli", "app", "scml", "The SCML supply-chain world."),
     ("accord.leagues.genius.cli", "app", "genius", "People versus agents, GENIUS style."),
+    ("accord.leagues.han.cli", "app", "han", "Human-agent negotiation, IAGO style (ANAC 2017)."),
+    (
+        "accord.leagues.trails.cli",
+        "app",
+        "trails",
+        "Colored Trails: non-binding chip trades, PURB.",
+    ),
 ]
 
 # Top-level commands that live in another layer: name -> (module, help).

@@ -45,6 +45,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("accord/tournament/session.py", "_default"): "json.dumps default= must raise TypeError",
     ("accord/tournament/tasks.py", "_plain"): "json.dumps default= must raise TypeError",
     ("accord/tournament/faulty.py", "propose"): "a deliberately failing test agent",
+    ("accord/core/protocols/tracelog.py", "__getitem__"): "the Sequence protocol: IndexError",
+    ("accord/core/protocols/tracelog.py", "__hash__"): "unhashable, like a list: TypeError",
 }
 
 # Not yet moved into the tree, in modules that other streams of issue 17 are rewriting
@@ -53,10 +55,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 PENDING: dict[str, int] = {
     "accord/leagues/humaine/messages.py": 2,
     "accord/leagues/humaine/round.py": 2,
-    "accord/leagues/humaine/ui_server.py": 1,
-    "accord/leagues/humaine/http11.py": 1,
-    "accord/leagues/humaine/agents/service.py": 3,
-    "accord/leagues/humaine/manager/auth.py": 1,
+    "accord/leagues/humaine/agents/service.py": 2,
     "accord/leagues/humaine/manager/schedule.py": 1,
     "accord/leagues/humaine/manager/services.py": 1,
     "accord/leagues/humaine/manager/scores.py": 3,
@@ -152,12 +151,23 @@ def _exception_classes() -> list[tuple[str, str]]:
     return out
 
 
+# Deliberately outside the tree, with the reason.
+OUTSIDE_THE_TREE = {
+    # raised inside an agent's call when its time is up; a BaseException so that agent
+    # code catching Exception cannot swallow the pre-emption; it never leaves guard.py
+    # (it becomes a NegotiatorTimeout there)
+    "accord.tournament.guard._Preempted",
+}
+
+
 def test_every_exception_class_is_in_the_tree() -> None:
     classes = _exception_classes()
     assert len(classes) >= 20  # the scan sees the leagues' classes too
     outside = []
     for module, name in classes:
         cls = getattr(importlib.import_module(module), name)
+        if f"{module}.{name}" in OUTSIDE_THE_TREE:
+            continue
         if issubclass(cls, BaseException) and not issubclass(cls, AccordError):
             outside.append(f"{module}.{name}")
     assert outside == []

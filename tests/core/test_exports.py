@@ -24,6 +24,8 @@ PACKAGES = [
     "accord.agents",
     "accord.formats",
     "accord.scenarios",
+    "accord.web",
+    "accord.web.study",
 ]
 
 

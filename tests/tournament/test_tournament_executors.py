@@ -61,7 +61,9 @@ def test_unknown_executor_is_a_clear_error() -> None:
 @pytest.mark.ray
 def test_ray_run_matches_serial(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    from accord.tournament.pools import local_ray_options
+
+    ray.init(include_dashboard=False, log_to_driver=False, **local_ray_options(2))
     try:
         for cfg in (small_config(), learning_config()):
             a, b = tmp_path / "serial.sqlite", tmp_path / "ray.sqlite"

@@ -44,9 +44,9 @@ def test_raising_invalid_and_slow_agents_are_recorded(tmp_path: Path, executor: 
         [
             f"Raiser={F}Raiser",
             f"Invalid={F}InvalidOffers",
-            {"name": "Slow", "type": f"{F}Sleeper", "params": {"seconds": 0.06}},
+            {"name": "Slow", "type": f"{F}Sleeper", "params": {"seconds": 0.6}},
         ],
-        time_limit=0.03,
+        time_limit=0.3,
     )
     out = tmp_path / "t.sqlite"
     run = run_tournament(cfg, out, executor, workers=2)
@@ -58,7 +58,7 @@ def test_raising_invalid_and_slow_agents_are_recorded(tmp_path: Path, executor: 
     assert {k for k, _ in found["Invalid"]} == {"invalid"}
     assert any("invalid offer: issue 'i0' got 'not-a-value'" in m for _, m in found["Invalid"])
     assert {k for k, _ in found["Slow"]} == {"timeout"}
-    assert any("the limit is 0.030 s" in m for _, m in found["Slow"])
+    assert all("did not return within 0.3 s; it was pre-empted" in m for _, m in found["Slow"])
     # every session failed (each includes a bad agent), never because of Boulware
     res = Results(out)
     assert set(res.sessions.reason) == {"failure"}

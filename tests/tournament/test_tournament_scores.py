@@ -13,6 +13,7 @@ from tournament_helpers import small_config
 from accord.core.errors import ConfigError
 from accord.tournament.results import Results
 from accord.tournament.runner import run_tournament
+from accord.tournament.schedule import schedule
 from accord.tournament.scores import (
     agent_vs_agent,
     bootstrap_ci,
@@ -40,7 +41,7 @@ def hand_results(tmp_path: Path) -> pd.DataFrame:
                 (sid, idx, "x", agents, "[0,1]", 0, 0, 1),
             )
             c.execute(
-                "INSERT INTO sessions VALUES (" + ",".join("?" * 19) + ")",
+                "INSERT INTO sessions VALUES (" + ",".join("?" * 20) + ")",
                 (
                     sid,
                     idx,
@@ -53,6 +54,7 @@ def hand_results(tmp_path: Path) -> pd.DataFrame:
                     0.5,
                     3,
                     2,
+                    None,
                     None,
                     None,
                     None,
@@ -176,3 +178,61 @@ def test_scores_of_a_real_run_are_reproducible(tmp_path: Path) -> None:
     for r in one.itertuples():
         assert r.ci_low <= r.score <= r.ci_high
     res.close()
+
+
+def test_identical_repetitions_do_not_narrow_the_interval(tmp_path: Path) -> None:
+    """Deterministic agents repeat bit-identical sessions: three copies are one unit."""
+    from tournament_helpers import small_config
+
+    from accord.tournament.results import Results
+    from accord.tournament.runner import run_tournament
+    from accord.tournament.scores import leaderboard
+
+    boards = {}
+    for reps in (1, 3):
+        out = tmp_path / f"r{reps}.sqlite"
+        run_tournament(small_config(reps=reps, seed=5), out)
+        res = Results(out)
+        boards[reps] = leaderboard(res.parties, "utility", n_boot=500)
+        res.close()
+    one, three = boards[1], boards[3]
+    assert one.agent.tolist() == three.agent.tolist()
+    assert (three.n == 3 * one.n).all()
+    assert (three.n_eff == one.n_eff).all()  # effective n does not grow with copies
+    assert three.score.tolist() == pytest.approx(one.score.tolist())
+    assert three.ci_low.tolist() == pytest.approx(one.ci_low.tolist())
+    assert three.ci_high.tolist() == pytest.approx(one.ci_high.tolist())
+    # units: every session setup of the agent (scenario x opponents x role) once
+    setups = {(s.scenario, s.agents, s.rotation) for s in schedule(small_config(reps=1))}
+    for r in one.itertuples():
+        assert r.n_eff == sum(r.agent in a for _, a, _ in setups)
+
+
+def test_each_repetition_has_its_own_seed_so_stochastic_agents_differ(tmp_path: Path) -> None:
+    from tournament_helpers import table
+
+    from accord.tournament.config import TournamentConfig
+    from accord.tournament.runner import run_tournament
+
+    cfg = TournamentConfig(
+        ["R=accord.agents.simple:RandomNegotiator", "accord.agents.timebased:Boulware"],
+        ["builtin:bilateral"],
+        reps=3,
+        seed=2,
+    )
+    specs = schedule(cfg)
+    by_setup: dict[tuple[object, ...], set[int]] = {}
+    for s in specs:
+        by_setup.setdefault((s.scenario, s.agents, s.rotation), set()).add(s.seed)
+    assert all(len(seeds) == 3 for seeds in by_setup.values())
+    out = tmp_path / "r.sqlite"
+    run_tournament(cfg, out)
+    rows = table(
+        out,
+        "SELECT sp.agents, sp.rotation, t.outcomes FROM traces t JOIN specs sp "
+        'ON sp.id = t.session_id WHERE sp.agents = \'["R", "R"]\'',
+    )
+    by: dict[tuple[object, ...], set[object]] = {}
+    for agents, rot, outcomes in rows:
+        by.setdefault((agents, rot), set()).add(outcomes)
+    assert by and all(len(v) == 3 for v in by.values())  # three different negotiations

@@ -189,7 +189,9 @@ def test_kill_9_and_resume_loses_and_repeats_nothing(tmp_path: Path) -> None:
 @pytest.mark.ray
 def test_ray_gives_the_same_records(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    from accord.tournament.pools import local_ray_options
+
+    ray.init(include_dashboard=False, log_to_driver=False, **local_ray_options(2))
     try:
         run = run_tasks(sample_task, JOBS, out=tmp_path / "r.sqlite", executor="ray", chunk=4)
         assert run.records == expected(JOBS)

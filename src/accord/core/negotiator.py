@@ -37,12 +37,26 @@ class Response(IntEnum):
 
 
 class OfferLog(Sequence[tuple[int, Outcome]]):
-    """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs."""
+    """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs.
+
+    Only the session that owns the log adds to it (``_append``); negotiators can only
+    read it (no ``append``, no item assignment). Each offer is one small tuple sharing
+    its outcome object, so agents that scan every offer at every turn stay fast.
+
+        >>> log = OfferLog([(0, ("a",)), (1, ("b",))])
+        >>> len(log), log[-1], list(log)[0]
+        (2, (1, ('b',)), (0, ('a',)))
+        >>> hasattr(log, "append")
+        False
+    """
 
     __slots__ = ("_items",)
 
-    def __init__(self, items: list[tuple[int, Outcome]]) -> None:
-        self._items = items
+    def __init__(self, items: Sequence[tuple[int, Outcome]] = ()) -> None:
+        self._items: list[tuple[int, Outcome]] = list(items)
+
+    def _append(self, k: int, outcome: Outcome) -> None:
+        self._items.append((k, outcome))
 
     @overload
     def __getitem__(self, i: int) -> tuple[int, Outcome]: ...

@@ -327,9 +327,15 @@ class OutcomeSpace:
         return True
 
     def validate(self, outcome: object) -> Outcome:
-        """Return ``outcome`` as a tuple or raise :class:`InvalidOutcome` saying what is wrong."""
+        """Return ``outcome`` as a tuple or raise :class:`InvalidOutcome` saying what is wrong.
+
+        Accepts the documented forms: a tuple or list of values, a dict ``{issue: value}``
+        and a 1-D numpy array.
+        """
         if isinstance(outcome, Mapping):
             outcome = self.from_dict(outcome)
+        elif isinstance(outcome, np.ndarray) and outcome.ndim == 1:
+            outcome = outcome.tolist()
         if not isinstance(outcome, tuple | list):
             raise InvalidOutcome(
                 f"an outcome must be a tuple of {len(self.issues)} values "

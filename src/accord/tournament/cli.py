@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -128,6 +129,9 @@ def tournament_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="no progress or tables; print the paths only")
     ] = False,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="delete the results file and start over")
+    ] = False,
 ) -> None:
     """Run (or resume) a tournament, then print the leaderboards."""
     console = Console(quiet=quiet or json_out)
@@ -154,11 +158,19 @@ def tournament_command(
         for note in notes:
             console.print(f"note: {note}", soft_wrap=True, highlight=False)
         path = out or default_out(cfg, config)
-        run = run_with_progress(cfg, path, executor, workers, address, console)
+        run = run_with_progress(cfg, path, executor, workers, address, console, fresh)
         report_path = show_results(path, console, report=report, export=export, run=run, trim=trim)
     except AccordError as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True, highlight=False)
+        Console(stderr=True).print(
+            f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False
+        )
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        Console(stderr=True).print(
+            "interrupted: every finished session is stored; run the same command to resume",
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
     if json_out:
         typer.echo(json.dumps(summary(path, run, report_path, notes, trim), indent=1))
     elif quiet:
@@ -236,7 +248,9 @@ def report_command(
     try:
         target = write_report(results, out, trim=trim)
     except AccordError as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True, highlight=False)
+        Console(stderr=True).print(
+            f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False
+        )
         raise typer.Exit(2) from None
     typer.echo(f"report written to {target}")
 
@@ -248,8 +262,9 @@ def run_with_progress(
     workers: int | None,
     address: str | None,
     console: Console,
+    fresh: bool = False,
 ) -> TournamentRun:
-    """Run with a rich progress bar and ETA."""
+    """Run with a rich progress bar and ETA (``fresh``: delete the results first)."""
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -264,7 +279,7 @@ def run_with_progress(
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        return run_tournament(cfg, path, executor, workers, address, progress=update)
+        return run_tournament(cfg, path, executor, workers, address, progress=update, fresh=fresh)
 
 
 def show_results(
@@ -276,6 +291,7 @@ def show_results(
     trim: float = 0.0,
 ) -> Path | None:
     """Print the leaderboards and where the results (and report) are; return the report."""
+    from accord.tournament.failures import failure_summary
     from accord.tournament.report import write_report
     from accord.tournament.results import Results
     from accord.tournament.scores import leaderboards
@@ -285,6 +301,7 @@ def show_results(
         boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)), trim=trim)
         for metric, board in boards.items():
             console.print(leaderboard_table(board, _TITLES[metric]))
+        console.print(failure_summary(res.sessions).text(), soft_wrap=True, markup=False)
         if export:
             for p in res.export(path.with_suffix("").with_name(path.stem + "-" + export), export):
                 console.print(f"exported {p}", soft_wrap=True)
@@ -303,9 +320,10 @@ def show_results(
 
 
 def leaderboard_table(board: Any, title: str) -> Table:
-    """A rich table of one leaderboard."""
+    """A rich table of one leaderboard (``n_eff``: independent units behind the interval;
+    ``n``: the agent's seats in all sessions)."""
     t = Table(title=title)
-    for col in ("rank", "agent", "score", "95% CI", "n", "p vs next"):
+    for col in ("rank", "agent", "score", "95% CI", "n_eff", "n", "p vs next"):
         t.add_column(col, justify="left" if col == "agent" else "right")
     for r in board.itertuples():
         p = "" if r.p_next != r.p_next else f"{r.p_next:.3g}{' *' if r.differs_next else ''}"
@@ -314,6 +332,7 @@ def leaderboard_table(board: Any, title: str) -> Table:
             str(r.agent),
             f"{r.score:.4f}",
             f"[{r.ci_low:.4f}, {r.ci_high:.4f}]",
+            str(r.n_eff),
             str(r.n),
             p,
         )

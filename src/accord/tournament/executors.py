@@ -18,7 +18,7 @@ from functools import partial
 
 from accord.core.errors import ConfigError
 from accord.tournament.pools import POOLS, Pool, ProcessPool, RayPool, SerialPool, chunked
-from accord.tournament.session import RunContext, SessionRecord, Task, run_session
+from accord.tournament.session import RunContext, SessionRecord, Task, lost_session, run_session
 
 __all__ = [
     "EXECUTORS",
@@ -72,10 +72,23 @@ class SerialExecutor(Executor):
 
 
 class ProcessExecutor(Executor):
-    """A local pool of worker processes (forked where the platform allows)."""
+    """A supervised local pool of worker processes (forked where the platform allows).
+
+    A worker that dies (an agent calling ``os._exit``, a crash, a call that ignored its
+    pre-emption) is replaced; the session it was running is stored as a failure of the
+    agent that was acting. In-process agents share their worker's memory limit
+    (``memory_limit`` megabytes beyond what the worker maps at start)."""
 
     def __init__(self, workers: int | None = None) -> None:
         super().__init__(ProcessPool(workers))
+
+    def start(self, ctx: RunContext) -> None:
+        pool = self.pool
+        assert isinstance(pool, ProcessPool)
+        pool.supervise(
+            None if ctx.isolated else ctx.limits.memory_mb, partial(lost_session, ctx=ctx)
+        )
+        super().start(ctx)
 
 
 class RayExecutor(Executor):

@@ -1,9 +1,12 @@
 """Badly behaved agents, for testing that a tournament survives its competitors.
 
-Each fails in one way: :class:`Raiser` raises, :class:`InvalidOffers` proposes outcomes
-outside the space, :class:`Sleeper` answers too late, :class:`Hanger` never answers,
-:class:`CpuHog` spins, :class:`MemoryHog` allocates without bound and :class:`Crasher`
-kills its own process. Use them with ``--isolated`` for the last four.
+Each fails in one way: :class:`Raiser` raises, :class:`Exiter` raises ``SystemExit``,
+:class:`InvalidOffers` proposes outcomes outside the space, :class:`Garbage` returns
+values of the wrong type, :class:`Sleeper` answers too late, :class:`Hanger` never
+answers, :class:`CpuHog` spins, :class:`MemoryHog` allocates without bound and
+:class:`Crasher` kills its own process. The default mode contains all of them (calls
+are pre-empted, a dead worker is replaced). :class:`DictOffers` is not faulty: it
+offers dicts ``{issue: value}``, a documented form, and must never be blamed.
 
     >>> Sleeper(seconds=0.5).seconds
     0.5
@@ -12,7 +15,9 @@ kills its own process. Use them with ``--isolated`` for the last four.
 from __future__ import annotations
 
 import os
+import sys
 import time
+from typing import Any
 
 from accord.agents.timebased import TimeDependent
 from accord.core.negotiator import NegotiatorView, Response
@@ -88,3 +93,72 @@ class Crasher(TimeDependent):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         os._exit(3)
+
+
+class Exiter(TimeDependent):
+    """Calls ``sys.exit(4)`` (raises ``SystemExit``) in ``propose``."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        sys.exit(4)
+
+
+class Garbage(TimeDependent):
+    """Returns garbage: a string from ``propose``, a number from ``respond``."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        return "garbage"  # type: ignore[return-value]
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        return 42  # type: ignore[return-value]
+
+
+class DictOffers(TimeDependent):
+    """Well behaved: a time-based agent that makes its offers as ``{issue: value}`` dicts."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        offer = super().propose(view)
+        return None if offer is None else view.space.to_dict(offer)  # type: ignore[return-value]
+
+
+class Snoop(TimeDependent):
+    """Tries to read another party's utility: walks up the call frames and searches the
+    garbage collector's objects. Raises ``RuntimeError`` naming what it found (so a leak
+    is a recorded failure); otherwise behaves as a linear time-based agent."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        found = snoop(view)
+        if found:
+            raise RuntimeError(f"reached another party's utility through {found}")
+        return super().propose(view)
+
+
+def snoop(view: NegotiatorView) -> str:
+    """How this process reaches a utility other than ``view.utility`` ('' if it cannot)."""
+    import gc
+
+    import numpy as np
+
+    from accord.core.utilities import UtilityFunction
+
+    own = view.utility.all()
+
+    def foreign(obj: object) -> bool:
+        return (
+            isinstance(obj, UtilityFunction)
+            and obj is not view.utility
+            and obj.space == view.space
+            and not np.allclose(obj.all(), own)
+        )
+
+    frame: Any = sys._getframe()
+    while frame is not None:
+        for value in frame.f_locals.values():
+            for obj in (value, *vars(value).values()) if hasattr(value, "__dict__") else (value,):
+                if foreign(obj) or (
+                    isinstance(obj, tuple | list) and any(foreign(x) for x in obj[:16])
+                ):
+                    return f"the frame of {frame.f_code.co_name}()"
+        frame = frame.f_back
+    if any(foreign(o) for o in gc.get_objects()):
+        return "gc.get_objects()"
+    return ""

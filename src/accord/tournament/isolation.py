@@ -1,7 +1,9 @@
 """Isolated mode: every agent of a session runs in a process of its own.
 
 :class:`IsolatedNegotiator` stands in for the agent inside the session. The real agent
-lives in a forked child process with a CPU-time limit (``RLIMIT_CPU``, for the whole
+lives in a child process started fresh (``forkserver``: forked from a clean server
+process, never from the session's own; ``spawn`` where that is missing), holding only
+its own utility, view and memory, with a CPU-time limit (``RLIMIT_CPU``, for the whole
 session) and an address-space limit (``RLIMIT_AS``, the memory it may add to what the
 process already maps). Each call is sent over a pipe with the view's new state; the
 stand-in waits at most the per-call timeout, then kills the child. A child that raises,
@@ -32,6 +34,10 @@ from accord.tournament.config import AgentSpec
 from accord.tournament.lifeline import die_with_parent
 
 _GRACE = 0.25  # seconds to wait past the time limit before killing the child
+# A new interpreter that holds only what it is sent (its agent, its own utility and
+# memory), never a copy of the session's process and so of the other parties' utilities.
+_STARTUP = 30.0  # seconds for the child to start and run on_start/on_end (not timed calls)
+_START = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
 class IsolatedAgentError(AccordError):
@@ -61,7 +67,9 @@ class IsolatedNegotiator(Negotiator):
     ) -> None:
         super().__init__(spec.name)
         self.limits = limits
-        ctx = mp.get_context("fork")
+        ctx: Any = mp.get_context(_START)
+        if _START == "forkserver":  # the server imports Accord once; children fork from it
+            ctx.set_forkserver_preload(["accord.tournament.isolation", "accord.agents"])
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(
             target=_child_main, args=(child, spec, limits, utility, memory), daemon=True
@@ -107,7 +115,8 @@ class IsolatedNegotiator(Negotiator):
         new = list(offers[self._sent :])
         self._sent = len(offers)
         state = (*view.state(), new)
-        timeout = self.limits.call_timeout + _GRACE
+        limit = self.limits.call_timeout
+        timeout = (max(limit, _STARTUP) if op in ("start", "end") else limit) + _GRACE
         try:
             self._conn.send((op, state, extra))
             ready = self._conn.poll(timeout)
@@ -167,7 +176,7 @@ def _child_main(
         neg = make_negotiator(spec)
     except Exception as exc:  # noqa: BLE001 - reported to the parent as a failure
         error = f"could not create agent {spec.name!r}: {type(exc).__name__}: {exc}"
-    offers: list[tuple[int, Outcome]] = []
+    offers = OfferLog()
     view: NegotiatorView | None = None
     while True:
         try:
@@ -180,11 +189,12 @@ def _child_main(
             assert neg is not None
             if op == "start":
                 index, names, rng = extra
-                view = NegotiatorView(utility, index, names, OfferLog(offers), rng, memory)
+                view = NegotiatorView(utility, index, names, offers, rng, memory)
             assert view is not None
             *now, new = state
             view.update(*now)
-            offers.extend(new)
+            for k, o in new:
+                offers._append(k, o)
             out: Any = None
             if op == "start":
                 neg.on_start(view)

@@ -18,35 +18,20 @@ Session executors (:mod:`accord.tournament.executors`) and the task runner
 
 from __future__ import annotations
 
-import math
-import multiprocessing as mp
 import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Generic, TypeVar
 
 from accord.core.errors import ConfigError
-from accord.tournament.lifeline import die_with_parent
+from accord.tournament.workers import Death, Supervisor, chunked
+
+__all__ = ["POOLS", "Pool", "ProcessPool", "RayPool", "SerialPool", "chunked", "make_pool"]
 
 POOLS = ("serial", "processes", "ray")
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-def chunked(tasks: Sequence[T], workers: int, per_worker: int = 8, cap: int = 64) -> list[list[T]]:
-    """Split tasks into about ``workers * per_worker`` chunks of at most ``cap`` tasks.
-
-    >>> [len(c) for c in chunked(list(range(40)), 2)]
-    [3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1]
-    >>> [len(c) for c in chunked(list(range(5)), 2, cap=1)]
-    [1, 1, 1, 1, 1]
-    """
-    if not tasks:
-        return []
-    size = max(1, min(cap, math.ceil(len(tasks) / (workers * per_worker))))
-    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
 
 
 class Pool(Generic[T, R]):
@@ -82,62 +67,44 @@ class SerialPool(Pool[T, R]):
 
 
 # -- local processes ------------------------------------------------------------------------
-_WORKER_FN: Callable[[Any], Any] | None = None
-
-
-def _init_worker(fn: Callable[[Any], Any]) -> None:
-    global _WORKER_FN
-    die_with_parent()
-    _WORKER_FN = fn
-
-
-def _run_chunk(chunk: list[Any]) -> list[Any]:
-    fn = _WORKER_FN
-    assert fn is not None, "worker was not initialised"
-    return [fn(item) for item in chunk]
-
-
 class ProcessPool(Pool[T, R]):
-    """A local pool of worker processes (forked where the platform allows); workers die
-    with the calling process. ``cap`` bounds the items per chunk (1 for long tasks)."""
+    """A supervised pool of local worker processes (forked where the platform allows);
+    workers die with the calling process, and a worker that dies is replaced (see
+    :mod:`accord.tournament.workers`). ``cap`` bounds the items per chunk (1 for long
+    tasks); ``memory_mb`` limits each worker's memory; ``on_death(item, death)`` turns
+    the item a dying worker was running into a result (without it, a death raises
+    :class:`~accord.tournament.workers.WorkerDied`)."""
 
-    def __init__(self, workers: int | None = None, cap: int = 64) -> None:
-        self.workers = workers or os.cpu_count() or 1
-        if self.workers < 1:
-            raise ConfigError(f"workers must be >= 1, got {workers}")
-        if cap < 1:
-            raise ConfigError(f"chunk cap must be >= 1, got {cap}")
+    def __init__(
+        self,
+        workers: int | None = None,
+        cap: int = 64,
+        memory_mb: int | None = None,
+        on_death: Callable[[T, Death], R] | None = None,
+    ) -> None:
+        self._sup = Supervisor(workers, cap, memory_mb, on_death)
+        self.workers = self._sup.workers
         self.cap = cap
-        self._pool: ProcessPoolExecutor | None = None
+
+    def supervise(self, memory_mb: int | None, on_death: Callable[[T, Death], R] | None) -> None:
+        """Set the memory limit and death handler (before :meth:`start`)."""
+        self._sup.memory_mb = memory_mb
+        self._sup.on_death = on_death
+
+    @property
+    def deaths(self) -> int:
+        """Workers that died (and were replaced) so far."""
+        return self._sup.deaths
 
     def start(self, fn: Callable[[T], R]) -> None:
         super().start(fn)
-        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-        self._pool = ProcessPoolExecutor(
-            self.workers,
-            mp_context=mp.get_context(method),
-            initializer=_init_worker,
-            initargs=(fn,),
-        )
+        self._sup.start(fn)
 
     def run(self, items: Sequence[T]) -> Iterator[list[R]]:
-        assert self._pool is not None, "call start() first"
-        pending: set[Future[list[R]]] = {
-            self._pool.submit(_run_chunk, c) for c in chunked(items, self.workers, cap=self.cap)
-        }
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    yield fut.result()
-        finally:
-            for fut in pending:
-                fut.cancel()
+        return self._sup.run(items)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        self._sup.close()
 
 
 # -- Ray ------------------------------------------------------------------------------------
@@ -183,8 +150,8 @@ class RayPool(Pool[T, R]):
                 "log_to_driver": False,
                 "include_dashboard": False,
             }
-            if self.address is None and self._requested:
-                kwargs["num_cpus"] = self._requested
+            if self.address is None:
+                kwargs.update(local_ray_options(self._requested))
             ray.init(**kwargs)
             self._owns = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -211,6 +178,23 @@ class RayPool(Pool[T, R]):
         if self._owns and self._ray.is_initialized():
             self._ray.shutdown()
         self._owns = False
+
+
+def local_ray_options(num_cpus: int | None = None) -> dict[str, Any]:
+    """``ray.init`` options for a local Ray: ``num_cpus`` if given, and a short temporary
+    directory when the default one (under ``TMPDIR``) is too long for Ray's Unix
+    sockets (about 107 bytes with the session and socket names Ray appends).
+
+    >>> sorted(local_ray_options(2))[-1]
+    'num_cpus'
+    """
+    import tempfile
+
+    out: dict[str, Any] = {} if not num_cpus else {"num_cpus": num_cpus}
+    base = os.environ.get("RAY_TMPDIR") or tempfile.gettempdir()
+    if len(os.path.join(base, "ray")) > 40:  # + "/session_<date>_<pid>/sockets/plasma_store"
+        out["_temp_dir"] = "/tmp/ray"  # Ray's own default location
+    return out
 
 
 def make_pool(

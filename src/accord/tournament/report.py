@@ -50,6 +50,7 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
 td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 img{max-width:100%}.note{color:#666;font-size:.85rem}
+pre.tb{text-align:left;white-space:pre-wrap;font-size:.8rem;background:#f8f8f8;padding:.5rem}
 """
 
 
@@ -82,12 +83,13 @@ def render(res: Results, samples: int = 4, trim: float = 0.0) -> str:
     boards = leaderboards(parties, seed=int(cfg.get("seed", 0)), trim=trim)
     parts.append("<h2>Leaderboards</h2>")
     parts.append(
-        f"<p class=note>Score = {_statistic(trim)} over the agent's seats in all sessions "
-        "(utilities are final: discounted to the end time where a profile has a discount "
-        "factor); "
-        "95% percentile "
-        "bootstrap interval (seeded); p = two-sided Mann-Whitney U test against the next "
-        "agent; * = differs at 5%.</p>"
+        f"<p class=note>Score = {_statistic(trim)} over the agent's independent units (one "
+        "per session setup it played: scenario x opponents x role; the repetitions of a "
+        "setup are averaged, so identical copies count once; utilities are final: discounted "
+        "to the end time where a profile has a discount factor); 95% percentile bootstrap "
+        "interval resampling units (seeded); n_eff = units, n = seats in all sessions; "
+        "p = two-sided Mann-Whitney U test on unit values against the next agent; "
+        "* = differs at 5%.</p>"
     )
     for metric, board in boards.items():
         parts.append(f"<h3>{_TITLES[metric]}</h3>")
@@ -141,15 +143,18 @@ def _summary(cfg: dict[str, Any], specs: pd.DataFrame, sessions: pd.DataFrame) -
 
 
 def _board_table(board: pd.DataFrame) -> str:
-    head = "<tr><th>rank</th><th>agent</th><th>score</th><th>95% CI</th><th>n</th><th>p vs next</th></tr>"
+    head = (
+        "<tr><th>rank</th><th>agent</th><th>score</th><th>95% CI</th><th>n_eff</th>"
+        "<th>n</th><th>p vs next</th></tr>"
+    )
     rows = []
-    for rank, agent, score, lo, hi, n, p_next, differs in board[
-        ["rank", "agent", "score", "ci_low", "ci_high", "n", "p_next", "differs_next"]
+    for rank, agent, score, lo, hi, n_eff, n, p_next, differs in board[
+        ["rank", "agent", "score", "ci_low", "ci_high", "n_eff", "n", "p_next", "differs_next"]
     ].itertuples(index=False, name=None):
         p = "" if np.isnan(p_next) else f"{p_next:.3g}{' *' if differs else ''}"
         rows.append(
             f"<tr><td>{rank}</td><td>{_e(agent)}</td><td>{score:.4f}</td>"
-            f"<td>[{lo:.4f}, {hi:.4f}]</td><td>{n}</td><td>{p}</td></tr>"
+            f"<td>[{lo:.4f}, {hi:.4f}]</td><td>{n_eff}</td><td>{n}</td><td>{p}</td></tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -164,22 +169,26 @@ def _frame_table(df: pd.DataFrame) -> str:
 
 
 def _failures(sessions: pd.DataFrame) -> str:
-    f = sessions[sessions["failure_kind"].notna()]
-    if f.empty:
+    from accord.tournament.failures import failure_summary
+
+    summary = failure_summary(sessions)
+    if not summary.failed:
         return "<p>None.</p>"
-    g = (
-        f.groupby(["failure_agent", "failure_kind"])
-        .agg(sessions=("id", "size"), example=("failure_message", "first"))
-        .reset_index()
-    )
-    rows = "".join(
-        f"<tr><td>{_e(r.failure_agent)}</td><td>{_e(r.failure_kind)}</td>"
-        f"<td>{r.sessions}</td><td style='text-align:left'>{_e(r.example)}</td></tr>"
-        for r in g.itertuples()
-    )
+    rows = []
+    for r in summary.reasons:
+        tb = (
+            f"<details><summary>traceback</summary><pre class=tb>{_e(r.traceback)}</pre></details>"
+            if r.traceback
+            else ""
+        )
+        rows.append(
+            f"<tr><td>{_e(r.agent)}</td><td>{_e(r.kind)}</td><td>{r.count}</td>"
+            f"<td style='text-align:left'>{_e(r.message)}{tb}</td></tr>"
+        )
     return (
-        "<table><tr><th>agent</th><th>kind</th><th>sessions</th><th>example</th></tr>"
-        f"{rows}</table>"
+        f"<p>{summary.failed} of {summary.total} sessions failed.</p>"
+        "<table><tr><th>agent</th><th>kind</th><th>sessions</th><th>reason</th></tr>"
+        f"{''.join(rows)}</table>"
     )
 
 

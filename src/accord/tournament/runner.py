@@ -18,6 +18,7 @@ the executor still runs them in parallel.
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from accord.core.scenario import Scenario
 from accord.tournament.agents import agent_factory, check_agents
 from accord.tournament.config import TournamentConfig
 from accord.tournament.executors import Executor, make_executor
+from accord.tournament.fingerprint import fingerprints
 from accord.tournament.memory import Memory, PastSession
 from accord.tournament.scenarios import resolve_scenarios
 from accord.tournament.schedule import SessionSpec, schedule
@@ -57,14 +59,21 @@ def run_tournament(
     workers: int | None = None,
     address: str | None = None,
     progress: Progress | None = None,
+    fresh: bool = False,
 ) -> TournamentRun:
-    """Run (or resume) ``config``, storing everything in the SQLite file ``out``."""
+    """Run (or resume) ``config``, storing everything in the SQLite file ``out``.
+
+    Resuming checks every agent's fingerprint (its code, parameters and Accord's
+    version) and refuses a changed one; ``fresh=True`` deletes ``out`` (and the agents'
+    data directories) first. Ctrl-C (``KeyboardInterrupt``) stores the sessions finished so far, stops the
+    workers and passes on; the same call then resumes."""
     t0 = time.perf_counter()
     path = Path(out)
     check_agents(config.agents)
     check_protocol_agents(
         config.protocol, {a.name: agent_factory(a.type) for a in config.agents}, config.isolated
     )
+    agents = fingerprints(config.agents)
     scenarios = resolve_scenarios(config.scenarios, config.discretize)
     info = protocol_info(config.protocol)
     for sc_name, sc in scenarios.items():
@@ -74,8 +83,10 @@ def run_tournament(
             raise ConfigError(f"scenario {sc_name!r}: {exc}") from None
     specs = schedule(config, scenarios)
     ex = make_executor(executor, workers, address) if isinstance(executor, str) else executor
+    if fresh:
+        remove_results(path)
     with Store(path) as store:
-        store.prepare(config, scenarios, specs)
+        store.prepare(config, scenarios, specs, agents)
         done = store.done_ids()
         pending = [s for s in specs if s.id not in done]
         count = len(specs) - len(pending)
@@ -101,9 +112,20 @@ def run_tournament(
                 buffer.clear()
                 if progress is not None:
                     progress(count, len(specs))
+        except KeyboardInterrupt:
+            store.write(buffer)  # keep every finished session; the same call resumes
+            raise
         finally:
             ex.close()
     return TournamentRun(path, len(specs), len(pending), time.perf_counter() - t0)
+
+
+def remove_results(results: str | Path) -> None:
+    """Delete a results file, its WAL files and the agents' data directories."""
+    p = Path(results)
+    for f in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
+        f.unlink(missing_ok=True)
+    shutil.rmtree(data_root(p), ignore_errors=True)
 
 
 def data_root(results: str | Path) -> Path:

@@ -8,11 +8,19 @@ meeting itself has one row per seat):
 * ``nash``: the product of all parties' utilities in that session (ANAC 2017 Nash-product
   category); ``nash_gain`` is the product of gains over reservation values.
 
-An agent's score is the mean of its rows (or a truncated mean: ``trim`` cut from each
-end). The 95% interval is a percentile bootstrap of that statistic, seeded per agent.
+**The unit of analysis.** Repetitions of one session setup (the same scenario, agents in
+the same order, the same profile rotation) are not independent samples: with
+deterministic agents they are bit-identical copies. So an agent's rows are grouped into
+*units*, one per setup it played (scenario x opponents x role), and each unit counts
+once, with the mean of its repetitions (identical copies are one observation). The
+score is the mean (or truncated mean: ``trim`` cut from each end) of the agent's unit
+values; it equals the mean of its rows when every setup has as many repetitions. The
+95% interval is a percentile bootstrap that resamples units (a cluster bootstrap),
+seeded per agent; ``n_eff`` is the number of units, ``n`` the number of rows.
 ``p_next`` is a two-sided Mann-Whitney U test (or a permutation test of the difference
-of means) between an agent's rows and those of the agent ranked just below it;
-``differs_next`` says whether ``p_next < alpha``.
+of means) between the unit values of an agent and those of the agent ranked just below
+it; ``differs_next`` says whether ``p_next < alpha``. Without the columns that identify
+a setup (``scenario``, ``agents``, ``rotation``), every row is its own unit.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"agent": ["A", "A", "B", "B"], "utility": [0.9, 0.7, 0.2, 0.4],
@@ -126,20 +134,20 @@ def leaderboard(
     test: str = "mannwhitney",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Agents ranked by ``metric`` with intervals and neighbour tests.
+    """Agents ranked by ``metric`` with intervals and neighbour tests, by unit.
 
-    Columns: ``rank, agent, score, ci_low, ci_high, n, p_next, differs_next``.
+    Columns: ``rank, agent, score, ci_low, ci_high, n_eff, n, p_next, differs_next``.
     """
     _check_metric(parties, metric)
     rows = []
     samples: dict[str, FloatArray] = {}
     for agent, grp in parties.groupby("agent", sort=True):
-        x = grp[metric].to_numpy(dtype=np.float64)
+        x = unit_values(grp, metric)
         name = str(agent)
         samples[name] = x
         lo, hi = bootstrap_ci(x, confidence, n_boot, _agent_seed(seed, name), trim)
-        rows.append((name, statistic(x, trim), lo, hi, x.size))
-    board = pd.DataFrame(rows, columns=["agent", "score", "ci_low", "ci_high", "n"])
+        rows.append((name, statistic(x, trim), lo, hi, x.size, len(grp)))
+    board = pd.DataFrame(rows, columns=["agent", "score", "ci_low", "ci_high", "n_eff", "n"])
     board = board.sort_values(["score", "agent"], ascending=[False, True], kind="stable")
     board = board.reset_index(drop=True)
     board.insert(0, "rank", np.arange(1, len(board) + 1))
@@ -150,6 +158,25 @@ def leaderboard(
     board["p_next"] = p_next + [float("nan")]
     board["differs_next"] = [bool(p < alpha) for p in p_next] + [False]
     return board
+
+
+UNIT = ("scenario", "agents", "rotation")
+
+
+def unit_values(rows: pd.DataFrame, metric: str) -> FloatArray:
+    """One value per independent unit of ``rows`` (one agent's party rows): the mean of
+    ``metric`` over the repetitions of each session setup (``scenario``, ``agents``,
+    ``rotation``), in setup order. Without those columns, the rows themselves.
+
+    >>> df = pd.DataFrame({"scenario": ["s"] * 4, "agents": ['["A","B"]'] * 4,
+    ...                    "rotation": [0, 0, 1, 1], "utility": [0.5, 0.5, 0.2, 0.4]})
+    >>> unit_values(df, "utility").tolist()
+    [0.5, 0.30000000000000004]
+    """
+    if not all(c in rows.columns for c in UNIT):
+        return rows[metric].to_numpy(dtype=np.float64)
+    means = rows.groupby(list(UNIT), sort=True)[metric].mean()
+    return means.to_numpy(dtype=np.float64)
 
 
 def leaderboards(parties: pd.DataFrame, **kwargs: object) -> dict[str, pd.DataFrame]:

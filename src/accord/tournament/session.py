@@ -21,14 +21,17 @@ import numpy as np
 
 from accord.core.negotiator import Negotiator
 from accord.core.outcomes import OutcomeSpace
-from accord.core.protocols import DEFAULT_PROTOCOL, make_session
+from accord.core.protocols import DEFAULT_PROTOCOL, make_session, protocol_info
 from accord.core.protocols.result import Action, EndReason, FailureKind
+from accord.core.protocols.tracelog import TraceLog
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
 from accord.tournament.agents import make_negotiator
 from accord.tournament.config import AgentSpec, TournamentConfig
+from accord.tournament.guard import Guarded
 from accord.tournament.isolation import IsolatedNegotiator, Limits
 from accord.tournament.schedule import SessionSpec
+from accord.tournament.workers import Death
 
 _HOST = socket.gethostname()
 
@@ -89,22 +92,31 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
     started = time.time()
     negotiators: list[Negotiator] = []
     build_error: tuple[int, str] | None = None
+    limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
+    guard = ctx.time_limit or ctx.limits.call_timeout  # in-process calls are pre-empted here
+    # a protocol needing capabilities (extra methods) gets the agents themselves, unguarded
+    guarded = not protocol_info(ctx.protocol).needs
     for k, name in enumerate(spec.agents):
         agent = ctx.agents[name]
         try:
             if ctx.isolated:
                 negotiators.append(IsolatedNegotiator(agent, ctx.limits, utilities[k], memories[k]))
             else:
-                negotiators.append(make_negotiator(agent))
-        except Exception as exc:  # noqa: BLE001 - a broken agent is that session's failure
+                neg = make_negotiator(agent)
+                if guarded:
+                    neg = Guarded(neg, k, guard, max(guard, ctx.limits.call_timeout))
+                negotiators.append(neg)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a broken agent is that session's failure
             build_error = (k, f"could not create agent {name!r}: {type(exc).__name__}: {exc}")
             break
     if build_error is not None:
         for n in negotiators:
             if isinstance(n, IsolatedNegotiator):
                 n.close()
-        return _failed_record(spec, scenario, build_error, started)
-    limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
+        k, message = build_error
+        return _failed_record(spec, scenario, k, FailureKind.EXCEPTION, message, "", started)
     session = make_session(
         ctx.protocol,
         scenario.space,
@@ -140,6 +152,7 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
         None if f is None else spec.agents[f.party],
         None if f is None else f.kind.value,
         None if f is None else f.message,
+        None if f is None else f.traceback or None,
         result.elapsed,
         started,
         finished,
@@ -170,49 +183,77 @@ def _party_rows(
 def encode_trace(
     sid: str, trace: Sequence[Any], space: OutcomeSpace, utilities: Sequence[Any]
 ) -> tuple[Any, ...]:
-    """One ``traces`` row: parties (uint8 bytes), actions (``o``/``a``/``e``/``r`` letters), times
+    """One ``traces`` row: parties (uint8 bytes), actions (``o``/``a``/``e`` letters), times
     (float64 bytes), outcomes (JSON: flat indices, -1 for none, on discrete spaces; value
     lists or null otherwise) and utilities (float64 bytes, one row per entry, one column
-    per party, NaN where there is no outcome)."""
+    per party, NaN where there is no outcome). Works per distinct outcome, so a trace of
+    millions of entries encodes in a fraction of a second."""
     n = len(trace)
     k = len(utilities)
-    parties = bytes(e.party for e in trace)
-    actions = "".join(_LETTER[e.action] for e in trace)
-    times = np.fromiter((e.time for e in trace), dtype=np.float64, count=n)
-    table = np.full((n, k), np.nan)
+    if isinstance(trace, TraceLog):
+        party = np.frombuffer(trace._party, dtype=np.uint16).astype(np.uint8)
+        letters = np.frombuffer(trace._action, dtype=np.uint8)
+        times = np.frombuffer(trace._time, dtype=np.float64)
+        oid = np.frombuffer(trace._oid, dtype=np.int64)
+        table: list[Any] = trace._table
+    else:
+        party = np.fromiter((e.party for e in trace), dtype=np.uint8, count=n)
+        letters = np.fromiter((_ACTION_CODE[e.action] for e in trace), dtype=np.uint8, count=n)
+        times = np.fromiter((e.time for e in trace), dtype=np.float64, count=n)
+        table = [None]
+        ids: dict[Any, int] = {}
+        for e in trace:
+            if e.outcome is not None and e.outcome not in ids:
+                ids[e.outcome] = len(table)
+                table.append(e.outcome)
+        oid = np.fromiter((ids.get(e.outcome, 0) for e in trace), dtype=np.int64, count=n)
     discrete = space.is_discrete
-    cache: dict[Any, tuple[Any, tuple[float, ...]]] = {}
-    codes: list[Any] = []
-    for i, e in enumerate(trace):
-        o = e.outcome
-        if o is None:
-            codes.append(-1 if discrete else None)
-            continue
-        hit = cache.get(o)
-        if hit is None:
-            code = space.flat_index(o) if discrete else list(o)
-            hit = (code, tuple(u(o) for u in utilities))
-            cache[o] = hit
-        codes.append(hit[0])
-        table[i] = hit[1]
+    codes: list[Any] = [-1 if discrete else None]
+    values = np.full((len(table), k), np.nan)
+    for i, o in enumerate(table[1:], start=1):
+        codes.append(space.flat_index(o) if discrete else list(o))
+        values[i] = [u(o) for u in utilities]
+    actions = "".join(_LETTERS[letters].tolist()) if n else ""
+    if discrete:
+        outcomes = json.dumps(np.asarray(codes, dtype=np.int64)[oid].tolist())
+    else:
+        outcomes = json.dumps([codes[i] for i in oid.tolist()], default=_default)
     return (
         sid,
         n,
-        parties,
+        party.tobytes(),
         actions,
-        times.tobytes(),
-        json.dumps(codes, default=_default),
-        table.tobytes(),
+        np.ascontiguousarray(times).tobytes(),
+        outcomes,
+        values[oid].tobytes(),
     )
 
 
 _LETTER = {Action.OFFER: "o", Action.ACCEPT: "a", Action.END: "e", Action.REJECT: "r"}
+_ACTION_CODE = {a: i for i, a in enumerate(Action)}  # the codes TraceLog stores
+_LETTERS = np.array([_LETTER[a] for a in Action])
+
+
+def lost_session(task: Task, death: Death, ctx: RunContext) -> SessionRecord:
+    """The record of a session whose worker process died (or was killed) while running it:
+    a failure of the agent that was acting (``death.party``), or of nobody if none was."""
+    spec = task.spec
+    k = death.party if 0 <= death.party < len(spec.agents) else None
+    where = f" in {spec.agents[k]}'s {death.op}()" if k is not None and death.op else ""
+    kind = FailureKind.TIMEOUT if "did not return" in death.message else FailureKind.EXCEPTION
+    message = f"{death.message}{where}"
+    return _failed_record(spec, ctx.scenarios[spec.scenario], k, kind, message, "", time.time())
 
 
 def _failed_record(
-    spec: SessionSpec, scenario: Scenario, error: tuple[int, str], started: float
+    spec: SessionSpec,
+    scenario: Scenario,
+    k: int | None,
+    kind: FailureKind,
+    message: str,
+    trace: str,
+    started: float,
 ) -> SessionRecord:
-    k, message = error
     finals = [scenario.utilities[p].reservation_at(0.0) for p in spec.profiles]
     row = (
         spec.id,
@@ -227,9 +268,10 @@ def _failed_record(
         0,
         0,
         k,
-        spec.agents[k],
-        FailureKind.EXCEPTION.value,
+        None if k is None else spec.agents[k],
+        kind.value,
         message,
+        trace or None,
         0.0,
         started,
         time.time(),

@@ -8,7 +8,7 @@ Tables::
     specs      id, idx, scenario, agents, profiles, rep, rotation, seed   (the schedule)
     sessions   id, idx, scenario, rep, rotation, agreement, reason, ended_by, time,
                steps, rounds, failure_party, failure_agent, failure_kind,
-               failure_message, elapsed, started, finished, worker
+               failure_message, failure_traceback, elapsed, started, finished, worker
     parties    session_id, position, agent, profile, profile_name, utility, reservation
     traces     session_id, n, parties, actions, times, outcomes, utilities
 
@@ -47,7 +47,7 @@ from accord.tournament.schedule import SessionSpec
 from accord.tournament.session import SessionRecord
 from accord.tournament.sqlite import SqliteFile
 
-FORMAT = "accord-tournament/1"
+FORMAT = "accord-tournament/2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     rotation INTEGER NOT NULL, agreement TEXT, reason TEXT NOT NULL, ended_by INTEGER,
     time REAL NOT NULL, steps INTEGER NOT NULL, rounds INTEGER NOT NULL,
     failure_party INTEGER, failure_agent TEXT, failure_kind TEXT, failure_message TEXT,
-    elapsed REAL NOT NULL, started REAL NOT NULL, finished REAL NOT NULL, worker TEXT);
+    failure_traceback TEXT, elapsed REAL NOT NULL, started REAL NOT NULL, finished REAL NOT NULL, worker TEXT);
 CREATE TABLE IF NOT EXISTS parties (
     session_id TEXT NOT NULL, position INTEGER NOT NULL, agent TEXT NOT NULL,
     profile INTEGER NOT NULL, profile_name TEXT NOT NULL, utility REAL NOT NULL,
@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS traces (
 CREATE INDEX IF NOT EXISTS parties_agent ON parties (agent);
 """
 
-_INSERT_SESSION = "INSERT INTO sessions VALUES (" + ",".join("?" * 19) + ")"
+_INSERT_SESSION = "INSERT INTO sessions VALUES (" + ",".join("?" * 20) + ")"
 _INSERT_PARTY = "INSERT INTO parties VALUES (?,?,?,?,?,?,?)"
 _INSERT_TRACE = "INSERT INTO traces VALUES (?,?,?,?,?,?,?)"
 ACTIONS = {"o": "offer", "a": "accept", "e": "end", "r": "reject"}
@@ -88,16 +88,29 @@ class Store(SqliteFile):
 
     # -- setting up ----------------------------------------------------------------------
     def prepare(
-        self, config: TournamentConfig, scenarios: dict[str, Scenario], specs: Sequence[SessionSpec]
+        self,
+        config: TournamentConfig,
+        scenarios: dict[str, Scenario],
+        specs: Sequence[SessionSpec],
+        agents: dict[str, Any] | None = None,
     ) -> None:
-        """Write config, scenarios and schedule into a new file, or check they match."""
+        """Write config, scenarios, schedule and the agents' fingerprints
+        (:mod:`accord.tournament.fingerprint`) into a new file, or check they match."""
+        fmt = self.meta("format")
+        if fmt is not None and fmt != FORMAT:
+            raise ConfigError(
+                f"{self.path} was written by another version of Accord (format {fmt}, "
+                f"this one writes {FORMAT}); use another output file, or --fresh to start over"
+            )
         old = self.meta("fingerprint")
         fp = config.fingerprint()
+        if old is not None:
+            self._check_agents(agents or {})
         if old is not None and old != fp:
             raise ConfigError(
                 f"{self.path} holds another tournament (fingerprint {old}, this one is {fp}); "
-                "use another output file to start a new tournament, or the same settings "
-                "to resume"
+                "use another output file to start a new tournament, the same settings "
+                "to resume, or --fresh to start over"
             )
         if old is not None:
             n = self.conn.execute("SELECT COUNT(*) FROM specs").fetchone()[0]
@@ -119,6 +132,7 @@ class Store(SqliteFile):
             self.set_meta("format", FORMAT)
             self.set_meta("fingerprint", fp)
             self.set_meta("config", json.dumps(config.to_dict()))
+            self.set_meta("agents", json.dumps(agents or {}, sort_keys=True))
             for s in scenarios.values():
                 data = scenario_to_dict(s)
                 self.conn.execute(
@@ -146,6 +160,21 @@ class Store(SqliteFile):
                     )
                     for sp in specs
                 ],
+            )
+
+    def _check_agents(self, agents: dict[str, Any]) -> None:
+        from accord.tournament.fingerprint import changes
+
+        stored = json.loads(self.meta("agents") or "{}")
+        found = [
+            c for name in sorted(agents) for c in changes(name, stored.get(name, {}), agents[name])
+        ]
+        if found:
+            raise ConfigError(
+                f"{self.path} holds results of other agents than this run's: "
+                + "; ".join(found)
+                + ". Resuming would mix their sessions; use --fresh to start over "
+                "(the stored results are deleted) or another output file"
             )
 
     def config(self) -> dict[str, Any]:

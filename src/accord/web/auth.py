@@ -35,6 +35,7 @@ from typing import Literal
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.core.errors import InvalidValue
 from accord.tournament.sqlite import SqliteFile
 from accord.web.clock import Clock, RealClock
 from accord.web.errors import WebError
@@ -86,8 +87,8 @@ def hash_password(password: str) -> str:
     (True, False)
     """
     if len(password) < MIN_PASSWORD:
-        raise WebError(
-            422, f"a password needs at least {MIN_PASSWORD} characters; got {len(password)}"
+        raise InvalidValue(
+            f"a password needs at least {MIN_PASSWORD} characters; got {len(password)}"
         )
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)

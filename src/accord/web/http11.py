@@ -17,7 +17,7 @@ import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ConfigError
 
 __all__ = ["Connection", "HttpError"]
 
@@ -35,7 +35,7 @@ class Connection:
     def __init__(self, base_url: str) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise HttpError(f"expected an http(s)://host:port URL, got {base_url!r}")
+            raise ConfigError(f"expected an http(s)://host:port URL, got {base_url!r}")
         self.scheme = parts.scheme
         self.host = parts.hostname
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -154,5 +154,5 @@ def _decode(body: bytes) -> Any:
         return None
     try:
         return json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # a party's reply never breaks its outbox
         return body[:200].decode("utf-8", "replace")

@@ -49,6 +49,8 @@ async def read_json(request: Request, limit: int = DEFAULT_MAX_BODY, empty: Any 
         return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise WebError(400, f"malformed JSON: {e}; expected a JSON object") from None
+    except RecursionError:
+        raise WebError(400, "JSON nested too deeply to read; expected a flat object") from None
 
 
 def parse(model: type[M], raw: Any, what: str) -> M:

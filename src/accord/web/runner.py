@@ -22,10 +22,18 @@ import uvicorn
 
 from accord.core.errors import AccordError
 
-__all__ = ["BackgroundServer", "ServerError", "bound_socket", "free_port", "serve"]
+__all__ = [
+    "BackgroundServer",
+    "ServerError",
+    "ServerThread",
+    "bound_socket",
+    "free_port",
+    "loopback_socket",
+    "serve",
+]
 
 
-class ServerError(AccordError):
+class ServerError(AccordError, RuntimeError):
     """A server could not start (port taken, app failed at start-up)."""
 
 
@@ -39,6 +47,11 @@ def bound_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
         sock.close()
         raise ServerError(f"cannot listen on {host}:{port}: {e}") from None
     return sock
+
+
+def loopback_socket() -> socket.socket:
+    """A TCP socket bound to a free 127.0.0.1 port."""
+    return bound_socket("127.0.0.1", 0)
 
 
 def free_port() -> int:
@@ -101,6 +114,14 @@ class BackgroundServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ServerThread(BackgroundServer):
+    """A uvicorn server for ``app`` (lifespan on) on a free 127.0.0.1 port, or on the
+    bound ``sock``, in a daemon thread; a context manager."""
+
+    def __init__(self, app: Any, sock: socket.socket | None = None) -> None:
+        super().__init__(app, lifespan="on", sock=sock)
 
 
 def serve(app: Any, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:

@@ -26,14 +26,13 @@ other's address before they start.
 from __future__ import annotations
 
 import shutil
-import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from accord.web.runner import BackgroundServer, bound_socket, free_port
+from accord.web.runner import ServerThread, free_port, loopback_socket
 
 __all__ = [
     "CHROMIUM_ARGS",
@@ -54,19 +53,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 """Flags for a headless Chromium in a container without a GPU or a network."""
-
-
-def loopback_socket() -> socket.socket:
-    """A TCP socket bound to a free 127.0.0.1 port."""
-    return bound_socket("127.0.0.1", 0)
-
-
-class ServerThread(BackgroundServer):
-    """A uvicorn server for ``app`` (lifespan on) on a free 127.0.0.1 port, or on the
-    bound ``sock``, in a daemon thread; a context manager."""
-
-    def __init__(self, app: Any, sock: socket.socket | None = None) -> None:
-        super().__init__(app, lifespan="on", sock=sock)
 
 
 def chromium_path() -> str:

@@ -151,6 +151,12 @@ class Session(BaseSession):
             t = max(t, elapsed / self.deadline.seconds)
         return t
 
+    def _arrived(self, t: float) -> float:
+        """When an action arrived: now, under a deadline in seconds (an action is
+        discounted at the time it arrives, and one arriving at or after the deadline does
+        not count); otherwise ``t``, the time of the step (rounds are counted, not timed)."""
+        return self._now() if self.deadline.seconds is not None else t
+
     def _prepare(self, k: int, t: float) -> NegotiatorView:
         view = self.views[k]
         view.update(t, self._steps, self._steps // self._n, self._standing, self._proposer)
@@ -161,13 +167,16 @@ class Session(BaseSession):
         offer = self.call(k, t, self.negotiators[k].propose, view)
         if offer is _FAILED:
             return self._result
+        t = self._arrived(t)
+        if t >= 1.0:  # too late: the action does not count
+            return self.finish(EndReason.DEADLINE, None, None, 1.0)
         if offer is None:
             self._trace.append((self._steps, k, _ENDA, None, t))
             self._steps += 1
             return self.finish(EndReason.WALKAWAY, k, None, t)
-        if not self.check_offer(k, offer, t):
+        offer = self.check_offer(k, offer, t)
+        if offer is None:
             return self._result
-        offer = tuple(offer)
         self._place(k, offer, t)
         self._steps += 1
         self._turn = (k + 1) % self._n
@@ -177,7 +186,7 @@ class Session(BaseSession):
         self._standing = offer
         self._proposer = k
         self._accepts = 0
-        self._offers.append((k, offer))
+        self._offers._append(k, offer)
         self._trace.append((self._steps, k, _OFFER, offer, t))
 
     def _respond(self, k: int, t: float) -> SessionResult | None:
@@ -185,6 +194,9 @@ class Session(BaseSession):
         answer = self.call(k, t, self.negotiators[k].respond, view, self._standing)
         if answer is _FAILED:
             return self._result
+        t = self._arrived(t)
+        if t >= 1.0:  # too late: the answer does not count
+            return self.finish(EndReason.DEADLINE, None, None, 1.0)
         if answer is _ACCEPT:
             self._trace.append((self._steps, k, _ACC, self._standing, t))
             self._steps += 1
@@ -218,17 +230,18 @@ class Session(BaseSession):
                 self._trace.append((self._steps + k, k, _ENDA, None, t))
                 self._steps += k + 1
                 return self.finish(EndReason.WALKAWAY, k, None, t)
-            if not self.check_offer(k, offer, t):
+            offer = self.check_offer(k, offer, t)
+            if offer is None:
                 return self._result
-            proposals.append(tuple(offer))
+            proposals.append(offer)
         chosen = int(np.random.default_rng((self.seed, _DRAW_STREAM)).integers(self._n))
         for k, offer in enumerate(proposals):
             if k != chosen:
-                self._offers.append((k, offer))
+                self._offers._append(k, offer)
                 self._trace.append((self._steps + k, k, _OFFER, offer, t))
         self._place(chosen, proposals[chosen], t)
         self._trace[-1] = (self._steps + chosen, chosen, _OFFER, proposals[chosen], t)
-        self._trace.sort(key=lambda e: e[0])
+        self._trace.sort_by_step()
         self._steps += self._n
         self._turn = (chosen + 1) % self._n
         return None

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import secrets
 import time as _time
+import traceback as _tb
 from collections.abc import Sequence
 from typing import Any
 
-from accord.core.errors import ConfigError, InvalidOutcome
+from accord.core.errors import ConfigError, NegotiatorTimeout
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.protocols.base import Mechanism, Phase
@@ -26,8 +27,8 @@ from accord.core.protocols.result import (
     Failure,
     FailureKind,
     SessionResult,
-    TraceEntry,
 )
+from accord.core.protocols.tracelog import TraceLog
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
 
@@ -80,8 +81,8 @@ class BaseSession(Mechanism):
         self.time_limit = time_limit
         self.names = unique_names([neg.name for neg in negotiators])
         self.seed = int(seed) if seed is not None else secrets.randbits(63)
-        self._offers: list[tuple[int, Outcome]] = []
-        log = OfferLog(self._offers)
+        self._offers = OfferLog()
+        log = self._offers
         mem = list(memories) if memories is not None else [None] * n
         self.views = tuple(
             NegotiatorView(u, k, self.names, log, (self.seed, k), m)
@@ -90,7 +91,7 @@ class BaseSession(Mechanism):
         self.phase = Phase.CREATED
         self._n = n
         self._steps = 0
-        self._trace: list[tuple[int, int, Action, Outcome | None, float]] = []
+        self._trace = TraceLog()
         self._started_at = 0.0
         self._result: SessionResult | None = None
 
@@ -118,12 +119,20 @@ class BaseSession(Mechanism):
         """Call negotiator ``k``'s method; an exception or slowness ends the session.
 
         Returns what the method returned, or :data:`FAILED` (the result is then set).
+        Anything the negotiator raises, ``SystemExit`` included, is its failure, with its
+        traceback (only ``KeyboardInterrupt`` passes: the user stops the run);
+        :class:`NegotiatorTimeout` (raised by a caller that pre-empts slow calls) is
+        recorded as a timeout.
         """
         start = _time.perf_counter()
         try:
             out = fn(*args)
-        except Exception as exc:  # noqa: BLE001 - any negotiator error ends the session
-            self.fail(k, FailureKind.EXCEPTION, f"{type(exc).__name__}: {exc}", t)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any negotiator error ends the session
+            timeout = isinstance(exc, NegotiatorTimeout)
+            kind = FailureKind.TIMEOUT if timeout else FailureKind.EXCEPTION
+            self.fail(k, kind, f"{type(exc).__name__}: {exc}", t, format_traceback(exc))
             return FAILED
         limit = self.time_limit
         if limit is not None and timed:
@@ -134,16 +143,17 @@ class BaseSession(Mechanism):
                 return FAILED
         return out
 
-    def check_offer(self, k: int, offer: Any, t: float) -> bool:
-        """True if ``offer`` is an outcome of the space; else record party ``k``'s failure."""
-        if self.space.is_valid(offer):
-            return True
+    def check_offer(self, k: int, offer: Any, t: float) -> Outcome | None:
+        """``offer`` as an outcome tuple of the space (from any documented form: a tuple,
+        a list, a dict ``{issue: value}`` or a 1-D array); None after recording party
+        ``k``'s failure if it is not one."""
+        if type(offer) is tuple and self.space.is_valid(offer):
+            return offer
         try:
-            self.space.validate(offer)
-            return True
-        except InvalidOutcome as exc:
-            self.fail(k, FailureKind.INVALID, f"{INVALID_OFFER}: {exc}", t)
-            return False
+            return self.space.validate(offer)
+        except Exception as exc:  # noqa: BLE001 - InvalidOutcome, or garbage that breaks checks
+            self.fail(k, FailureKind.INVALID, f"{INVALID_OFFER}: {exc}", t, format_traceback(exc))
+            return None
 
     def now(self) -> float:
         """Normalised time: the larger of the rounds and the seconds fractions, at most 1."""
@@ -156,13 +166,14 @@ class BaseSession(Mechanism):
         An offer also goes to the offer log every view shows (``view.offers``).
         """
         if action is Action.OFFER and outcome is not None:
-            self._offers.append((k, outcome))
+            self._offers._append(k, outcome)
         self._trace.append((self._steps, k, action, outcome, t))
         self._steps += 1
 
-    def fail(self, k: int, kind: FailureKind, message: str, t: float) -> None:
-        """End the session with a failure recorded against party ``k``."""
-        failure = Failure(k, self.names[k], kind, message)
+    def fail(self, k: int, kind: FailureKind, message: str, t: float, trace: str = "") -> None:
+        """End the session with a failure recorded against party ``k`` (``trace``: the
+        formatted traceback, if it raised)."""
+        failure = Failure(k, self.names[k], kind, message, trace)
         self.finish(EndReason.FAILURE, k, None, t, failure)
 
     def finish(
@@ -190,14 +201,21 @@ class BaseSession(Mechanism):
             utilities=utilities,
             names=self.names,
             failure=failure,
-            trace=[TraceEntry(*e) for e in self._trace],
+            trace=self._trace,
         )
         for k, neg in enumerate(self.negotiators):
             try:
                 neg.on_end(self.views[k], self._result)
-            except Exception:  # noqa: BLE001, S112 - a failing end hook changes nothing
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001, S112 - a failing end hook changes nothing
                 continue
         return self._result
+
+
+def format_traceback(exc: BaseException, limit: int = 20_000) -> str:
+    """The formatted traceback of ``exc`` (its last ``limit`` characters)."""
+    return "".join(_tb.format_exception(exc))[-limit:]
 
 
 def unique_names(names: list[str]) -> tuple[str, ...]:

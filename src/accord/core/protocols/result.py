@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -55,12 +56,13 @@ class FailureKind(StrEnum):
 
 @dataclass(frozen=True)
 class Failure:
-    """A failure recorded against one negotiator."""
+    """A failure recorded against one negotiator (``traceback``: where it raised, if it did)."""
 
     party: int
     name: str
     kind: FailureKind
     message: str
+    traceback: str = field(default="", repr=False)
 
     def error(self, context: str) -> ProtocolViolation:
         """The exception for callers that raise on a failure, ``context`` first.
@@ -98,7 +100,7 @@ class SessionResult:
     utilities: tuple[float, ...]
     names: tuple[str, ...]
     failure: Failure | None = None
-    trace: list[TraceEntry] = field(default_factory=list, repr=False)
+    trace: Sequence[TraceEntry] = field(default_factory=list, repr=False)
 
     @property
     def succeeded(self) -> bool:
@@ -124,5 +126,6 @@ class SessionResult:
                 "name": self.failure.name,
                 "kind": self.failure.kind.value,
                 "message": self.failure.message,
+                "traceback": self.failure.traceback,
             },
         }

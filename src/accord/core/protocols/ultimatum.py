@@ -90,9 +90,10 @@ class Ultimatum(BaseSession):
             if offer is None:
                 self.record(k, Action.END, None, t)
                 return self.finish(EndReason.WALKAWAY, k, None, t)
-            if not self.check_offer(k, offer, t):
+            checked = self.check_offer(k, offer, t)
+            if checked is None:
                 return self._result
-            self.offer = tuple(offer)
+            self.offer = checked
             self.record(k, Action.OFFER, self.offer, t)
             return None
         answer = self.call(k, t, self.negotiators[k].respond, view, self.offer)

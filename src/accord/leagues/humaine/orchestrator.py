@@ -25,17 +25,16 @@ Example::
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
+
+from accord.web.app import create_app
+from accord.web.requests import parse
+from accord.web.requests import read_json as web_read_json
 
 from .credentials import TOKEN_FIELD, TOKEN_HEADER
 from .messages import (
@@ -44,45 +43,21 @@ from .messages import (
     InitializeRound,
     PartySpec,
     StartRoundRequest,
-    explain,
 )
 from .round import Phase
 from .rules import RuleConfig
-from .runtime import HumaineError, Orchestrator
+from .runtime import Orchestrator
 from .store import RoundStore
 
-__all__ = ["DEFAULT_PORT", "MAX_BODY_BYTES", "create_orchestrator_app"]
+__all__ = ["DEFAULT_PORT", "MAX_BODY_BYTES", "OrchestratorService", "create_orchestrator_app"]
 
 DEFAULT_PORT = 14010
 MAX_BODY_BYTES = 256 * 1024
 
 
 async def read_json(request: Request) -> Any:
-    """The JSON body, or a clear 400/413."""
-    data = await request.body()
-    if len(data) > MAX_BODY_BYTES:
-        raise HumaineError(
-            413, f"request body has {len(data)} bytes; the limit is {MAX_BODY_BYTES} bytes"
-        )
-    if not data.strip():
-        raise HumaineError(400, "empty request body; expected a JSON object")
-    try:
-        return json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise HumaineError(400, f"malformed JSON: {e}; expected a JSON object") from None
-    except RecursionError:
-        raise HumaineError(
-            400, "JSON nested too deeply to read; expected a flat message object"
-        ) from None
-
-
-def parse(model: Any, raw: Any, what: str) -> Any:
-    if not isinstance(raw, dict):
-        raise HumaineError(422, f"{what} must be a JSON object, got {type(raw).__name__}")
-    try:
-        return model.model_validate(raw)
-    except ValidationError as e:
-        raise HumaineError(422, f"invalid {what}: {explain(e)}") from None
+    """The JSON body, or a clear 400/413 (the web layer's reader, HUMAINE's size limit)."""
+    return await web_read_json(request, MAX_BODY_BYTES)
 
 
 def _party(ui: str | PartySpec | Mapping[str, Any]) -> PartySpec:
@@ -136,86 +111,101 @@ def create_orchestrator_app(
         clock=clock,
         unauthenticated=unauthenticated,
     )
-
-    @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        await orch.open()
-        try:
-            yield
-        finally:
-            await orch.close()
-            if store is not None:
-                store.close()
-
-    app = FastAPI(
-        title="Accord HUMAINE environment orchestrator",
+    app = create_app(
+        "Accord HUMAINE environment orchestrator",
+        OrchestratorService(orch),
+        *extra_routers,
         description="Wire-compatible with the ANAC HUMAINE platform; R0-R4 as specified.",
-        lifespan=lifespan,
+        static=static_dirs,
+        max_body_bytes=MAX_BODY_BYTES,
     )
     app.state.orchestrator = orch
+    return app
 
-    @app.exception_handler(HumaineError)
-    async def _refused(_request: Request, exc: HumaineError) -> JSONResponse:
-        return JSONResponse({"status": "Failed", "error": exc.message}, status_code=exc.status)
 
-    @app.post("/relayMessage")
-    async def relay_message(request: Request) -> dict[str, Any]:
+class OrchestratorService:
+    """The orchestrator's HTTP routes over an :class:`~.runtime.Orchestrator` (which
+    holds every round); it opens the orchestrator at start-up and closes it (and its
+    store) at shut-down."""
+
+    def __init__(self, orch: Orchestrator) -> None:
+        self.orch = orch
+
+    async def open(self) -> None:
+        await self.orch.open()
+
+    async def close(self) -> None:
+        await self.orch.close()
+        if self.orch.store is not None:
+            self.orch.store.close()
+
+    def router(self) -> APIRouter:
+        r = APIRouter()
+        for path, endpoint in (
+            ("/relayMessage", self.relay_message),
+            ("/initializeRound", self.initialize_round),
+            ("/startRound", self.start_round),
+            ("/endRound", self.end_round),
+            ("/receiveHumanAllocation", self.receive_allocation),
+        ):
+            r.add_api_route(path, endpoint, methods=["POST"])
+        r.add_api_route("/rounds", self.list_rounds, methods=["GET"])
+        r.add_api_route("/rounds/{round_id}", self.get_round, methods=["GET"])
+        for path in ("/viewQueue", "/viewQueue/{roundId}"):  # the original's forms
+            r.add_api_route(path, self.view_queue, methods=["GET"])
+        for path in ("/viewTotals", "/viewTotals/{roundId}"):
+            r.add_api_route(path, self.view_totals, methods=["GET"])
+        r.add_api_route("/health", self.health, methods=["GET"])
+        return r
+
+    async def relay_message(self, request: Request) -> dict[str, Any]:
         raw = await read_json(request)
         # timing by the server's clock once the message is received (its body read):
         # judged at once, with no await in between, so the order of the judgements is
         # the order of these times (R3's "the first response is granted")
-        at = orch.clock()
-        return await orch.relay(raw, at, request.headers.get(TOKEN_HEADER))
+        at = self.orch.clock()
+        return await self.orch.relay(raw, at, request.headers.get(TOKEN_HEADER))
 
-    @app.post("/initializeRound")
-    async def initialize_round(request: Request) -> dict[str, Any]:
+    async def initialize_round(self, request: Request) -> dict[str, Any]:
         spec = parse(InitializeRound, await read_json(request), "round set-up")
-        rt = orch.initialize(spec, generation=2)
+        rt = self.orch.initialize(spec, generation=2)
         return {"roundId": rt.round_id, "msg": "Done"}
 
-    @app.post("/startRound")
-    async def start_round(request: Request) -> Any:
+    async def start_round(self, request: Request) -> Any:
         raw = await read_json(request)
         if isinstance(raw, dict) and "agents" in raw:  # generation 1: the whole round body
             spec = parse(InitializeRound, raw, "round body")
-            rt = orch.initialize(spec, generation=1)
-            return await orch.start(rt.round_id)
+            rt = self.orch.initialize(spec, generation=1)
+            return await self.orch.start(rt.round_id)
         ref = parse(StartRoundRequest, raw, "/startRound body ({roundId} or a round body)")
-        return await orch.start(ref.roundId)
+        return await self.orch.start(ref.roundId)
 
-    @app.post("/endRound")
-    async def end_round(request: Request) -> dict[str, Any]:
+    async def end_round(self, request: Request) -> dict[str, Any]:
         raw = await read_json(request) if (await request.body()).strip() else {}
         ref = parse(EndRoundRequest, raw, "/endRound body")
-        rt = orch.end(ref.roundId)
+        rt = self.orch.end(ref.roundId)
         return {"status": "Acknowledged", "roundId": rt.round_id, "phase": rt.round.phase().value}
 
-    @app.post("/receiveHumanAllocation")
-    async def receive_allocation(request: Request) -> dict[str, Any]:
+    async def receive_allocation(self, request: Request) -> dict[str, Any]:
         raw = await read_json(request)
         req = parse(AllocationRequest, raw, "allocation")
         given = raw.get(TOKEN_FIELD) if isinstance(raw.get(TOKEN_FIELD), str) else None
-        rt = orch.allocate(req.roundId, req.products(), given or request.headers.get(TOKEN_HEADER))
+        token = given or request.headers.get(TOKEN_HEADER)
+        rt = self.orch.allocate(req.roundId, req.products(), token)
         return {"roundId": rt.round_id, "status": "Acknowledged"}
 
-    @app.get("/rounds")
-    async def list_rounds() -> list[dict[str, Any]]:
-        return [orch.describe(rt, full=False) for rt in orch.rounds.values()]
+    async def list_rounds(self) -> list[dict[str, Any]]:
+        return [self.orch.describe(rt, full=False) for rt in self.orch.rounds.values()]
 
-    @app.get("/rounds/{round_id}")
-    async def get_round(round_id: str) -> dict[str, Any]:
-        return orch.describe(orch.resolve(round_id))
+    async def get_round(self, round_id: str) -> dict[str, Any]:
+        return self.orch.describe(self.orch.resolve(round_id))
 
-    @app.get("/viewQueue")
-    @app.get("/viewQueue/{roundId}")  # the original manager's and UI's form
-    async def view_queue(roundId: str | None = None) -> list[dict[str, Any]]:
-        rt = orch.resolve(roundId, "/viewQueue")
+    async def view_queue(self, roundId: str | None = None) -> list[dict[str, Any]]:
+        rt = self.orch.resolve(roundId, "/viewQueue")
         return [{"msg": e.message, "t": e.t} for e in rt.round.transcript]
 
-    @app.get("/viewTotals")
-    @app.get("/viewTotals/{roundId}")  # the original manager's and UI's form
-    async def view_totals(roundId: str | None = None) -> dict[str, Any]:
-        rt = orch.resolve(roundId, "/viewTotals")
+    async def view_totals(self, roundId: str | None = None) -> dict[str, Any]:
+        rt = self.orch.resolve(roundId, "/viewTotals")
         rnd = rt.round
         out: dict[str, Any] = {}
         for name, (q, cents) in rnd.seller_totals().items():
@@ -223,15 +213,8 @@ def create_orchestrator_app(
         out[rnd.human] = {"price": rnd.human_cost(), "quantity": rnd.human_quantity()}
         return out
 
-    @app.get("/health")
-    async def health() -> dict[str, Any]:
-        now = orch.clock()
+    async def health(self) -> dict[str, Any]:
+        now = self.orch.clock()
         done = (Phase.ENDED, Phase.FAILED)
-        live = sum(1 for rt in orch.rounds.values() if rt.round.phase(now) not in done)
-        return {"status": "ok", "rounds": len(orch.rounds), "unfinished": live}
-
-    for router in extra_routers:
-        app.include_router(router)
-    for mount, directory in (static_dirs or {}).items():
-        app.mount(mount, StaticFiles(directory=str(directory), html=True), name=f"static:{mount}")
-    return app
+        live = sum(1 for rt in self.orch.rounds.values() if rt.round.phase(now) not in done)
+        return {"status": "ok", "rounds": len(self.orch.rounds), "unfinished": live}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from accord.core.errors import AccordError
+from accord.web.errors import WebError
 
 from .credentials import Credentials
 from .fanout import Outbox
@@ -19,13 +19,9 @@ from .store import RoundRecord
 __all__ = ["HumaineError", "Party", "RoundRuntime", "infer_addressee", "iso_now"]
 
 
-class HumaineError(AccordError):
-    """A request the orchestrator refuses: ``status`` is the HTTP code to answer with."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+class HumaineError(WebError):
+    """A request the orchestrator refuses: ``status`` is the HTTP code to answer with
+    (the web layer's one error, answered with its one body)."""
 
 
 def iso_now() -> str:

@@ -14,16 +14,16 @@ restarted service finds every round as it was.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from accord.tournament.sqlite import SqliteFile
+
 from .round import LogEntry, Phase, Purchase
 
-__all__ = ["RoundRecord", "RoundStore", "open_sqlite"]
+__all__ = ["RoundRecord", "RoundStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
@@ -90,29 +90,18 @@ def _dump(obj: Any) -> str | None:
     return None if obj is None else json.dumps(obj, separators=(",", ":"))
 
 
-def open_sqlite(path: str | Path, schema: str) -> sqlite3.Connection:
-    """A connection (autocommit, usable from any thread) to the SQLite file ``path``
-    (``":memory:"`` for a scratch one) in WAL mode with synchronous=NORMAL, its folder
-    made and ``schema`` applied. Callers serialise their own use of it."""
-    if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.executescript(schema)
-    return db
-
-
 class RoundStore:
-    """Thread-safe access to one SQLite file (WAL, synchronous=NORMAL)."""
+    """Thread-safe access to one SQLite file (the one base,
+    :class:`accord.tournament.sqlite.SqliteFile`: WAL, synchronous=NORMAL)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._db = open_sqlite(self.path, _SCHEMA)
+        self.file = SqliteFile(self.path, schema=_SCHEMA)
+        self._db = self.file.conn
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(rounds)")}
         if "error" not in columns:  # a file written before failed rounds were kept
             self._db.execute("ALTER TABLE rounds ADD COLUMN error TEXT")
-        self._lock = threading.Lock()
+        self._lock = self.file.lock
 
     def close(self) -> None:
         with self._lock:

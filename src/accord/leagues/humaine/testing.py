@@ -15,7 +15,6 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -24,9 +23,11 @@ from typing import Any, Self
 import httpx
 from fastapi import FastAPI, Request
 
-from accord.leagues.humaine.agents.service import BackgroundServer, bound_socket
 from accord.leagues.humaine.goods import UNITS
 from accord.leagues.humaine.messages import UI_ROUTES
+from accord.web.runner import ServerThread as ServerThread  # the test kit's servers
+from accord.web.runner import free_port as free_port
+from accord.web.runner import loopback_socket as loopback_socket
 
 PARTY_ROUTES = tuple(f"/{route}" for route in UI_ROUTES)
 
@@ -82,26 +83,6 @@ BUYER_UTILITY = {
         },
     },
 }
-
-
-def loopback_socket() -> socket.socket:
-    """A TCP socket bound to a free 127.0.0.1 port (for a :class:`ServerThread` whose URL
-    other apps need to know before it starts)."""
-    return bound_socket("127.0.0.1", 0)
-
-
-def free_port() -> int:
-    """A 127.0.0.1 port nobody listens on (at the time of the call)."""
-    with loopback_socket() as sock:
-        return int(sock.getsockname()[1])
-
-
-class ServerThread(BackgroundServer):
-    """A uvicorn server for ``app`` (lifespan on) on a free 127.0.0.1 port, or on the bound
-    ``sock``, in a daemon thread; a context manager."""
-
-    def __init__(self, app: Any, sock: socket.socket | None = None) -> None:
-        super().__init__(app, lifespan="on", sock=sock)
 
 
 class Party:

@@ -47,11 +47,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
-from fastapi import Body, Depends, FastAPI, HTTPException, Request
+from fastapi import APIRouter, Body, Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse
-from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.core.errors import ConfigError
 from accord.leagues.humaine.credentials import TOKEN_HEADER, new_secret
 from accord.leagues.humaine.manager.services import (
     ServiceError,
@@ -65,6 +65,8 @@ from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_
 from accord.leagues.humaine.scoring import check_allocation as check_goods
 from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
+from accord.web.app import create_app
+from accord.web.errors import WebError
 
 STATIC = Path(__file__).resolve().parent / "static"
 DEFAULT_AGENTS = (
@@ -148,27 +150,83 @@ def create_ui_app(
     ``human_gap`` is R0's gap, shown to the person before a message is refused.
     """
     if not confirm_timeout > 0:
-        raise ValueError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
-    orch = orchestrator_url.rstrip("/")
-    names = [str(a["name"]) for a in agents]
-    source = utility_source or local_utility_source()
-    log = EventLog(db_path)
-    keys = load_keys(log.db, person_key, admin_key)
-    rounds: dict[str, UiRound] = {}
-    lock = threading.Lock()
-    app = FastAPI(title="Accord HUMAINE human UIs")
-    app.state.rounds = rounds
-    app.state.page_keys = keys
+        raise ConfigError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
+    service = UiService(
+        orchestrator_url=orchestrator_url,
+        db_path=db_path,
+        agents=agents,
+        utility_source=utility_source,
+        public_url=public_url,
+        timeout=timeout,
+        confirm_timeout=confirm_timeout,
+        auto_confirm=auto_confirm,
+        person_key=person_key,
+        admin_key=admin_key,
+        human_gap=human_gap,
+    )
+    app = create_app("Accord HUMAINE human UIs", service, static=UI_PAGES)
+    app.state.rounds = service.rounds
+    app.state.page_keys = service.keys
+    return app
 
-    def session(*roles: str) -> Any:
+
+UI_PAGES = {"/common": STATIC / "common", "/": STATIC / "ui"}
+"""The chat, assistant and admin pages and their shared modules."""
+
+
+class UiService:
+    """The human UIs' server: what it heard of each round (folded from its event log),
+    the deals waiting for the person, the page sessions, and the routes over them
+    (see :func:`create_ui_app` for the arguments)."""
+
+    def __init__(
+        self,
+        *,
+        orchestrator_url: str,
+        db_path: str | Path,
+        agents: Sequence[dict[str, Any]],
+        utility_source: UtilitySource | None,
+        public_url: str | None,
+        timeout: float,
+        confirm_timeout: float,
+        auto_confirm: bool,
+        person_key: str | None,
+        admin_key: str | None,
+        human_gap: float,
+    ) -> None:
+        self.orch = orchestrator_url.rstrip("/")
+        self.agents = agents
+        self.names = [str(a["name"]) for a in agents]
+        self.source = utility_source or local_utility_source()
+        self.public_url = public_url
+        self.timeout = timeout
+        self.confirm_timeout = confirm_timeout
+        self.auto_confirm = auto_confirm
+        self.human_gap = human_gap
+        self.log = EventLog(db_path)
+        self.keys = load_keys(self.log.db, person_key, admin_key)
+        self.rounds: dict[str, UiRound] = {}
+        self.lock = threading.Lock()
+        self.waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
+        for rid, route, body, at in self.log.replay():
+            with self.lock:
+                self.rounds.setdefault(rid, UiRound(rid, at)).apply(route, body, at)
+        for r in self.rounds.values():
+            r.settle_unanswered()
+
+    def close(self) -> None:
+        self.log.file.close()
+
+    # -- page sessions -----------------------------------------------------------------------
+    def session(self, *roles: str) -> Any:
         """A dependency: the request must hold a page session of one of ``roles``."""
 
         def check(request: Request) -> str:
             for role in roles:
-                if keys.allows(request.cookies, role):
+                if self.keys.allows(request.cookies, role):
                     return role
             wanted = " or ".join(roles)
-            raise HTTPException(
+            raise WebError(
                 401,
                 f"this needs the {wanted}'s page session: open the {wanted}'s link "
                 "(/join?key=...) given by whoever runs this server",
@@ -176,154 +234,167 @@ def create_ui_app(
 
         return Depends(check)
 
-    person_only, anyone, admin_only = session(PERSON), session(PERSON, ADMIN), session(ADMIN)
+    def router(self) -> APIRouter:
+        r = APIRouter()
+        person_only = [self.session(PERSON)]
+        anyone = [self.session(PERSON, ADMIN)]
+        admin_only = [self.session(ADMIN)]
+        r.add_api_route("/join", self.join, methods=["GET"], include_in_schema=False)
+        r.add_api_route("/api/me", self.me, methods=["GET"])
+        for route in UI_ROUTES:
+            if route != "confirmAccept":
+                r.add_api_route(f"/{route}", self._ui_call(route), methods=["POST"])
+        r.add_api_route("/confirmAccept", self.confirm_accept, methods=["POST"])
+        for path, endpoint, method, deps in (
+            ("/api/config", self.config, "GET", anyone),
+            ("/api/rounds", self.list_rounds, "GET", anyone),
+            ("/api/state", self.state, "GET", anyone),
+            ("/api/say", self.say, "POST", person_only),
+            ("/api/decide", self.decide_deal, "POST", person_only),
+            ("/api/check", self.check, "POST", anyone),
+            ("/api/suggest", self.suggest, "POST", anyone),
+            ("/api/allocation", self.save_allocation, "POST", person_only),
+            ("/api/admin/start", self.start, "POST", admin_only),
+            ("/api/admin/end", self.end, "POST", admin_only),
+        ):
+            r.add_api_route(path, endpoint, methods=[method], dependencies=deps)
+        return r
 
-    @app.get("/join", include_in_schema=False)
-    def join(key: str = "") -> RedirectResponse:
+    def join(self, key: str = "") -> RedirectResponse:
         """Open a page session from a link's key (person: chat; admin: admin page)."""
-        role = keys.role_of(key) if key else None
+        role = self.keys.role_of(key) if key else None
         if role is None:
-            raise HTTPException(403, "this link's key is not valid here; ask for a new link")
+            raise WebError(403, "this link's key is not valid here; ask for a new link")
         page = RedirectResponse(PAGES[role], status_code=303)
-        page.set_cookie(COOKIES[role], keys.cookie_value(role), httponly=True, samesite="strict")
+        cookie = self.keys.cookie_value(role)
+        page.set_cookie(COOKIES[role], cookie, httponly=True, samesite="strict")
         return page
 
-    @app.get("/api/me")
-    def me(request: Request) -> dict[str, Any]:
-        return {"roles": [r for r in (PERSON, ADMIN) if keys.allows(request.cookies, r)]}
+    def me(self, request: Request) -> dict[str, Any]:
+        return {"roles": [r for r in (PERSON, ADMIN) if self.keys.allows(request.cookies, r)]}
 
-    def record(round_id: str | None, route: str, body: dict[str, Any], at: float) -> str:
-        with lock:
+    # -- what the orchestrator tells the UI ------------------------------------------------
+    def record(self, round_id: str | None, route: str, body: dict[str, Any], at: float) -> str:
+        with self.lock:
+            rounds = self.rounds
             rid = round_id or (max(rounds.values(), key=lambda r: r.created).round_id
                                if rounds else "default")  # fmt: skip
             if rid not in rounds:
                 rounds[rid] = UiRound(rid, at)
             rounds[rid].apply(route, body, at)
-            log.append(rid, route, body, at)
+            self.log.append(rid, route, body, at)
             return rid
 
-    for rid, route, body, at in log.replay():
-        with lock:
-            rounds.setdefault(rid, UiRound(rid, at)).apply(route, body, at)
-    for r in rounds.values():
-        r.settle_unanswered()
-    waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
-
-    def find(round_id: str | None) -> UiRound:
-        with lock:
+    def find(self, round_id: str | None) -> UiRound:
+        with self.lock:
             if round_id:
-                if round_id not in rounds:
-                    raise HTTPException(404, f"no round {round_id!r} here; known: {list(rounds)}")
-                return rounds[round_id]
-            if not rounds:
-                raise HTTPException(404, "no round yet: start one from the chat UI")
-            return max(rounds.values(), key=lambda r: r.created)
+                if round_id not in self.rounds:
+                    known = list(self.rounds)
+                    raise WebError(404, f"no round {round_id!r} here; known: {known}")
+                return self.rounds[round_id]
+            if not self.rounds:
+                raise WebError(404, "no round yet: start one from the chat UI")
+            return max(self.rounds.values(), key=lambda r: r.created)
 
-    async def forward(route: str, body: dict[str, Any], secret: str | None = None) -> Any:
-        url = f"{orch}{route}"
+    async def forward(self, route: str, body: dict[str, Any], secret: str | None = None) -> Any:
+        url = f"{self.orch}{route}"
         headers = {TOKEN_HEADER: secret} if secret else {}
         try:
-            async with httpx.AsyncClient(timeout=timeout) as client:
+            async with httpx.AsyncClient(timeout=self.timeout) as client:
                 r = await client.post(url, json=body, headers=headers)
         except httpx.HTTPError as e:
-            raise HTTPException(502, f"orchestrator unreachable at {url}: {e}") from e
+            raise WebError(502, f"orchestrator unreachable at {url}: {e}") from e
         try:
             data = r.json()
         except ValueError:
             data = {"text": r.text}
         if r.status_code >= 400:
-            detail = data.get("detail", data) if isinstance(data, dict) else data
-            raise HTTPException(r.status_code, f"orchestrator refused: {detail}")
+            detail = data.get("error", data) if isinstance(data, dict) else data
+            raise WebError(r.status_code, f"orchestrator refused: {detail}")
         return data
 
-    def make_route(route: str) -> Any:
+    def _ui_call(self, route: str) -> Any:
         def handler(body: Annotated[dict[str, Any], Body()]) -> dict[str, str]:
-            record(body.get("roundId"), route, body, time.time())
+            self.record(body.get("roundId"), route, body, time.time())
             return {"status": "acknowledged"}
 
         handler.__name__ = route
         return handler
 
-    for route in UI_ROUTES:
-        if route != "confirmAccept":
-            app.add_api_route(f"/{route}", make_route(route), methods=["POST"])
-
-    def decide(rid: str, deal: dict[str, Any], status: str, by: str) -> None:
+    def decide(self, rid: str, deal: dict[str, Any], status: str, by: str) -> None:
         """Settle a pending deal (no-op when already settled) and wake its waiters."""
         if deal["status"] == "pending":
-            record(rid, "decision", {"deal": deal["id"], "status": status, "by": by}, time.time())
-        fut = waiting.pop((rid, deal["id"]), None)
+            body = {"deal": deal["id"], "status": status, "by": by}
+            self.record(rid, "decision", body, time.time())
+        fut = self.waiting.pop((rid, deal["id"]), None)
         if fut is not None and not fut.done():
             fut.set_result(None)
 
-    def answer(deal: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, deal: dict[str, Any]) -> dict[str, Any]:
         if deal["status"] in BOOKED:
             return {"status": "acknowledged"}
         why = "the buyer declined" if deal["by"] == "person" else "the buyer did not confirm"
         if deal["by"] == "timeout":
-            why += f" within {confirm_timeout:g} s"
+            why += f" within {self.confirm_timeout:g} s"
         return {"status": "declined", "rationale": why}
 
-    @app.post("/confirmAccept")
-    async def confirm_accept(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    async def confirm_accept(self, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """Hold the answer until the person decides (or the timeout declines)."""
-        within = 0.0 if auto_confirm else confirm_timeout
+        within = 0.0 if self.auto_confirm else self.confirm_timeout
         noted = body | {"uiConfirmWithin": within}
-        rid = record(body.get("roundId"), "confirmAccept", noted, time.time())
-        with lock:
-            deal = rounds[rid].deal_for(body)
+        rid = self.record(body.get("roundId"), "confirmAccept", noted, time.time())
+        with self.lock:
+            deal = self.rounds[rid].deal_for(body)
         if deal is None:
             return {"status": "acknowledged"}
-        if auto_confirm:
-            decide(rid, deal, "confirmed", "auto")
+        if self.auto_confirm:
+            self.decide(rid, deal, "confirmed", "auto")
         if deal["status"] == "pending":
-            fut = waiting.setdefault((rid, deal["id"]), asyncio.get_running_loop().create_future())
+            loop = asyncio.get_running_loop()
+            fut = self.waiting.setdefault((rid, deal["id"]), loop.create_future())
             left = max(0.0, deal["deadline"] - time.time())
             try:
                 await asyncio.wait_for(asyncio.shield(fut), timeout=left)
             except TimeoutError:
-                decide(rid, deal, "declined", "timeout")
-        return answer(deal)
+                self.decide(rid, deal, "declined", "timeout")
+        return self.answer(deal)
 
     # -- the browser's API -----------------------------------------------------------------
-    @app.get("/api/config", dependencies=[anyone])
-    def config() -> dict[str, Any]:
+    def config(self) -> dict[str, Any]:
         return {
-            "agents": names,
-            "orchestrator": orch,
-            "confirmWithin": 0.0 if auto_confirm else confirm_timeout,
-            "humanGap": human_gap,
+            "agents": self.names,
+            "orchestrator": self.orch,
+            "confirmWithin": 0.0 if self.auto_confirm else self.confirm_timeout,
+            "humanGap": self.human_gap,
         }
 
-    @app.get("/api/rounds", dependencies=[anyone])
-    def list_rounds() -> list[dict[str, Any]]:
+    def list_rounds(self) -> list[dict[str, Any]]:
         now = time.time()
-        with lock:
-            rs = sorted(rounds.values(), key=lambda r: -r.created)
+        with self.lock:
+            rs = sorted(self.rounds.values(), key=lambda r: -r.created)
             return [{"roundId": r.round_id, "phase": r.phase(now)[0]} for r in rs]
 
-    @app.get("/api/state", dependencies=[anyone])
-    def state(round: str | None = None) -> dict[str, Any] | None:
+    def state(self, round: str | None = None) -> dict[str, Any] | None:
         """The round's state; ``null`` while no round exists (the pages poll this, and a
         404 every second before the first round filled the browser console)."""
         if not round:
-            with lock:
-                if not rounds:
+            with self.lock:
+                if not self.rounds:
                     return None
-        r = find(round)
-        with lock:
+        r = self.find(round)
+        with self.lock:
             return r.snapshot(time.time())
 
-    @app.post("/api/say", dependencies=[person_only])
-    async def say(body: Say) -> dict[str, Any]:
-        r = find(body.roundId)
+    async def say(self, body: Say) -> dict[str, Any]:
+        r = self.find(body.roundId)
         if r.phase(time.time())[0] != "active":
-            raise HTTPException(409, "messages can be sent only while the round is active")
+            raise WebError(409, "messages can be sent only while the round is active")
+        names = self.names
         addressee = body.addressee if body.addressee is not None else addressee_in(body.text, names)
         if addressee not in ("", *names):
-            raise HTTPException(422, f"addressee must be one of {['', *names]}; got {addressee!r}")
+            raise WebError(422, f"addressee must be one of {['', *names]}; got {addressee!r}")
         if r.token is None and "Human" not in r.unauthenticated:
-            raise HTTPException(
+            raise WebError(
                 409,
                 f"no secret for the buyer of round {r.round_id!r} has arrived from the "
                 "orchestrator: this UI cannot speak for the buyer in it",
@@ -336,15 +407,15 @@ def create_ui_app(
             "role": "buyer",
             "timestamp": int(time.time() * 1000),
         }
-        reply = await forward("/relayMessage", msg, r.token)
-        record(r.round_id, "said", msg, time.time())
+        reply = await self.forward("/relayMessage", msg, r.token)
+        self.record(r.round_id, "said", msg, time.time())
         return {"sent": msg, "reply": reply}
 
-    def _parse(r: UiRound, allocation: dict[str, Any]) -> dict[str, Any]:
+    def _parse(self, r: UiRound, allocation: dict[str, Any]) -> dict[str, Any]:
         try:
             alloc = Allocation.from_wire(allocation)
         except InvalidAllocation as e:
-            raise HTTPException(422, f"allocation: {e}") from e
+            raise WebError(422, f"allocation: {e}") from e
         check = check_goods(r.have(), alloc)
         out: dict[str, Any] = {
             "allocation": alloc.to_wire(),
@@ -358,68 +429,62 @@ def create_ui_app(
             try:
                 score = buyer_value(BuyerUtility.from_wire(r.utility), alloc)
             except InvalidUtility as e:
-                raise HTTPException(409, f"the round's buyer utility is unusable: {e}") from e
+                raise WebError(409, f"the round's buyer utility is unusable: {e}") from e
             out["value"], out["breakdown"] = round(score.value, 2), score.breakdown
         return out
 
-    @app.post("/api/decide", dependencies=[person_only])
-    async def decide_deal(body: DecisionIn) -> dict[str, Any]:
+    async def decide_deal(self, body: DecisionIn) -> dict[str, Any]:
         """The person's Confirm (``confirm: true``) or Decline of a pending deal."""
-        r = find(body.roundId)
-        with lock:
+        r = self.find(body.roundId)
+        with self.lock:
             deals = list(r.deals)
         if body.deal >= len(deals):
             known = f"ids 0-{len(deals) - 1}" if deals else "none yet"
-            raise HTTPException(404, f"no deal {body.deal} in round {r.round_id!r} ({known})")
+            raise WebError(404, f"no deal {body.deal} in round {r.round_id!r} ({known})")
         deal = deals[body.deal]
         if deal["status"] != "pending":
             why = f"deal {body.deal} is already {deal['status']} (by {deal['by']})"
-            raise HTTPException(409, f"{why}; only a pending deal can be decided")
-        decide(r.round_id, deal, "confirmed" if body.confirm else "declined", "person")
-        return {"deal": deal, "answer": answer(deal)}
+            raise WebError(409, f"{why}; only a pending deal can be decided")
+        self.decide(r.round_id, deal, "confirmed" if body.confirm else "declined", "person")
+        return {"deal": deal, "answer": self.answer(deal)}
 
-    @app.post("/api/check", dependencies=[anyone])
-    def check(body: AllocationIn) -> dict[str, Any]:
-        r = find(body.roundId)
-        return _parse(r, body.allocation)
+    def check(self, body: AllocationIn) -> dict[str, Any]:
+        return self._parse(self.find(body.roundId), body.allocation)
 
-    @app.post("/api/suggest", dependencies=[anyone])
-    def suggest(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        r = find(body.get("roundId"))
+    def suggest(self, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        r = self.find(body.get("roundId"))
         if r.utility is None:
-            raise HTTPException(409, "no buyer utility received for this round yet")
+            raise WebError(409, "no buyer utility received for this round yet")
         try:
             plan = best_allocation(BuyerUtility.from_wire(r.utility), r.have())
         except (InvalidUtility, ValueError) as e:  # InvalidBundle: too many goods
-            raise HTTPException(422, f"cannot suggest an allocation: {e}") from e
+            raise WebError(422, f"cannot suggest an allocation: {e}") from e
         return {"allocation": plan.allocation.to_wire(), "value": round(plan.value, 2)}
 
-    @app.post("/api/allocation", dependencies=[person_only])
-    async def save_allocation(body: AllocationIn) -> dict[str, Any]:
-        r = find(body.roundId)
+    async def save_allocation(self, body: AllocationIn) -> dict[str, Any]:
+        r = self.find(body.roundId)
         if r.phase(time.time())[0] != "post":
-            raise HTTPException(409, "the allocation can be saved only in the post-round phase")
-        checked = _parse(r, body.allocation)
+            raise WebError(409, "the allocation can be saved only in the post-round phase")
+        checked = self._parse(r, body.allocation)
         if not checked["sufficient"]:
-            raise HTTPException(
+            raise WebError(
                 409, f"not enough goods for this allocation; missing {checked['deficits']}"
             )
         payload = checked["allocation"]
-        reply = await forward(
+        reply = await self.forward(
             "/receiveHumanAllocation", {"roundId": r.round_id, "payload": payload}, r.token
         )
-        record(r.round_id, "allocation", {**payload, "value": checked["value"]}, time.time())
+        self.record(r.round_id, "allocation", {**payload, "value": checked["value"]}, time.time())
         return {"saved": payload, "value": checked["value"], "reply": reply}
 
-    @app.post("/api/admin/start", dependencies=[admin_only])
-    async def start(body: StartIn) -> dict[str, Any]:
+    async def start(self, body: StartIn) -> dict[str, Any]:
         round_id = str(uuid.uuid4())
         # a source may block (HTTP to the generator, maybe served by this very event loop)
         try:
-            sellers = [await asyncio.to_thread(source, "seller") for _ in agents]
-            buyer = await asyncio.to_thread(source, "buyer")
+            sellers = [await asyncio.to_thread(self.source, "seller") for _ in self.agents]
+            buyer = await asyncio.to_thread(self.source, "buyer")
         except ServiceError as e:
-            raise HTTPException(502, str(e)) from e
+            raise WebError(502, str(e)) from e
         # this server starts the round, so it makes the round's secrets (the orchestrator
         # gives each agent its own in /setUtility and the buyer's back to this server)
         round_body: dict[str, Any] = {
@@ -427,25 +492,20 @@ def create_ui_app(
             "agents": [
                 {**a, "utilityFunction": u}
                 | ({"token": new_secret()} if a.get("authenticated", True) else {})
-                for a, u in zip(agents, sellers, strict=True)
+                for a, u in zip(self.agents, sellers, strict=True)
             ],
             "human": {"utilityFunction": buyer, "token": new_secret()},
             "durations": {"warmUp": body.warmUp, "round": body.round, "post": body.post},
             "humanBudget": {"currencyUnit": "USD", "value": body.humanBudget},
         }
-        if public_url:
-            round_body["humanUIs"] = [{"url": public_url, "name": "humanUI"}]
-        await forward("/initializeRound", round_body)
-        reply = await forward("/startRound", {"roundId": round_id})
+        if self.public_url:
+            round_body["humanUIs"] = [{"url": self.public_url, "name": "humanUI"}]
+        await self.forward("/initializeRound", round_body)
+        reply = await self.forward("/startRound", {"roundId": round_id})
         return {"roundId": round_id, "reply": reply}
 
-    @app.post("/api/admin/end", dependencies=[admin_only])
-    async def end(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    async def end(self, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """End the negotiation now (active phase) or the whole round (post phase)."""
-        r = find(body.get("roundId"))
-        reply: dict[str, Any] = await forward("/endRound", {"roundId": r.round_id})
+        r = self.find(body.get("roundId"))
+        reply: dict[str, Any] = await self.forward("/endRound", {"roundId": r.round_id})
         return reply
-
-    app.mount("/common", StaticFiles(directory=STATIC / "common"), name="common")
-    app.mount("/", StaticFiles(directory=STATIC / "ui", html=True), name="pages")
-    return app

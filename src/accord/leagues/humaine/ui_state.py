@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.leagues.humaine.goods import GOODS
-from accord.leagues.humaine.store import open_sqlite
+from accord.tournament.sqlite import SqliteFile
 
 __all__ = ["BOOKED", "EventLog", "UiRound"]
 
@@ -283,7 +283,8 @@ class EventLog:
     """Append-only SQLite log of everything the UI server heard, replayed at start-up."""
 
     def __init__(self, path: str | Path) -> None:
-        self._db = open_sqlite(path, _EVENTS)
+        self.file = SqliteFile(path, schema=_EVENTS)
+        self._db = self.file.conn
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -291,11 +292,11 @@ class EventLog:
         return self._db
 
     def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
-        self._db.execute(
+        self.file.execute(
             "INSERT INTO events (round_id, route, body, at) VALUES (?, ?, ?, ?)",
             (round_id, route, json.dumps(body), at),
         )
 
     def replay(self) -> list[tuple[str, str, dict[str, Any], float]]:
-        rows = self._db.execute("SELECT round_id, route, body, at FROM events ORDER BY seq")
-        return [(r[0], r[1], json.loads(r[2]), float(r[3])) for r in rows]
+        rows = self.file.rows("SELECT round_id, route, body, at FROM events ORDER BY seq")
+        return [(r["round_id"], r["route"], json.loads(r["body"]), float(r["at"])) for r in rows]

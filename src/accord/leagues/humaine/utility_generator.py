@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 
-from accord.core.errors import AccordError
+from accord.web.errors import WebError, install_error_handlers
 
 from .goods import GOODS, InvalidBundle, validate_bundle
 from .optimizer import best_allocation
@@ -94,10 +93,8 @@ def generate_buyer_utility(rng: np.random.Generator) -> BuyerUtility:
     return BuyerUtility(products["cake"], products["pancake"])
 
 
-class _Bad(AccordError):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status, self.message = status, message
+class _Bad(WebError):
+    """A request the generator refuses (the web layer's one error and body)."""
 
 
 def _role(role: str) -> str:
@@ -126,9 +123,7 @@ def create_utility_generator_app(seed: int | None = None) -> FastAPI:
     rng = np.random.default_rng(seed)
     app = FastAPI(title="Accord HUMAINE utility generator")
 
-    @app.exception_handler(_Bad)
-    async def _bad(_r: Request, exc: _Bad) -> JSONResponse:
-        return JSONResponse({"status": "Failed", "error": exc.message}, status_code=exc.status)
+    install_error_handlers(app)
 
     @app.get("/generateUtility/{role}")
     async def generate(role: str, seed: int | None = None) -> dict[str, Any]:

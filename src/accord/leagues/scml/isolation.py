@@ -577,7 +577,7 @@ def _child_main(
         return
     _send_json(conn, ["ready"])
     views: dict[int, NegotiatorView] = {}
-    offers: dict[int, list[tuple[int, Outcome]]] = {}
+    offers: dict[int, OfferLog] = {}
     while True:
         try:
             msg = conn.recv()
@@ -603,8 +603,8 @@ def _child_main(
                     space, index, names, vrng = extra
                     fn = utility_of(neg)
                     utility = CallableUtility(space, fn if fn is not None else _zero)
-                    offers[nid] = []
-                    views[nid] = NegotiatorView(utility, index, names, OfferLog(offers[nid]), vrng)
+                    offers[nid] = OfferLog()
+                    views[nid] = NegotiatorView(utility, index, names, offers[nid], vrng)
                 view = views[nid]
                 _update_view(view, state, offers[nid])
                 out = None
@@ -618,6 +618,7 @@ def _child_main(
                 else:
                     neg.on_end(view, extra[0])
                     views.pop(nid, None)
+                    offers.pop(nid, None)
                 _send_json(conn, ["ok", out])
         except BaseException as exc:  # noqa: BLE001 - includes MemoryError, SystemExit
             with contextlib.suppress(Exception):
@@ -628,8 +629,9 @@ def _zero(_: Outcome) -> float:
     return 0.0
 
 
-def _update_view(view: NegotiatorView, state: tuple[Any, ...], log: list[Any]) -> None:
+def _update_view(view: NegotiatorView, state: tuple[Any, ...], log: OfferLog) -> None:
     """Bring the agent's copy of its view up to the session's state."""
     t, step, rnd, standing, proposer, new = state
     view.update(t, step, rnd, None if standing is None else tuple(standing), proposer)
-    log.extend(new)
+    for k, outcome in new:  # the agent's side owns its copy of the log
+        log._append(int(k), tuple(outcome))

@@ -118,7 +118,9 @@ def test_rounds_are_stored_and_a_rerun_resumes(tmp_path: Path) -> None:
 @pytest.mark.ray
 def test_ray_gives_the_same_rows() -> None:
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    from accord.tournament.pools import local_ray_options
+
+    ray.init(include_dashboard=False, log_to_driver=False, **local_ray_options(2))
     try:
         on_ray = run_tournament(["strong", "regex"], buyers=["fair"], seeds=[0], executor="ray")
     finally:

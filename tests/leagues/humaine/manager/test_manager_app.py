@@ -54,11 +54,11 @@ def register(c: TestClient, agents: list[str], humans: list[str]) -> None:
 def test_admin_routes_need_a_login(tmp_path):
     c = make(tmp_path / "m.sqlite")
     r = c.get("/api/contestants")
-    assert r.status_code == 401 and "admin login required" in r.json()["detail"]
+    assert r.status_code == 401 and "admin login required" in r.json()["error"]
     assert c.post("/api/agents", json={"name": "x", "port": 1}).status_code == 401
     assert c.get("/api/me").json() == {"admin": False, "username": None}
     bad = c.post("/api/login", json={"username": "admin", "password": "nope nope"})
-    assert bad.status_code == 401 and bad.json()["detail"] == "wrong user name or password"
+    assert bad.status_code == 401 and bad.json()["error"] == "wrong user name or password"
     login(c)
     assert c.get("/api/me").json() == {"admin": True, "username": "admin"}
     assert c.post("/api/logout").json() == {"ok": True}
@@ -124,7 +124,7 @@ def test_bad_agent_registrations_are_refused_with_the_reason(client, body, statu
     register(client, ["kleene"], [])
     r = client.post("/api/agents", json=body)
     assert r.status_code == status
-    assert detail in str(r.json()["detail"])
+    assert detail in str(r.json()["error"])
 
 
 def test_settings_are_checked(client):
@@ -139,7 +139,7 @@ def test_settings_are_checked(client):
         ({"colour": "red"}, "unknown settings ['colour']"),
     ]:
         r = client.put("/api/settings", json=patch)
-        assert r.status_code == 409 and detail in r.json()["detail"], r.text
+        assert r.status_code == 409 and detail in r.json()["error"], r.text
 
 
 def test_pools_lock_the_contestants_and_show_in_the_schedule(client):
@@ -149,7 +149,7 @@ def test_pools_lock_the_contestants_and_show_in_the_schedule(client):
     assert r.status_code == 200 and r.json()["rounds"] == 6
     assert client.post("/api/pools").status_code == 409
     locked = client.post("/api/agents", json={"name": "late", "port": 1})
-    assert locked.status_code == 409 and "already scheduled" in locked.json()["detail"]
+    assert locked.status_code == 409 and "already scheduled" in locked.json()["error"]
     sched = client.get("/api/schedule").json()
     assert [s["name"] for s in sched["stages"]] == ["pool"]
     assert sorted(sched["stages"][0]["groups"]["A"]) == ["a", "b", "c"]
@@ -167,7 +167,7 @@ def test_starting_a_round_with_the_orchestrator_down_marks_it_failed(client):
     client.put("/api/settings", json={"nPools": 1})
     client.post("/api/pools")
     r = client.post("/api/rounds/1/start")
-    assert r.status_code == 502 and "orchestrator unreachable" in r.json()["detail"]
+    assert r.status_code == 502 and "orchestrator unreachable" in r.json()["error"]
     row = client.get("/api/schedule").json()["rounds"][0]
     assert row["status"] == "failed" and "unreachable" in row["error"]
     assert client.post("/api/rounds/99/start").status_code == 404
@@ -195,9 +195,9 @@ def test_round_totals_make_the_leaderboard_and_unknown_round_ids_are_refused(cli
     }  # fmt: skip
     assert board["roundsDone"] == 2 and board["roundsTotal"] == 2
     unknown = client.post("/receiveRoundTotals", json={"roundId": "nope", "roundTotals": {}})
-    assert unknown.status_code == 404 and "no round with roundId 'nope'" in unknown.json()["detail"]
+    assert unknown.status_code == 404 and "no round with roundId 'nope'" in unknown.json()["error"]
     bad = client.post("/api/rounds/1/totals", json={"roundTotals": {"Celia": 5}})
-    assert bad.status_code == 409 and "must be an object" in bad.json()["detail"]
+    assert bad.status_code == 409 and "must be an object" in bad.json()["error"]
 
 
 def test_human_ui_routes_are_acknowledged_so_the_manager_can_listen(client):
@@ -210,7 +210,7 @@ def test_championship_from_pools_to_a_champion(client):
     client.put("/api/settings", json={"nPools": 2, "advance": 1, "roundsPerMatch": 2})
     client.post("/api/pools")
     early = client.post("/api/championship")
-    assert early.status_code == 409 and "pool is not finished" in early.json()["detail"]
+    assert early.status_code == 409 and "pool is not finished" in early.json()["error"]
     skill = {"a": 4.0, "b": 1.0, "c": 2.0, "d": 3.0}
 
     def play(stage: str) -> None:
@@ -229,7 +229,7 @@ def test_championship_from_pools_to_a_champion(client):
     play("final")
     assert client.get("/api/leaderboard").json()["champion"] == max(winners, key=skill.get)
     done = client.post("/api/championship")
-    assert done.status_code == 409 and "the champion is" in done.json()["detail"]
+    assert done.status_code == 409 and "the champion is" in done.json()["error"]
 
 
 def test_everything_survives_a_restart(tmp_path):
@@ -279,7 +279,7 @@ def test_round_body_sends_each_agent_its_planned_utility_and_dummies_need_an_end
     assert body["durations"] == {"warmUp": 1, "round": 9, "post": 3}
     dummy = next(r for r in rounds if r.number != real.number and "dummy-1" in (r.celia, r.watson))
     r = client.post(f"/api/rounds/{dummy.number}/start")
-    assert r.status_code == 409 and "set the dummyAgent setting" in r.json()["detail"]
+    assert r.status_code == 409 and "set the dummyAgent setting" in r.json()["error"]
     client.put("/api/settings", json={"dummyAgent": {"host": "127.0.0.1", "port": 14099}})
     seat = 0 if dummy.celia == "dummy-1" else 1
     assert comp.round_body(dummy)["agents"][seat]["port"] == 14099

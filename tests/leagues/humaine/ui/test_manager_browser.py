@@ -9,7 +9,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 @pytest.mark.parametrize("platform", ["manager"], indirect=True)
 def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leaderboard(
-    browser, platform
+    browser, platform, tmp_path
 ):
     from playwright.sync_api import expect
 
@@ -58,7 +58,7 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
     page.fill("#settings input[name=post]", "1")
     page.click("#settings button")
     expect(page.locator("#settings-msg")).to_have_text("Settings saved.")
-    page.screenshot(path="/tmp/humaine_manager_contestants.png", full_page=True)
+    page.screenshot(path=tmp_path / "manager_contestants.png", full_page=True)
     page.click("#make-pools")
     expect(page.locator("#plan-msg")).to_contain_text("Scheduled 6 pool rounds in 1 pool(s).")
 
@@ -77,7 +77,7 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
     page.wait_for_timeout(1000)
     expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("done", timeout=15_000)
     expect(page.locator("#rounds tr[data-number='1']")).to_contain_text("0.00 / 0.00 / 0.00")
-    page.screenshot(path="/tmp/humaine_manager_schedule.png", full_page=True)
+    page.screenshot(path=tmp_path / "manager_schedule.png", full_page=True)
     page.locator("#next-stage").click()
     expect(page.locator("#stage-msg")).to_contain_text("pool is not finished")
 
@@ -110,5 +110,5 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
     for name, total in earned.items():
         expect(page.locator(f"#agents tr[data-name={name}]")).to_contain_text(f"{total:.2f}")
     expect(page.locator("#humans tbody tr")).to_have_count(2)
-    page.screenshot(path="/tmp/humaine_manager_leaderboard.png", full_page=True)
+    page.screenshot(path=tmp_path / "manager_leaderboard.png", full_page=True)
     ctx.close()

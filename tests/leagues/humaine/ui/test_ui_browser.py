@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 BASICS = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1}
 
 
-def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, platform):
+def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, platform, tmp_path):
     from playwright.sync_api import expect
 
     ui = platform["urls"]["ui"]
@@ -65,7 +65,7 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
         "num need deficit"
     )
     expect(assistant.locator("#potential")).to_have_text("$23.81")
-    assistant.screenshot(path="/tmp/humaine_assistant_active.png", full_page=True)
+    assistant.screenshot(path=tmp_path / "assistant_active.png", full_page=True)
 
     # after the 5 s of R0 the person accepts Celia's offer from the offers table; Celia
     # accepts too, and the assistant asks the person to confirm the deal
@@ -79,7 +79,7 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(chat.locator("#confirm .pending-deal[data-seller=Celia]")).to_contain_text(
         "Celia sells you 2 egg, 2 flour, 1 milk, 1 sugar for $6.00"
     )
-    assistant.screenshot(path="/tmp/humaine_assistant_pending.png", full_page=True)
+    assistant.screenshot(path=tmp_path / "assistant_pending.png", full_page=True)
     pending.locator("button.confirm").click()
     expect(assistant.locator("#pending")).to_be_hidden()
     expect(assistant.locator("#offer-msg")).to_have_text("Confirmed: you bought from Celia.")
@@ -110,7 +110,7 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     assistant.click("#save")
     expect(assistant.locator("#check-msg")).to_contain_text("Allocation saved (value $23.81)")
     expect(assistant.locator("#saved")).to_contain_text("1 cake(s)")
-    assistant.screenshot(path="/tmp/humaine_assistant.png", full_page=True)
+    assistant.screenshot(path=tmp_path / "assistant.png", full_page=True)
 
     # the admin ends the round: the chat UI shows the results, checked by hand
     expect(admin.locator("#phase")).to_contain_text("post-round")
@@ -123,12 +123,12 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(chat.locator("#results tr[data-party=Celia]")).to_contain_text(celia)
     expect(chat.locator("#results tr[data-party=Watson]")).to_contain_text("$0.00")
     chat.click("#toggle-ingredients")
-    chat.screenshot(path="/tmp/humaine_chat.png", full_page=True)
+    chat.screenshot(path=tmp_path / "chat.png", full_page=True)
     ctx.close()
 
 
 @pytest.mark.parametrize("platform", ["fast"], indirect=True)
-def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform):
+def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform, tmp_path):
     """Watson accepts, the person clicks Decline: nothing is bought, the budget is whole
     (in the UI and at the orchestrator) and the deal is listed as declined."""
     from playwright.sync_api import expect
@@ -162,7 +162,7 @@ def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform):
     expect(assistant.locator("#reserved")).to_have_text("")
     expect(assistant.locator("#ingredients tr[data-good=egg] .have")).to_have_text("0")
     expect(chat.locator("#purchased tr[data-good=egg] td.num")).to_have_text("0")
-    assistant.screenshot(path="/tmp/humaine_assistant_declined.png", full_page=True)
+    assistant.screenshot(path=tmp_path / "assistant_declined.png", full_page=True)
     rid = assistant.evaluate("fetch('api/state').then((r) => r.json()).then((s) => s.roundId)")
     deadline = time.monotonic() + 5
     while (eo := httpx.get(f"{orch}/rounds/{rid}").json())["remainingBudget"] != 50.0:

@@ -108,11 +108,11 @@ def test_the_answer_waits_for_the_persons_confirm(ui):
     ]
     again = c.post("/api/decide", json={"deal": 0, "confirm": False})
     assert again.status_code == 409
-    assert again.json()["detail"] == (
+    assert again.json()["error"] == (
         "deal 0 is already confirmed (by person); only a pending deal can be decided"
     )
     r = c.post("/api/decide", json={"deal": 7, "confirm": True})
-    assert r.status_code == 404 and r.json()["detail"] == f"no deal 7 in round {RID!r} (ids 0-0)"
+    assert r.status_code == 404 and r.json()["error"] == f"no deal 7 in round {RID!r} (ids 0-0)"
     assert c.post("/api/decide", json={"deal": -1, "confirm": True}).status_code == 422
 
 
@@ -148,7 +148,7 @@ def test_no_click_within_the_timeout_declines_for_the_buyer(ui, tmp_path):
     s = state(c)
     assert s["left"] == 50.0 and s["deals"] == [] and s["declined"][0]["by"] == "timeout"
     late = c.post("/api/decide", json={"deal": 0, "confirm": True})
-    assert late.status_code == 409 and "already declined (by timeout)" in late.json()["detail"]
+    assert late.status_code == 409 and "already declined (by timeout)" in late.json()["error"]
     # the decisions are events: a restarted server shows the same
     again = ui(db=tmp_path / "ui.sqlite")
     assert state(again)["declined"] == s["declined"]

@@ -6,7 +6,8 @@
 ``/relayMessage`` (address from a constructor argument or an ``appSettings.json`` with a
 ``serviceMap.environment-orchestrator`` entry). :func:`create_buyer_app` does the same for
 a simulated buyer on the human-UI routes, and posts its best allocation to
-``/receiveHumanAllocation`` when the round ends. :class:`BackgroundServer` runs an app
+``/receiveHumanAllocation`` when the round ends. :class:`BackgroundServer` (the web layer's
+:class:`accord.web.runner.BackgroundServer`) runs an app
 with uvicorn in a thread on a loopback port (port 0 picks a free one).
 """
 
@@ -14,20 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import threading
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any
 
 import httpx
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 
-from accord.core.errors import AccordError
+from accord.web.errors import WebError, install_error_handlers
+from accord.web.runner import BackgroundServer as BackgroundServer  # the web layer's runner
+from accord.web.runner import bound_socket as bound_socket
 
 from ..credentials import TOKEN_FIELD, TOKEN_HEADER
 from .base import SellerAgent
@@ -38,8 +38,11 @@ DEFAULT_PORTS: dict[str, int] = {"Celia": 14007, "Watson": 14008}
 """Default ports of the two agents (as in the original platform)."""
 
 
-class BadRequest(AccordError, ValueError):
-    """A request body that is not the JSON object a route expects."""
+class BadRequest(WebError, ValueError):
+    """A request body that is not the JSON object a route expects (HTTP 400)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(400, message)
 
 
 def orchestrator_url(settings: str | Path | Mapping[str, Any] | None = None) -> str:
@@ -173,9 +176,7 @@ def _post(app: FastAPI, path: str, handle: Handler) -> None:
 def _app(title: str) -> FastAPI:
     app = FastAPI(title=title)
 
-    @app.exception_handler(BadRequest)
-    async def bad_request(request: Request, exc: BadRequest) -> JSONResponse:
-        return JSONResponse(status_code=400, content={"status": "Failed", "error": str(exc)})
+    install_error_handlers(app)
 
     return app
 
@@ -330,69 +331,6 @@ def _spawn(ctx: HttpContext, url: str, body: dict[str, Any]) -> None:
     task = asyncio.get_running_loop().create_task(ctx.post(url, body, ctx.secret_for(body)))
     ctx._tasks.add(task)
     task.add_done_callback(ctx._tasks.discard)
-
-
-def bound_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (port 0: a free one), for a server to listen on."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    return sock
-
-
-class BackgroundServer:
-    """Run an ASGI app with uvicorn in a daemon thread (for tests and embedding).
-
-    It listens on ``host:port`` (port 0: a free one) or on an already bound ``sock``;
-    ``with BackgroundServer(app) as srv:`` starts and stops it.
-
-    >>> srv = BackgroundServer(FastAPI()).start()
-    >>> srv.url.startswith("http://127.0.0.1:")
-    True
-    >>> srv.stop()
-    """
-
-    def __init__(
-        self,
-        app: Any,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        lifespan: Literal["auto", "on", "off"] = "auto",
-        sock: socket.socket | None = None,
-    ) -> None:
-        self.app = app
-        self.sock = sock if sock is not None else bound_socket(host, port)
-        self.host, self.port = self.sock.getsockname()[:2]
-        config = uvicorn.Config(app, log_level="warning", lifespan=lifespan)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def start(self, timeout: float = 10.0) -> Self:
-        self.thread.start()
-        deadline = time.monotonic() + timeout
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError(f"server on {self.url} did not start within {timeout} s")
-            time.sleep(0.01)
-        return self
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=5)
-        self.sock.close()
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def serve_agent(

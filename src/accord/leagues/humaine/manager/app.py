@@ -19,12 +19,12 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
+from fastapi import APIRouter, Body, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.leagues.humaine.manager import auth
@@ -38,23 +38,12 @@ from accord.leagues.humaine.manager.services import (
 )
 from accord.leagues.humaine.manager.store import ManagerStore, NotFound, StoreError
 from accord.leagues.humaine.messages import UI_ROUTES
+from accord.web.app import create_app
+from accord.web.errors import WebError
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
-
-
-def admin(request: Request) -> str:
-    """The logged-in admin's name, from the session cookie; 401 otherwise."""
-    store: ManagerStore = request.app.state.competition.store
-    token = request.cookies.get(auth.SESSION_COOKIE)
-    user = store.session_user(auth.token_hash(token)) if token else None
-    if user is None:
-        raise HTTPException(401, "admin login required: POST /api/login first")
-    return user
-
-
-Admin = Annotated[str, Depends(admin)]
 
 
 class Login(BaseModel):
@@ -115,7 +104,11 @@ def create_manager_app(
             human_uis["humanUI"] = ui_url
         human_uis["manager"] = public_url
     comp = Competition(store, source, orchestrator, human_uis)
-    app = FastAPI(title="Accord HUMAINE competition manager")
+    service = ManagerService(comp, ui_url, ui_link)
+    app = create_app("Accord HUMAINE competition manager", service, static=PAGES)
+    app.add_exception_handler(StoreError, _store_error)
+    app.add_exception_handler(ScheduleError, _refused(409))
+    app.add_exception_handler(ServiceError, _refused(502))
     app.state.competition = comp
     app.state.initial_password = None
     if admin_password is not None:
@@ -123,27 +116,86 @@ def create_manager_app(
     elif not store.has_admin():
         app.state.initial_password = secrets.token_urlsafe(9)
         store.set_admin(admin_user, auth.hash_password(app.state.initial_password))
+    return app
 
-    @app.exception_handler(StoreError)
-    async def _store_error(_: Request, e: StoreError) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=404 if isinstance(e, NotFound) else 409)
 
-    @app.exception_handler(ScheduleError)
-    async def _schedule_error(_: Request, e: ScheduleError) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=409)
+PAGES = {"/common": STATIC / "common", "/": STATIC / "manager"}
+"""The manager's pages and the pages' shared modules."""
 
-    @app.exception_handler(ServiceError)
-    async def _service_error(_: Request, e: ServiceError) -> JSONResponse:
-        return JSONResponse({"detail": str(e)}, status_code=502)
+
+async def _store_error(_: Request, e: Exception) -> JSONResponse:
+    return WebError(404 if isinstance(e, NotFound) else 409, str(e)).response()
+
+
+def _refused(status: int) -> Callable[[Request, Exception], Awaitable[JSONResponse]]:
+    async def handle(_: Request, e: Exception) -> JSONResponse:
+        return WebError(status, str(e)).response()
+
+    return handle
+
+
+class ManagerService:
+    """The manager's routes over a :class:`~.competition.Competition` (its state)."""
+
+    def __init__(self, comp: Competition, ui_url: str | None, ui_link: str | None) -> None:
+        self.comp = comp
+        self.store = comp.store
+        self.ui_url = ui_url
+        self.ui_link = ui_link
+
+    def close(self) -> None:
+        self.store.close()
+
+    def admin(self, request: Request) -> str:
+        """The logged-in admin's name, from the session cookie; 401 otherwise."""
+        token = request.cookies.get(auth.SESSION_COOKIE)
+        user = self.store.session_user(auth.token_hash(token)) if token else None
+        if user is None:
+            raise WebError(401, "admin login required: POST /api/login first")
+        return user
+
+    def router(self) -> APIRouter:
+        r = APIRouter()
+        only_admin = [Depends(self.admin)]
+        r.add_api_route("/api/login", self.login, methods=["POST"])
+        r.add_api_route("/api/logout", self.logout, methods=["POST"])
+        r.add_api_route("/api/me", self.me, methods=["GET"])
+        for path, endpoint, method, status in (
+            ("/api/contestants", self.contestants, "GET", 200),
+            ("/api/agents", self.add_agent, "POST", 201),
+            ("/api/agents/{name}", self.remove_agent, "DELETE", 200),
+            ("/api/humans", self.add_human, "POST", 201),
+            ("/api/humans/{name}", self.remove_human, "DELETE", 200),
+            ("/api/settings", self.get_settings, "GET", 200),
+            ("/api/settings", self.put_settings, "PUT", 200),
+            ("/api/pools", self.plan_pools, "POST", 200),
+            ("/api/championship", self.plan_championship, "POST", 200),
+            ("/api/reset", self.reset, "POST", 200),
+            ("/api/schedule", self.schedule, "GET", 200),
+            ("/api/utilities/{uid}", self.utility, "GET", 200),
+            ("/api/rounds/{number}/start", self.start_round, "POST", 200),
+            ("/api/rounds/{number}/totals", self.round_totals, "POST", 200),
+        ):
+            r.add_api_route(
+                path, endpoint, methods=[method], status_code=status, dependencies=only_admin
+            )
+        r.add_api_route("/api/leaderboard", self.leaderboard, methods=["GET"])
+        # the orchestrator's human-UI routes
+        r.add_api_route("/receiveRoundTotals", self.receive_totals, methods=["POST"])
+        r.add_api_route("/endRound", self.end_round, methods=["POST"], include_in_schema=False)
+        for route in UI_ROUTES:
+            if route not in ("receiveRoundTotals", "endRound"):
+                r.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
+        return r
 
     # -- login -----------------------------------------------------------------------------
-    @app.post("/api/login")
-    def login(body: Login, response: Response) -> dict[str, str]:
-        stored = store.admin_hash(body.username)
+    def login(self, body: Login, response: Response) -> dict[str, str]:
+        stored = self.store.admin_hash(body.username)
         if stored is None or not auth.verify_password(body.password, stored):
-            raise HTTPException(401, "wrong user name or password")
+            raise WebError(401, "wrong user name or password")
         token = auth.new_token()
-        store.add_session(auth.token_hash(token), body.username, time.time() + auth.SESSION_SECONDS)
+        expires = time.time() + auth.SESSION_SECONDS
+        self.store.add_session(auth.token_hash(token), body.username, expires)
         response.set_cookie(
             auth.SESSION_COOKIE,
             token,
@@ -153,63 +205,52 @@ def create_manager_app(
         )
         return {"username": body.username}
 
-    @app.post("/api/logout")
-    def logout(request: Request, response: Response) -> dict[str, bool]:
+    def logout(self, request: Request, response: Response) -> dict[str, bool]:
         token = request.cookies.get(auth.SESSION_COOKIE)
         if token:
-            store.drop_session(auth.token_hash(token))
+            self.store.drop_session(auth.token_hash(token))
         response.delete_cookie(auth.SESSION_COOKIE)
         return {"ok": True}
 
-    @app.get("/api/me")
-    def me(request: Request) -> dict[str, Any]:
+    def me(self, request: Request) -> dict[str, Any]:
         try:
-            return {"admin": True, "username": admin(request)}
-        except HTTPException:
+            return {"admin": True, "username": self.admin(request)}
+        except WebError:
             return {"admin": False, "username": None}
 
-    # -- contestants and settings ------------------------------------------------------------
-    @app.get("/api/contestants")
-    def contestants(_: Admin) -> dict[str, Any]:
-        return {"agents": [vars(a) for a in store.agents()], "humans": store.humans()}
+    # -- contestants and settings ----------------------------------------------------------
+    def contestants(self) -> dict[str, Any]:
+        return {"agents": [vars(a) for a in self.store.agents()], "humans": self.store.humans()}
 
-    @app.post("/api/agents", status_code=201)
-    def add_agent(body: AgentIn, _: Admin) -> dict[str, Any]:
-        store.add_agent(body.name, body.host, body.port, body.protocol, body.authenticated)
-        return vars(store.agent(body.name.strip()))
+    def add_agent(self, body: AgentIn) -> dict[str, Any]:
+        self.store.add_agent(body.name, body.host, body.port, body.protocol, body.authenticated)
+        return vars(self.store.agent(body.name.strip()))
 
-    @app.delete("/api/agents/{name}")
-    def remove_agent(name: str, _: Admin) -> dict[str, bool]:
-        store.remove("agent", name)
+    def remove_agent(self, name: str) -> dict[str, bool]:
+        self.store.remove("agent", name)
         return {"ok": True}
 
-    @app.post("/api/humans", status_code=201)
-    def add_human(body: HumanIn, _: Admin) -> dict[str, str]:
-        store.add_human(body.name)
+    def add_human(self, body: HumanIn) -> dict[str, str]:
+        self.store.add_human(body.name)
         return {"name": body.name.strip()}
 
-    @app.delete("/api/humans/{name}")
-    def remove_human(name: str, _: Admin) -> dict[str, bool]:
-        store.remove("human", name)
+    def remove_human(self, name: str) -> dict[str, bool]:
+        self.store.remove("human", name)
         return {"ok": True}
 
-    @app.get("/api/settings")
-    def get_settings(_: Admin) -> dict[str, Any]:
-        return comp.settings()
+    def get_settings(self) -> dict[str, Any]:
+        return self.comp.settings()
 
-    @app.put("/api/settings")
-    def put_settings(patch: Annotated[dict[str, Any], Body()], _: Admin) -> dict[str, Any]:
-        return comp.update_settings(patch)
+    def put_settings(self, patch: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        return self.comp.update_settings(patch)
 
-    # -- planning and rounds -----------------------------------------------------------------
-    @app.post("/api/pools")
-    def plan_pools(_: Admin) -> dict[str, Any]:
-        plan = comp.plan_pools()
+    # -- planning and rounds ---------------------------------------------------------------
+    def plan_pools(self) -> dict[str, Any]:
+        plan = self.comp.plan_pools()
         return {"stage": plan.stage, "groups": plan.groups, "rounds": len(plan.rounds)}
 
-    @app.post("/api/championship")
-    def plan_championship(_: Admin) -> dict[str, Any]:
-        plan = comp.plan_next_stage()
+    def plan_championship(self) -> dict[str, Any]:
+        plan = self.comp.plan_next_stage()
         return {
             "stage": plan.stage,
             "groups": plan.groups,
@@ -217,72 +258,56 @@ def create_manager_app(
             "rounds": len(plan.rounds),
         }
 
-    @app.post("/api/reset")
-    def reset(_: Admin) -> dict[str, bool]:
-        store.reset()
+    def reset(self) -> dict[str, bool]:
+        self.store.reset()
         return {"ok": True}
 
-    @app.get("/api/schedule")
-    def schedule(_: Admin) -> dict[str, Any]:
-        comp.sync_running()
+    def schedule(self) -> dict[str, Any]:
+        self.comp.sync_running()
         return {
-            "stages": store.stages(),
-            "rounds": [r.to_json() for r in store.rounds()],
-            "uiUrl": ui_url,
-            "uiJoin": ui_link,
+            "stages": self.store.stages(),
+            "rounds": [r.to_json() for r in self.store.rounds()],
+            "uiUrl": self.ui_url,
+            "uiJoin": self.ui_link,
         }
 
-    @app.get("/api/utilities/{uid}")
-    def utility(uid: int, _: Admin) -> dict[str, Any]:
-        return store.utility(uid)
+    def utility(self, uid: int) -> dict[str, Any]:
+        return self.store.utility(uid)
 
-    @app.post("/api/rounds/{number}/start")
-    def start_round(number: int, _: Admin) -> dict[str, Any]:
-        return comp.start_round(number).to_json()
+    def start_round(self, number: int) -> dict[str, Any]:
+        return self.comp.start_round(number).to_json()
 
-    @app.post("/api/rounds/{number}/totals")
-    def round_totals(number: int, body: TotalsIn, _: Admin) -> dict[str, Any]:
-        return comp.record_totals(number, body.roundTotals).to_json()
+    def round_totals(self, number: int, body: TotalsIn) -> dict[str, Any]:
+        return self.comp.record_totals(number, body.roundTotals).to_json()
 
-    @app.get("/api/leaderboard")
-    def leaderboard() -> dict[str, Any]:
-        return comp.leaderboard()
+    def leaderboard(self) -> dict[str, Any]:
+        return self.comp.leaderboard()
 
-    # -- the orchestrator's human-UI routes ------------------------------------------------
-    @app.post("/receiveRoundTotals")
-    def receive_totals(body: TotalsIn) -> dict[str, Any]:
+    def receive_totals(self, body: TotalsIn) -> dict[str, Any]:
         if not body.roundId:
-            raise HTTPException(422, "roundTotals need the roundId of a round this manager started")
-        row = store.round_by_id(body.roundId)
-        comp.record_totals(row.number, body.roundTotals)
+            raise WebError(422, "roundTotals need the roundId of a round this manager started")
+        row = self.store.round_by_id(body.roundId)
+        self.comp.record_totals(row.number, body.roundTotals)
         log.info("round %s (%s) finished", row.number, body.roundId)
         return {"status": "acknowledged", "roundId": body.roundId}
 
-    @app.post("/endRound", include_in_schema=False)
-    def end_round(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    def end_round(self, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """The orchestrator's /endRound; with ``failed`` the round broke: mark it failed
         (it can be started again)."""
         rid = body.get("roundId")
+        orchestrator = self.comp.orchestrator
         if body.get("failed") and isinstance(rid, str) and orchestrator is not None:
             try:  # believe the orchestrator itself, not whoever posted this
-                row = store.round_by_id(rid)
+                row = self.store.round_by_id(rid)
                 state = orchestrator.round_state(rid)
             except (StoreError, ServiceError):
                 state = {}
             if state.get("phase") == "failed":
                 why = f"the orchestrator failed the round: {state.get('error')}"
-                store.mark_failed(row.number, why)
+                self.store.mark_failed(row.number, why)
                 log.warning("round %s (%s) failed: %s", row.number, rid, why)
         return {"status": "acknowledged", "roundId": rid}
 
-    def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return {"status": "acknowledged", "roundId": body.get("roundId")}
 
-    for route in UI_ROUTES:
-        if route in ("receiveRoundTotals", "endRound"):  # answered above
-            continue
-        app.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
-
-    app.mount("/common", StaticFiles(directory=STATIC / "common"), name="common")
-    app.mount("/", StaticFiles(directory=STATIC / "manager", html=True), name="pages")
-    return app
+def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    return {"status": "acknowledged", "roundId": body.get("roundId")}

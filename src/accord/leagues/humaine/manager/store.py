@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ from typing import Any
 from accord.core.errors import AccordError
 from accord.leagues.humaine.manager.schedule import DUMMY_PREFIX, PlannedRound, StagePlan
 from accord.leagues.humaine.manager.scores import RoundOutcome, agent_utilities_from_totals
-from accord.leagues.humaine.store import open_sqlite
+from accord.tournament.sqlite import SqliteFile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS admins (username TEXT PRIMARY KEY, pw_hash TEXT NOT NULL);
@@ -111,14 +110,15 @@ class ManagerStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._db = open_sqlite(self.path, _SCHEMA)
+        self.file = SqliteFile(self.path, schema=_SCHEMA)
+        self._db = self.file.conn
         self._db.row_factory = sqlite3.Row
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(agents)")}
         if "authenticated" not in columns:  # a file from before agents were authenticated
             self._db.execute(
                 "ALTER TABLE agents ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 1"
             )
-        self._lock = threading.RLock()
+        self._lock = self.file.lock
 
     def close(self) -> None:
         with self._lock:

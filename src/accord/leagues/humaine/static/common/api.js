@@ -18,10 +18,8 @@ export async function api(url, { method = "GET", body } = {}) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
   if (!r.ok) {
-    let detail = data && data.detail !== undefined ? data.detail : data;
-    if (Array.isArray(detail)) {
-      detail = detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
-    }
+    // every Accord service answers a failure with {status: "Failed", code, error, fields?}
+    const detail = data && typeof data.error === "string" ? data.error : data;
     throw new ApiError(r.status, detail || r.statusText);
   }
   return data;

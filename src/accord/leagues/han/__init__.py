@@ -1,0 +1,28 @@
+"""The ANAC 2017 Human-Agent Negotiation league, IAGO style (``accord.leagues.han``).
+
+A person and an agent split item counts of 3 to 5 issues, with partial offers, menu
+messages, preference and BATNA statements and emotions, for 10 minutes; nothing binds
+until both formally accept the same full offer. Modules: ``domain`` (game specs,
+offers, points), ``events``, ``engine`` (the rules), ``dispatch`` (flood protection),
+``api`` (``on_event``), ``match`` (running games), ``agents``, ``participants``
+(simulated people), ``scoring`` (CSV rows, likeability), ``tournament``, ``cli``.
+"""
+
+from accord.leagues.han.domain import DOMAINS, EXAMPLE_1, EXAMPLE_2, GameSpec, Offer
+from accord.leagues.han.engine import Game, GameOutcome, GameResult
+from accord.leagues.han.events import Event, EventKind
+from accord.leagues.han.protocol import HAN
+
+__all__ = [
+    "DOMAINS",
+    "EXAMPLE_1",
+    "EXAMPLE_2",
+    "Event",
+    "EventKind",
+    "Game",
+    "GameOutcome",
+    "GameResult",
+    "GameSpec",
+    "HAN",
+    "Offer",
+]

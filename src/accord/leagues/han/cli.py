@@ -1,0 +1,154 @@
+"""``accord han``: play one game, run agents against simulated participants, serve studies.
+
+accord han play fair cooperative --game example-1
+accord han play tough fair --vs-agent            # agent against agent (free text allowed)
+accord han tournament fair tough ledger liar --n 2 --json
+accord han serve --agents fair,tough --participants 25 --db han.sqlite
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from accord.core.errors import AccordError
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
+
+
+def _fail(exc: AccordError) -> typer.Exit:
+    Console(stderr=True).print(f"[red]error:[/red] {exc}")
+    return typer.Exit(2)
+
+
+@app.command("play")
+def play_cmd(
+    agent: Annotated[str, typer.Argument(help="fair, tough, ledger, liar or pkg.module:Class")],
+    person: Annotated[
+        str,
+        typer.Argument(
+            help="a simulated participant (cooperative, greedy, emotional, impatient) or, with --vs-agent, an agent"
+        ),
+    ],
+    game: Annotated[str, typer.Option(help="example-1 or example-2")] = "example-1",
+    vs_agent: Annotated[
+        bool, typer.Option("--vs-agent", help="the other side is an agent too")
+    ] = False,
+    seed: int = 0,
+    time_limit: Annotated[
+        float | None, typer.Option("--time", help="seconds (default 600)")
+    ] = None,
+    real_clock: Annotated[bool, typer.Option("--real-clock", help="run in real time")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Play one game and print its history and result."""
+    from accord.leagues.han.domain import domain
+    from accord.leagues.han.match import play
+    from accord.leagues.han.participants import PARTICIPANTS
+    from accord.leagues.han.scoring import csv_row, likeability_proxy
+    from accord.leagues.han.tournament import agent_class
+
+    try:
+        spec = domain(game)
+        if time_limit:
+            spec = spec.with_time(time_limit)
+        a = agent_class(agent)
+        p = agent_class(person) if vs_agent else agent_class(person, PARTICIPANTS)
+        rec = play(
+            spec,
+            a,
+            p,
+            seed=seed,
+            clock="real" if real_clock else "virtual",
+            person_menu_only=not vs_agent,
+        )
+    except AccordError as exc:
+        raise _fail(exc) from None
+    r = rec.result
+    if as_json:
+        typer.echo(json.dumps({
+            "outcome": r.outcome.value, "points": r.points, "end_time": r.end_time,
+            "likeability_proxy": likeability_proxy(rec), "row": csv_row(rec, "play"),
+            "violations": [v.reason for v in r.violations],
+        }))  # fmt: skip
+        return
+    c = Console()
+    for t, e in rec.game.history:
+        c.print(f"{t:7.1f}s  {e.owner:6}  {e.describe(spec.issues)}", markup=False)
+    c.print(
+        f"[bold]{r.outcome.value}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
+    )
+
+
+@app.command("tournament")
+def tournament_cmd(
+    agents: Annotated[list[str], typer.Argument(help="agents to evaluate")],
+    participants: Annotated[
+        str, typer.Option(help="comma-separated simulated participants")
+    ] = "cooperative,greedy,emotional,impatient",
+    n: Annotated[int, typer.Option(help="games per agent, participant type and game")] = 1,
+    games: Annotated[str, typer.Option(help="comma-separated games")] = "example-1,example-2",
+    out: Annotated[Path | None, typer.Option(help="SQLite file (resumable)")] = None,
+    executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "serial",
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """Each agent against the pool of simulated participants: points and likeability proxy."""
+    from accord.leagues.han.tournament import run_tournament
+
+    try:
+        res = run_tournament(
+            agents, participants.split(","), n=n, games=games.split(","), out=out, executor=executor
+        )
+    except AccordError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        typer.echo(json.dumps({"agents": res["agents"]}))
+        return
+    t = Table("agent", "games", "points", "person points", "deals", "likeability (proxy)", "lies")
+    for r in res["agents"]:
+        t.add_row(
+            r["agent"], str(r["games"]), f"{r['points']:.2f}", f"{r['person_points']:.2f}", str(r["deals"]),
+            f"{r['likeability']:.2f} ± {r['likeability_ci95']:.2f}", str(r["lies"]),
+        )  # fmt: skip
+    Console().print(t)
+
+
+@app.command("serve")
+def serve_cmd(
+    agents: Annotated[
+        str, typer.Option(help="comma-separated agents to register")
+    ] = "fair,tough,ledger,liar",
+    db: Annotated[Path, typer.Option(help="the study's SQLite file (resumable)")] = Path(
+        "han-study.sqlite"
+    ),
+    participants: Annotated[int, typer.Option(help="links to make per agent")] = 25,
+    game: str = "example-1",
+    time_limit: Annotated[
+        float | None, typer.Option("--time", help="seconds (default 600)")
+    ] = None,
+    host: str = "127.0.0.1",
+    port: int = 8040,
+) -> None:
+    """Serve a study: each agent meets --participants fresh people; prints their links."""
+    from accord.leagues.han.server import create_han_app
+    from accord.web.runner import serve
+
+    try:
+        names = [a for a in agents.split(",") if a]
+        app_, study, _ = create_han_app(db, names, game=game, time_limit=time_limit)
+    except AccordError as exc:
+        raise _fail(exc) from None
+    c = Console()
+    if study.initial_password:
+        c.print(f"experimenter password: {study.initial_password}")
+    have = study.progress()["byStatus"]
+    if sum(have.values()) == 0:
+        for inv in study.invite(participants * len(names), label="han"):
+            c.print(f"http://{host}:{port}{inv.path}")
+    c.print(f"admin page: http://{host}:{port}/study/admin.html")
+    serve(app_, host, port)

@@ -1,0 +1,270 @@
+"""The competition server: people play agents in the browser, on ``accord.web.study``.
+
+Each registered agent is a condition of a one-round study, so each participant meets one
+agent once; the experimenter makes links (N per agent) and watches progress on the
+study's admin page. A participant's game is a :class:`~accord.leagues.han.match.Match`
+with the person's side driven by the page; the platform builds a *fresh* agent for every
+participant. The page polls ``GET /api/han/state`` (which moves the game to now: agent
+events due, the 1-minute warning, the time limit) and posts events to
+``POST /api/han/event``; a malformed event gets the one error body and is recorded, and
+the game goes on. After the game comes the survey (``POST /api/han/survey``); then the
+game's CSV row (IAGO's columns and the answers) goes into the study's SQLite file.
+``GET /api/han/results`` and ``/api/han/games.csv`` give results per agent and the rows.
+A game in progress lives in memory: after a restart the study (participants, links,
+finished games) resumes and an unfinished game is restarted.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.core.errors import ConfigError
+from accord.leagues.han.domain import GameSpec
+from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
+from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
+from accord.leagues.han.scoring import SURVEY, columns, csv_row
+from accord.web.errors import WebError
+from accord.web.requests import read_json
+from accord.web.study import Condition, Consent, Study, StudyDesign
+
+__all__ = ["STATIC", "HanService", "han_design"]
+
+STATIC = Path(__file__).parent / "static"
+CONSENT = (
+    "You will negotiate with a computer agent over how to split some items, for up to ten "
+    "minutes, and then answer a short survey.\n\nWe record your moves and answers, not your name. "
+    "You may stop at any time."
+)
+
+
+def han_design(
+    agents: list[str], study_id: str = "han-2017", title: str = "Negotiation study"
+) -> StudyDesign:
+    """One condition per agent, one round each: every participant meets one agent once."""
+    if not agents:
+        raise ConfigError("a HAN study needs at least one registered agent")
+    return StudyDesign(
+        id=study_id,
+        title=title,
+        conditions=[Condition(name=a, params={"agent": a}) for a in agents],
+        rounds=1,
+        consent=Consent(text=CONSENT, version="1"),
+        task_path="/han.html",
+    )
+
+
+class SurveyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answers: dict[str, int]
+    age: int = Field(ge=18, le=120)
+    gender: str = Field(max_length=40)
+    english_first: bool
+    attention: str = Field(max_length=40)
+
+
+ATTENTION = ("Select 'agree' for this question.", "agree")
+
+
+class HanService:
+    """The league's routes over a :class:`Study` (see the module docstring)."""
+
+    def __init__(
+        self,
+        study: Study,
+        agents: Mapping[str, AgentFactory],
+        spec: GameSpec,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        missing = [c.name for c in study.design.conditions if c.name not in agents]
+        if missing:
+            raise ConfigError(
+                f"the study has agents {missing} that are not registered here: {sorted(agents)}"
+            )
+        self.study = study
+        self.agents = dict(agents)
+        self.spec = spec
+        self.clock = clock or study.clock.now
+        self.fresh = Fresh()
+        self.matches: dict[str, Match] = {}
+        self.lock = threading.Lock()
+
+    # -- games ---------------------------------------------------------------------------
+    def match(self, pid: str) -> Match:
+        with self.lock:
+            m = self.matches.get(pid)
+            if m is None:
+                view = self.study.view(pid)
+                if view.status != "consented":
+                    raise WebError(
+                        409, f"participant {pid} is {view.status}; there is no game to play"
+                    )
+                agent = self.fresh(self.agents[str(view.params["agent"])])
+                m = Match(self.spec, agent, None, start=self.clock(), spacing=0.0)
+                self.matches[pid] = m
+                self.study.record(
+                    pid, "game_start", {"agent": view.params["agent"], "game": self.spec.name}
+                )
+            m.advance(self.clock())
+            return m
+
+    def state(self, pid: str) -> dict[str, Any]:
+        m = self.match(pid)
+        now = self.clock()
+        g = m.game
+        face, until = m.expression.get("agent", ("neutral", 0.0))
+        elapsed = min(m.elapsed(now), self.spec.total_time)
+        out = {
+            **g.state("person"),
+            "left": max(0.0, self.spec.total_time - elapsed),
+            "agentFace": face if m.elapsed(now) < until else "neutral",
+            "history": [
+                {
+                    "t": round(t, 1),
+                    "who": e.owner,
+                    "kind": e.kind.value,
+                    "text": e.describe(self.spec.issues),
+                }
+                for t, e in m.feed
+            ],
+            "refused": [v.reason for v in g.violations if v.side == "person"],
+            "presets": [t for t, _ in PRESET_UTTERANCES],
+            "emotions": list(EMOTIONS),
+        }
+        if g.ended:
+            out["result"] = {"outcome": g.result.outcome.value, "points": g.result.points["person"]}
+            out["survey"] = [{"key": k, "text": t} for k, t, _ in SURVEY]
+            out["attention"] = ATTENTION[0]
+        return out
+
+    def event(self, pid: str, raw: Any) -> dict[str, Any]:
+        m = self.match(pid)
+        if m.game.ended:
+            raise WebError(409, "the game is over; answer the survey")
+        try:
+            ev = event_from_json(raw, "person")
+        except InvalidEvent as exc:
+            m.refuse("person", self.clock(), str(exc))
+            self.study.record(pid, "refused", {"error": str(exc)})
+            raise WebError(422, str(exc)) from None
+        n = len(m.game.violations)
+        m.submit("person", ev, self.clock())
+        if len(m.game.violations) > n:
+            reason = m.game.violations[-1].reason
+            self.study.record(pid, "refused", {"error": reason})
+            raise WebError(422, reason)
+        self.study.record(pid, "event", ev.to_json())
+        return self.state(pid)
+
+    def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
+        m = self.match(pid)
+        if not m.game.ended:
+            raise WebError(409, "the survey comes after the game")
+        keys = [k for k, _, _ in SURVEY]
+        bad = [k for k in keys if not 1 <= body.answers.get(k, 0) <= 7]
+        if bad or set(body.answers) != set(keys):
+            raise WebError(422, f"the survey needs answers 1..7 to {keys}; got {body.answers}")
+        rec: MatchRecord = m.record()
+        row = csv_row(rec, pid, self.study.design.id, body.answers)
+        row["agent1"] = str(self.study.view(pid).params["agent"])
+        row["attentionPassed"] = int(body.attention.strip().lower() == ATTENTION[1])
+        demo = {"age": body.age, "gender": body.gender, "english_first": body.english_first}
+        self.study.record(pid, "game_row", {"row": row, "demographics": demo})
+        self.study.complete(
+            pid, {"points": rec.result.points["person"], "likeability": row["likeability"]}
+        )
+        with self.lock:
+            self.matches.pop(pid, None)
+        return {"done": True, "next": self.study.view(pid).next}
+
+    # -- results -------------------------------------------------------------------------
+    def rows(self) -> list[dict[str, Any]]:
+        return [e.data["row"] for e in self.study.events.read(kinds=("game_row",))]
+
+    def results(self) -> list[dict[str, Any]]:
+        out = []
+        rows = self.rows()
+        for c in self.study.design.conditions:
+            rs = [r for r in rows if r["agent1"] == c.name and r.get("attentionPassed", 1)]
+            pts = [float(r["vhPoints"]) for r in rs]
+            like = [float(r["likeability"]) for r in rs]
+            m = sum(like) / len(like) if like else 0.0
+            sd = (
+                math.sqrt(sum((x - m) ** 2 for x in like) / (len(like) - 1))
+                if len(like) > 1
+                else 0.0
+            )
+            out.append({
+                "agent": c.name, "games": len(rs),
+                "points": round(sum(pts) / len(pts), 3) if pts else 0.0,
+                "likeability": round(m, 3),
+                "likeability_ci95": round(1.96 * sd / math.sqrt(len(like)), 3) if like else 0.0,
+            })  # fmt: skip
+        return out
+
+    def router(self) -> APIRouter:
+        r = APIRouter(prefix="/api/han")
+        participant = Depends(self.study.auth.participant)
+        user = Depends(self.study.auth.user)
+
+        @r.get("/state")
+        def state(pid: str = participant) -> dict[str, Any]:
+            return self.state(pid)
+
+        @r.post("/event")
+        async def event(request: Request, pid: str = participant) -> dict[str, Any]:
+            return self.event(pid, await read_json(request))
+
+        @r.post("/survey")
+        def survey(body: SurveyIn, pid: str = participant) -> dict[str, Any]:
+            return self.survey(pid, body)
+
+        @r.get("/results")
+        def results(_: str = user) -> list[dict[str, Any]]:
+            return self.results()
+
+        @r.get("/games.csv")
+        def games_csv(_: str = user) -> Response:
+            buf = io.StringIO()
+            cols = [*columns(), "attentionPassed"]
+            w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
+            w.writeheader()
+            for row in self.rows():
+                w.writerow(row)
+            return Response(buf.getvalue(), media_type="text/csv")
+
+        return r
+
+
+def create_han_app(
+    db: str | Path,
+    agents: list[str],
+    *,
+    game: str = "example-1",
+    time_limit: float | None = None,
+    warning_time: float | None = None,
+    password: str | None = None,
+    study_id: str = "han-2017",
+) -> tuple[Any, Study, HanService]:
+    """The app of a HAN study in SQLite file ``db`` with the named agents (resumable)."""
+    from accord.leagues.han.domain import domain
+    from accord.leagues.han.tournament import agent_class
+    from accord.web.study import create_study_app
+
+    factories = {a: agent_class(a) for a in agents}
+    spec = domain(game)
+    if time_limit:
+        spec = spec.with_time(time_limit, warning_time)
+    study = Study(db, han_design(agents, study_id), password=password)
+    service = HanService(study, factories, spec)
+    app = create_study_app(study, service, pages={"/": str(STATIC)})
+    return app, study, service

@@ -1,0 +1,125 @@
+// The person's page: item board, menus, emotions, the agent's face, timer, survey.
+import { api, go } from "./study/study.js";
+
+const FACES = { happy: "😀", angry: "😠", surprised: "😮", sad: "😢", neutral: "😐" };
+const $ = (id) => document.getElementById(id);
+let state = null;
+let board = null; // my working allocation: rows of [agent, undecided, me]
+let boardFromServer = null;
+
+function fmt(s) { const m = Math.floor(s / 60), r = Math.floor(s % 60); return `${m}:${String(r).padStart(2, "0")}`; }
+
+async function send(ev) {
+  $("error").textContent = "";
+  try { render(await api("api/han/event", { method: "POST", body: ev })); }
+  catch (e) { $("error").textContent = e.message; }
+}
+
+function move(i, from, to) {
+  if (board[i][from] > 0) { board[i][from] -= 1; board[i][to] += 1; drawBoard(); send({ kind: "OFFER_IN_PROGRESS" }); }
+}
+
+function drawBoard() {
+  const tb = $("board");
+  tb.innerHTML = "";
+  state.issues.forEach((name, i) => {
+    const tr = document.createElement("tr");
+    tr.innerHTML = `<th>${name} (${state.values[i]})</th>`;
+    [0, 1, 2].forEach((col) => {
+      const td = document.createElement("td");
+      td.className = "cell";
+      td.dataset.issue = i; td.dataset.col = col;
+      td.id = `cell-${i}-${col}`;
+      td.ondragover = (e) => e.preventDefault();
+      td.ondrop = (e) => { e.preventDefault(); const [fi, fc] = e.dataTransfer.getData("text").split(",").map(Number); if (fi === i) move(i, fc, col); };
+      for (let k = 0; k < board[i][col]; k++) {
+        const it = document.createElement("span");
+        it.className = "item"; it.draggable = true; it.title = `move one ${name}`;
+        it.ondragstart = (e) => e.dataTransfer.setData("text", `${i},${col}`);
+        it.onclick = () => move(i, col, col === 1 ? 2 : 1);
+        td.appendChild(it);
+      }
+      const n = document.createElement("small"); n.textContent = ` ${board[i][col]}`; n.className = "count";
+      td.appendChild(n);
+      tr.appendChild(td);
+    });
+    tb.appendChild(tr);
+  });
+}
+
+function render(s) {
+  const first = state === null;
+  state = s;
+  if (first) setup();
+  const tableStr = JSON.stringify(s.offer);
+  if (board === null || tableStr !== boardFromServer) {
+    board = s.offer ? s.offer.map((r) => r.slice()) : s.quantities.map((q) => [0, q, 0]);
+    boardFromServer = tableStr;
+    drawBoard();
+  }
+  $("points").textContent = s.points_on_table;
+  $("batna").textContent = s.batna;
+  $("timer").textContent = fmt(s.left);
+  $("warning").hidden = !s.warned;
+  $("face").textContent = FACES[s.agentFace] || FACES.neutral;
+  $("face").dataset.face = s.agentFace;
+  const h = $("history");
+  h.innerHTML = s.history.map((e) => `<div class="${e.who}">${e.t}s ${e.who === "person" ? "You" : e.who === "agent" ? "Agent" : ""}: ${e.text}</div>`).join("");
+  h.scrollTop = h.scrollHeight;
+  if (s.result) finish(s);
+}
+
+function setup() {
+  state.presets.forEach((text, i) => {
+    const b = document.createElement("button"); b.textContent = text; b.dataset.preset = i + 1;
+    b.onclick = () => send({ kind: "SEND_MESSAGE", preset: i + 1 });
+    $("presets").appendChild(b);
+  });
+  state.emotions.forEach((emo) => {
+    const b = document.createElement("button"); b.textContent = `${FACES[emo]} ${emo}`; b.id = `emo-${emo}`;
+    b.onclick = () => send({ kind: "SEND_EXPRESSION", emotion: emo });
+    $("emotions").appendChild(b);
+  });
+  for (const sel of [$("pref-a"), $("pref-b")]) {
+    state.issues.forEach((n, i) => { const o = document.createElement("option"); o.value = i; o.textContent = n; sel.appendChild(o); });
+  }
+  $("send-offer").onclick = () => send({ kind: "SEND_OFFER", offer: board });
+  $("accept").onclick = () => send({ kind: "FORMAL_ACCEPT" });
+  $("quit").onclick = () => send({ kind: "FORMAL_QUIT" });
+  $("send-pref").onclick = () => send({ kind: "SEND_MESSAGE", preference: {
+    issue1: Number($("pref-a").value), issue2: Number($("pref-b").value),
+    relation: $("pref-rel").value, query: $("pref-kind").value === "true" } });
+  $("send-batna").onclick = () => send({ kind: "SEND_MESSAGE", batna: Number($("batna-claim").value) });
+}
+
+let finished = false;
+function finish(s) {
+  if (finished) return;
+  finished = true;
+  $("game").hidden = true;
+  $("after").hidden = false;
+  const how = { deal: "You reached a deal", timeout: "Time ran out", quit: "You both walked away" }[s.result.outcome];
+  $("result").textContent = `${how}: you scored ${s.result.points} points.`;
+  $("attention-q").textContent = s.attention;
+  $("questions").innerHTML = s.survey.map((q) => `<p>${q.text}<br>` +
+    [1, 2, 3, 4, 5, 6, 7].map((v) => `<label><input type="radio" name="${q.key}" value="${v}">${v}</label>`).join(" ") + "</p>").join("");
+  $("survey").onsubmit = async (e) => {
+    e.preventDefault();
+    const f = new FormData($("survey"));
+    const answers = {};
+    for (const q of s.survey) answers[q.key] = Number(f.get(q.key));
+    try {
+      const r = await api("api/han/survey", { method: "POST", body: {
+        answers, age: Number(f.get("age")), gender: f.get("gender"),
+        english_first: f.get("english") === "on", attention: f.get("attention") || "" } });
+      go(r.next);
+    } catch (err) { $("result").textContent = err.message; }
+  };
+}
+
+async function poll() {
+  if (finished) return;
+  try { render(await api("api/han/state")); } catch (e) { $("error").textContent = e.message; }
+  setTimeout(poll, 500);
+}
+poll();

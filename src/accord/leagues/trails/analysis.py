@@ -1,0 +1,120 @@
+"""Analysis of Colored Trails games: promised versus sent chips, traits over time, scores.
+
+Works on game records with a per-turn ``history`` (from :func:`~accord.leagues.trails.match.play`,
+a tournament, or a study's ``trails.end`` events), so agents, simulated populations and
+logged people are compared the same way.
+
+    >>> from accord.leagues.trails.generator import generate
+    >>> from accord.leagues.trails.match import play
+    >>> g = play(generate("mutual", 1), ["reliable", "unreliable"], seed=0)
+    >>> rows = player_rows(g, cls="mutual")
+    >>> [(r["agent"], r["kept"]) for r in rows]
+    [('reliable', 1.0), ('unreliable', 0.0)]
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from accord.core.errors import ConfigError
+from accord.leagues.trails.purb import Traits
+
+__all__ = ["compare", "player_rows", "rows_from_study_csv", "trajectories"]
+
+
+def trajectories(
+    history: Sequence[dict[str, Any]], discount: float = 0.1
+) -> list[list[dict[str, float]]]:
+    """Each player's reliability and helpfulness after every turn (PURB's discounted measure)."""
+    traits = [Traits(discount), Traits(discount)]
+    out: list[list[dict[str, float]]] = [[], []]
+    for h in history:
+        if h.get("accepted"):
+            for k in (0, 1):
+                helpful = None
+                if k == h["proposer"] and h.get("give") is not None:
+                    helpful = sum(h["give"]) > sum(h["take"])
+                traits[k].observe(sum(h["promised"][k]), sum(h["sent"][k]), helpful)
+        for k in (0, 1):
+            out[k].append(
+                {
+                    "turn": h["turn"],
+                    "reliability": traits[k].reliability,
+                    "helpfulness": traits[k].helpfulness,
+                }
+            )
+    return out
+
+
+def player_rows(
+    game: dict[str, Any], cls: str = "", population: str = "agents"
+) -> list[dict[str, Any]]:
+    """One row per player: agent, partner, class, score, promised and sent chips, ratio kept,
+    and the final reliability/helpfulness."""
+    history = game.get("history", [])
+    traj = trajectories(history)
+    rows = []
+    for k in (0, 1):
+        promised = sum(sum(h["promised"][k]) for h in history if h.get("accepted"))
+        sent = sum(
+            min(sum(h["sent"][k]), sum(h["promised"][k])) for h in history if h.get("accepted")
+        )
+        rows.append(
+            {
+                "population": population,
+                "agent": game["agents"][k],
+                "partner": game["agents"][1 - k],
+                "cls": cls or game.get("cls", ""),
+                "score": game["scores"][k],
+                "reached": bool(game.get("reached", [False, False])[k]),
+                "promised": promised,
+                "sent": sent,
+                "kept": round(sent / promised, 3) if promised else None,
+                "reliability": round(traj[k][-1]["reliability"], 3) if traj[k] else 1.0,
+                "helpfulness": round(traj[k][-1]["helpfulness"], 3) if traj[k] else 0.5,
+                "turns": len(history),
+            }
+        )
+    return rows
+
+
+def rows_from_study_csv(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of the people in a study's CSV export (``trails.end`` events, one per person)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"expected a study CSV export (events.csv); {p} is not a file")
+    rows = []
+    with p.open(newline="") as f:
+        for r in csv.DictReader(f):
+            if r.get("kind") != "trails.end":
+                continue
+            d = json.loads(r["data"])
+            me = int(d["player"])
+            names = ["partner", "partner"]
+            names[me] = "person"
+            game = {"agents": names, "scores": d["scores"], "history": d.get("history", [])}
+            rows.append(player_rows(game, cls=str(d.get("condition", "")), population="people")[me])
+    return rows
+
+
+def compare(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Mean score, chips kept ratio, reliability and goal rate per population and agent."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[(r["population"], r["agent"])].append(r)
+    out: dict[str, dict[str, dict[str, float]]] = defaultdict(dict)
+    for (pop, agent), rs in sorted(groups.items()):
+        kept = [r["kept"] for r in rs if r["kept"] is not None]
+        out[pop][agent] = {
+            "games": len(rs),
+            "score": round(sum(r["score"] for r in rs) / len(rs), 2),
+            "goal_rate": round(sum(r["reached"] for r in rs) / len(rs), 3),
+            "kept": round(sum(kept) / len(kept), 3) if kept else float("nan"),
+            "reliability": round(sum(r["reliability"] for r in rs) / len(rs), 3),
+        }
+    return dict(out)

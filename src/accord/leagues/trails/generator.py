@@ -1,0 +1,93 @@
+"""Seeded boards of a chosen dependency class, checked by exact path search.
+
+A player is *task-independent* when its own chips pay for a path from its start to its
+goal, else *task-dependent*. The classes:
+
+- ``mutual``: both players are task-dependent (co-dependent);
+- ``unilateral``: player 0 is task-dependent, player 1 independent (swap seats to get
+  the other side);
+- ``independent``: both are task-independent.
+
+Every dependent player can reach its goal with the two players' chips pooled, so trade
+can help. Defaults: 5x5 board, 4 colours, 6 chips each, start-goal distance >= 3.
+
+    >>> s = generate("mutual", seed=3)
+    >>> dependency_class(s)
+    'mutual'
+    >>> generate("mutual", seed=3) == s
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from accord.core.errors import ConfigError
+from accord.leagues.trails.engine import Setup
+from accord.leagues.trails.rules import Board
+
+__all__ = ["CLASSES", "dependency_class", "generate"]
+
+CLASSES = ("mutual", "unilateral", "independent")
+
+
+def dependency_class(setup: Setup) -> str:
+    """``mutual``, ``unilateral`` (either player dependent) or ``independent``."""
+    dep = [
+        not setup.board.can_reach(setup.starts[k], setup.goals[k], setup.chips[k]) for k in (0, 1)
+    ]
+    return "mutual" if all(dep) else "independent" if not any(dep) else "unilateral"
+
+
+def _fits(setup: Setup, wanted: str) -> bool:
+    b = setup.board
+    dep = [not b.can_reach(setup.starts[k], setup.goals[k], setup.chips[k]) for k in (0, 1)]
+    pooled = np.add(setup.chips[0], setup.chips[1])
+    if any(
+        d and not b.can_reach(setup.starts[k], setup.goals[k], pooled) for k, d in enumerate(dep)
+    ):
+        return False
+    if wanted == "mutual":
+        return dep[0] and dep[1]
+    if wanted == "unilateral":
+        return dep[0] and not dep[1]
+    return not dep[0] and not dep[1]
+
+
+def generate(
+    dependency: str,
+    seed: int,
+    *,
+    rows: int = 5,
+    cols: int = 5,
+    n_colors: int = 4,
+    chips: int = 6,
+    min_distance: int = 3,
+    tries: int = 5000,
+) -> Setup:
+    """A board of class ``dependency`` drawn from ``seed`` (rejection sampling)."""
+    if dependency not in CLASSES:
+        raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
+    if rows * cols < 4 or min_distance > rows + cols - 2:
+        raise ConfigError(
+            f"a {rows}x{cols} board cannot hold starts and goals {min_distance} apart"
+        )
+    rng = np.random.default_rng(seed)
+    for _ in range(tries):
+        colors = tuple(int(c) for c in rng.integers(0, n_colors, rows * cols))
+        board = Board(rows, cols, n_colors, colors)
+        cells = rng.permutation(rows * cols)[:4].tolist()
+        starts, goals = (cells[0], cells[1]), (cells[2], cells[3])
+        if min(board.distance(starts[k], goals[k]) for k in (0, 1)) < min_distance:
+            continue
+        hands = tuple(
+            tuple(int(x) for x in np.bincount(rng.integers(0, n_colors, chips), minlength=n_colors))
+            for _ in (0, 1)
+        )
+        setup = Setup(board, starts, goals, (hands[0], hands[1]))
+        if _fits(setup, dependency):
+            return setup
+    raise ConfigError(
+        f"no {dependency} board found in {tries} tries for {rows}x{cols}, {n_colors} colours, "
+        f"{chips} chips; try more chips or a smaller min_distance"
+    )

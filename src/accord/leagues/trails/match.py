@@ -1,0 +1,138 @@
+"""Play one game between two agents; a failing agent's action is recorded and nullified.
+
+>>> from accord.leagues.trails.generator import generate
+>>> r = play(generate("mutual", 1), ["purb", "reliable"], seed=0)
+>>> r["end"] in {"goal", "dormant", "max_turns"}, len(r["scores"])
+(True, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from accord.core.errors import ConfigError
+from accord.leagues.trails.agent import Agent, make_view
+from accord.leagues.trails.baselines import BASELINES
+from accord.leagues.trails.engine import (
+    EndMove,
+    Game,
+    Move,
+    Pass,
+    Phase,
+    Propose,
+    Respond,
+    Setup,
+    Transfer,
+)
+from accord.leagues.trails.purb import Purb
+from accord.leagues.trails.rules import Rules
+
+__all__ = ["AGENTS", "advance", "make_agent", "observe_all", "play"]
+
+AGENTS: dict[str, type[Agent]] = {"purb": Purb, **BASELINES}
+
+
+def make_agent(name: str | Agent) -> Agent:
+    """An agent by name (``purb``, ``reliable``, ``unreliable``, ``greedy``, ``random``)."""
+    if isinstance(name, Agent):
+        return name
+    cls = AGENTS.get(name.strip().lower())
+    if cls is None:
+        raise ConfigError(f"unknown trails agent {name!r}; known: {', '.join(AGENTS)}")
+    return cls()
+
+
+def _safe(game: Game, player: int, fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except Exception as exc:  # an agent's failure is its own, recorded, game goes on
+        from accord.leagues.trails.engine import Violation
+
+        game.violations.append(
+            Violation(
+                game.turn, player, game.phase.value, f"agent raised {type(exc).__name__}: {exc}"
+            )
+        )
+        return None
+
+
+def observe_all(game: Game, agents: Sequence[Agent | None]) -> None:
+    """Tell every agent how the last turn went (promised and sent chips of both)."""
+    rec = game.history[-1]
+    for k, a in enumerate(agents):
+        if a is not None:
+            _safe(game, k, a.observe, make_view(game, k), rec)
+
+
+def advance(game: Game, agents: Sequence[Agent | None]) -> None:
+    """Let agents act until the game ends or a player without an agent (None) must act."""
+    while not game.done and agents[game.actor] is not None:
+        p = game.actor
+        agent = agents[p]
+        assert agent is not None
+        n = len(game.history)
+        view = make_view(game, p)
+        if game.phase is Phase.PROPOSE:
+            prop = _safe(game, p, agent.propose, view)
+            game.step(p, prop if isinstance(prop, Propose) else Pass())
+        elif game.phase is Phase.RESPOND:
+            assert game.proposal is not None
+            ok = _safe(game, p, agent.respond, view, game.proposal)
+            game.step(p, Respond(bool(ok)))
+        elif game.phase is Phase.TRANSFER:
+            promised = tuple(int(x) for x in game.promised(p))
+            expected = tuple(int(x) for x in game.promised(1 - p))
+            send = _safe(game, p, agent.transfer, view, promised, expected)
+            game.step(p, Transfer(tuple(send) if send is not None else (0,) * len(promised)))
+        else:
+            path = _safe(game, p, agent.move, view) or []
+            for cell in path:
+                if game.actor != p or game.phase is not Phase.MOVE:
+                    break
+                if not game.step(p, Move(int(cell))).ok:
+                    break
+            if game.actor == p and game.phase is Phase.MOVE:
+                game.step(p, EndMove())
+        if len(game.history) > n:
+            observe_all(game, agents)
+
+
+def play(
+    setup: Setup,
+    agents: Sequence[str | Agent],
+    *,
+    rules: Rules | None = None,
+    seed: int = 0,
+    max_turns: int = 50,
+) -> dict[str, Any]:
+    """Play a game to its end; returns scores, end reason, per-turn history, violations.
+
+    ``max_turns`` (50) caps a game of agents that keep moving without ending it.
+    """
+    if len(agents) != 2:
+        raise ConfigError(f"a Colored Trails game has 2 agents; got {len(agents)}")
+    rules = rules if rules is not None else Rules(max_turns=max_turns)
+    game = Game(setup, rules)
+    players = [make_agent(a) for a in agents]
+    seeds = np.random.SeedSequence(seed).spawn(2)
+    for k, a in enumerate(players):
+        a.start(k, np.random.default_rng(seeds[k]))
+    advance(game, players)
+    return result(game, [a.name for a in players])
+
+
+def result(game: Game, names: Sequence[str]) -> dict[str, Any]:
+    """The JSON-able record of a finished (or current) game."""
+    return {
+        "agents": list(names),
+        "scores": game.scores(),
+        "end": game.end_reason.value if game.end_reason else None,
+        "turns": len(game.history),
+        "reached": [game.positions[k] == game.goals[k] for k in (0, 1)],
+        "history": [r.to_dict() for r in game.history],
+        "violations": [v.__dict__ for v in game.violations],
+        "setup": game.setup.to_dict(),
+    }

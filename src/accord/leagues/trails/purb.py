@@ -1,0 +1,271 @@
+"""The PURB agent (Personality and Utility Rule Based), after the paper's section 3.1.
+
+**Traits.** For both players PURB keeps *reliability* (chips sent after agreements over
+chips promised) and *helpfulness* (share of a player's agreed proposals that offered more
+chips than they asked for). Both are discounted ratios: after each agreement and transfer,
+every past sum is multiplied by ``1 - discount`` (discount 0.1, the paper's rate) and the
+new observation added. Priors: one promised chip kept (PURB starts out trusting and
+reliable) and half a helpful proposal out of one.
+
+    >>> t = Traits()
+    >>> t.observe(promised=2, sent=0, proposed=None)     # broke a promise of two chips
+    >>> round(t.reliability, 4)                         # 0.9 / (0.9 + 2)
+    0.3103
+
+**Social utility** of a chip allocation: ``w_self * ES_i + w_other * ES_j + w_coop_j *
+coop_j + w_coop_i * coop_i`` where ES is the expected future score (the best score reachable
+with the chips, i.e. ``100 P - 10 d (1 - P) + 5 s``) and coop the mean of helpfulness and
+reliability. Chosen weights (the paper gives rules, not numbers): ``w_self = 1``; ``w_other
+= 0.1 + 0.4 * coop_j`` (a reliable, helpful partner's score counts more, as the paper's
+example says), raised by 0.2 when PURB is task-dependent (it needs the partner);
+``w_coop_i = 20`` per unit of the helpfulness its proposal shows (reputation); ``w_coop_j =
+10``. Thresholds: reliability < 0.4 is low, >= 0.8 high; epsilon 2 points; "half with a
+given probability": 0.5; certainty: at least 2 observations of the partner; until then a
+high reliability counts as medium (PURB keeps its word in full only to a partner it has
+seen keep theirs, else the medium-reliability rules apply). All are :class:`PurbConfig` fields.
+
+**Rules narrowing proposals:** no colour both given and asked; at most ``max_side`` chips
+per side; never give up own task independence; no chips for a partner who is already
+task-independent unless the trade raises PURB's own expected score; when PURB is dependent
+and some proposal makes it independent, only those. **Acceptance** as the paper: accept when the offer is
+worth at least PURB's own proposal, or when it keeps the game alive; an offer that makes
+the partner independent while PURB stays dependent only with a reliable partner PURB is
+certain of. **Transfer** by the partner's reliability and the dependency cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from accord.leagues.trails.agent import Agent, View, sub_vectors
+from accord.leagues.trails.engine import Propose, TurnRecord
+
+__all__ = ["Purb", "PurbConfig", "Traits"]
+
+
+@dataclass
+class Traits:
+    """Discounted reliability and helpfulness of one player."""
+
+    discount: float = 0.1
+    sent: float = 1.0
+    promised: float = 1.0
+    helpful: float = 0.5
+    proposals: float = 1.0
+    observations: int = 0
+
+    @property
+    def reliability(self) -> float:
+        return self.sent / self.promised if self.promised > 0 else 1.0
+
+    @property
+    def helpfulness(self) -> float:
+        return self.helpful / self.proposals if self.proposals > 0 else 0.5
+
+    @property
+    def cooperativeness(self) -> float:
+        return (self.reliability + self.helpfulness) / 2
+
+    def observe(self, promised: int, sent: int, proposed: bool | None) -> None:
+        """One agreement and transfer: ``sent`` of ``promised`` chips; ``proposed`` is
+        whether this player's agreed proposal was helpful (None: it did not propose)."""
+        keep = 1.0 - self.discount
+        self.sent, self.promised = self.sent * keep, self.promised * keep
+        self.helpful, self.proposals = self.helpful * keep, self.proposals * keep
+        self.sent += min(sent, promised)
+        self.promised += promised
+        if proposed is not None:
+            self.helpful += 1.0 if proposed else 0.0
+            self.proposals += 1.0
+        if promised > 0:
+            self.observations += 1
+
+
+@dataclass(frozen=True)
+class PurbConfig:
+    """PURB's chosen numbers (see the module docstring for the reasons)."""
+
+    discount: float = 0.1
+    w_self: float = 1.0
+    w_other_base: float = 0.1
+    w_other_coop: float = 0.4
+    w_other_dependent: float = 0.2
+    w_coop_i: float = 20.0
+    w_coop_j: float = 10.0
+    low: float = 0.4
+    high: float = 0.8
+    epsilon: float = 2.0
+    half_probability: float = 0.5
+    certain_after: int = 2
+    max_side: int = 3
+
+
+@dataclass
+class Purb(Agent):
+    """The PURB agent; ``traits[k]`` is player k's model."""
+
+    config: PurbConfig = field(default_factory=PurbConfig)
+    name: str = "purb"
+
+    def start(self, me: int, rng: np.random.Generator) -> None:
+        super().start(me, rng)
+        self.traits = [Traits(self.config.discount), Traits(self.config.discount)]
+
+    # --- utility -------------------------------------------------------------
+    def utility(
+        self,
+        view: View,
+        mine: tuple[int, ...],
+        theirs: tuple[int, ...] | None,
+        helpful: bool | None,
+    ) -> float:
+        c, me, other = self.config, view.me, view.other
+        tj, ti = self.traits[other], self.traits[me]
+        dependent = not view.independent(me, view.chips)
+        w_other = c.w_other_base + c.w_other_coop * tj.cooperativeness
+        w_other += c.w_other_dependent if dependent else 0.0
+        es_i = view.best(me, mine)
+        es_j = view.best(other, theirs) if theirs is not None else 0.0
+        shown = ti.helpfulness if helpful is None else (ti.helpful + helpful) / (ti.proposals + 1)
+        return (
+            c.w_self * es_i + w_other * es_j + c.w_coop_j * tj.cooperativeness + c.w_coop_i * shown
+        )
+
+    def _after(self, view: View, p: Propose) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+        mine = tuple(a - g + t for a, g, t in zip(view.chips, p.give, p.take, strict=True))
+        if view.other_chips is None:
+            return mine, None
+        theirs = tuple(b + g - t for b, g, t in zip(view.other_chips, p.give, p.take, strict=True))
+        return mine, theirs
+
+    def candidates(self, view: View) -> list[Propose]:
+        """Proposals left by the narrowing rules (always including no trade)."""
+        c, me = self.config, view.me
+        other = (
+            view.other_chips if view.other_chips is not None else (c.max_side,) * len(view.chips)
+        )
+        was_indep = view.independent(me, view.chips)
+        # a partner who can already reach its goal gets chips only in exchange for chips
+        # that raise PURB's own expected score (it would walk away with a gift)
+        partner_free = view.other_chips is not None and view.independent(
+            view.other, view.other_chips
+        )
+        base = view.best(me, view.chips)
+        out, freeing = [], []
+        gives = list(sub_vectors(view.chips, c.max_side))
+        takes = list(sub_vectors(other, c.max_side))
+        for give in gives:
+            for take in takes:
+                if any(g and t for g, t in zip(give, take, strict=True)):
+                    continue
+                p = Propose(give, take)
+                mine, _ = self._after(view, p)
+                indep = view.independent(me, mine)
+                if was_indep and not indep:
+                    continue
+                if partner_free and any(give) and view.best(me, mine) <= base:
+                    continue
+                out.append(p)
+                if not was_indep and indep:
+                    freeing.append(p)
+        return freeing or out
+
+    def best_proposal(self, view: View) -> tuple[Propose, float]:
+        scored = []
+        for p in self.candidates(view):
+            mine, theirs = self._after(view, p)
+            scored.append((self.utility(view, mine, theirs, sum(p.give) > sum(p.take)), p))
+        top = max(u for u, _ in scored)
+        near = [p for u, p in scored if u >= top - self.config.epsilon]
+        return near[int(self.rng.integers(0, len(near)))], top
+
+    # --- actions -------------------------------------------------------------
+    def propose(self, view: View) -> Propose | None:
+        p, _ = self.best_proposal(view)
+        return p if any(p.give) or any(p.take) else None
+
+    def respond(self, view: View, proposal: Propose) -> bool:
+        me, other, c = view.me, view.other, self.config
+        # the proposer's give comes to me, its take leaves me
+        flipped = Propose(proposal.take, proposal.give)
+        if any(t > h for t, h in zip(flipped.give, view.chips, strict=True)):
+            return False
+        mine, theirs = self._after(view, flipped)
+        if self._keeps_alive(view, mine):
+            return True
+        tj = self.traits[other]
+        if (
+            theirs is not None
+            and not view.independent(other, view.other_chips or ())
+            and view.independent(other, theirs)
+            and not view.independent(me, mine)
+            and not (tj.reliability >= c.high and tj.observations >= c.certain_after)
+        ):
+            return False
+        u_offer = self.utility(view, mine, theirs, None)
+        _, u_own = self.best_proposal(view)
+        return u_offer >= u_own
+
+    def _keeps_alive(self, view: View, mine: tuple[int, ...]) -> bool:
+        me, board = view.me, view.board
+        here = view.positions[me]
+
+        def can_move(chips: tuple[int, ...]) -> bool:
+            return any(chips[board.colors[n]] > 0 for n in board.neighbours(here))
+
+        last = view.dormant[me] + 1 >= view.rules.dormant_limit
+        return last and not can_move(view.chips) and can_move(mine)
+
+    def transfer(
+        self, view: View, promised: tuple[int, ...], expected: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        c, other = self.config, view.other
+        if not any(promised):
+            return promised
+        rel = self.traits[other].reliability
+        if rel < c.low:
+            return (0,) * len(promised)
+        certain = self.traits[other].observations >= c.certain_after
+        if (rel >= c.high and certain) or view.other_chips is None:
+            return promised
+        theirs_now = view.other_chips
+        full = tuple(b - e + p for b, e, p in zip(theirs_now, expected, promised, strict=True))
+        mine_full = tuple(a - p + e for a, p, e in zip(view.chips, promised, expected, strict=True))
+        j_dep_now = not view.independent(other, theirs_now)
+        j_indep_after = view.independent(other, full)
+        i_indep_after = view.independent(view.me, mine_full)
+        if j_dep_now and j_indep_after:
+            best: tuple[int, ...] = (0,) * len(promised)
+            for sub in sub_vectors(promised, sum(promised)):
+                # dependent even if the partner keeps what it promised (medium reliability)
+                after = tuple(b + s for b, s in zip(theirs_now, sub, strict=True))
+                if sum(sub) > sum(best) and not view.independent(other, after):
+                    best = sub
+            return best
+        if j_indep_after and i_indep_after:
+            return promised
+        # both stay dependent, or the other cases: half with a probability, else all
+        if self.rng.random() < c.half_probability:
+            return _half(promised)
+        return promised
+
+    def observe(self, view: View, record: TurnRecord) -> None:
+        if not record.accepted or record.proposal is None:
+            return
+        for k in (0, 1):
+            promised, sent = sum(record.promised[k]), sum(record.sent[k])
+            helpful = None
+            if k == record.proposer:
+                helpful = sum(record.proposal.give) > sum(record.proposal.take)
+            self.traits[k].observe(promised, sent, helpful)
+
+
+def _half(promised: tuple[int, ...]) -> tuple[int, ...]:
+    """About half of the promised chips (rounded down per colour, at least one chip)."""
+    half = [p // 2 for p in promised]
+    if not any(half):
+        first = next(k for k, p in enumerate(promised) if p)
+        half[first] = 1 if sum(promised) > 1 else 0
+    return tuple(half)

@@ -1,0 +1,322 @@
+"""The Colored Trails study server: an :mod:`accord.web` study with the league's game page.
+
+The study (links, consent, the experimenter's page at ``/study/admin.html``, progress,
+the CSV of every event) is :mod:`accord.web.study`; this module adds the game routes
+under ``/api/trails`` and the page ``/trails/play.html``. Each condition names an opponent
+(an agent, or ``person``) and a dependency class. Against an agent, a participant's game
+starts when the page first asks for its state (the person is player 0); against
+``person``, participants of a condition are paired in arrival order. Every action, the
+agents' included, is logged in the study (kind ``trails.action``, with validity and
+error); a finished game completes the round with the scores (``trails.end``). Games live
+in memory: a restarted server keeps the study and its log, not games in progress.
+
+    >>> import tempfile
+    >>> from fastapi.testclient import TestClient
+    >>> app, study = create_trails_app(tempfile.mkdtemp(), trails_design(["purb"]), password="pw-trails")
+    >>> TestClient(app).get("/api/trails/state").json()["code"]
+    'unauthorized'
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from fastapi import APIRouter, Depends, FastAPI
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.core.errors import ConfigError
+from accord.leagues.trails.agent import Agent
+from accord.leagues.trails.engine import (
+    Action,
+    EndMove,
+    Game,
+    Move,
+    Pass,
+    Phase,
+    Propose,
+    Respond,
+    Transfer,
+)
+from accord.leagues.trails.generator import CLASSES, generate
+from accord.leagues.trails.match import AGENTS, advance, make_agent, observe_all
+from accord.web.errors import WebError
+from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
+
+__all__ = ["STATIC", "TASK_PATH", "TrailsService", "create_trails_app", "trails_design"]
+
+STATIC = Path(__file__).resolve().parent / "static"
+TASK_PATH = "/trails/play.html"
+CONSENT = Consent(
+    text=(
+        "You will play Colored Trails with another player, a person or a computer program: "
+        "you trade coloured chips and move across a board to your goal. Every proposal, "
+        "answer, transfer and move is recorded with its time.\n\nYou may stop at any time."
+    ),
+    version="1",
+)
+
+
+def trails_design(
+    opponents: Sequence[str],
+    *,
+    dependency: str = "mutual",
+    title: str = "Colored Trails study",
+    seed: int = 0,
+    study_id: str = "trails",
+) -> StudyDesign:
+    """A one-round study, one condition per opponent (an agent name or ``person``)."""
+    if dependency not in CLASSES:
+        raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
+    conds = []
+    for o in opponents:
+        if o != "person" and o not in AGENTS:
+            raise ConfigError(f"unknown opponent {o!r}; expected 'person' or one of {list(AGENTS)}")
+        conds.append(
+            Condition(name=f"{dependency}-vs-{o}", params={"opponent": o, "dependency": dependency})
+        )
+    return StudyDesign(
+        id=study_id,
+        title=title,
+        conditions=conds,
+        rounds=1,
+        seed=seed,
+        consent=CONSENT,
+        task_path=TASK_PATH,
+    )
+
+
+class ActIn(BaseModel):
+    """One action from the page."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["propose", "pass", "respond", "transfer", "move", "endmove"]
+    give: list[int] = Field(default_factory=list, max_length=10)
+    take: list[int] = Field(default_factory=list, max_length=10)
+    send: list[int] = Field(default_factory=list, max_length=10)
+    accept: bool = False
+    cell: int = -1
+
+
+class _Match:
+    def __init__(
+        self, gid: str, game: Game, seats: list[str | None], agents: list[Agent | None]
+    ) -> None:
+        self.id, self.game, self.seats, self.agents = gid, game, seats, agents
+        self.closed = False
+
+
+class TrailsService:
+    """The game routes of a Colored Trails study (``/api/trails/...``)."""
+
+    def __init__(self, study: Study) -> None:
+        self.study = study
+        self.lock = threading.RLock()
+        self.matches: dict[str, _Match] = {}
+        self.by_pid: dict[str, str] = {}
+        self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
+
+    # -- games ----------------------------------------------------------------------------
+    def _board_seed(self) -> int:
+        return int(self.study.design.seed) * 100_003 + len(self.matches)
+
+    def _start(self, pid: str) -> _Match | None:
+        view = self.study.view(pid)
+        opponent, dependency = str(view.params["opponent"]), str(view.params["dependency"])
+        gid = f"g{len(self.matches) + 1:04d}"
+        if opponent == "person":
+            cond = str(view.condition)
+            other = self.waiting.get(cond)
+            if other is None or other == pid:
+                self.waiting[cond] = pid
+                return None
+            del self.waiting[cond]
+            m = _Match(
+                gid, Game(generate(dependency, self._board_seed())), [other, pid], [None, None]
+            )
+        else:
+            agent = make_agent(opponent)
+            agent.start(1, np.random.default_rng(self._board_seed()))
+            m = _Match(
+                gid, Game(generate(dependency, self._board_seed())), [pid, None], [None, agent]
+            )
+        self.matches[gid] = m
+        for k, seat in enumerate(m.seats):
+            if seat is not None:
+                self.by_pid[seat] = gid
+                self.study.record(
+                    seat,
+                    "trails.start",
+                    {"game": gid, "player": k, "setup": m.game.setup.to_dict()},
+                )
+        self._after(m)
+        return m
+
+    def state(self, pid: str) -> dict[str, Any]:
+        with self.lock:
+            gid = self.by_pid.get(pid)
+            if gid is None:
+                m = self._start(pid)
+                if m is None:
+                    return {"waiting": True}
+            else:
+                m = self.matches[gid]
+            return self._view(m, m.seats.index(pid))
+
+    def act(self, pid: str, body: ActIn) -> dict[str, Any]:
+        with self.lock:
+            gid = self.by_pid.get(pid)
+            if gid is None:
+                raise WebError(409, "no game yet: open the game page first (GET /api/trails/state)")
+            m = self.matches[gid]
+            g = m.game
+            me = m.seats.index(pid)
+            if g.done:
+                raise WebError(409, f"game {gid} has ended")
+            action = _action(body, g.board.n_colors)
+            phase, turn, n = g.phase.value, g.turn, len(g.history)
+            result = g.step(me, action)
+            if len(g.history) > n:
+                observe_all(g, m.agents)
+            self.study.record(
+                pid,
+                "trails.action",
+                {
+                    "game": gid,
+                    "player": me,
+                    "turn": turn,
+                    "phase": phase,
+                    "action": body.model_dump(),
+                    "ok": result.ok,
+                    "error": result.error,
+                },
+            )
+            self._after(m)
+            view = self._view(m, me)
+            if not result.ok:
+                view["error"] = result.error
+            return view
+
+    def _after(self, m: _Match) -> None:
+        g = m.game
+        advance(g, m.agents)
+        for k, seat in enumerate(m.seats):
+            if seat is not None:
+                self.study.notify(seat, "trails", self._view(m, k))
+        if g.done and not m.closed:
+            m.closed = True
+            result = {
+                "game": m.id,
+                "scores": g.scores(),
+                "end": g.end_reason.value if g.end_reason else None,
+                "turns": len(g.history),
+            }
+            for k, seat in enumerate(m.seats):
+                if seat is not None:
+                    self.study.record(
+                        seat,
+                        "trails.end",
+                        {**result, "player": k, "history": [r.to_dict() for r in g.history]},
+                    )
+                    self.study.complete(seat, {**result, "player": k})
+
+    def _view(self, m: _Match, me: int) -> dict[str, Any]:
+        g = m.game
+        b = g.board
+        other = 1 - me
+        see = g.rules.visibility == "full"
+        last = g.history[-1].to_dict() if g.history else None
+        out: dict[str, Any] = {
+            "waiting": False,
+            "game": m.id,
+            "me": me,
+            "rows": b.rows,
+            "cols": b.cols,
+            "colors": list(b.colors),
+            "nColors": b.n_colors,
+            "positions": list(g.positions),
+            "goals": list(g.goals),
+            "chips": [g.chips[me].tolist(), g.chips[other].tolist() if see else None],
+            "phase": g.phase.value,
+            "actor": g.actor,
+            "myTurn": g.actor == me and not g.done,
+            "turn": g.turn,
+            "dormant": list(g.dormant),
+            "dormantLimit": g.rules.dormant_limit,
+            "proposal": None,
+            "promised": None,
+            "score": g.scores()[me],
+            "best": g.rules.best_score(b, g.positions[me], g.goals[me], g.chips[me]),
+            "done": g.done,
+            "end": g.end_reason.value if g.end_reason else None,
+            "scores": g.scores() if g.done else None,
+            "opponent": "person" if m.agents[other] is None else m.agents[other].name,  # type: ignore[union-attr]
+            "last": last,
+            "rules": {
+                "X": g.rules.goal_bonus,
+                "Y": g.rules.chip_bonus,
+                "Z": g.rules.distance_penalty,
+            },
+        }
+        if g.proposal is not None and g.phase in (Phase.RESPOND, Phase.TRANSFER):
+            p = g.proposal
+            mine_give = p.give if g.proposer == me else p.take
+            mine_get = p.take if g.proposer == me else p.give
+            out["proposal"] = {"from": g.proposer, "give": list(mine_give), "get": list(mine_get)}
+        if g.phase is Phase.TRANSFER:
+            out["promised"] = {
+                "mine": g.promised(me).tolist(),
+                "theirs": g.promised(other).tolist(),
+                "agreed": g.agreed,
+            }
+        return out
+
+    # -- HTTP -----------------------------------------------------------------------------
+    def router(self) -> APIRouter:
+        r = APIRouter(prefix="/api/trails")
+        participant = Depends(self.study.auth.participant)
+
+        @r.get("/state")
+        def state(pid: str = participant) -> dict[str, Any]:
+            return self.state(pid)
+
+        @r.post("/act")
+        def act(body: ActIn, pid: str = participant) -> dict[str, Any]:
+            return self.act(pid, body)
+
+        return r
+
+
+def _action(body: ActIn, n: int) -> Action:
+    def vec(v: list[int], what: str) -> tuple[int, ...]:
+        if len(v) != n:
+            raise WebError(422, f"{what} must be {n} chip counts; got {v}")
+        return tuple(v)
+
+    if body.kind == "propose":
+        return Propose(vec(body.give, "give"), vec(body.take, "take"))
+    if body.kind == "pass":
+        return Pass()
+    if body.kind == "respond":
+        return Respond(body.accept)
+    if body.kind == "transfer":
+        return Transfer(vec(body.send, "send"))
+    if body.kind == "move":
+        return Move(body.cell)
+    return EndMove()
+
+
+def create_trails_app(
+    folder: str | Path, design: StudyDesign, password: str | None = None
+) -> tuple[FastAPI, Study]:
+    """The app and its study (``study.sqlite`` in ``folder``)."""
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    study = Study(root / "study.sqlite", design, password=password)
+    service = TrailsService(study)
+    app = create_study_app(study, service, pages={"/trails": str(STATIC)})
+    app.state.trails = service
+    return app, study

@@ -1,0 +1,135 @@
+"""Tournaments of Colored Trails agents on the tournament layer (resumable, any executor).
+
+Every ordered pair of agents (self-play included) plays every board of every dependency
+class; a game is one task of :func:`accord.tournament.tasks.run_tasks`, so ``out=`` stores
+records in SQLite and a killed run resumes.
+
+    >>> t = run_tournament(["purb", "reliable"], boards=1, classes=["mutual"])
+    >>> sorted(t["table"])
+    ['purb', 'reliable']
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from accord.core.errors import ConfigError
+from accord.leagues.trails.generator import CLASSES, generate
+from accord.leagues.trails.match import AGENTS, play
+
+__all__ = ["play_task", "run_tournament", "summarize"]
+
+
+def play_task(spec: dict[str, Any]) -> dict[str, Any]:
+    """One game of a tournament (a module-level function, so processes and Ray can run it)."""
+    setup = generate(spec["cls"], int(spec["board"]))
+    r = play(setup, [spec["a"], spec["b"]], seed=int(spec["seed"]))
+    return {
+        "cls": spec["cls"],
+        "board": spec["board"],
+        "agents": [spec["a"], spec["b"]],
+        "scores": r["scores"],
+        "reached": r["reached"],
+        "end": r["end"],
+        "turns": r["turns"],
+        "promised": [sum(sum(h["promised"][k]) for h in r["history"]) for k in (0, 1)],
+        "sent": [sum(sum(h["sent"][k]) for h in r["history"] if h["accepted"]) for k in (0, 1)],
+        "violations": len(r["violations"]),
+        "history": r["history"],
+    }
+
+
+def run_tournament(
+    agents: Sequence[str],
+    *,
+    boards: int = 10,
+    classes: Sequence[str] = CLASSES,
+    seed: int = 0,
+    out: str | Path | None = None,
+    executor: str = "serial",
+    workers: int | None = None,
+) -> dict[str, Any]:
+    """Play all ordered pairs on ``boards`` boards per class; returns games and tables."""
+    from accord.tournament.tasks import Job, run_tasks
+
+    unknown = [a for a in agents if a not in AGENTS]
+    if unknown or len(agents) < 1:
+        raise ConfigError(f"unknown trails agents {unknown}; known: {', '.join(AGENTS)}")
+    bad = [c for c in classes if c not in CLASSES]
+    if bad or boards < 1:
+        raise ConfigError(f"classes must be among {CLASSES} and boards >= 1; got {bad}, {boards}")
+    jobs = [
+        Job(
+            f"{c}-{b}-{x}-{y}",
+            {"cls": c, "board": seed * 100_003 + b, "a": x, "b": y, "seed": seed + b},
+        )
+        for c in classes
+        for b in range(boards)
+        for x in agents
+        for y in agents
+    ]
+    run = run_tasks(
+        play_task,
+        jobs,
+        out=out,
+        settings={
+            "league": "trails",
+            "agents": list(agents),
+            "boards": boards,
+            "classes": list(classes),
+            "seed": seed,
+        },
+        executor=executor,
+        workers=workers,
+    )
+    games = list(run.records.values())
+    return {"games": games, **summarize(games)}
+
+
+def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Mean score of each agent against each partner (``table[agent][partner]``), per class
+    (``by_class[cls][agent]``), and each agent's sent/promised ratio."""
+    pair: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    cls_: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    kept: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for g in games:
+        for k in (0, 1):
+            me, other = g["agents"][k], g["agents"][1 - k]
+            pair[me][other].append(g["scores"][k])
+            cls_[g["cls"]][me].append(g["scores"][k])
+            kept[me][0] += g["sent"][k]
+            kept[me][1] += g["promised"][k]
+
+    def mean(xs: list[float]) -> float:
+        return round(sum(xs) / len(xs), 2) if xs else 0.0
+
+    table = {a: {b: mean(v) for b, v in row.items()} for a, row in pair.items()}
+    return {
+        "table": table,
+        "checks": _checks(table),
+        "by_class": {c: {a: mean(v) for a, v in row.items()} for c, row in cls_.items()},
+        "reliability": {a: round(s / p, 3) if p else None for a, (s, p) in kept.items()},
+    }
+
+
+def _checks(table: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """PURB against never-reliable: who does better against a reliable partner; how much
+    ``unreliable`` gains from PURB compared with from ``reliable`` (exploitation); and
+    their head-to-head scores."""
+    if not {"purb", "unreliable", "reliable"} <= set(table):
+        return {}
+    t = table
+    return {
+        "vs_reliable": {"purb": t["purb"]["reliable"], "unreliable": t["unreliable"]["reliable"]},
+        "purb_beats_unreliable_vs_reliable": t["purb"]["reliable"] > t["unreliable"]["reliable"],
+        "unreliable_against": {
+            "purb": t["unreliable"]["purb"],
+            "reliable": t["unreliable"]["reliable"],
+        },
+        "purb_limits_exploitation": t["unreliable"]["purb"] < t["unreliable"]["reliable"],
+        "head_to_head": {"purb": t["purb"]["unreliable"], "unreliable": t["unreliable"]["purb"]},
+        "purb_wins_head_to_head": t["purb"]["unreliable"] > t["unreliable"]["purb"],
+    }

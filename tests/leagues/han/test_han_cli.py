@@ -1,0 +1,100 @@
+"""The CSV row, the tournament on the tournament layer (resumable) and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from accord.cli import app
+from accord.leagues.han.agents import FairSplitter, LyingAgent
+from accord.leagues.han.domain import EXAMPLE_1, EXAMPLE_2
+from accord.leagues.han.match import play
+from accord.leagues.han.participants import Cooperative, Impatient
+from accord.leagues.han.scoring import columns, csv_row, survey_score
+from accord.leagues.han.tournament import run_tournament
+
+
+def test_a_row_has_iagos_columns_and_counts() -> None:
+    rec = play(EXAMPLE_2, LyingAgent, Impatient)
+    row = csv_row(
+        rec,
+        "g7",
+        "pilot",
+        {
+            "use_again": 7,
+            "not_recommend": 1,
+            "use_frequently": 4,
+            "liked_partner": 5,
+            "trusted_partner": 3,
+        },
+    )
+    assert list(row) == columns()
+    assert columns()[:7] == [
+        "id",
+        "agent0",
+        "agent1",
+        "userPoints",
+        "vhPoints",
+        "timedout",
+        "formallyQuit",
+    ]
+    assert (row["agent0"], row["agent1"], row["studyName"]) == ("Impatient", "LyingAgent", "pilot")
+    assert row["numVHLie"] == rec.game.counts["VHLie"] >= 2  # false BEST and inflated BATNA
+    assert row["numVHBATNALies"] >= 1
+    assert row["initialOfferVHAlloc4"] == -1  # three issues: a fourth has no allocation
+    assert row["likeability"] == (7 + 7 + 4 + 5 + 3) / 5
+    assert (
+        survey_score(
+            {
+                "use_again": 1,
+                "not_recommend": 7,
+                "use_frequently": 1,
+                "liked_partner": 1,
+                "trusted_partner": 1,
+            }
+        )
+        == 1.0
+    )
+
+
+def test_a_full_deal_row_has_the_allocations() -> None:
+    rec = play(EXAMPLE_1, FairSplitter, Cooperative)
+    row = csv_row(rec, "g1")
+    deal = rec.result.offer
+    assert deal is not None
+    assert [row[f"finalOfferUserAlloc{i}"] for i in range(1, 5)] == [r[2] for r in deal.rows]
+    assert [row[f"finalOfferVHAlloc{i}"] for i in range(1, 5)] == [r[0] for r in deal.rows]
+    assert row["userPoints"] == EXAMPLE_1.points(deal, "person")
+
+
+def test_the_tournament_resumes_from_its_sqlite_file(tmp_path: Path) -> None:
+    out = tmp_path / "han.sqlite"
+    first = run_tournament(
+        ["fair", "liar"], ["cooperative", "greedy"], games=["example-1"], out=out
+    )
+    again = run_tournament(
+        ["fair", "liar"], ["cooperative", "greedy"], games=["example-1"], out=out
+    )
+    assert first["agents"] == again["agents"]
+    fair, liar = first["agents"]
+    assert (fair["agent"], fair["games"], liar["games"]) == ("fair", 2, 2)
+    assert liar["lies"] > 0 == fair["lies"]
+
+
+def test_cli_play_and_tournament_json() -> None:
+    runner = CliRunner()
+    res = runner.invoke(app, ["han", "play", "fair", "cooperative", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["outcome"] == "deal" and data["points"] == {"agent": 27, "person": 27}
+    res = runner.invoke(app, ["han", "play", "tough", "fair", "--vs-agent", "--game", "example-2"])
+    assert res.exit_code == 0 and "agent" in res.output
+    res = runner.invoke(
+        app, ["han", "tournament", "fair", "tough", "--participants", "greedy", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert [r["agent"] for r in json.loads(res.output)["agents"]] == ["fair", "tough"]
+    res = runner.invoke(app, ["han", "play", "nope", "cooperative"])
+    assert res.exit_code == 2 and "unknown HAN agent 'nope'" in res.output
