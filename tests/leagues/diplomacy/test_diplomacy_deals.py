@@ -141,7 +141,12 @@ def test_deals_about_the_past_are_void() -> None:
 
 
 def test_illegal_current_order_rejected_by_check() -> None:
-    n = Notary(check_order=lambda power, order: None if order == "A MUN H" else "not possible now")
+    def check(deals: object) -> str | None:
+        orders = [c.order for d in deals for c in d.commitments]  # type: ignore[attr-defined]
+        bad = [o for o in orders if o != "A MUN H"]
+        return f"illegal order {bad[0]!r}: not possible now" if bad else None
+
+    n = Notary(check=check)
     with pytest.raises(DealError, match="illegal order 'A MUN - SIL'"):
         n.propose("FRANCE", Deal.make("FRANCE", [oc("GERMANY", "A MUN - SIL")]))
 

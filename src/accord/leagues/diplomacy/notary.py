@@ -20,7 +20,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from accord.core.errors import ProtocolViolation
@@ -29,8 +29,11 @@ from .deals import POWERS, SEASONS, Deal, DealError, inconsistency
 
 __all__ = ["Event", "Notary", "NotaryError", "Proposal"]
 
-OrderCheck = Callable[[str, str], str | None]
-"""``(power, order) -> reason it is illegal now, or None``; used for current-phase orders."""
+BoardCheck = Callable[[Sequence[Deal]], str | None]
+"""``deals -> why they cannot be obeyed on the current board, or None``.
+
+The game runner passes one that checks the current phase's orders are legal and that
+every unit keeps at least one order obeying the deals."""
 
 
 class NotaryError(ProtocolViolation):
@@ -67,11 +70,11 @@ class Notary:
         powers: Iterable[str] = POWERS,
         year: int = 1901,
         phase: str = "S",
-        check_order: OrderCheck | None = None,
+        check: BoardCheck | None = None,
     ) -> None:
         self.powers = tuple(powers)
         self.now = (year, SEASONS.index(phase))
-        self.check_order = check_order
+        self.check = check
         self.proposals: dict[str, Proposal] = {}
         self.confirmed: list[Proposal] = []
         self.log: list[Event] = []
@@ -79,12 +82,12 @@ class Notary:
         self._next = 0
 
     # -- the clock ---------------------------------------------------------------------
-    def advance(self, year: int, phase: str, check_order: OrderCheck | None = None) -> None:
+    def advance(self, year: int, phase: str, check: BoardCheck | None = None) -> None:
         """Move to ``(year, phase)``; pending proposals about the past become void."""
         if phase not in SEASONS:
             raise DealError(f"notary: expected phase 'S' or 'F', got {phase!r}")
         self.now = (year, SEASONS.index(phase))
-        self.check_order = check_order
+        self.check = check
         for prop in list(self.proposals.values()):
             if prop.status == "pending" and prop.deal.is_past(self.now):
                 prop.status = "void"
@@ -103,12 +106,10 @@ class Notary:
             raise DealError(
                 f"deal is about a past phase (now {self.now[0]}{SEASONS[self.now[1]]}): void"
             )
-        if self.check_order is not None:
-            for c in deal.commitments:
-                if c.when == self.now:
-                    reason = self.check_order(c.power, c.order)
-                    if reason:
-                        raise DealError(f"illegal order {c.order!r} for {c.power}: {reason}")
+        if self.check is not None:
+            reason = self.check([deal])
+            if reason:
+                raise DealError(reason)
         self._next += 1
         pid = f"d{self._next}"
         prop = Proposal(pid, deal, {sender})
@@ -181,7 +182,11 @@ class Notary:
         if not prop.deal.involved <= prop.accepted:
             return False
         del self.proposals[prop.id]
-        if inconsistency([*self.valid_confirmed(), prop.deal]) is not None:
+        together = [*self.valid_confirmed(), prop.deal]
+        bad = inconsistency(together)
+        if bad is None and self.check is not None:
+            bad = self.check(together)
+        if bad is not None:
             prop.status = "inconsistent"
             self._emit("inconsistent", prop, last, ())
             return False
