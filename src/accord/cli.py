@@ -32,6 +32,7 @@ _GROUPS = [
     ("accord.agents.cli", "app", "agents", "List the built-in negotiators and check yours."),
     ("accord.leagues.scml.cli", "app", "scml", "The SCML supply-chain world."),
     ("accord.leagues.genius.cli", "app", "genius", "People versus agents, GENIUS style."),
+    ("accord.leagues.diplomacy.cli", "app", "diplomacy", "The ANAC 2017 Diplomacy league."),
 ]
 
 # Top-level commands that live in another layer: name -> (module, help).
