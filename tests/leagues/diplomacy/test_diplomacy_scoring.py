@@ -69,3 +69,17 @@ def test_standings_tie_break_by_centres() -> None:
     rows = standings([g1, g2])
     assert [(r.player, r.points, r.centres) for r in rows[:2]] == [("B", 12, 22), ("A", 12, 18)]
     assert rows[0].mean_centres == 11.0
+
+
+def test_core_imports_without_the_engine_and_says_how_to_get_it() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['diplomacy'] = None\n"
+        "import accord.leagues.diplomacy as d\n"
+        "from accord.leagues.diplomacy.engine import EngineMissing, new_game\n"
+        "try:\n    new_game()\nexcept EngineMissing as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'accord[diplomacy]'" in out.stdout

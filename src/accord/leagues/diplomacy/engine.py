@@ -25,7 +25,10 @@ class EngineMissing(ConfigError):
 
 def has_engine() -> bool:
     """True when the ``diplomacy`` package can be imported."""
-    return importlib.util.find_spec("diplomacy") is not None
+    try:
+        return importlib.util.find_spec("diplomacy") is not None
+    except (ImportError, ValueError):  # blocked or half-installed
+        return False
 
 
 def new_game() -> Any:
