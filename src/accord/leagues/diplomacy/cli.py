@@ -144,3 +144,22 @@ def tournament(
             str(r.solos),
         )
     Console().print(table)
+
+
+@app.command("view")
+def view(
+    game: Annotated[Path, typer.Argument(help="A game record written by 'play --out'.")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8000,
+) -> None:
+    """Step through a stored game in the browser (god view or one power's view)."""
+    _need_engine()
+    from accord.leagues.diplomacy.viewer import viewer_app
+    from accord.web.runner import serve
+
+    try:
+        record = json.loads(game.read_text())
+        app_ = viewer_app(record)
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(f"expected a game record (JSON) from 'play --out': {exc}") from exc
+    typer.echo(f"Viewer on http://127.0.0.1:{port}/")
+    serve(app_, "127.0.0.1", port)

@@ -123,6 +123,7 @@ def play_game(
         row: dict[str, Any] = {"phase": phase, "centres": _centres(game)}
         units = {p: list(game.get_units(p)) for p in POWERS}
         row["units"] = units
+        row["centers_list"] = {p: list(game.get_centers(p)) for p in POWERS}
         draws: set[str] = set()
         if kind == "M":
             notary.advance(year, season, board_check(game))
@@ -178,6 +179,7 @@ def play_game(
             "phase": game.get_current_phase(),
             "centres": centres,
             "units": {p: list(game.get_units(p)) for p in POWERS},
+            "centers_list": {p: list(game.get_centers(p)) for p in POWERS},
         }
     )
     return record
