@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Sets Accord up on a fresh machine in .venv/. Safe to run again.
 #   bash scripts/setup.sh main   what the main job needs: `pip install -e .` (demo.sh)
-#   bash scripts/setup.sh all    everything: the dev, Ray, Parquet and browser extras, and
+#   bash scripts/setup.sh all    everything: the dev, Ray, Parquet, browser and NegMAS extras, and
 #                                Debian's Chromium for the browser tests (test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
 case "$mode" in
   main) spec='.' ;;
-  all) spec='.[dev]' ;;
+  all) spec='.[dev,negmas]' ;;   # negmas: the NegMAS bridge and its tests
   *) echo "usage: bash scripts/setup.sh [main|all]; got '$mode'" >&2; exit 2 ;;
 esac
 PY=${PYTHON:-python3}

@@ -160,7 +160,7 @@ def _utility_panel(
         if mine.any():
             u = trace.utilities[mine]
             ax.plot(u[:, a], u[:, b], ".-", ms=5, lw=0.7, color=COLORS[p % len(COLORS)],
-                    alpha=0.85, label=f"offers of {trace.names[p]}")  # fmt: skip
+                    alpha=0.85, label=f"offers of {trace.label(p)}")  # fmt: skip
     if analysis.nash is not None:
         nash = analysis.nash.utilities
         ax.plot(nash[a], nash[b], "k*", ms=14, label="Nash point")
@@ -190,7 +190,7 @@ def timeline_figure(trace: SessionTrace) -> Figure:
             own = q == p
             ax.plot(t, u, ".-" if own else "-", lw=1.6 if own else 0.9, ms=4,
                     color=COLORS[q % len(COLORS)], alpha=1.0 if own else 0.7,
-                    label=f"{'own' if own else 'for ' + trace.names[q]} (undiscounted)")  # fmt: skip
+                    label=f"{'own' if own else 'for ' + trace.label(q)} (undiscounted)")  # fmt: skip
             delta = trace.discounts[q]
             if own and delta is not None and len(t):
                 ax.plot(t, u * np.power(delta, t), "--", lw=1.0, color=COLORS[q % len(COLORS)],

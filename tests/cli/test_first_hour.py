@@ -91,6 +91,15 @@ def test_every_builtin_agent_plays_on_a_real_valued_domain_and_the_output_says_h
     )
 
 
+def test_scenarios_show_says_how_real_issues_and_extra_profiles_are_played(real_car, four_profiles):
+    code, out = _run(["scenarios", "show", str(real_car)])
+    assert code == 0 and "put real (and huge integer) issues on a grid of 10 values" in out
+    code, out = _run(["scenarios", "show", str(four_profiles)])
+    assert (
+        code == 0 and "4 profiles: negotiate with 4 agents, or choose some with --profiles" in out
+    )
+
+
 def test_discretize_zero_keeps_real_issues_and_the_agent_failure_is_recorded(real_car):
     code, out = _run(["negotiate", str(real_car), "-a", "Frequency Random", "--discretize", "0"])
     assert code == 0 and "failure of Frequency" in out and "discretize" in out

@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "accord.scenarios": 0,
     "accord.plots": 0,
     "accord.agents": 1,
+    "accord.bridges": 1,  # beside the agents: imports core and agents, nothing above
     "accord.tournament": 2,
     "accord.web": 3,
     "accord.leagues": 4,

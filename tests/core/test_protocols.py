@@ -52,7 +52,9 @@ def _session(protocol: str, agents: list[Negotiator], **params: object) -> Mecha
 
 def test_built_in_protocols_are_registered_with_versioned_ids() -> None:
     infos = known_protocols()
-    assert list(infos) == ["aop-simultaneous-v1", "aop-v1", "ultimatum-v1"]
+    # Leagues add their own protocols when imported (genius-partial-v1, ...); the core's are:
+    assert {"aop-simultaneous-v1", "aop-v1", "ultimatum-v1"} <= set(infos)
+    assert list(infos) == sorted(infos)
     assert protocol_info("AOP") is AOP and protocol_info("saop") is AOP
     assert protocol_info("simultaneous_start") is AOP_SIMULTANEOUS
     assert infos["ultimatum-v1"].actions == {
@@ -215,6 +217,8 @@ def test_default_protocol_keeps_the_old_fingerprint() -> None:
     assert TournamentConfig(["boulware"], ["builtin:tiny"], protocol="saop") == cfg
     old = cfg.to_dict()  # what fingerprint() hashed before configs named a protocol
     del old["name"], old["protocol"]
+    if old.get("discretize") is None:  # a later setting, left out when unused
+        old.pop("discretize", None)
     text = json.dumps(old, sort_keys=True, default=str)
     assert cfg.fingerprint() == hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -225,7 +229,7 @@ def test_a_tournament_with_a_protocol_its_agents_cannot_play_fails_before_it_sta
     register_protocol(Ultimatum, _ExitInfo.info)
     try:
         cfg = TournamentConfig(["boulware"], ["lunch"], protocol="exit")
-        with pytest.raises(CapabilityError, match="boulware lacks OptsOut"):
+        with pytest.raises(CapabilityError, match="(?i)boulware lacks OptsOut"):
             run_tournament(cfg, tmp_path / "t.sqlite")
     finally:
         unregister_protocol("exit-v1")

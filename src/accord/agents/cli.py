@@ -4,6 +4,7 @@ Mounted by the main CLI as ``accord agents``; run standalone with
 ``python -m accord.agents.cli``.
 
     accord agents list
+    accord agents list --package negmas_genius_agents
     accord agents check frequency
     accord agents check mypackage.mymodule:MyAgent --param exponent=0.3 --rounds 50
     accord agents check boulware --scenario lunch
@@ -20,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from accord.agents.checker import check_negotiator
-from accord.agents.registry import get_agent, known_agents, resolve_agent
+from accord.agents.registry import agents_in_package, get_agent, known_agents, resolve_agent
 from accord.core.errors import AccordError, ConfigError
 from accord.core.negotiator import Negotiator
 
@@ -52,8 +53,28 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
 
 @app.command("list")
-def list_command() -> None:
+def list_command(
+    package: Annotated[
+        str | None,
+        typer.Option(
+            help="List the negotiator classes a package exports instead (NegMAS agent "
+            "packages such as negmas_genius_agents need the extra accord[negmas])."
+        ),
+    ] = None,
+) -> None:
     """List the short names the registry knows (use them wherever an agent is asked for)."""
+    if package is not None:
+        try:
+            found = agents_in_package(package)
+        except AccordError as exc:
+            raise _fail(str(exc)) from None
+        table = Table("agent (use this path)", "description")
+        for name, factory in found.items():
+            doc = (factory.__doc__ or "").strip().splitlines()
+            table.add_row(f"{package}:{name}", doc[0] if doc else "")
+        _out.print(table)
+        _out.print(f"{len(found)} negotiator classes in {package}")
+        return
     table = Table("name", "class", "description")
     for name, description in known_agents().items():
         factory = resolve_agent(name)

@@ -26,6 +26,7 @@ the name it gets in sessions, tournaments and reports whether it was asked for a
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,17 @@ from accord.core.imports import import_object, is_import_path
 from accord.core.negotiator import Negotiator
 
 AgentFactory = Callable[..., Negotiator]
+
+#: Bridges to other platforms, by the top-level package their negotiator classes come
+#: from: ``module.adapt(obj)`` turns such a class into an Accord Negotiator class. They are
+#: imported by name, only when such a class is asked for (their platform is an extra).
+_BRIDGES: dict[str, str] = {"negmas": "accord.bridges.negmas"}
+#: Packages that come with an optional extra: the hint given when they are missing.
+_EXTRAS: dict[str, str] = {
+    "negmas": "negmas",
+    "negmas_genius_agents": "negmas",
+    "negmas_negolog": "negmas",
+}
 
 _AGENTS: dict[str, AgentFactory] = {}
 _DESCRIPTIONS: dict[str, str] = {}
@@ -118,11 +130,66 @@ def resolve_agent(name: str) -> AgentFactory:
 
 
 def _import(path: str) -> AgentFactory:
-    obj = import_object(path, "agent")
+    try:
+        obj = import_object(path, "agent")
+    except ConfigError as exc:
+        extra = _EXTRAS.get(path.strip().partition(":")[0].partition(".")[0])
+        if extra and "cannot import module" in str(exc):
+            raise ConfigError(
+                f"{exc}; install the optional extra: pip install 'accord[{extra}]'"
+            ) from None
+        raise
     if not callable(obj):
         raise ConfigError(f"agent {path!r} is a {type(obj).__name__}, not a class or factory")
-    factory: AgentFactory = obj
+    factory: AgentFactory = bridged(obj)
     return factory
+
+
+def bridged(obj: Any) -> Any:
+    """``obj``, or the Accord class a bridge makes of it when it is another platform's
+    negotiator class (say a NegMAS one, see :mod:`accord.bridges.negmas`).
+
+    >>> bridged(Hardliner) is Hardliner
+    True
+    """
+    if not isinstance(obj, type) or issubclass(obj, Negotiator):
+        return obj
+    roots = {c.__module__.partition(".")[0] for c in obj.__mro__}
+    for root, module in _BRIDGES.items():
+        if root in roots:
+            return importlib.import_module(module).adapt(obj)
+    return obj
+
+
+def agents_in_package(package: str) -> dict[str, AgentFactory]:
+    """The negotiator classes a package exports (its ``__all__``, else its public names),
+    bridged ones included, by name.
+
+    >>> sorted(agents_in_package("accord.agents.timebased"))
+    ['Boulware', 'Conceder', 'Linear', 'TimeDependent']
+    """
+    try:
+        module = importlib.import_module(package)
+    except ImportError as exc:
+        extra = _EXTRAS.get(package.partition(".")[0])
+        hint = f"; install the optional extra: pip install 'accord[{extra}]'" if extra else ""
+        raise ConfigError(f"cannot import package {package!r}: {exc}{hint}") from None
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in dir(module) if not n.startswith("_")]
+    found: dict[str, AgentFactory] = {}
+    for name in names:
+        obj = bridged(getattr(module, name, None))
+        if isinstance(obj, type) and issubclass(obj, Negotiator) and not _abstract(obj):
+            found[name] = obj
+    return found
+
+
+def _abstract(cls: type) -> bool:
+    """A base class that cannot play: abstract, or ``propose`` never overridden."""
+    import inspect
+
+    return inspect.isabstract(cls) or getattr(cls, "propose", None) is Negotiator.propose
 
 
 def get_agent(name: str, /, **params: Any) -> Negotiator:

@@ -139,6 +139,26 @@ def show_command(
         disc = "none" if u.discount is None else f"{u.discount:g}"
         profiles.add_row(name, type(u).__name__, f"{u.reservation:g}", disc, _range_text(u))
     _out.print(profiles)
+    for note in _notes(s):
+        _out.print(f"note: {note}", highlight=False, soft_wrap=True)
+
+
+def _notes(s: Scenario) -> list[str]:
+    """What a user should know before negotiating on ``s``."""
+    from accord.formats.discretize import DEFAULT_LEVELS, needs_discretization
+
+    notes = []
+    if needs_discretization(s.space):
+        notes.append(
+            f"accord negotiate and accord tournament put real (and huge integer) issues on a "
+            f"grid of {DEFAULT_LEVELS} values; --discretize N changes it"
+        )
+    if s.n_parties > 2:
+        notes.append(
+            f"{s.n_parties} profiles: negotiate with {s.n_parties} agents, or choose some "
+            "with --profiles NAME,NAME"
+        )
+    return notes
 
 
 @app.command("convert")

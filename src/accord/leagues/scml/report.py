@@ -74,13 +74,11 @@ def _plot(w: World, name: str, ax: Axes) -> None:
 
 
 def _figure_png(w: World, names: tuple[str, ...], cols: int, dpi: int = 90) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: the caller's backend stays as it is
 
     rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(6 * cols, 3.4 * rows), squeeze=False)
+    fig = Figure(figsize=(6 * cols, 3.4 * rows))
+    axes = fig.subplots(rows, cols, squeeze=False)
     for k, ax in enumerate(axes.flat):
         if k < len(names):
             _plot(w, names[k], ax)
@@ -89,7 +87,6 @@ def _figure_png(w: World, names: tuple[str, ...], cols: int, dpi: int = 90) -> b
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
-    plt.close(fig)
     return buf.getvalue()
 
 
