@@ -83,3 +83,9 @@ def test_core_imports_without_the_engine_and_says_how_to_get_it() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install 'accord[diplomacy]'" in out.stdout
+
+
+def test_protocol_info() -> None:
+    from accord.leagues.diplomacy import PROTOCOL
+
+    assert PROTOCOL.id == "diplomacy-anac2017-v1" and PROTOCOL.min_parties == 7
