@@ -41,6 +41,7 @@ class Round:
     limit: int = 20
     sent: int = 0
     errors: list[str] = field(default_factory=list)
+    cache: dict[tuple[object, ...], Plan] = field(default_factory=dict)
 
     @property
     def when(self) -> tuple[int, str]:
@@ -88,10 +89,16 @@ class Round:
     def plan(
         self, extra: Iterable[Deal] = (), power: str | None = None, allies: Iterable[str] = ()
     ) -> Plan:
-        """The tactical module's plan for ``power`` (me by default) with ``extra`` deals."""
+        """The tactical module's plan for ``power`` (me by default) with ``extra`` deals.
+
+        Plans are cached for the round (the board does not change during it)."""
         who = power or self.power
         deals = [*self.notary.confirmed_for(who), *extra]
-        return self.tactics.plan(self.game, who, deals, allies)
+        key = (who, tuple(deals), frozenset(allies))
+        plan = self.cache.get(key)
+        if plan is None:
+            plan = self.cache[key] = self.tactics.plan(self.game, who, deals, allies)
+        return plan
 
 
 class Negotiator:

@@ -225,7 +225,10 @@ def _negotiate(
         deadline = float(ticks)
     else:
         deadline = time.monotonic() + round_seconds
-    rounds = {p: Round(p, game, notary, tactics, deadline, now, draws, limit) for p in alive}
+    cache: dict[tuple[object, ...], Any] = {}
+    rounds = {
+        p: Round(p, game, notary, tactics, deadline, now, draws, limit, cache=cache) for p in alive
+    }
     while now() < deadline:
         order = list(alive)
         rng.shuffle(order)
