@@ -104,3 +104,27 @@ def test_bad_and_flooding_agents_are_recorded_and_the_game_goes_on() -> None:
     assert "GERMANY" in text and "proposer" in text
     assert "ITALY: flooding" in text
     assert rec.end == "cap" and rec.violations == 0
+
+
+def test_real_clock_rounds_last_their_time() -> None:
+    import time
+
+    calls: list[float] = []
+
+    class Counter(Negotiator):
+        def negotiate(self, rnd: Round) -> None:
+            calls.append(rnd.time_left())
+
+    t0 = time.monotonic()
+    rec = play_game({"FRANCE": Counter()}, seed=1, round_seconds=0.3, last_year=1901, candidates=1)
+    assert time.monotonic() - t0 >= 0.6  # two movement rounds of 0.3 s
+    assert rec.end == "cap" and len(calls) > 2 and all(c <= 0.3 for c in calls)
+
+
+def test_bad_configuration() -> None:
+    from accord.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="'real' or 'virtual'"):
+        play_game({}, clock="fast")
+    with pytest.raises(ConfigError, match="PRUSSIA"):
+        play_game({"PRUSSIA": None})
