@@ -15,12 +15,13 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .deals import SEASONS, Deal, Dmz, OrderCommitment, province
+from .deals import SEASONS, Deal, DealError, Dmz, OrderCommitment, province
 from .notary import Event, Notary, Proposal
 from .tactics import Plan, Tactics
 
@@ -174,20 +175,32 @@ class RandomNegotiator(Negotiator):
 
 
 class AllianceNegotiator(Negotiator):
-    """Builds an alliance with its two weakest-threat neighbours: proposes mutual DMZs on
-    each other's home centres, spares allies' centres, and accepts a proposal only when
-    the tactical module says it does not lower my plan's value."""
+    """Offers every power a mutual non-aggression deal (each keeps out of the other's
+    supply centres this phase); powers that confirm become allies for two rounds, whose
+    centres the tactical module then spares. Accepts a proposal only when the tactical
+    module says it does not lower my plan's value; votes for a draw when three or fewer
+    powers remain."""
 
     name = "alliance"
 
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self._last: dict[str, tuple[int, str]] = {}
+        self._asked: tuple[int, str] | None = None
+
     def negotiate(self, rnd: Round) -> None:
         game = rnd.game
-        if not self.allies:
-            others = [p for p in game.powers if p != rnd.power]
-            self.rng.shuffle(others)
-            self.allies = set(others[:2])
+        y, s = rnd.when
+        turn = y * 2 + SEASONS.index(s)
+        for d in rnd.confirmed():
+            for partner in d.involved - {rnd.power}:
+                self._last[partner] = (y, s)
         alive = {p for p in game.powers if not game.powers[p].is_eliminated()}
-        self.allies &= alive
+        self.allies = {
+            p
+            for p, (py, ps) in self._last.items()
+            if p in alive and turn - (py * 2 + SEASONS.index(ps)) <= 1
+        }
         base = rnd.plan(allies=self.allies)
         for p in rnd.proposals():
             if p.deal.proposer == rnd.power or rnd.power in p.accepted:
@@ -196,20 +209,21 @@ class AllianceNegotiator(Negotiator):
                 rnd.accept(p.id)
             else:
                 rnd.reject(p.id)
-        if rnd.messages() or rnd.sent:
+        if self._asked == (y, s):
             return
-        y, s = rnd.when
-        for ally in sorted(self.allies):
-            mine = set(game.get_centers(rnd.power))
-            theirs = set(game.get_centers(ally))
+        self._asked = (y, s)
+        mine = set(game.get_centers(rnd.power))
+        for other in sorted(alive - {rnd.power}):
+            theirs = set(game.get_centers(other))
             zones = []
             if theirs:
                 zones.append(Dmz.of(y, s, [rnd.power], theirs))
             if mine:
-                zones.append(Dmz.of(y, s, [ally], mine))
-            if zones and not _blocked(game, rnd.power, ally, mine, theirs):
-                rnd.propose(Deal(rnd.power, (), tuple(zones)))
-        if len(alive) <= 3 and game.get_current_phase().startswith("F"):
+                zones.append(Dmz.of(y, s, [other], mine))
+            if zones and not _blocked(game, rnd.power, other, mine, theirs):
+                with contextlib.suppress(DealError):  # one the board cannot obey
+                    rnd.propose(Deal(rnd.power, (), tuple(zones)))
+        if len(alive) <= 3 and s == "F":
             rnd.propose_draw()
 
 
