@@ -10,8 +10,12 @@ events due, the 1-minute warning, the time limit) and posts events to
 the game goes on. After the game comes the survey (``POST /api/han/survey``); then the
 game's CSV row (IAGO's columns and the answers) goes into the study's SQLite file.
 ``GET /api/han/results`` and ``/api/han/games.csv`` give results per agent and the rows.
-A game in progress lives in memory: after a restart the study (participants, links,
-finished games) resumes and an unfinished game is restarted.
+Every event of a running game is stored in the study's SQLite file with its game time
+(``event``: the person's event, with the JSON as submitted; ``refused``: an event that did not parse),
+so a restarted server rebuilds a running game by replaying them into a fresh agent (the
+engine and the agents are deterministic state machines): same board, history and
+refusals. The game clock runs on the wall clock from the stored ``game_start``, so the
+time the server was down counts (a game whose limit passed meanwhile ends on time-out).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from accord.leagues.han.domain import GameSpec
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
 from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
 from accord.leagues.han.scoring import SURVEY, columns, csv_row
+from accord.web.clock import Clock
 from accord.web.errors import WebError
 from accord.web.requests import read_json
 from accord.web.study import Condition, Consent, Study, StudyDesign
@@ -110,12 +115,36 @@ class HanService:
                     )
                 agent = self.fresh(self.agents[str(view.params["agent"])])
                 m = Match(self.spec, agent, None, start=self.clock(), spacing=0.0)
+                if not self._replay(pid, m):
+                    self.study.record(
+                        pid, "game_start", {"agent": view.params["agent"], "game": self.spec.name}
+                    )
                 self.matches[pid] = m
-                self.study.record(
-                    pid, "game_start", {"agent": view.params["agent"], "game": self.spec.name}
-                )
             m.advance(self.clock())
             return m
+
+    def _replay(self, pid: str, m: Match) -> bool:
+        """Rebuild ``pid``'s running game from the log into ``m``; False if none was started.
+
+        The stored events are fed at their game times (the match's clock starts at 0 for
+        the replay), then the clock is set to the wall time elapsed since ``game_start``.
+        """
+        log = self.study.events.read(self.study.design.id, party=pid)
+        starts = [i for i, e in enumerate(log) if e.kind == "game_start"]
+        ends = [i for i, e in enumerate(log) if e.kind == "round_done"]
+        if not starts or (ends and ends[-1] > starts[-1]):
+            return False
+        first = log[starts[-1]]
+        m.t0 = 0.0
+        for e in log[starts[-1] + 1 :]:
+            t = float(e.data.get("t", 0.0))
+            if e.kind == "event":
+                m.submit("person", event_from_json(e.data["raw"], "person"), t)
+            elif e.kind == "refused" and e.data.get("parse"):
+                m.advance(t)
+                m.refuse("person", t, str(e.data["error"]))
+        m.t0 = self.clock() - (self.study.clock.wall() - first.at)
+        return True
 
     def state(self, pid: str) -> dict[str, Any]:
         m = self.match(pid)
@@ -153,16 +182,20 @@ class HanService:
         try:
             ev = event_from_json(raw, "person")
         except InvalidEvent as exc:
-            m.refuse("person", self.clock(), str(exc))
-            self.study.record(pid, "refused", {"error": str(exc)})
+            now = self.clock()
+            m.refuse("person", now, str(exc))
+            t = m.elapsed(now)
+            self.study.record(pid, "refused", {"error": str(exc), "t": t, "parse": True})
             raise WebError(422, str(exc)) from None
         n = len(m.game.violations)
-        m.submit("person", ev, self.clock())
+        now = self.clock()
+        m.submit("person", ev, now)
+        # stored whether or not the game takes it: a replay must refuse it again, in order
+        self.study.record(pid, "event", {"event": ev.to_json(), "raw": raw, "t": m.elapsed(now)})
         if len(m.game.violations) > n:
             reason = m.game.violations[-1].reason
-            self.study.record(pid, "refused", {"error": reason})
+            self.study.record(pid, "refused", {"error": reason, "t": m.elapsed(now)})
             raise WebError(422, reason)
-        self.study.record(pid, "event", ev.to_json())
         return self.state(pid)
 
     def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
@@ -254,6 +287,7 @@ def create_han_app(
     warning_time: float | None = None,
     password: str | None = None,
     study_id: str = "han-2017",
+    clock: Clock | None = None,
 ) -> tuple[Any, Study, HanService]:
     """The app of a HAN study in SQLite file ``db`` with the named agents (resumable)."""
     from accord.leagues.han.domain import domain
@@ -264,7 +298,7 @@ def create_han_app(
     spec = domain(game)
     if time_limit:
         spec = spec.with_time(time_limit, warning_time)
-    study = Study(db, han_design(agents, study_id), password=password)
+    study = Study(db, han_design(agents, study_id), password=password, clock=clock)
     service = HanService(study, factories, spec)
     app = create_study_app(study, service, pages={"/": str(STATIC)})
     return app, study, service
