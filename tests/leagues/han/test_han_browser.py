@@ -94,9 +94,14 @@ def test_the_clock_runs_out_to_the_batna(tmp_path: Path, web_page, screenshot) -
     )
     with ServerThread(app) as server:
         (inv,) = study.invite(1)
+        urls: list[str] = []
+        web_page.on("request", lambda r: urls.append(r.url))
         _open(web_page, server.url, inv.path)
         expect(web_page.locator("#warning")).to_be_visible(timeout=10_000)
         screenshot(web_page, "han-warning")
         expect(web_page.locator("#result")).to_have_text(
             "Time ran out: you scored 20 points.", timeout=15_000
         )
+        # the page listens to the live channel; it does not poll
+        assert any(u.endswith("/api/han/live") for u in urls)
+        assert not [u for u in urls if u.endswith("/api/han/state")]

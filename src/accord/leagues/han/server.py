@@ -4,9 +4,11 @@ Each registered agent is a condition of a one-round study, so each participant m
 agent once; the experimenter makes links (N per agent) and watches progress on the
 study's admin page. A participant's game is a :class:`~accord.leagues.han.match.Match`
 with the person's side driven by the page; the platform builds a *fresh* agent for every
-participant. The page polls ``GET /api/han/state`` (which moves the game to now: agent
-events due, the 1-minute warning, the time limit) and posts events to
-``POST /api/han/event``; a malformed event gets the one error body and is recorded, and
+participant. The page listens to ``GET /api/han/live``, a server-sent event stream (see
+:mod:`accord.web.live`) that moves the game to now and sends its ``state`` whenever
+something is due (agent events, the 5-second tick, the 1-minute warning, the time
+limit) or the person acted, and ends with the result. ``GET /api/han/state`` gives the
+same state once. The page posts events to ``POST /api/han/event``; a malformed event gets the one error body and is recorded, and
 the game goes on. After the game comes the survey (``POST /api/han/survey``); then the
 game's CSV row (IAGO's columns and the answers) goes into the study's SQLite file.
 ``GET /api/han/results`` and ``/api/han/games.csv`` give results per agent and the rows.
@@ -20,16 +22,18 @@ time the server was down counts (a game whose limit passed meanwhile ends on tim
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import csv
 import io
 import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
@@ -39,6 +43,7 @@ from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
 from accord.leagues.han.scoring import SURVEY, columns, csv_row
 from accord.web.clock import Clock
 from accord.web.errors import WebError
+from accord.web.live import Message, sse
 from accord.web.requests import read_json
 from accord.web.study import Condition, Consent, Study, StudyDesign
 
@@ -78,6 +83,8 @@ class SurveyIn(BaseModel):
 
 
 ATTENTION = ("Select 'agree' for this question.", "agree")
+HEARTBEAT = 5.0
+"""The longest a live stream waits before it sends the state again (seconds)."""
 
 
 class HanService:
@@ -102,6 +109,8 @@ class HanService:
         self.fresh = Fresh()
         self.matches: dict[str, Match] = {}
         self.lock = threading.Lock()
+        self._wakers: dict[str, set[tuple[asyncio.Event, asyncio.AbstractEventLoop]]] = {}
+        self._closed = False
 
     # -- games ---------------------------------------------------------------------------
     def match(self, pid: str) -> Match:
@@ -196,6 +205,7 @@ class HanService:
             reason = m.game.violations[-1].reason
             self.study.record(pid, "refused", {"error": reason, "t": m.elapsed(now)})
             raise WebError(422, reason)
+        self._wake(pid)
         return self.state(pid)
 
     def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
@@ -218,6 +228,64 @@ class HanService:
         with self.lock:
             self.matches.pop(pid, None)
         return {"done": True, "next": self.study.view(pid).next}
+
+    # -- the live channel ----------------------------------------------------------------
+    async def stream(self, pid: str) -> AsyncIterator[str]:
+        """``pid``'s game as server-sent ``state`` events, until the result (or an
+        ``error`` event when there is no game to play)."""
+        wake = asyncio.Event()
+        sub = (wake, asyncio.get_running_loop())
+        with self.lock:
+            self._wakers.setdefault(pid, set()).add(sub)
+        n = 0
+        try:
+            yield ": connected\n\n"
+            while not self._closed:
+                wake.clear()
+                try:
+                    s = await asyncio.to_thread(self.state, pid)
+                except WebError as exc:
+                    yield sse(Message("error", {"error": exc.message}))
+                    return
+                n += 1
+                yield sse(Message("state", s, n))
+                if "result" in s:
+                    return
+                wait = min(max(self._due(pid) - self.clock(), 0.01), HEARTBEAT)
+                with contextlib.suppress(TimeoutError):
+                    await self.study.clock.wait_for(wake.wait(), wait)
+        finally:
+            with self.lock:
+                group = self._wakers.get(pid, set())
+                group.discard(sub)
+                if not group:
+                    self._wakers.pop(pid, None)
+
+    def _due(self, pid: str) -> float:
+        """When ``pid``'s game next changes by itself (on :attr:`clock`)."""
+        with self.lock:
+            m = self.matches.get(pid)
+            if m is None:
+                return self.clock() + HEARTBEAT
+            due = m.next_due()
+            if not m.game.warned:
+                due = min(due, m.t0 + self.spec.total_time - self.spec.warning_time)
+            return due
+
+    def _wake(self, pid: str) -> None:
+        with self.lock:
+            subs = list(self._wakers.get(pid, ()))
+        for wake, loop in subs:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(wake.set)
+
+    def close(self) -> None:
+        """End the live streams (at shut-down)."""
+        self._closed = True
+        with self.lock:
+            pids = list(self._wakers)
+        for pid in pids:
+            self._wake(pid)
 
     # -- results -------------------------------------------------------------------------
     def rows(self) -> list[dict[str, Any]]:
@@ -252,6 +320,13 @@ class HanService:
         @r.get("/state")
         def state(pid: str = participant) -> dict[str, Any]:
             return self.state(pid)
+
+        @r.get("/live", response_class=Response)
+        def live(pid: str = participant) -> Response:
+            headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+            return StreamingResponse(
+                self.stream(pid), media_type="text/event-stream", headers=headers
+            )
 
         @r.post("/event")
         async def event(request: Request, pid: str = participant) -> dict[str, Any]:
