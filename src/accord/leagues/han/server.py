@@ -28,7 +28,7 @@ import csv
 import io
 import math
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
+from accord.leagues.han.api import HanAgent
 from accord.leagues.han.domain import GameSpec
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
 from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
@@ -94,7 +95,7 @@ class HanService:
         self,
         study: Study,
         agents: Mapping[str, AgentFactory],
-        spec: GameSpec,
+        spec: GameSpec | Sequence[GameSpec],
         clock: Callable[[], float] | None = None,
     ) -> None:
         missing = [c.name for c in study.design.conditions if c.name not in agents]
@@ -104,8 +105,13 @@ class HanService:
             )
         self.study = study
         self.agents = dict(agents)
-        self.spec = spec
+        self.specs = [spec] if isinstance(spec, GameSpec) else list(spec)
+        if not self.specs:
+            raise ConfigError("a HAN study needs at least one game")
+        self.spec = self.specs[0]
         self.clock = clock or study.clock.now
+        self.agent_of: dict[str, HanAgent] = {}  # one agent instance per participant
+        self.played: dict[str, int] = {}  # games finished (survey answered) per participant
         self.fresh = Fresh()
         self.matches: dict[str, Match] = {}
         self.lock = threading.Lock()
@@ -122,55 +128,76 @@ class HanService:
                     raise WebError(
                         409, f"participant {pid} is {view.status}; there is no game to play"
                     )
-                agent = self.fresh(self.agents[str(view.params["agent"])])
-                m = Match(self.spec, agent, None, start=self.clock(), spacing=0.0)
-                if not self._replay(pid, m):
-                    self.study.record(
-                        pid, "game_start", {"agent": view.params["agent"], "game": self.spec.name}
-                    )
+                m = self._resume(pid) if pid not in self.agent_of else None
+                if m is None:
+                    m = self._next_game(pid, str(view.params["agent"]))
                 self.matches[pid] = m
             m.advance(self.clock())
             return m
 
-    def _replay(self, pid: str, m: Match) -> bool:
-        """Rebuild ``pid``'s running game from the log into ``m``; False if none was started.
+    def _next_game(self, pid: str, name: str) -> Match:
+        """Start ``pid``'s next game of the sequence against the same agent instance."""
+        agent = self.agent_of.get(pid)
+        if agent is None:
+            agent = self.agent_of[pid] = self.fresh(self.agents[name])
+        k = self.played.get(pid, 0)
+        spec = self.specs[k]
+        m = Match(spec, agent, None, start=self.clock(), spacing=0.0, game_index=k)
+        self.study.record(pid, "game_start", {"agent": name, "game": spec.name, "index": k})
+        return m
 
-        The stored events are fed at their game times (the match's clock starts at 0 for
-        the replay), then the clock is set to the wall time elapsed since ``game_start``.
+    def _resume(self, pid: str) -> Match | None:
+        """Rebuild ``pid``'s agent and games from the log; the running game if there is one.
+
+        Each game's stored events are fed at their game times (the match's clock starts
+        at 0 for the replay) into one fresh agent, so it ends in the state it had; a
+        finished game is run to its stored end. A running game's clock is then set to
+        the wall time elapsed since its ``game_start``.
         """
         log = self.study.events.read(self.study.design.id, party=pid)
         starts = [i for i, e in enumerate(log) if e.kind == "game_start"]
-        ends = [i for i, e in enumerate(log) if e.kind == "round_done"]
-        if not starts or (ends and ends[-1] > starts[-1]):
-            return False
-        first = log[starts[-1]]
-        m.t0 = 0.0
-        for e in log[starts[-1] + 1 :]:
-            t = float(e.data.get("t", 0.0))
-            if e.kind == "event":
-                m.submit("person", event_from_json(e.data["raw"], "person"), t)
-            elif e.kind == "refused" and e.data.get("parse"):
-                m.advance(t)
-                m.refuse("person", t, str(e.data["error"]))
-        m.t0 = self.clock() - (self.study.clock.wall() - first.at)
-        return True
+        if not starts:
+            return None
+        name = str(log[starts[0]].data["agent"])
+        agent = self.agent_of[pid] = self.fresh(self.agents[name])
+        running: Match | None = None
+        for k, i in enumerate(starts):
+            stop = starts[k + 1] if k + 1 < len(starts) else len(log)
+            m = Match(self.specs[k], agent, None, start=0.0, spacing=0.0, game_index=k)
+            running = m
+            for e in log[i + 1 : stop]:
+                t = float(e.data.get("t", 0.0))
+                if e.kind == "event" and "raw" in e.data:
+                    m.submit("person", event_from_json(e.data["raw"], "person"), t)
+                elif e.kind == "refused" and e.data.get("parse"):
+                    m.advance(t)
+                    m.refuse("person", t, str(e.data["error"]))
+                elif e.kind == "game_row":
+                    m.advance(float(e.data.get("end", self.specs[k].total_time)))
+                    self.played[pid] = k + 1
+                    running = None
+            if running is not None:
+                running.t0 = self.clock() - (self.study.clock.wall() - log[i].at)
+        return running
 
     def state(self, pid: str) -> dict[str, Any]:
         m = self.match(pid)
         now = self.clock()
         g = m.game
         face, until = m.expression.get("agent", ("neutral", 0.0))
-        elapsed = min(m.elapsed(now), self.spec.total_time)
+        elapsed = min(m.elapsed(now), m.spec.total_time)
         out = {
             **g.state("person"),
-            "left": max(0.0, self.spec.total_time - elapsed),
+            "left": max(0.0, m.spec.total_time - elapsed),
+            "game": m.views["person"].game_index + 1,
+            "games": len(self.specs),
             "agentFace": face if m.elapsed(now) < until else "neutral",
             "history": [
                 {
                     "t": round(t, 1),
                     "who": e.owner,
                     "kind": e.kind.value,
-                    "text": e.describe(self.spec.issues),
+                    "text": e.describe(m.spec.issues),
                 }
                 for t, e in m.feed
             ],
@@ -221,12 +248,22 @@ class HanService:
         row["agent1"] = str(self.study.view(pid).params["agent"])
         row["attentionPassed"] = int(body.attention.strip().lower() == ATTENTION[1])
         demo = {"age": body.age, "gender": body.gender, "english_first": body.english_first}
-        self.study.record(pid, "game_row", {"row": row, "demographics": demo})
+        k = rec.game_index
+        self.study.record(
+            pid,
+            "game_row",
+            {"row": row, "demographics": demo, "index": k, "end": rec.result.end_time},
+        )
+        with self.lock:
+            self.matches.pop(pid, None)
+            self.played[pid] = k + 1
+        if k + 1 < len(self.specs):  # the next game, against the same agent instance
+            return {"done": False, "next": self.study.design.task_path}
         self.study.complete(
             pid, {"points": rec.result.points["person"], "likeability": row["likeability"]}
         )
         with self.lock:
-            self.matches.pop(pid, None)
+            self.agent_of.pop(pid, None)
         return {"done": True, "next": self.study.view(pid).next}
 
     # -- the live channel ----------------------------------------------------------------
@@ -269,7 +306,7 @@ class HanService:
                 return self.clock() + HEARTBEAT
             due = m.next_due()
             if not m.game.warned:
-                due = min(due, m.t0 + self.spec.total_time - self.spec.warning_time)
+                due = min(due, m.t0 + m.spec.total_time - m.spec.warning_time)
             return due
 
     def _wake(self, pid: str) -> None:
@@ -357,23 +394,28 @@ def create_han_app(
     db: str | Path,
     agents: list[str],
     *,
-    game: str = "example-1",
+    game: str | Sequence[str] = "example-1",
     time_limit: float | None = None,
     warning_time: float | None = None,
     password: str | None = None,
     study_id: str = "han-2017",
     clock: Clock | None = None,
 ) -> tuple[Any, Study, HanService]:
-    """The app of a HAN study in SQLite file ``db`` with the named agents (resumable)."""
+    """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
+
+    ``game`` is one game or a sequence: each participant plays them in order against
+    the same agent instance, with the survey after each game.
+    """
     from accord.leagues.han.domain import domain
     from accord.leagues.han.tournament import agent_class
     from accord.web.study import create_study_app
 
     factories = {a: agent_class(a) for a in agents}
-    spec = domain(game)
+    names = [game] if isinstance(game, str) else list(game)
+    specs = [domain(g) for g in names]
     if time_limit:
-        spec = spec.with_time(time_limit, warning_time)
+        specs = [s.with_time(time_limit, warning_time) for s in specs]
     study = Study(db, han_design(agents, study_id), password=password, clock=clock)
-    service = HanService(study, factories, spec)
+    service = HanService(study, factories, specs)
     app = create_study_app(study, service, pages={"/": str(STATIC)})
     return app, study, service

@@ -59,6 +59,7 @@ function render(s) {
     drawBoard();
   }
   $("points").textContent = s.points_on_table;
+  $("game-no").textContent = s.games > 1 ? `Game ${s.game} of ${s.games}.` : "";
   $("batna").textContent = s.batna;
   $("timer").textContent = fmt(s.left);
   $("warning").hidden = !s.warned;
