@@ -39,6 +39,7 @@ _GROUPS = [
         "trails",
         "Colored Trails: non-binding chip trades, PURB.",
     ),
+    ("accord.leagues.diplomacy.cli", "app", "diplomacy", "The ANAC 2017 Diplomacy league."),
 ]
 
 # Top-level commands that live in another layer: name -> (module, help).

@@ -45,8 +45,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("accord/tournament/session.py", "_default"): "json.dumps default= must raise TypeError",
     ("accord/tournament/tasks.py", "_plain"): "json.dumps default= must raise TypeError",
     ("accord/tournament/faulty.py", "propose"): "a deliberately failing test agent",
-    ("accord/core/protocols/tracelog.py", "__getitem__"): "the Sequence protocol: IndexError",
-    ("accord/core/protocols/tracelog.py", "__hash__"): "unhashable, like a list: TypeError",
+    ("accord/core/protocols/tracelog.py", "__getitem__"): "the sequence protocol: IndexError",
+    ("accord/core/protocols/tracelog.py", "__hash__"): "an unhashable type: TypeError",
+    ("accord/leagues/trails/oneshot.py", "parse"): "caught below and re-raised in the tree",
 }
 
 # Not yet moved into the tree, in modules that other streams of issue 17 are rewriting

@@ -169,16 +169,18 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     cmd = [sys.executable, "-c", code, "tournament", str(path), "--out", str(out)]
     cmd += ["--workers", "2", "--no-report"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         time.sleep(0.2)
         if out.exists() and _count(out) >= 5:
             break
     proc.send_signal(signal.SIGINT)
-    stdout, _ = proc.communicate(timeout=30)
-    assert proc.returncode == 130, stdout
-    assert "interrupted: every finished session is stored" in stdout
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stdout + stderr
+    assert "interrupted: every finished session is stored" in stderr
     stored = _count(out)
     assert 0 < stored < total
     again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)

@@ -94,9 +94,46 @@ def test_the_clock_runs_out_to_the_batna(tmp_path: Path, web_page, screenshot) -
     )
     with ServerThread(app) as server:
         (inv,) = study.invite(1)
+        urls: list[str] = []
+        web_page.on("request", lambda r: urls.append(r.url))
         _open(web_page, server.url, inv.path)
         expect(web_page.locator("#warning")).to_be_visible(timeout=10_000)
         screenshot(web_page, "han-warning")
         expect(web_page.locator("#result")).to_have_text(
             "Time ran out: you scored 20 points.", timeout=15_000
         )
+        # the page listens to the live channel; it does not poll
+        assert any(u.endswith("/api/han/live") for u in urls)
+        assert not [u for u in urls if u.endswith("/api/han/state")]
+
+
+def _survey(page) -> None:
+    for key in ("use_again", "not_recommend", "use_frequently", "liked_partner", "trusted_partner"):
+        page.check(f"input[name={key}][value='4']")
+    page.select_option("select[name=attention]", "agree")
+    page.fill("input[name=age]", "40")
+    page.click("#submit-survey")
+
+
+def test_a_sequence_of_two_games_with_a_survey_after_each(tmp_path: Path, web_page) -> None:
+    from playwright.sync_api import expect
+
+    app, study, _ = create_han_app(
+        tmp_path / "han.sqlite", ["fair"], game=["example-1", "example-2"], time_limit=4.0,
+        warning_time=2.0,
+    )  # fmt: skip
+    with ServerThread(app) as server:
+        (inv,) = study.invite(1)
+        _open(web_page, server.url, inv.path)
+        expect(web_page.locator("#game-no")).to_have_text("Game 1 of 2.")
+        expect(web_page.locator("#result")).to_contain_text("Time ran out", timeout=10_000)
+        _survey(web_page)
+        expect(web_page.locator("#game-no")).to_have_text("Game 2 of 2.")
+        expect(web_page.locator("#result")).to_contain_text("Time ran out", timeout=10_000)
+        _survey(web_page)
+        expect(web_page).to_have_url(f"{server.url}/study/done.html")
+        assert [r["currentGame"] for r in _rows(study)] == [0, 1]
+
+
+def _rows(study) -> list[dict]:
+    return [e.data["row"] for e in study.events.read(kinds=("game_row",))]

@@ -211,7 +211,7 @@ def test_generation_2_deal_is_confirmed_by_the_human_ui(env: Env) -> None:
 
 def test_generation_1_deal_needs_no_confirmation(env: Env) -> None:
     """Generation 1 (the whole round body to /startRound) had no /confirmAccept: the
-    acceptance books the deal by itself."""
+    seller's acceptance of the buyer's offer books the deal by itself."""
     for live in env.client.get("/rounds").json():  # generation 1 has one global round
         rid = live["roundId"]
         while env.client.get(f"/rounds/{rid}").json()["phase"] in ("warmup", "active", "post"):
@@ -222,7 +222,9 @@ def test_generation_1_deal_needs_no_confirmation(env: Env) -> None:
     rid = body["roundId"]
     env.wait_phase(rid, "active")
     assert not env.ui.bodies("/sendRoundMetadata", rid)
-    env.relay(human(rid, "Watson, 3 eggs for $2?", "Watson"))
+    ask = {"type": "BuyOffer", "quantity": {"egg": 3}, "price": {"unit": "USD", "value": 2.0}}
+    env.relay(human(rid, "Watson, 3 eggs for $2?", "Watson") | {"bid": ask})
+    # Watson accepts the buyer's standing offer to him (nothing else may be accepted)
     assert env.relay(agent(rid, "Watson", "Deal.", "Accept", {"egg": 3}, 2.0))["permitted"]
     env.ui.wait_for("/receiveLog", 2, round_id=rid)  # a confirmation would come first
     assert not env.ui.bodies("/confirmAccept", rid)

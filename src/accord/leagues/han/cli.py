@@ -127,7 +127,9 @@ def serve_cmd(
         "han-study.sqlite"
     ),
     participants: Annotated[int, typer.Option(help="links to make per agent")] = 25,
-    game: str = "example-1",
+    game: Annotated[
+        str, typer.Option(help="a game, or comma-separated games played in a row")
+    ] = "example-1",
     time_limit: Annotated[
         float | None, typer.Option("--time", help="seconds (default 600)")
     ] = None,
@@ -140,7 +142,8 @@ def serve_cmd(
 
     try:
         names = [a for a in agents.split(",") if a]
-        app_, study, _ = create_han_app(db, names, game=game, time_limit=time_limit)
+        games = [g for g in game.split(",") if g]
+        app_, study, _ = create_han_app(db, names, game=games, time_limit=time_limit)
     except AccordError as exc:
         raise _fail(exc) from None
     c = Console()

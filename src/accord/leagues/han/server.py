@@ -4,36 +4,47 @@ Each registered agent is a condition of a one-round study, so each participant m
 agent once; the experimenter makes links (N per agent) and watches progress on the
 study's admin page. A participant's game is a :class:`~accord.leagues.han.match.Match`
 with the person's side driven by the page; the platform builds a *fresh* agent for every
-participant. The page polls ``GET /api/han/state`` (which moves the game to now: agent
-events due, the 1-minute warning, the time limit) and posts events to
-``POST /api/han/event``; a malformed event gets the one error body and is recorded, and
+participant. The page listens to ``GET /api/han/live``, a server-sent event stream (see
+:mod:`accord.web.live`) that moves the game to now and sends its ``state`` whenever
+something is due (agent events, the 5-second tick, the 1-minute warning, the time
+limit) or the person acted, and ends with the result. ``GET /api/han/state`` gives the
+same state once. The page posts events to ``POST /api/han/event``; a malformed event gets the one error body and is recorded, and
 the game goes on. After the game comes the survey (``POST /api/han/survey``); then the
 game's CSV row (IAGO's columns and the answers) goes into the study's SQLite file.
 ``GET /api/han/results`` and ``/api/han/games.csv`` give results per agent and the rows.
-A game in progress lives in memory: after a restart the study (participants, links,
-finished games) resumes and an unfinished game is restarted.
+Every event of a running game is stored in the study's SQLite file with its game time
+(``event``: the person's event, with the JSON as submitted; ``refused``: an event that did not parse),
+so a restarted server rebuilds a running game by replaying them into a fresh agent (the
+engine and the agents are deterministic state machines): same board, history and
+refusals. The game clock runs on the wall clock from the stored ``game_start``, so the
+time the server was down counts (a game whose limit passed meanwhile ends on time-out).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import csv
 import io
 import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
+from accord.leagues.han.api import HanAgent
 from accord.leagues.han.domain import GameSpec
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
 from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
 from accord.leagues.han.scoring import SURVEY, columns, csv_row
+from accord.web.clock import Clock
 from accord.web.errors import WebError
+from accord.web.live import Message, sse
 from accord.web.requests import read_json
 from accord.web.study import Condition, Consent, Study, StudyDesign
 
@@ -73,6 +84,8 @@ class SurveyIn(BaseModel):
 
 
 ATTENTION = ("Select 'agree' for this question.", "agree")
+HEARTBEAT = 5.0
+"""The longest a live stream waits before it sends the state again (seconds)."""
 
 
 class HanService:
@@ -82,7 +95,7 @@ class HanService:
         self,
         study: Study,
         agents: Mapping[str, AgentFactory],
-        spec: GameSpec,
+        spec: GameSpec | Sequence[GameSpec],
         clock: Callable[[], float] | None = None,
     ) -> None:
         missing = [c.name for c in study.design.conditions if c.name not in agents]
@@ -92,11 +105,18 @@ class HanService:
             )
         self.study = study
         self.agents = dict(agents)
-        self.spec = spec
+        self.specs = [spec] if isinstance(spec, GameSpec) else list(spec)
+        if not self.specs:
+            raise ConfigError("a HAN study needs at least one game")
+        self.spec = self.specs[0]
         self.clock = clock or study.clock.now
+        self.agent_of: dict[str, HanAgent] = {}  # one agent instance per participant
+        self.played: dict[str, int] = {}  # games finished (survey answered) per participant
         self.fresh = Fresh()
         self.matches: dict[str, Match] = {}
         self.lock = threading.Lock()
+        self._wakers: dict[str, set[tuple[asyncio.Event, asyncio.AbstractEventLoop]]] = {}
+        self._closed = False
 
     # -- games ---------------------------------------------------------------------------
     def match(self, pid: str) -> Match:
@@ -108,31 +128,76 @@ class HanService:
                     raise WebError(
                         409, f"participant {pid} is {view.status}; there is no game to play"
                     )
-                agent = self.fresh(self.agents[str(view.params["agent"])])
-                m = Match(self.spec, agent, None, start=self.clock(), spacing=0.0)
+                m = self._resume(pid) if pid not in self.agent_of else None
+                if m is None:
+                    m = self._next_game(pid, str(view.params["agent"]))
                 self.matches[pid] = m
-                self.study.record(
-                    pid, "game_start", {"agent": view.params["agent"], "game": self.spec.name}
-                )
             m.advance(self.clock())
             return m
+
+    def _next_game(self, pid: str, name: str) -> Match:
+        """Start ``pid``'s next game of the sequence against the same agent instance."""
+        agent = self.agent_of.get(pid)
+        if agent is None:
+            agent = self.agent_of[pid] = self.fresh(self.agents[name])
+        k = self.played.get(pid, 0)
+        spec = self.specs[k]
+        m = Match(spec, agent, None, start=self.clock(), spacing=0.0, game_index=k)
+        self.study.record(pid, "game_start", {"agent": name, "game": spec.name, "index": k})
+        return m
+
+    def _resume(self, pid: str) -> Match | None:
+        """Rebuild ``pid``'s agent and games from the log; the running game if there is one.
+
+        Each game's stored events are fed at their game times (the match's clock starts
+        at 0 for the replay) into one fresh agent, so it ends in the state it had; a
+        finished game is run to its stored end. A running game's clock is then set to
+        the wall time elapsed since its ``game_start``.
+        """
+        log = self.study.events.read(self.study.design.id, party=pid)
+        starts = [i for i, e in enumerate(log) if e.kind == "game_start"]
+        if not starts:
+            return None
+        name = str(log[starts[0]].data["agent"])
+        agent = self.agent_of[pid] = self.fresh(self.agents[name])
+        running: Match | None = None
+        for k, i in enumerate(starts):
+            stop = starts[k + 1] if k + 1 < len(starts) else len(log)
+            m = Match(self.specs[k], agent, None, start=0.0, spacing=0.0, game_index=k)
+            running = m
+            for e in log[i + 1 : stop]:
+                t = float(e.data.get("t", 0.0))
+                if e.kind == "event" and "raw" in e.data:
+                    m.submit("person", event_from_json(e.data["raw"], "person"), t)
+                elif e.kind == "refused" and e.data.get("parse"):
+                    m.advance(t)
+                    m.refuse("person", t, str(e.data["error"]))
+                elif e.kind == "game_row":
+                    m.advance(float(e.data.get("end", self.specs[k].total_time)))
+                    self.played[pid] = k + 1
+                    running = None
+            if running is not None:
+                running.t0 = self.clock() - (self.study.clock.wall() - log[i].at)
+        return running
 
     def state(self, pid: str) -> dict[str, Any]:
         m = self.match(pid)
         now = self.clock()
         g = m.game
         face, until = m.expression.get("agent", ("neutral", 0.0))
-        elapsed = min(m.elapsed(now), self.spec.total_time)
+        elapsed = min(m.elapsed(now), m.spec.total_time)
         out = {
             **g.state("person"),
-            "left": max(0.0, self.spec.total_time - elapsed),
+            "left": max(0.0, m.spec.total_time - elapsed),
+            "game": m.views["person"].game_index + 1,
+            "games": len(self.specs),
             "agentFace": face if m.elapsed(now) < until else "neutral",
             "history": [
                 {
                     "t": round(t, 1),
                     "who": e.owner,
                     "kind": e.kind.value,
-                    "text": e.describe(self.spec.issues),
+                    "text": e.describe(m.spec.issues),
                 }
                 for t, e in m.feed
             ],
@@ -153,16 +218,21 @@ class HanService:
         try:
             ev = event_from_json(raw, "person")
         except InvalidEvent as exc:
-            m.refuse("person", self.clock(), str(exc))
-            self.study.record(pid, "refused", {"error": str(exc)})
+            now = self.clock()
+            m.refuse("person", now, str(exc))
+            t = m.elapsed(now)
+            self.study.record(pid, "refused", {"error": str(exc), "t": t, "parse": True})
             raise WebError(422, str(exc)) from None
         n = len(m.game.violations)
-        m.submit("person", ev, self.clock())
+        now = self.clock()
+        m.submit("person", ev, now)
+        # stored whether or not the game takes it: a replay must refuse it again, in order
+        self.study.record(pid, "event", {"event": ev.to_json(), "raw": raw, "t": m.elapsed(now)})
         if len(m.game.violations) > n:
             reason = m.game.violations[-1].reason
-            self.study.record(pid, "refused", {"error": reason})
+            self.study.record(pid, "refused", {"error": reason, "t": m.elapsed(now)})
             raise WebError(422, reason)
-        self.study.record(pid, "event", ev.to_json())
+        self._wake(pid)
         return self.state(pid)
 
     def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
@@ -178,13 +248,81 @@ class HanService:
         row["agent1"] = str(self.study.view(pid).params["agent"])
         row["attentionPassed"] = int(body.attention.strip().lower() == ATTENTION[1])
         demo = {"age": body.age, "gender": body.gender, "english_first": body.english_first}
-        self.study.record(pid, "game_row", {"row": row, "demographics": demo})
+        k = rec.game_index
+        self.study.record(
+            pid,
+            "game_row",
+            {"row": row, "demographics": demo, "index": k, "end": rec.result.end_time},
+        )
+        with self.lock:
+            self.matches.pop(pid, None)
+            self.played[pid] = k + 1
+        if k + 1 < len(self.specs):  # the next game, against the same agent instance
+            return {"done": False, "next": self.study.design.task_path}
         self.study.complete(
             pid, {"points": rec.result.points["person"], "likeability": row["likeability"]}
         )
         with self.lock:
-            self.matches.pop(pid, None)
+            self.agent_of.pop(pid, None)
         return {"done": True, "next": self.study.view(pid).next}
+
+    # -- the live channel ----------------------------------------------------------------
+    async def stream(self, pid: str) -> AsyncIterator[str]:
+        """``pid``'s game as server-sent ``state`` events, until the result (or an
+        ``error`` event when there is no game to play)."""
+        wake = asyncio.Event()
+        sub = (wake, asyncio.get_running_loop())
+        with self.lock:
+            self._wakers.setdefault(pid, set()).add(sub)
+        n = 0
+        try:
+            yield ": connected\n\n"
+            while not self._closed:
+                wake.clear()
+                try:
+                    s = await asyncio.to_thread(self.state, pid)
+                except WebError as exc:
+                    yield sse(Message("error", {"error": exc.message}))
+                    return
+                n += 1
+                yield sse(Message("state", s, n))
+                if "result" in s:
+                    return
+                wait = min(max(self._due(pid) - self.clock(), 0.01), HEARTBEAT)
+                with contextlib.suppress(TimeoutError):
+                    await self.study.clock.wait_for(wake.wait(), wait)
+        finally:
+            with self.lock:
+                group = self._wakers.get(pid, set())
+                group.discard(sub)
+                if not group:
+                    self._wakers.pop(pid, None)
+
+    def _due(self, pid: str) -> float:
+        """When ``pid``'s game next changes by itself (on :attr:`clock`)."""
+        with self.lock:
+            m = self.matches.get(pid)
+            if m is None:
+                return self.clock() + HEARTBEAT
+            due = m.next_due()
+            if not m.game.warned:
+                due = min(due, m.t0 + m.spec.total_time - m.spec.warning_time)
+            return due
+
+    def _wake(self, pid: str) -> None:
+        with self.lock:
+            subs = list(self._wakers.get(pid, ()))
+        for wake, loop in subs:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(wake.set)
+
+    def close(self) -> None:
+        """End the live streams (at shut-down)."""
+        self._closed = True
+        with self.lock:
+            pids = list(self._wakers)
+        for pid in pids:
+            self._wake(pid)
 
     # -- results -------------------------------------------------------------------------
     def rows(self) -> list[dict[str, Any]]:
@@ -220,6 +358,13 @@ class HanService:
         def state(pid: str = participant) -> dict[str, Any]:
             return self.state(pid)
 
+        @r.get("/live", response_class=Response)
+        def live(pid: str = participant) -> Response:
+            headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+            return StreamingResponse(
+                self.stream(pid), media_type="text/event-stream", headers=headers
+            )
+
         @r.post("/event")
         async def event(request: Request, pid: str = participant) -> dict[str, Any]:
             return self.event(pid, await read_json(request))
@@ -249,22 +394,28 @@ def create_han_app(
     db: str | Path,
     agents: list[str],
     *,
-    game: str = "example-1",
+    game: str | Sequence[str] = "example-1",
     time_limit: float | None = None,
     warning_time: float | None = None,
     password: str | None = None,
     study_id: str = "han-2017",
+    clock: Clock | None = None,
 ) -> tuple[Any, Study, HanService]:
-    """The app of a HAN study in SQLite file ``db`` with the named agents (resumable)."""
+    """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
+
+    ``game`` is one game or a sequence: each participant plays them in order against
+    the same agent instance, with the survey after each game.
+    """
     from accord.leagues.han.domain import domain
     from accord.leagues.han.tournament import agent_class
     from accord.web.study import create_study_app
 
     factories = {a: agent_class(a) for a in agents}
-    spec = domain(game)
+    names = [game] if isinstance(game, str) else list(game)
+    specs = [domain(g) for g in names]
     if time_limit:
-        spec = spec.with_time(time_limit, warning_time)
-    study = Study(db, han_design(agents, study_id), password=password)
-    service = HanService(study, factories, spec)
+        specs = [s.with_time(time_limit, warning_time) for s in specs]
+    study = Study(db, han_design(agents, study_id), password=password, clock=clock)
+    service = HanService(study, factories, specs)
     app = create_study_app(study, service, pages={"/": str(STATIC)})
     return app, study, service

@@ -17,7 +17,8 @@ Example with a virtual clock:
 >>> r.start(); r.phase().value
 'warmup'
 >>> t[0] = 2.0
->>> r.submit(Utterance("Human", "Watson, 2 eggs for $3?", addressee="Watson")).permitted
+>>> ask = Bid("BuyOffer", {"egg": 2}, 3.0)
+>>> r.submit(Utterance("Human", "Watson, 2 eggs for $3?", "Watson", ask)).permitted
 True
 >>> t[0] = 2.4
 >>> r.submit(Utterance("Watson", "Deal.", addressee="Human", bid=Bid("Accept", {"egg": 2}, 3.0))).deal
@@ -39,7 +40,16 @@ from enum import StrEnum
 from typing import Any
 
 from .goods import GOODS
-from .rules import HUMAN, Bid, Decision, RuleConfig, RulesEngine, Utterance, to_cents
+from .rules import (
+    HUMAN,
+    Bid,
+    Decision,
+    RuleConfig,
+    RulesEngine,
+    Utterance,
+    to_cents,
+    update_bids,
+)
 from .scoring import Allocation, BuyerScore, InvalidAllocation, buyer_value, check_allocation
 from .utility import BuyerUtility, SellerUtility
 
@@ -193,6 +203,8 @@ class Round:
     round_number: int | None = None
     track_delivery: bool = False
     """See :class:`RulesEngine` (the orchestrator reports deliveries; simulations don't)."""
+    seller_accepts_need_offer: bool = False
+    """See :class:`RulesEngine` (generation 1 rounds: no confirmation step guards a deal)."""
 
     def __post_init__(self) -> None:
         self.agents = tuple(self.agents)
@@ -204,6 +216,7 @@ class Round:
             self.clock,
             self.human,
             track_delivery=self.track_delivery,
+            seller_accepts_need_offer=self.seller_accepts_need_offer,
         )
         self.started_at: float | None = None
         self.active_ended_at: float | None = None
@@ -387,12 +400,14 @@ class Round:
             addressee: str | None = None
             spoken: list[tuple[str, float]] = []
             offers: dict[str, Bid] = {}
+            bids: dict[str, Bid] = {}
             for e in self.log:
                 if not e.permitted:
                     continue
                 bid = _bid_of(e.message)
                 if e.speaker == self.human:
                     human_at, addressee, spoken = base + e.t, e.addressee, []
+                    update_bids(bids, self.engine.resolve_addressee(e.addressee), bid)
                     if e.deal:
                         offers.pop(self.engine.resolve_addressee(e.addressee) or "", None)
                 else:
@@ -401,9 +416,10 @@ class Round:
                         offers[e.speaker] = bid
                     elif bid is not None:
                         offers.pop(e.speaker, None)
+                        bids.pop(e.speaker, None)
             spent = sum(p.price_cents for p in self.deals())
             self.engine.restore(
-                to_cents(self.initial_budget) - spent, human_at, addressee, spoken, offers
+                to_cents(self.initial_budget) - spent, human_at, addressee, spoken, offers, bids
             )
 
     # ---------------------------------------------------------------- reading

@@ -22,10 +22,11 @@ True
 >>> d.permitted, d.rule
 (False, 'R2')
 
-An acceptance reserves the money at once:
+An acceptance (of an offer the other side made) reserves the money at once:
 
 >>> t[0] = 10.0
->>> _ = eng.decide(Utterance("Human", "Watson, I accept.", addressee="Watson"))
+>>> offer = Bid("BuyOffer", {"egg": 2}, 4.5)
+>>> _ = eng.decide(Utterance("Human", "Watson, 2 eggs for 4.5?", "Watson", offer))
 >>> t[0] = 10.5
 >>> d = eng.decide(Utterance("Watson", "Deal!", bid=Bid("Accept", {"egg": 2}, 4.5)))
 >>> d.permitted, eng.budget
@@ -53,6 +54,7 @@ __all__ = [
     "Utterance",
     "count_words",
     "to_cents",
+    "update_bids",
 ]
 
 HUMAN = "Human"
@@ -158,7 +160,7 @@ class Decision:
     """The verdict on one message.
 
     ``rule`` names the rule that blocked it ("R0".."R4", "phase", "speaker", "order",
-    "offer": a buyer's Accept of no standing offer, "confirm": a deal the buyer
+    "offer": an Accept of no standing offer of the other side, "confirm": a deal the buyer
     declined) or is None when permitted; ``rationale`` always explains the verdict; ``at`` is the
     server time of receipt; ``deal`` is True when a permitted Accept booked a purchase
     (at any price, even 0).
@@ -197,6 +199,11 @@ class RulesEngine:
         track_delivery: R2 read to the letter: the addressee's reply frees the
             unaddressed agent only once that agent has been sent its copy (reported
             through :meth:`mark_seen`); without it, at once (virtual-time simulations).
+        seller_accepts_need_offer: a seller's Accept is permitted only of the buyer's
+            standing ``BuyOffer`` to that seller, at its goods and price (rule "offer").
+            Off by default for now: buyers who speak without bids (the original
+            platform's humans, the simulated buyers) make no structured offer, so every
+            seller Accept would be refused; see docs/humaine.md.
     """
 
     def __init__(
@@ -208,6 +215,7 @@ class RulesEngine:
         human: str = HUMAN,
         active: bool = True,
         track_delivery: bool = False,
+        seller_accepts_need_offer: bool = False,
     ) -> None:
         self.agents: tuple[str, ...] = tuple(agents)
         if len(set(self.agents)) != len(self.agents):
@@ -221,10 +229,12 @@ class RulesEngine:
         self.human = human
         self.active = active
         self.track_delivery = track_delivery
+        self.seller_accepts_need_offer = seller_accepts_need_offer
         self._budget_cents = to_cents(budget)
         self._turn = _TurnState()
         self._seen: dict[str, float] = {}
         self._offers: dict[str, Bid] = {}
+        self._bids: dict[str, Bid] = {}  # the buyer's standing BuyOffer to each seller
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ state
@@ -288,13 +298,15 @@ class RulesEngine:
         addressee: str | None,
         spoken: Iterable[tuple[str, float]] = (),
         offers: Mapping[str, Bid] | None = None,
+        bids: Mapping[str, Bid] | None = None,
     ) -> None:
         """Rebuild the state (after a restart): remaining budget, the last human
-        utterance and the agents' messages since, as ``(name, time)`` in order, and the
-        standing offers."""
+        utterance and the agents' messages since, as ``(name, time)`` in order, the
+        sellers' standing offers and the buyer's standing offers (by seller)."""
         with self._lock:
             self._budget_cents = budget_cents
             self._offers = dict(offers or {})
+            self._bids = dict(bids or {})
             turn = _TurnState(human_at=human_at, addressee=self.resolve_addressee(addressee))
             for name, at in spoken:
                 turn.spoken.add(name)
@@ -365,10 +377,15 @@ class RulesEngine:
                 deal_cents = to_cents(bid.price)
             except ValueError as e:
                 return self._block(msg, at, "R1", f"Unusable price: {e}")
-            if is_human:
-                unlike = self._unlike_standing_offer(msg, bid)
-                if unlike is not None:
-                    return self._block(msg, at, "offer", unlike)
+            unlike = (
+                self._unlike_standing_offer(msg, bid)
+                if is_human
+                else self._unlike_buyer_offer(speaker, bid)
+                if self.seller_accepts_need_offer
+                else None
+            )
+            if unlike is not None:
+                return self._block(msg, at, "offer", unlike)
             if deal_cents > self._budget_cents:
                 return self._block(
                     msg,
@@ -396,6 +413,25 @@ class RulesEngine:
                 f"Not the standing offer: {seller} offers {_bundle(said)} for "
                 f"{offer.price or 0:.2f} USD; the Accept names {_bundle(dict(bid.quantity))} "
                 f"for {bid.price or 0:.2f} USD"
+            )
+        return None
+
+    def _unlike_buyer_offer(self, seller: str, bid: Bid) -> str | None:
+        """Why a seller's Accept is not of an offer the buyer made to it and that still
+        stands (None: it is). Without this a seller could "accept" a price the buyer
+        never offered and take the buyer's money (generation 1 has no confirmation)."""
+        offer = self._bids.get(seller)
+        if offer is None:
+            return (
+                f"No standing buyer offer to accept: {self.human} has made {seller} no offer "
+                "that still stands; a seller may accept only an offer the buyer made to it"
+            )
+        said = dict(offer.quantity)
+        if dict(bid.quantity) != said or to_cents(bid.price or 0.0) != to_cents(offer.price or 0):
+            return (
+                f"Not the buyer's standing offer: {self.human} offers {seller} {_bundle(said)} "
+                f"for {offer.price or 0:.2f} USD; the Accept names "
+                f"{_bundle(dict(bid.quantity))} for {bid.price or 0:.2f} USD"
             )
         return None
 
@@ -493,6 +529,7 @@ class RulesEngine:
             self._budget_cents -= verdict.amount_cents
         bid = msg.bid
         if msg.speaker == self.human:
+            update_bids(self._bids, self.resolve_addressee(msg.addressee), bid)
             if verdict.deal:  # the offer is bought
                 self._offers.pop(self.resolve_addressee(msg.addressee) or "", None)
         elif bid is not None:
@@ -500,6 +537,7 @@ class RulesEngine:
                 self._offers[msg.speaker] = bid
             else:  # an Accept or Reject ends the seller's standing offer
                 self._offers.pop(msg.speaker, None)
+                self._bids.pop(msg.speaker, None)  # and answers the buyer's
         if msg.speaker == self.human:
             self._turn = _TurnState(
                 human_at=verdict.at, addressee=self.resolve_addressee(msg.addressee)
@@ -510,3 +548,22 @@ class RulesEngine:
         turn.last_agent = msg.speaker
         if msg.speaker == turn.addressee:
             turn.addressee_spoke, turn.addressee_spoke_at = True, verdict.at
+
+
+def update_bids(bids: dict[str, Bid], seller: str | None, bid: Bid | None) -> None:
+    """Apply one permitted human message to the buyer's standing offers by seller: a
+    BuyOffer addressed to a seller stands for that seller (replacing the previous one);
+    the buyer's Accept or Reject addressed to it withdraws it. An unaddressed BuyOffer is
+    made to no seller in particular, so no seller may accept it.
+
+    >>> bids: dict[str, Bid] = {}
+    >>> update_bids(bids, "Celia", Bid("BuyOffer", {"egg": 2}, 3.0))
+    >>> sorted(bids), update_bids(bids, "Celia", Bid("Reject")), bids
+    (['Celia'], None, {})
+    """
+    if seller is None or bid is None:
+        return
+    if bid.type == "BuyOffer":
+        bids[seller] = bid
+    elif bid.type in ("Accept", "Reject"):
+        bids.pop(seller, None)

@@ -151,6 +151,8 @@ class Orchestrator:
         budget: float,
     ) -> RoundRuntime:
         d = spec.durations
+        ui_specs = spec.humanUIs if spec.humanUIs is not None else self.human_uis
+        uis = [Party(u.name, u.base_url(), "ui") for u in ui_specs]
         rnd = Round(
             record.round_id,
             tuple(a.name for a in spec.agents),
@@ -163,10 +165,11 @@ class Orchestrator:
             HUMAN,
             spec.roundNumber,
             track_delivery=True,
+            # no buyer confirmation guards a seller's Accept: it must take an offer the
+            # buyer made (generation 1, or generation 2 without a UI to confirm)
+            seller_accepts_need_offer=record.generation == 1 or not uis,
         )
         agents = {a.name: Party(a.name, a.base_url(), "agent") for a in spec.agents}
-        ui_specs = spec.humanUIs if spec.humanUIs is not None else self.human_uis
-        uis = [Party(u.name, u.base_url(), "ui") for u in ui_specs]
         tokens = {a.name: a.token for a in spec.agents if a.token} | (
             {HUMAN: spec.human.token} if spec.human.token else {}
         )

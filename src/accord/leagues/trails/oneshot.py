@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accord.core.errors import ConfigError, ParseError
+from accord.core.errors import ConfigError
 from accord.leagues.trails.rules import COLOR_LETTERS, Board, Rules, chips_from_letters
 
 __all__ = ["ONESHOT_RULES", "OneShotBoard", "Trade", "returns"]
@@ -44,7 +44,7 @@ class OneShotBoard:
         try:
             size, colors, players = int(parts[0]), int(parts[1]), int(parts[2])
             if players != 3 or len(parts) != 4 + 2 * players + 1:
-                raise ParseError(f"{players} players, {len(parts)} fields")
+                raise ValueError(f"{players} players, {len(parts)} fields")
             grid = parts[3]
             board = Board(size, size, colors, tuple(COLOR_LETTERS.index(ch) for ch in grid))
             chips = tuple(tuple(chips_from_letters(c, colors).tolist()) for c in parts[4:7])

@@ -50,6 +50,7 @@ function drawBoard() {
 function render(s) {
   const first = state === null;
   state = s;
+  leftAt = performance.now();
   if (first) setup();
   const tableStr = JSON.stringify(s.offer);
   if (board === null || tableStr !== boardFromServer) {
@@ -58,6 +59,7 @@ function render(s) {
     drawBoard();
   }
   $("points").textContent = s.points_on_table;
+  $("game-no").textContent = s.games > 1 ? `Game ${s.game} of ${s.games}.` : "";
   $("batna").textContent = s.batna;
   $("timer").textContent = fmt(s.left);
   $("warning").hidden = !s.warned;
@@ -117,9 +119,27 @@ function finish(s) {
   };
 }
 
+// The game comes over the live channel: a "state" event whenever something happens
+// (and at least every 5 s); the timer counts down here between events. If the channel
+// cannot be (re)opened, a slow poll takes over.
+let leftAt = 0;
+function tick() {
+  if (state && !finished) $("timer").textContent = fmt(Math.max(0, state.left - (performance.now() - leftAt) / 1000));
+}
+setInterval(tick, 250);
+
 async function poll() {
   if (finished) return;
   try { render(await api("api/han/state")); } catch (e) { $("error").textContent = e.message; }
-  setTimeout(poll, 500);
+  setTimeout(poll, 5000);
 }
-poll();
+
+function listen() {
+  const live = new EventSource("api/han/live");
+  live.addEventListener("state", (e) => { $("error").textContent = ""; render(JSON.parse(e.data)); if (finished) live.close(); });
+  live.addEventListener("error", (e) => {
+    if (e.data) { $("error").textContent = JSON.parse(e.data).error; live.close(); return; }
+    if (live.readyState === EventSource.CLOSED && !finished) poll();
+  });
+}
+listen();

@@ -1,0 +1,5 @@
+"""Browser fixtures of the Diplomacy league tests (from accord.web.testing)."""
+
+from __future__ import annotations
+
+from accord.web.testing import screenshot, web_browser, web_page  # noqa: F401
