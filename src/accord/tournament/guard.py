@@ -54,9 +54,20 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 def _install() -> None:
-    """Install the SIGALRM handler once per process (cheaper than once per call)."""
-    if not _PREVIOUS:
-        _PREVIOUS.append(signal.signal(signal.SIGALRM, _alarm))
+    """Install the SIGALRM handler unless it is already ours.
+
+    Checked before every guarded call: other code (pytest-timeout, a library) may have
+    put its own handler back since, and an alarm with the default action kills the process.
+    """
+    current = signal.getsignal(signal.SIGALRM)
+    if current is not _alarm:
+        _PREVIOUS[:] = [current]
+        signal.signal(signal.SIGALRM, _alarm)
+
+
+def _disarm() -> None:
+    _ARMED[0] = False
+    signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 class Guarded(Negotiator):
@@ -95,6 +106,7 @@ class Guarded(Negotiator):
         if beacon is not None:
             beacon.enter(self.party, op, time.monotonic() + limit + HARD_GRACE)
         if alarm:
+            _install()
             _ARMED[0] = True
             signal.setitimer(signal.ITIMER_REAL, limit, _REFIRE)
         try:
@@ -102,11 +114,12 @@ class Guarded(Negotiator):
                 return fn(*args)
             finally:
                 if alarm:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-                    _ARMED[0] = False
+                    _disarm()
                 if beacon is not None:
                     beacon.leave()
         except _Preempted as exc:  # the traceback shows where the agent was
+            if alarm:  # an alarm that fired while disarming: make sure it is off
+                _disarm()
             raise NegotiatorTimeout(
                 f"{fn.__name__}() did not return within {limit:g} s; it was pre-empted"
             ) from exc
