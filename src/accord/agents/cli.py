@@ -68,12 +68,13 @@ def list_command(
             found = agents_in_package(package)
         except AccordError as exc:
             raise _fail(str(exc)) from None
-        table = Table("agent (use this path)", "description")
+        # One plain line per class (the path to copy, then its summary): never wrapped
+        # or cut, whatever the terminal's width, and easy to grep.
+        width = max(len(f"{package}:{name}") for name in found) if found else 0
         for name, factory in found.items():
             doc = (factory.__doc__ or "").strip().splitlines()
-            table.add_row(f"{package}:{name}", doc[0] if doc else "")
-        _out.print(table)
-        _out.print(f"{len(found)} negotiator classes in {package}")
+            typer.echo(f"{package}:{name}".ljust(width) + (f"  {doc[0]}" if doc else ""))
+        typer.echo(f"{len(found)} negotiator classes in {package}")
         return
     table = Table("name", "class", "description")
     for name, description in known_agents().items():

@@ -20,6 +20,7 @@ import contextlib
 import multiprocessing as mp
 import resource
 import signal
+import tempfile
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -37,7 +38,14 @@ _GRACE = 0.25  # seconds to wait past the time limit before killing the child
 # A new interpreter that holds only what it is sent (its agent, its own utility and
 # memory), never a copy of the session's process and so of the other parties' utilities.
 _STARTUP = 30.0  # seconds for the child to start and run on_start/on_end (not timed calls)
-_START = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+_SOCKET_DIR_MAX = 70  # the forkserver's AF_UNIX socket lives in TMPDIR; paths are limited
+
+
+def _start_method() -> str:
+    """``forkserver`` where it exists and its socket path fits, else ``spawn``."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return "spawn"
+    return "forkserver" if len(tempfile.gettempdir()) <= _SOCKET_DIR_MAX else "spawn"
 
 
 class IsolatedAgentError(AccordError):
@@ -67,8 +75,9 @@ class IsolatedNegotiator(Negotiator):
     ) -> None:
         super().__init__(spec.name)
         self.limits = limits
-        ctx: Any = mp.get_context(_START)
-        if _START == "forkserver":  # the server imports Accord once; children fork from it
+        start = _start_method()
+        ctx: Any = mp.get_context(start)
+        if start == "forkserver":  # the server imports Accord once; children fork from it
             ctx.set_forkserver_preload(["accord.tournament.isolation", "accord.agents"])
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(

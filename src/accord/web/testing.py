@@ -25,7 +25,9 @@ other's address before they start.
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,18 @@ CHROMIUM_ARGS = [
 """Flags for a headless Chromium in a container without a GPU or a network."""
 
 
+def chromium_env() -> dict[str, str]:
+    """The environment to launch Chromium with: a short TMPDIR when the current one is long.
+
+    Chromium puts its singleton socket in TMPDIR, and a socket path over about 100
+    characters makes it abort ("Socket path too long").
+    """
+    env = dict(os.environ)
+    if len(tempfile.gettempdir()) > 60:
+        env["TMPDIR"] = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()[:60]
+    return env
+
+
 def chromium_path() -> str:
     """The system's Chromium; skips the calling test when there is none."""
     path = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -72,7 +86,7 @@ def web_browser() -> Iterator[Any]:
     except ImportError:
         pytest.skip("Playwright is not installed (pip install playwright; no browser download)")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, env=chromium_env())
         try:
             yield browser
         finally:

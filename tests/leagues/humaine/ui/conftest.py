@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for hui_kit (no pack
 from hui_kit import CHROMIUM_ARGS, KEYS, FixedUtilities, tiny_agent  # noqa: E402
 
 from accord.leagues.humaine.testing import ServerThread, loopback_socket  # noqa: E402
+from accord.web.testing import chromium_env  # noqa: E402
 
 
 @pytest.fixture(params=["plain"])
@@ -86,7 +87,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, env=chromium_env())
         try:
             yield b
         finally:
