@@ -57,13 +57,13 @@ CHROMIUM_ARGS = [
 """Flags for a headless Chromium in a container without a GPU or a network."""
 
 
-def chromium_env() -> dict[str, str]:
+def chromium_env() -> dict[str, str | float | bool]:
     """The environment to launch Chromium with: a short TMPDIR when the current one is long.
 
     Chromium puts its singleton socket in TMPDIR, and a socket path over about 100
     characters makes it abort ("Socket path too long").
     """
-    env = dict(os.environ)
+    env: dict[str, str | float | bool] = dict(os.environ)
     if len(tempfile.gettempdir()) > 60:
         env["TMPDIR"] = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()[:60]
     return env
