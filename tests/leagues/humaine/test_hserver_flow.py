@@ -64,6 +64,11 @@ class ScriptedSeller:
                 reply = agent(rid, self.name, f"How about {words} for {p} USD.", "SellOffer", q, p)
             else:
                 return
+        if msg["speaker"] != "Human":
+            # A reaction to the other seller's message: two seller messages received less
+            # than R3's simultaneity window apart are simultaneous (the second is blocked),
+            # so a reacting agent answers after it, as any real one does.
+            time.sleep(RuleConfig().simultaneity + 0.05)
         r = httpx.post(self.eo + "/relayMessage", json=reply, timeout=5)
         assert r.status_code == 200 and r.json()["permitted"], r.text
 
