@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
-import resource
 import signal
 import tempfile
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
 from accord.tournament.agents import make_negotiator
 from accord.tournament.config import AgentSpec
-from accord.tournament.lifeline import die_with_parent
+from accord.tournament.lifeline import apply_limits, die_with_parent
 
 _GRACE = 0.25  # seconds to wait past the time limit before killing the child
 # A new interpreter that holds only what it is sent (its agent, its own utility and
@@ -160,18 +159,6 @@ class IsolatedNegotiator(Negotiator):
         return self._dead
 
 
-def _apply_limits(limits: Limits) -> None:
-    cpu = max(1, int(limits.cpu_seconds + 0.999))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    with open("/proc/self/status") as f:
-        size_kb = next((int(line.split()[1]) for line in f if line.startswith("VmSize:")), 0)
-    cap = size_kb * 1024 + limits.memory_mb * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-
-
 def _child_main(
     conn: Connection, spec: AgentSpec, limits: Limits, utility: UtilityFunction, memory: Any
 ) -> None:
@@ -181,7 +168,7 @@ def _child_main(
     error: str | None = None
     neg: Negotiator | None = None
     try:
-        _apply_limits(limits)
+        apply_limits(limits.cpu_seconds, limits.memory_mb)
         neg = make_negotiator(spec)
     except Exception as exc:  # noqa: BLE001 - reported to the parent as a failure
         error = f"could not create agent {spec.name!r}: {type(exc).__name__}: {exc}"

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing as mp
-import resource
 import signal
 import time
 import traceback
@@ -52,7 +51,7 @@ from accord.leagues.scml.negotiation import outcome_space, utility_of
 from accord.leagues.scml.registry import agent_path, load_agent_type
 from accord.leagues.scml.state import Phase
 from accord.leagues.scml.world import World
-from accord.tournament.lifeline import die_with_parent
+from accord.tournament.lifeline import apply_limits, die_with_parent
 
 __all__ = ["Limits", "IsolatedAgent", "IsolatedAgentError", "RemoteAWI", "RemoteNegotiator"]
 
@@ -540,18 +539,6 @@ class RemoteAWI:
         return outcome_space(agenda)
 
 
-def _apply_limits(limits: Limits) -> None:
-    cpu = max(1, int(limits.cpu_seconds + 0.999))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    with open("/proc/self/status") as f:
-        size_kb = next((int(line.split()[1]) for line in f if line.startswith("VmSize:")), 0)
-    cap = size_kb * 1024 + limits.memory_mb * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-
-
 def _child_main(
     conn: Connection,
     path: str,
@@ -569,7 +556,7 @@ def _child_main(
         agent.name = name
         awi = RemoteAWI(conn, static, rng)
         agent.awi = cast(AWI, awi)
-        _apply_limits(limits)
+        apply_limits(limits.cpu_seconds, limits.memory_mb)
     except BaseException as exc:  # noqa: BLE001 - reported to the world as a failure
         with contextlib.suppress(Exception):
             msg = f"could not create agent {path!r}: {type(exc).__name__}: {exc}"
