@@ -284,24 +284,21 @@ def serve(
     ] = 30.0,
 ) -> None:
     """Start the study server: the experimenter makes links, people negotiate in a browser."""
-    import socket
-
     import uvicorn
 
     from accord.leagues.genius.server import create_genius_app, genius_design
     from accord.leagues.genius.service import condition
+    from accord.web.runner import bound_socket
 
     console = Console()
     try:
         conds = [condition(o, domain, side, turns, turn_seconds) for o in _split(opponent)]
         design = genius_design(conds, title=title, seed=seed)
         app_, study = create_genius_app(folder, design, password=password, leave_after=leave_after)
+        sock = bound_socket(host, port)  # a taken port is a clear error
     except (AccordError, ValueError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
     bound = sock.getsockname()[1]
     typer.echo(f"GENIUS study server on http://{host}:{bound}/ (files in {folder})")
     typer.echo(f"experimenter page: http://{host}:{bound}/study/admin.html (user experimenter)")

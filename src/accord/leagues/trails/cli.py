@@ -157,22 +157,19 @@ def serve_cmd(
     password: Annotated[str | None, typer.Option(help="experimenter password")] = None,
 ) -> None:
     """Start the study server: the experimenter makes links, people play in a browser."""
-    import socket
-
     import uvicorn
 
     from accord.leagues.trails.server import create_trails_app, trails_design
+    from accord.web.runner import bound_socket
 
     console = Console()
     try:
         design = trails_design(_split(opponent), dependency=dependency, title=title, seed=seed)
         app_, study = create_trails_app(folder, design, password=password)
+        sock = bound_socket(host, port)  # a taken port is a clear error
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
     bound = sock.getsockname()[1]
     typer.echo(f"Colored Trails study server on http://{host}:{bound}/ (files in {folder})")
     typer.echo(f"experimenter page: http://{host}:{bound}/study/admin.html (user experimenter)")
