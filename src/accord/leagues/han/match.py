@@ -101,10 +101,11 @@ class Match:
         person_menu_only: bool = True,
         game_index: int = 0,
         inbox_flush: InboxFlush = "flushable",
+        agent_is_person: bool = False,
     ) -> None:
         self.spec = spec
         self.t0 = start
-        self.game = Game(spec, person_menu_only=person_menu_only)
+        self.game = Game(spec, person_menu_only=person_menu_only, agent_is_person=agent_is_person)
         self.sides: dict[Role, HanAgent | None] = {"agent": agent, "person": person}
         self.views: dict[Role, GameView] = {
             r: GameView.of(spec, r, game_index) for r in ("agent", "person")
@@ -198,6 +199,13 @@ class Match:
         if not self.game.ended:
             self.boxes[role].push([event.owned_by(role)], self.elapsed(now))
             self.advance(now)
+
+    def leave(self, role: Role, now: float) -> None:
+        """``role`` left for good: the game ends now with both BATNAs (outcome ``left``)."""
+        self.advance(now)
+        if not self.game.ended:
+            self.game.leave(role, self.elapsed(now))
+            self._finish(self.elapsed(now))
 
     def refuse(self, role: Role, now: float, reason: str) -> None:
         self.game.refuse(role, self.elapsed(now), reason)
