@@ -199,3 +199,22 @@ def test_a_pair_game_survives_a_restart(tmp_path: Path) -> None:
         assert a2.post("/api/han/event", json={"kind": "FORMAL_ACCEPT"}).json()["result"] == {
             "outcome": "deal", "points": 30,
         }  # fmt: skip
+
+
+def test_pairs_as_one_condition_of_a_study_with_agents(tmp_path: Path) -> None:
+    clock = VirtualClock()
+    app, study, service = create_han_app(
+        tmp_path / "han.sqlite", ["fair"], pairs=True, password="secret-pw", clock=clock
+    )
+    assert [(c.name, c.params) for c in study.design.conditions] == [
+        ("fair", {"agent": "fair"}), ("pairs", {"partner": "person"}),
+    ]  # fmt: skip
+    with ServerThread(app) as srv:
+        inv = study.invite(3)  # balanced: fair, pairs, fair
+        p0, p1 = _start(srv.url, inv[0].path), _start(srv.url, inv[1].path)
+        s0, s1 = p0.get("/api/han/state").json(), p1.get("/api/han/state").json()
+        assert (s0["partner"], s0["values"]) == ("agent", [4, 3, 1, 2])
+        assert s1["waiting"] is True and s1["timeout"] == 300.0
+        r = p0.post("/api/han/leave")
+        assert r.status_code == 409 and "against an agent" in r.json()["error"]
+        assert [r["agent"] for r in service.results()] == ["fair", "pairs"]

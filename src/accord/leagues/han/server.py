@@ -18,6 +18,8 @@ so a restarted server rebuilds a running game by replaying them into a fresh age
 engine and the agents are deterministic state machines): same board, history and
 refusals. The game clock runs on the wall clock from the stored ``game_start``, so the
 time the server was down counts (a game whose limit passed meanwhile ends on time-out).
+A condition with params ``{"partner": "person"}`` (``han_design(..., pairs=True)``)
+pairs its participants with each other instead: see :mod:`accord.leagues.han.pairs`.
 """
 
 from __future__ import annotations
