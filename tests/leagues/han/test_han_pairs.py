@@ -66,6 +66,8 @@ def test_a_pair_bargains_to_a_deal_each_seeing_their_own_side(tmp_path: Path) ->
         assert "agent_points" not in str(sb) and "person_points" not in str(sa)
         # the link used again from another browser is refused; the game goes on
         assert httpx.post(srv.url + inv[0].path).status_code == 409
+        assert "link_reused" in [e.kind for e in study.events.read(party=inv[0].pid)]
+        assert a.get("/api/han/state").json()["pair"] == "pair-001"
         # b sends an offer from its board (partner, undecided, me): b takes the Oil only
         clock.advance(5.0)
         mine_oil = [[0, 0, 5], [5, 0, 0], [5, 0, 0], [5, 0, 0]]

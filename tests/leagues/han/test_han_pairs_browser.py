@@ -131,7 +131,7 @@ def test_a_pair_runs_out_the_clock_to_their_batnas_and_a_third_person_is_release
     from playwright.sync_api import expect
 
     app, study, _ = create_han_app(
-        tmp_path / "han.sqlite", [], pairs=True, wait=8.0, time_limit=6.0, warning_time=3.0,
+        tmp_path / "han.sqlite", [], pairs=True, wait=15.0, time_limit=6.0, warning_time=3.0,
         game="example-2",
     )  # fmt: skip
     third = web_browser.new_context()
@@ -149,9 +149,9 @@ def test_a_pair_runs_out_the_clock_to_their_batnas_and_a_third_person_is_release
                 expect(page.locator("#result")).to_have_text(
                     "Time ran out: you scored 20 points.", timeout=10_000
                 )
-            # nobody came for c: released after 8 s, on to the end of the study
+            # nobody came for c: released after 15 s, on to the end of the study
             expect(c.locator("#released-text")).to_contain_text(
-                "No other participant arrived", timeout=15_000
+                "No other participant arrived", timeout=25_000
             )
             c.click("#continue")
             expect(c).to_have_url(f"{server.url}/study/done.html")
