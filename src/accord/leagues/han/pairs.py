@@ -89,7 +89,7 @@ class PairGames:
                             "game": self.spec.name,
                         },
                     )  # fmt: skip
-                self.s._wake(pair.partner_of(pid))
+                self.s.wake(pair.partner_of(pid))
             return pair
 
     def _exit(self, pid: str) -> None:
@@ -104,7 +104,7 @@ class PairGames:
             study.complete(pid, {"paired": False, "released": f"no partner within {waited:g} s"})
         else:
             study.withdraw(pid, "closed the page while waiting" if why == "gone" else "left")
-        self.s._wake(pid)
+        self.s.wake(pid)
 
     def _new_match(self, pair: Pair) -> Match:
         return Match(self.spec, None, None, start=pair.formed, spacing=0.0, agent_is_person=True)
@@ -131,9 +131,9 @@ class PairGames:
                 m.leave(role, now)
             study.record(pid, "left", {"while": "playing" if running else "survey",
                                        "t": m.elapsed(now), "pair": pair.id})  # fmt: skip
-            self.s._record_row(pid, m, None, me=role, pair=pair, left=True)
+            self.s.record_row(pid, m, None, me=role, pair=pair, left=True)
             study.withdraw(pid, "left the game" if running else "left before the survey")
-        self.s._wake(pair.partner_of(pid))
+        self.s.wake(pair.partner_of(pid))
         return {"done": True, "next": study.view(pid).next}
 
     # -- the game -----------------------------------------------------------------------
@@ -164,7 +164,7 @@ class PairGames:
             }.get(why, "There is no game for you.")
             return {"released": text, "how": why, "next": study.view(pid).next}
         pair, m = got
-        return self.s._game_state(m, pair.role_of(pid), pair)
+        return self.s.game_state(m, pair.role_of(pid), pair)
 
     def event(self, pid: str, raw: Any) -> dict[str, Any]:
         got = self.game(pid)
@@ -194,7 +194,7 @@ class PairGames:
             if refused:
                 study.record(pid, "refused", {"error": refused[-1].reason, "t": m.elapsed(now)})
         for who in pair.sides.values():
-            self.s._wake(who)
+            self.s.wake(who)
         if refused:
             raise WebError(422, refused[-1].reason)
         return self.state(pid)
@@ -217,7 +217,7 @@ class PairGames:
             m = self.matches.get(pair.id) if pair else None
         if m is None:
             return now + self.s.heartbeat
-        return self.s._match_due(m)
+        return self.s.match_due(m)
 
     # -- after a restart ------------------------------------------------------------------
     def _restore(self, pid: str) -> None:

@@ -220,9 +220,9 @@ class HanService:
     def state(self, pid: str) -> dict[str, Any]:
         if self._is_pairs(pid):
             return self.pairs.state(pid)
-        return self._game_state(self.match(pid), "person")
+        return self.game_state(self.match(pid), "person")
 
-    def _game_state(self, m: Match, me: Role, pair: Pair | None = None) -> dict[str, Any]:
+    def game_state(self, m: Match, me: Role, pair: Pair | None = None) -> dict[str, Any]:
         """What the person on side ``me`` sees; the board's columns are always (other
         side, undecided, me), so the person on the agent's side sees it turned round."""
         now = self.clock()
@@ -285,7 +285,7 @@ class HanService:
             reason = m.game.violations[-1].reason
             self.study.record(pid, "refused", {"error": reason, "t": m.elapsed(now)})
             raise WebError(422, reason)
-        self._wake(pid)
+        self.wake(pid)
         return self.state(pid)
 
     def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
@@ -301,7 +301,7 @@ class HanService:
         bad = [k for k in keys if not 1 <= body.answers.get(k, 0) <= 7]
         if bad or set(body.answers) != set(keys):
             raise WebError(422, f"the survey needs answers 1..7 to {keys}; got {body.answers}")
-        rec, row = self._record_row(pid, m, body, me=me, pair=pair)
+        rec, row = self.record_row(pid, m, body, me=me, pair=pair)
         if pair is not None:
             self.study.complete(pid, {"points": rec.result.points[me], "pair": pair.id})
             return {"done": True, "next": self.study.view(pid).next}
@@ -318,7 +318,7 @@ class HanService:
             self.agent_of.pop(pid, None)
         return {"done": True, "next": self.study.view(pid).next}
 
-    def _record_row(
+    def record_row(
         self, pid: str, m: Match, body: SurveyIn | None, *, me: Role = "person",
         pair: Pair | None = None, left: bool = False,
     ) -> tuple[MatchRecord, dict[str, Any]]:  # fmt: skip
@@ -399,15 +399,17 @@ class HanService:
             m = self.matches.get(pid)
             if m is None:
                 return self.clock() + HEARTBEAT
-            return self._match_due(m)
+            return self.match_due(m)
 
-    def _match_due(self, m: Match) -> float:
+    def match_due(self, m: Match) -> float:
+        """When ``m`` next changes by itself: its next event, tick or end, or the warning."""
         due = m.next_due()
         if not m.game.warned:
             due = min(due, m.t0 + m.spec.total_time - m.spec.warning_time)
         return due
 
-    def _wake(self, pid: str) -> None:
+    def wake(self, pid: str) -> None:
+        """Make ``pid``'s open live streams send the state now."""
         with self.lock:
             subs = list(self._wakers.get(pid, ()))
         for wake, loop in subs:
@@ -420,7 +422,7 @@ class HanService:
         with self.lock:
             pids = list(self._wakers)
         for pid in pids:
-            self._wake(pid)
+            self.wake(pid)
 
     # -- results -------------------------------------------------------------------------
     def rows(self) -> list[dict[str, Any]]:
