@@ -113,16 +113,19 @@ def tournament_cmd(
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if as_json:
-        typer.echo(json.dumps({k: r[k] for k in ("table", "by_class", "reliability", "checks")}))
+        keys = ("table", "ci", "by_class", "by_class_ci", "by_class_pair", "reliability", "checks")
+        typer.echo(json.dumps({k: r[k] for k in keys}))
         return
-    t = Table(title=f"mean score (row) against partner (column), {len(r['games'])} games")
+    t = Table(
+        title=f"mean score (row) against partner (column) ± 95% interval, {len(r['games'])} games"
+    )
     t.add_column("agent")
     for n in names:
         t.add_column(n, justify="right")
     for n in names:
-        t.add_row(n, *(f"{r['table'][n][m]:.1f}" for m in names))
+        t.add_row(n, *(f"{r['table'][n][m]:.1f} ± {r['ci'][n][m]:.1f}" for m in names))
     console.print(t)
-    c = Table(title="mean score by dependency class")
+    c = Table(title="mean score by dependency class ± 95% interval")
     c.add_column("agent")
     classes = list(r["by_class"])
     for cls in classes:
@@ -132,7 +135,7 @@ def tournament_cmd(
         rel = r["reliability"][n]
         c.add_row(
             n,
-            *(f"{r['by_class'][cls][n]:.1f}" for cls in classes),
+            *(f"{r['by_class'][cls][n]:.1f} ± {r['by_class_ci'][cls][n]:.1f}" for cls in classes),
             "-" if rel is None else f"{rel:.2f}",
         )
     console.print(c)

@@ -35,11 +35,12 @@ certain of. **Transfer** by the partner's reliability and the dependency cases.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from accord.leagues.trails.agent import Agent, View, sub_vectors
+from accord.leagues.trails.agent import Agent, View, sub_vectors, walk_plan
 from accord.leagues.trails.engine import Propose, TurnRecord
 
 __all__ = ["Purb", "PurbConfig", "Traits"]
@@ -97,7 +98,11 @@ class PurbConfig:
     low: float = 0.4
     high: float = 0.8
     epsilon: float = 2.0
-    half_probability: float = 0.5
+    half_probability: float = 1.0
+    subset_probability: float = 0.5
+    keep_independence: bool = True
+    endgame_walk: bool = True
+    trust_independent_partner: bool = False
     certain_after: int = 2
     max_side: int = 3
 
@@ -165,6 +170,12 @@ class Purb(Agent):
                 indep = view.independent(me, mine)
                 if was_indep and not indep:
                     continue
+                if (
+                    was_indep
+                    and c.keep_independence
+                    and not view.independent(me, _minus(view.chips, give))
+                ):
+                    continue  # it would stake its independence on the partner's transfer
                 if partner_free and any(give) and view.best(me, mine) <= base:
                     continue
                 out.append(p)
@@ -196,12 +207,20 @@ class Purb(Agent):
         if self._keeps_alive(view, mine):
             return True
         tj = self.traits[other]
+        certain = tj.reliability >= c.high and tj.observations >= c.certain_after
+        if (
+            c.keep_independence
+            and not certain
+            and view.independent(me, view.chips)
+            and not view.independent(me, _minus(view.chips, flipped.give))
+        ):
+            return False
         if (
             theirs is not None
             and not view.independent(other, view.other_chips or ())
             and view.independent(other, theirs)
             and not view.independent(me, mine)
-            and not (tj.reliability >= c.high and tj.observations >= c.certain_after)
+            and not certain
         ):
             return False
         u_offer = self.utility(view, mine, theirs, None)
@@ -224,32 +243,77 @@ class Purb(Agent):
         c, other = self.config, view.other
         if not any(promised):
             return promised
-        rel = self.traits[other].reliability
-        if rel < c.low:
+        tj = self.traits[other]
+        if tj.reliability < c.low:
             return (0,) * len(promised)
-        certain = self.traits[other].observations >= c.certain_after
-        if (rel >= c.high and certain) or view.other_chips is None:
+        if (tj.reliability >= c.high and tj.observations >= c.certain_after) or (
+            view.other_chips is None
+        ):
             return promised
-        theirs_now = view.other_chips
-        full = tuple(b - e + p for b, e, p in zip(theirs_now, expected, promised, strict=True))
-        mine_full = tuple(a - p + e for a, p, e in zip(view.chips, promised, expected, strict=True))
-        j_dep_now = not view.independent(other, theirs_now)
-        j_indep_after = view.independent(other, full)
-        i_indep_after = view.independent(view.me, mine_full)
-        if j_dep_now and j_indep_after:
-            best: tuple[int, ...] = (0,) * len(promised)
-            for sub in sub_vectors(promised, sum(promised)):
-                # dependent even if the partner keeps what it promised (medium reliability)
-                after = tuple(b + s for b, s in zip(theirs_now, sub, strict=True))
-                if sum(sub) > sum(best) and not view.independent(other, after):
-                    best = sub
-            return best
-        if j_indep_after and i_indep_after:
+        case = self.transfer_case(view, promised, expected)
+        allowed = self._keep_own_independence(view, promised)
+        theirs = view.other_chips
+        if case == "frees_partner":
+            return _largest(allowed, lambda s: not view.independent(other, _plus(theirs, s)))
+        if case == "both_independent":
+            return allowed
+        if case == "both_stay_dependent":
+            # randomise between all and a subset (half)
+            return _half(allowed) if self.rng.random() < c.subset_probability else allowed
+        # otherwise (the partner already independent, or only PURB freed): half with a
+        # given probability, else all
+        return _half(allowed) if self.rng.random() < c.half_probability else allowed
+
+    def transfer_case(
+        self, view: View, promised: tuple[int, ...], expected: tuple[int, ...]
+    ) -> str:
+        """The paper's dependency case of a medium-reliability transfer.
+
+        "The partner becomes independent" is judged on what it holds if PURB sends and the
+        partner keeps its own chips (it may send nothing); PURB's own independence after the
+        whole exchange (the partner sends what it promised).
+        """
+        me, other = view.me, view.other
+        theirs = view.other_chips
+        assert theirs is not None
+        mine_after = tuple(
+            a - p + e for a, p, e in zip(view.chips, promised, expected, strict=True)
+        )
+        j_dep = not view.independent(other, theirs)
+        j_free = view.independent(other, _plus(theirs, promised))
+        i_free = view.independent(me, mine_after)
+        if j_dep and j_free:
+            return "frees_partner"
+        if j_free and i_free and (self.config.trust_independent_partner or j_dep):
+            return "both_independent"
+        if not j_free and not i_free:
+            return "both_stay_dependent"
+        return "otherwise"
+
+    def _keep_own_independence(self, view: View, promised: tuple[int, ...]) -> tuple[int, ...]:
+        """The largest part of ``promised`` PURB can send and still reach its goal alone
+        (when it can now): it never stakes its own independence on the partner's transfer."""
+        me = view.me
+        if not self.config.keep_independence or not view.independent(me, view.chips):
             return promised
-        # both stay dependent, or the other cases: half with a probability, else all
-        if self.rng.random() < c.half_probability:
-            return _half(promised)
-        return promised
+        return _largest(promised, lambda s: view.independent(me, _minus(view.chips, s)))
+
+    def move(self, view: View) -> list[int]:
+        """Walk to the goal when its chips allow; when the game may end this turn (a player
+        is one turn from the dormancy limit, or the partner can walk to its goal) and the
+        goal is out of reach, walk to the square
+        with the best final score (the expected-future-score heuristic's end point);
+        otherwise keep the chips for trading, stepping only to stay in the game."""
+        plan = walk_plan(view)
+        if not self.config.endgame_walk or view.independent(view.me, view.chips):
+            return plan
+        partner_can_end = view.other_chips is not None and view.independent(
+            view.other, view.other_chips
+        )
+        if max(view.dormant) + 1 < view.rules.dormant_limit and not partner_can_end:
+            return plan
+        best = _best_end(view)
+        return best if best is not None else plan
 
     def observe(self, view: View, record: TurnRecord) -> None:
         if not record.accepted or record.proposal is None:
@@ -260,6 +324,34 @@ class Purb(Agent):
             if k == record.proposer:
                 helpful = sum(record.proposal.give) > sum(record.proposal.take)
             self.traits[k].observe(promised, sent, helpful)
+
+
+def _best_end(view: View) -> list[int] | None:
+    """A path to the square where ``view.me`` would score most if the game ended there."""
+    me, board, rules = view.me, view.board, view.rules
+    here, goal, total = view.positions[me], view.goals[me], sum(view.chips)
+    reach = board.reach(here, view.chips)
+    cell = max(reach, key=lambda c: (rules.score(board, c, goal, [total - reach[c]]), -reach[c]))
+    if cell == here:
+        return None
+    return board.shortest_path(here, cell, view.chips)
+
+
+def _plus(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x - y for x, y in zip(a, b, strict=True))
+
+
+def _largest(chips: tuple[int, ...], ok: Callable[[tuple[int, ...]], bool]) -> tuple[int, ...]:
+    """The sub-vector of ``chips`` with the most chips for which ``ok`` holds (first found)."""
+    best: tuple[int, ...] = (0,) * len(chips)
+    for sub in sub_vectors(chips, sum(chips)):
+        if sum(sub) > sum(best) and ok(sub):
+            best = sub
+    return best
 
 
 def _half(promised: tuple[int, ...]) -> tuple[int, ...]:
