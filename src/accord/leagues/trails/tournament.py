@@ -21,7 +21,7 @@ from accord.core.errors import ConfigError
 from accord.leagues.trails.generator import CLASSES, generate
 from accord.leagues.trails.match import AGENTS, play
 
-__all__ = ["head_to_head", "play_task", "run_tournament", "summarize"]
+__all__ = ["against", "head_to_head", "play_task", "run_tournament", "summarize"]
 
 
 def play_task(spec: dict[str, Any]) -> dict[str, Any]:
@@ -170,6 +170,23 @@ def head_to_head(games: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, A
     }
 
 
+def against(games: Sequence[dict[str, Any]], a: str, b: str, partner: str) -> dict[str, Any]:
+    """``a``'s score minus ``b``'s against the same ``partner`` on the same board and seat,
+    with its 95% interval (a paired comparison: the boards' differences cancel out)."""
+    score: dict[tuple[Any, Any, int, str], float] = {}
+    for g in games:
+        ag = g["agents"]
+        for k in (0, 1):
+            if ag[1 - k] == partner and ag[k] in (a, b):
+                score[(g["cls"], g["board"], k, ag[k])] = g["scores"][k]
+    gaps = [
+        v - score[(c, bd, k, b)]
+        for (c, bd, k, who), v in score.items()
+        if who == a and (c, bd, k, b) in score
+    ]
+    return {"pairs": len(gaps), "gap": _mean(gaps), "gap_ci": _ci(gaps)}
+
+
 def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """PURB against never-reliable: who does better against a reliable partner; how much
     ``unreliable`` gains from PURB compared with from ``reliable`` (exploitation); their
@@ -180,7 +197,11 @@ def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]])
     t = table
     h2h = head_to_head(games, "purb", "unreliable")
     return {
-        "vs_reliable": {"purb": t["purb"]["reliable"], "unreliable": t["unreliable"]["reliable"]},
+        "vs_reliable": {
+            "purb": t["purb"]["reliable"],
+            "unreliable": t["unreliable"]["reliable"],
+            "paired": against(games, "purb", "unreliable", "reliable"),
+        },
         "purb_beats_unreliable_vs_reliable": t["purb"]["reliable"] > t["unreliable"]["reliable"],
         "unreliable_against": {
             "purb": t["unreliable"]["purb"],
