@@ -188,8 +188,12 @@ def report_cmd(
     ] = ["purb"],  # noqa: B006 - typer needs a literal default
     population: Annotated[
         list[str],
-        typer.Option("--population", "-p", help="the partner population (baselines as PDAs)"),
+        typer.Option("--population", "-p", help="the PDA population (baselines as PDAs)"),
     ] = ["reliable unreliable greedy random"],  # noqa: B006
+    simulated: Annotated[
+        list[str],
+        typer.Option("--simulated", "-s", help="the simulated people ('' for none)"),
+    ] = ["sim-cooperative sim-reciprocal sim-opportunist sim-forgetful"],  # noqa: B006
     study: Annotated[
         Path | None, typer.Option(help="a study's events.csv: adds the logged people")
     ] = None,
@@ -197,26 +201,22 @@ def report_cmd(
     seed: Annotated[int, typer.Option(help="seed of the boards")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
-    """Compare agents against a population (and logged people): score, goals, chips kept."""
-    from accord.leagues.trails.analysis import compare, player_rows, rows_from_study_csv
-    from accord.leagues.trails.tournament import run_tournament
+    """Compare agents against populations: PDAs, simulated people and logged people."""
+    from accord.leagues.trails.analysis import population_report
 
     console = Console()
-    names, pop = _split(agents), _split(population)
     try:
-        t = run_tournament(list(dict.fromkeys([*names, *pop])), boards=boards, seed=seed)
-        rows = [
-            r
-            for g in t["games"]
-            for r in player_rows(g, population="agents-vs-population")
-            if r["partner"] in pop and (r["agent"] in names or r["agent"] in pop)
-        ]
-        if study is not None:
-            rows += rows_from_study_csv(study)
+        result = population_report(
+            _split(agents),
+            _split(population),
+            _split(simulated),
+            study=study,
+            boards=boards,
+            seed=seed,
+        )
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    result = compare(rows)
     if as_json:
         typer.echo(json.dumps(result))
         return
