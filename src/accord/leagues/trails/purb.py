@@ -19,8 +19,10 @@ reliability. Chosen weights (the paper gives rules, not numbers): ``w_self = 1``
 = 0.1 + 0.4 * coop_j`` (a reliable, helpful partner's score counts more, as the paper's
 example says), raised by 0.2 when PURB is task-dependent (it needs the partner);
 ``w_coop_i = 20`` per unit of the helpfulness its proposal shows (reputation); ``w_coop_j =
-10``. Thresholds: reliability < 0.4 is low, >= 0.8 high; epsilon 2 points; "half with a
-given probability": 0.5; certainty: at least 2 observations of the partner; until then a
+10``. Thresholds: reliability < 0.5 is low (one broken promise, even of one chip, makes
+a partner low: 0.9 / 1.9 = 0.47), >= 0.8 high; epsilon 2 points; "half with a given
+probability": 1.0 (else all); "all or a subset" when both stay dependent: a subset (half)
+with probability 0.5; certainty: at least 2 observations of the partner; until then a
 high reliability counts as medium (PURB keeps its word in full only to a partner it has
 seen keep theirs, else the medium-reliability rules apply). All are :class:`PurbConfig` fields.
 
@@ -30,7 +32,11 @@ task-independent unless the trade raises PURB's own expected score; when PURB is
 and some proposal makes it independent, only those. **Acceptance** as the paper: accept when the offer is
 worth at least PURB's own proposal, or when it keeps the game alive; an offer that makes
 the partner independent while PURB stays dependent only with a reliable partner PURB is
-certain of. **Transfer** by the partner's reliability and the dependency cases.
+certain of; an independent PURB neither proposes nor accepts giving chips it needs for its
+own path (``keep_independence``). **Transfer** by the partner's reliability and the
+dependency cases (:meth:`Purb.transfer_case`; docs/trails.md has the table and the reasons).
+**Movement** (not in the paper): to the goal when possible, else to the best-scoring
+square when the game may end this turn (``endgame_walk``).
 """
 
 from __future__ import annotations
@@ -95,7 +101,7 @@ class PurbConfig:
     w_other_dependent: float = 0.2
     w_coop_i: float = 20.0
     w_coop_j: float = 10.0
-    low: float = 0.4
+    low: float = 0.5
     high: float = 0.8
     epsilon: float = 2.0
     half_probability: float = 1.0
