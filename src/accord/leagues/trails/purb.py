@@ -109,6 +109,7 @@ class PurbConfig:
     keep_independence: bool = True
     endgame_walk: bool = True
     trust_independent_partner: bool = False
+    both_free_after: int = 1
     certain_after: int = 2
     max_side: int = 3
 
@@ -277,7 +278,9 @@ class Purb(Agent):
 
         "The partner becomes independent" is judged on what it holds if PURB sends and the
         partner keeps its own chips (it may send nothing); PURB's own independence after the
-        whole exchange (the partner sends what it promised).
+        whole exchange (the partner sends what it promised). When the exchange would free
+        both, PURB sends all ("both_independent") only to a partner it has seen at least
+        ``both_free_after`` times; an unseen partner is kept dependent ("frees_partner").
         """
         me, other = view.me, view.other
         theirs = view.other_chips
@@ -289,8 +292,9 @@ class Purb(Agent):
         j_free = view.independent(other, _plus(theirs, promised))
         i_free = view.independent(me, mine_after)
         if j_dep and j_free:
-            return "frees_partner"
-        if j_free and i_free and (self.config.trust_independent_partner or j_dep):
+            seen = self.traits[other].observations >= self.config.both_free_after
+            return "both_independent" if i_free and seen else "frees_partner"
+        if j_free and i_free and self.config.trust_independent_partner:
             return "both_independent"
         if not j_free and not i_free:
             return "both_stay_dependent"
