@@ -159,3 +159,41 @@ def test_kill_restart_resumes_the_game(tmp_path: Path) -> None:
         s2 = _play(client, s2, [])
     assert s2["done"] and s2["scores"] == s["scores"] and s2["last"] == s["last"]
     study.close()
+
+
+def test_waiting_person_and_person_game_survive_a_restart(tmp_path: Path) -> None:
+    folder = tmp_path / "pp"
+    design = trails_design(["person"])
+    app, study = create_trails_app(folder, design, password=PW)
+    (a_inv, b_inv) = study.invite(2)
+    with TestClient(app) as a:
+        a.post(a_inv.path)
+        a.post("/api/participant/consent", json={"agree": True, "version": "1"})
+        assert a.get("/api/trails/state").json() == {"waiting": True}
+        a_cookies = dict(a.cookies)
+    study.close()
+
+    app, study = create_trails_app(folder, design, password=PW)  # a new server process
+    with TestClient(app) as b, TestClient(app, cookies=a_cookies) as a:
+        b.post(b_inv.path)
+        b.post("/api/participant/consent", json={"agree": True, "version": "1"})
+        sb = b.get("/api/trails/state").json()
+        assert sb["me"] == 1 and sb["opponent"] == "person"  # paired with the one waiting
+        sa = a.get("/api/trails/state").json()
+        assert sa["me"] == 0 and sa["game"] == sb["game"] and sa["myTurn"]
+        n = sa["nColors"]
+        give, take = [0] * n, [0] * n
+        give[sa["chips"][0].index(max(sa["chips"][0]))] = 1
+        sa = a.post("/api/trails/act", json={"kind": "propose", "give": give, "take": take}).json()
+        assert sa["phase"] == "respond"
+        b_cookies = dict(b.cookies)
+    study.close()
+
+    app, study = create_trails_app(folder, design, password=PW)
+    with TestClient(app, cookies=b_cookies) as b:
+        sb = b.get("/api/trails/state").json()
+        assert sb["phase"] == "respond" and sb["myTurn"] and sb["game"] == sa["game"]
+        assert sb["proposal"] == {"from": 0, "give": take, "get": give}
+        sb = b.post("/api/trails/act", json={"kind": "respond", "accept": True}).json()
+        assert sb["phase"] == "transfer" and sb["promised"]["theirs"] == give
+    study.close()
