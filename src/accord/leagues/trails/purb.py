@@ -311,9 +311,9 @@ class Purb(Agent):
     def move(self, view: View) -> list[int]:
         """Walk to the goal when its chips allow; when the game may end this turn (a player
         is one turn from the dormancy limit, or the partner can walk to its goal) and the
-        goal is out of reach, walk to the square
-        with the best final score (the expected-future-score heuristic's end point);
-        otherwise keep the chips for trading, stepping only to stay in the game."""
+        goal is out of reach, walk to the square with the best final score (the end point
+        of the expected-future-score heuristic); otherwise keep the chips for trading,
+        stepping only to stay in the game."""
         plan = walk_plan(view)
         if not self.config.endgame_walk or view.independent(view.me, view.chips):
             return plan
