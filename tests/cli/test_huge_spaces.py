@@ -61,6 +61,13 @@ def test_every_builtin_agent_negotiates_on_the_anac2014_domain_and_the_output_sa
         assert doc["pareto_distance"] is not None  # analysed by cells, not enumerated
 
 
+def test_scenarios_show_says_how_agents_play_a_huge_space():
+    result = runner.invoke(app, ["scenarios", "show", str(_anac2014())])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 0 and f"{AGENT_NOTE} by utility" in out
+    assert "put real (and huge integer) issues on a grid" not in out  # nothing to put on a grid
+
+
 def test_a_tournament_of_every_builtin_agent_on_the_anac2014_domain_has_no_failure(tmp_path):
     out = tmp_path / "t.sqlite"
     agents = ",".join(known_agents())
