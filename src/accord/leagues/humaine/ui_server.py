@@ -52,6 +52,7 @@ from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
+from accord.leagues.humaine.admin import ADMIN_ROUTES, admin_headers
 from accord.leagues.humaine.credentials import TOKEN_HEADER, new_secret
 from accord.leagues.humaine.manager.services import (
     ServiceError,
@@ -132,6 +133,7 @@ def create_ui_app(
     person_key: str | None = None,
     admin_key: str | None = None,
     human_gap: float = 5.0,
+    admin_secret: str | None = None,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -148,6 +150,8 @@ def create_ui_app(
     ``/join?key=<admin_key>`` the admin page (start a round, end a phase). Keys not given
     are made once and kept in ``db_path``; ``app.state.page_keys`` holds them.
     ``human_gap`` is R0's gap, shown to the person before a message is refused.
+    ``admin_secret`` is the orchestrator's operator secret, sent (``X-Accord-Admin``) when
+    the admin page starts a round or ends a phase (see :mod:`.admin`).
     """
     if not confirm_timeout > 0:
         raise ConfigError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
@@ -164,6 +168,7 @@ def create_ui_app(
         admin_key=admin_key,
         human_gap=human_gap,
     )
+    service.admin_secret = admin_secret
     app = create_app("Accord HUMAINE human UIs", service, static=UI_PAGES)
     app.state.rounds = service.rounds
     app.state.page_keys = service.keys
@@ -195,6 +200,8 @@ class UiService:
         human_gap: float,
     ) -> None:
         self.orch = orchestrator_url.rstrip("/")
+        self.admin_secret: str | None = None
+        """The orchestrator's operator secret (``X-Accord-Admin``) for admin calls."""
         self.agents = agents
         self.names = [str(a["name"]) for a in agents]
         self.source = utility_source or local_utility_source()
@@ -299,6 +306,8 @@ class UiService:
     async def forward(self, route: str, body: dict[str, Any], secret: str | None = None) -> Any:
         url = f"{self.orch}{route}"
         headers = {TOKEN_HEADER: secret} if secret else {}
+        if route in ADMIN_ROUTES:
+            headers |= admin_headers(self.admin_secret)
         try:
             async with httpx.AsyncClient(timeout=self.timeout) as client:
                 r = await client.post(url, json=body, headers=headers)
