@@ -17,8 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from accord.core.errors import ConfigError
 from accord.leagues.humaine.admin import ADMIN_HEADER, OPEN_WARNING
 from accord.leagues.humaine.cli import app as humaine_cli
 from accord.leagues.humaine.credentials import digest
@@ -38,6 +40,7 @@ from accord.leagues.humaine.testing import (
     seller_utility,
     start_round,
 )
+from accord.leagues.humaine.ui_server import create_ui_app
 
 FAST = RuleConfig(human_gap=0.2)
 
@@ -124,14 +127,14 @@ def test_open_admin_runs_a_round_without_the_header_and_warns(
 
 
 def test_an_admin_secret_shorter_than_16_characters_is_refused() -> None:
-    from accord.core.errors import ConfigError
-
     with pytest.raises(ConfigError, match="at least 16 characters, got 5"):
         create_orchestrator_app(admin_secret="short")
 
 
 def _file_bytes(db: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
+    """The SQLite file with its WAL and shared-memory files (not the 0600 side files)."""
+    files = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+    return b"".join(p.read_bytes() for p in files if p.exists())
 
 
 def test_the_sqlite_file_keeps_no_plain_secret_and_a_restart_checks_the_digests(
@@ -214,3 +217,67 @@ def test_up_makes_the_operator_secret_0600_and_open_admin_says_what_it_gives_up(
     out = " ".join(result.output.split())
     assert "admin routes are OPEN (--open-admin): anyone who can reach the orchestrator" in out
     assert not (tmp_path / "b" / "admin-secret").exists()
+
+
+# -- the human UIs' server: page keys and the buyer's round secret ------------------------
+def _ui(db: Path) -> tuple[Any, TestClient]:
+    app = create_ui_app(orchestrator_url="http://127.0.0.1:9", db_path=db)
+    return app, TestClient(app)
+
+
+def _joins(client: TestClient, key: str) -> bool:
+    return client.get("/join", params={"key": key}, follow_redirects=False).status_code == 303
+
+
+BUYER_SECRET = "buyer-round-secret-0123456789"
+
+
+def test_the_ui_server_keeps_digests_in_sqlite_and_its_keys_in_0600_files(tmp_path: Path) -> None:
+    db = tmp_path / "ui.sqlite"
+    app, client = _ui(db)
+    keys = app.state.page_keys
+    person, admin = str(keys.person), str(keys.admin)
+    assert _joins(client, person) and client.get("/api/me").json()["roles"] == ["person"]
+    assert not _joins(TestClient(app), "not-a-key-of-this-server")
+    setup = {"roundId": "r1", "durations": {"warmUp": 0, "round": 60, "post": 5}}
+    client.post("/sendRoundMetadata", json=setup | {"token": BUYER_SECRET})
+    assert client.get("/api/state").json()["speaks"]  # it can speak for the buyer
+    raw = _file_bytes(db)
+    assert b"sendRoundMetadata" in raw
+    for secret in (person, admin, BUYER_SECRET):
+        assert secret.encode() not in raw
+    for side in ("page-keys", "round-secrets"):
+        assert stat.S_IMODE((tmp_path / f"ui.sqlite.{side}").stat().st_mode) == 0o600
+    # restarted: the old links open, the links can be printed again, the buyer still speaks
+    app, client = _ui(db)
+    assert app.state.page_keys.link("person") == f"/join?key={person}"
+    assert _joins(client, person) and client.get("/api/state").json()["speaks"]
+    # without the key file only the digests are left: old links work, new ones cannot be made
+    (tmp_path / "ui.sqlite.page-keys").unlink()
+    app, client = _ui(db)
+    assert _joins(client, admin) and client.get("/api/me").json()["roles"] == ["admin"]
+    with pytest.raises(ConfigError, match="the person key is kept only as a digest"):
+        app.state.page_keys.link("person")
+
+
+def test_a_ui_file_written_with_plain_keys_and_secrets_is_read_and_rewritten(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "old-ui.sqlite"
+    old = sqlite3.connect(db)  # as the previous version wrote it
+    old.execute("CREATE TABLE page_keys (role TEXT PRIMARY KEY, key TEXT NOT NULL)")
+    old.executemany("INSERT INTO page_keys VALUES (?, ?)",
+                    [("person", "p" * 20), ("admin", "a" * 20)])  # fmt: skip
+    old.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, round_id TEXT NOT NULL,"
+                " route TEXT NOT NULL, body TEXT NOT NULL, at REAL NOT NULL)")  # fmt: skip
+    body = {"roundId": "r1", "durations": {"round": 60}, "token": BUYER_SECRET}
+    old.execute("INSERT INTO events (round_id, route, body, at) VALUES (?, ?, ?, ?)",
+                ("r1", "sendRoundMetadata", json.dumps(body), 1.0))  # fmt: skip
+    old.commit()
+    old.close()
+    app, client = _ui(db)
+    assert _joins(client, "p" * 20) and client.get("/api/state").json()["speaks"]
+    con = sqlite3.connect(db)
+    stored = dict(con.execute("SELECT role, key FROM page_keys").fetchall())
+    assert all(v.startswith("sha256$") for v in stored.values())
+    assert "token" not in json.loads(con.execute("SELECT body FROM events").fetchone()[0])

@@ -61,7 +61,14 @@ from accord.leagues.humaine.manager.services import (
 )
 from accord.leagues.humaine.messages import UI_ROUTES
 from accord.leagues.humaine.optimizer import best_allocation
-from accord.leagues.humaine.page_sessions import ADMIN, COOKIES, PAGES, PERSON, load_keys
+from accord.leagues.humaine.page_sessions import (
+    ADMIN,
+    COOKIES,
+    PAGES,
+    PERSON,
+    cookie_for,
+    load_keys,
+)
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
 from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
@@ -210,8 +217,10 @@ class UiService:
         self.confirm_timeout = confirm_timeout
         self.auto_confirm = auto_confirm
         self.human_gap = human_gap
-        self.log = EventLog(db_path)
-        self.keys = load_keys(self.log.db, person_key, admin_key)
+        on_disk = str(db_path) != ":memory:"  # secrets it must send: 0600 files beside it
+        self.log = EventLog(db_path, Path(f"{db_path}.round-secrets") if on_disk else None)
+        keys_file = Path(f"{db_path}.page-keys") if on_disk else None
+        self.keys = load_keys(self.log.db, person_key, admin_key, keys_file)
         self.rounds: dict[str, UiRound] = {}
         self.lock = threading.Lock()
         self.waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
@@ -273,7 +282,7 @@ class UiService:
         if role is None:
             raise WebError(403, "this link's key is not valid here; ask for a new link")
         page = RedirectResponse(PAGES[role], status_code=303)
-        cookie = self.keys.cookie_value(role)
+        cookie = cookie_for(role, key)
         page.set_cookie(COOKIES[role], cookie, httponly=True, samesite="strict")
         return page
 
