@@ -281,3 +281,61 @@ def test_a_ui_file_written_with_plain_keys_and_secrets_is_read_and_rewritten(
     stored = dict(con.execute("SELECT role, key FROM page_keys").fetchall())
     assert all(v.startswith("sha256$") for v in stored.values())
     assert "token" not in json.loads(con.execute("SELECT body FROM events").fetchone()[0])
+
+
+def test_the_manager_of_up_runs_a_whole_round_with_the_secret_and_an_outsider_cannot(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import threading
+    import time
+
+    from accord.leagues.humaine.cli import build_stack, serve_all
+
+    services, notes = build_stack("127.0.0.1", 0, tmp_path, "strong", "regex", True, True, 1)
+    url = {s.name.split(" (")[0]: s.url for s in services}
+    if "agent Watson" not in url or "competition manager" not in url:
+        pytest.skip(f"agents or manager unavailable: {notes}")
+    password = next(n.rsplit(" ", 1)[1] for n in notes if n.startswith("manager admin user"))
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=lambda: asyncio.run(serve_all(services, should_stop=stop.is_set)), daemon=True
+    )
+    thread.start()
+    eo = url["orchestrator"]
+    try:
+        with httpx.Client(base_url=url["competition manager"], timeout=10, trust_env=False) as m:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    if (
+                        m.get("/").status_code == 200
+                        and httpx.get(eo + "/health").status_code == 200
+                    ):
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            m.post("/api/login", json={"username": "admin", "password": password})
+            for name in ("Celia", "Watson"):
+                port = int(url[f"agent {name}"].rsplit(":", 1)[1])
+                r = m.post("/api/agents", json={"name": f"{name.lower()}-bot", "port": port})
+                assert r.status_code < 300, r.text
+            m.post("/api/humans", json={"name": "h"})
+            durations = {"warmUp": 0, "round": 1.0, "post": 0.5}
+            m.put("/api/settings", json={"nPools": 1, "durations": durations})
+            m.post("/api/pools")
+            r = m.post("/api/rounds/1/start")
+            assert r.status_code == 200, r.text
+            rid = r.json()["round_id"]
+            # an outsider cannot end the manager's round early
+            refused(httpx.post(eo + "/endRound", json={"roundId": rid}), "/endRound")
+            deadline = time.monotonic() + 20
+            while (row := m.get("/api/schedule").json()["rounds"][0])["status"] != "done":
+                assert time.monotonic() < deadline, row
+                time.sleep(0.1)
+            assert httpx.get(f"{eo}/rounds/{rid}").json()["phase"] == "ended"
+    finally:
+        stop.set()
+        thread.join(10)
