@@ -140,3 +140,12 @@ def test_a_huge_additive_scenario_is_analysed_without_enumerating():
     a = analyze(Scenario("big", s.space, s.utilities))
     assert a.note is not None and "10000000000 outcomes" in a.note
     assert a.rows is not None and len(a.rows) < 50_000
+
+
+def test_three_parties_above_a_million_outcomes_are_analysed_over_candidates():
+    s = random_linear_scenario(8, 7, 3, seed=1)  # 5.8 x 10^6 outcomes, as ANAC 2016's grid
+    a = analyze(s)
+    assert a.note is not None and a.note.startswith("analysis approximated: 5764801 outcomes")
+    assert a.rows is not None and len(a.frontier) >= 3
+    small = random_linear_scenario(5, 10, 3, seed=1)  # 10^5: enumerated, exact
+    assert analyze(small).note is None

@@ -140,6 +140,11 @@ class ScenarioAnalysis:
         return not bool(dominated)
 
 
+ND_MAX_OUTCOMES = 1_000_000
+"""Outcomes enumerated for three or more parties (an n-dimensional frontier of millions
+of points can take minutes: ANAC 2016's 5.8 x 10^6-outcome energy grid did)."""
+
+
 def analyze(
     scenario: Scenario, levels: int = 10, max_outcomes: int = 20_000_000
 ) -> ScenarioAnalysis:
@@ -148,10 +153,13 @@ def analyze(
     Reservation values are the profiles' (undiscounted) ones. Spaces with more than
     ``max_outcomes`` outcomes are analysed by cells (:mod:`accord.core.cells`, exact)
     when every profile is a hyper-rectangle utility, and otherwise over candidate
-    outcomes (:mod:`accord.core.analysis.approximate`; ``note`` says so).
+    outcomes (:mod:`accord.core.analysis.approximate`; ``note`` says so). With three or
+    more parties the limit is at most :data:`ND_MAX_OUTCOMES`.
     """
     rows: IndexRows | None = None
     note: str | None = None
+    if scenario.n_parties > 2:
+        max_outcomes = min(max_outcomes, ND_MAX_OUTCOMES)
     huge = scenario.space.is_discrete and int(scenario.space.cardinality) > max_outcomes
     found = None
     if huge and all(isinstance(u, HyperRectangleUtility) for u in scenario.utilities):
