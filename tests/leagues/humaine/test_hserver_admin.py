@@ -339,3 +339,19 @@ def test_the_manager_of_up_runs_a_whole_round_with_the_secret_and_an_outsider_ca
     finally:
         stop.set()
         thread.join(10)
+
+
+def test_the_manager_and_ui_commands_read_the_secret_from_a_file_or_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+
+    from accord.leagues.humaine.manager.cli import SECRET_ENV, _orchestrator_secret
+
+    path = tmp_path / "admin-secret"
+    path.write_text("from-the-file-0123456789\n")
+    monkeypatch.setenv(SECRET_ENV, "from-the-environment-0123")
+    assert _orchestrator_secret(path) == "from-the-file-0123456789"
+    assert _orchestrator_secret(None) == "from-the-environment-0123"
+    with pytest.raises(typer.BadParameter, match="cannot read the admin secret file"):
+        _orchestrator_secret(tmp_path / "missing")
