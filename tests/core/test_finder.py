@@ -149,3 +149,19 @@ def test_three_parties_above_a_million_outcomes_are_analysed_over_candidates():
     assert a.rows is not None and len(a.frontier) >= 3
     small = random_linear_scenario(5, 10, 3, seed=1)  # 10^5: enumerated, exact
     assert analyze(small).note is None
+
+
+def test_agents_play_on_a_space_beyond_64_bit_flat_indices():
+    from accord.agents.registry import get_agent, known_agents
+    from accord.core import Deadline, Session
+
+    s = random_linear_scenario(20, 10, 2, seed=3)  # 10^20 > 2^63: no flat index fits
+    assert huge_space_note(s.utilities) is not None and "approximate" in str(
+        huge_space_note(s.utilities)
+    )
+    for name in known_agents():
+        agents = [get_agent(name), get_agent("Frequency")]
+        r = Session(s.space, agents, list(s.utilities), Deadline(rounds=10), seed=1).run()
+        assert r.failure is None, (name, r.failure)
+        offers = [e.outcome for e in r.trace if e.outcome is not None]
+        assert offers and all(s.space.is_valid(o) for o in offers)

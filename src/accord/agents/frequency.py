@@ -77,16 +77,15 @@ class FrequencyAgent(TimeDependent):
             top = found.max
             self._top, self._floor = top, min(max(view.reservation, found.min), top)
             rows, pool_values = found.pool(self.pool_size, self._floor, view.rng)
-            self._flat: npt.NDArray[np.int64] = space.flat_of_rows(rows)
             self._rows = rows
         else:
             values = view.utility.all()
             top = float(values.max())
             floor = max(view.reservation, float(values.min()))
             self._top, self._floor = top, min(floor, top)
-            self._flat = self._pool(values, view.rng)
-            self._rows = space.rows_of_flat(self._flat)
-            pool_values = values[self._flat]
+            flat = self._pool(values, view.rng)
+            self._rows = space.rows_of_flat(flat)
+            pool_values = values[flat]
         self._values: list[float] = pool_values.tolist()
         self._neg: list[float] = (-pool_values).tolist()  # ascending, for bisect
         self._power = 1.0 / self.exponent
@@ -164,7 +163,7 @@ class FrequencyAgent(TimeDependent):
             pick = start + self._choose(self._rows[start:end])
         outcome = self._outcomes.get(pick)
         if outcome is None:
-            outcome = self._outcomes[pick] = view.space.outcome_at(int(self._flat[pick]))
+            outcome = self._outcomes[pick] = view.space.outcome_of_row(self._rows[pick])
         self._cache_step, self._cache, self._cache_value = view.step, outcome, self._values[pick]
         return outcome
 
