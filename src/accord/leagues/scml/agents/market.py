@@ -34,6 +34,7 @@ import numpy as np
 
 from accord.core import Negotiator, NegotiatorView, Outcome, Response, SessionResult
 from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.agents.routine import Want, run_day
 from accord.leagues.scml.contracts import Agenda, Contract
 from accord.leagues.scml.state import Phase
 
@@ -312,39 +313,20 @@ class MarketAgent(SCMLAgent):
             self._book(c)
 
     def step(self) -> None:
-        awi = self.awi
         self._adapt()
-        inv = awi.current_inventory
-        make = min(awi.n_lines, inv[awi.my_input_product], awi.current_balance // max(1, awi.cost))
-        awi.set_production(int(make))
-        self._key = (-1, False)
-        if awi.current_step + 1 >= awi.n_steps:
-            return
-        self._request(True)
-        self._request(False)
+        self._key = (-1, False)  # inventories change during execution
+        run_day(self.awi, self._want, self._negotiator)
 
-    def _request(self, is_buy: bool) -> None:
+    def _want(self, is_buy: bool) -> Want | None:
+        """Up to the most units the plan has room for, on the days it has room."""
         awi = self.awi
-        partners = awi.my_suppliers if is_buy else awi.my_consumers
-        if not partners:
-            return
         first = awi.current_step + 1
         last = min(awi.n_steps - 1, first + max(2, awi.horizon))
         room = self.room(is_buy, first, last)
         if len(room) == 0 or room.max() <= 0:
-            return
+            return None
         days = np.flatnonzero(room > 0)
-        t0, t1 = first + int(days[0]), first + int(days[-1])
-        product = awi.my_input_product if is_buy else awi.my_output_product
-        cat = awi.catalog_prices[product]
-        prices = (max(1, int(cat * 0.5)), max(2, int(np.ceil(cat * 1.5))))
-        q = (1, int(room.max()))
-        for partner in partners:
-            if awi.quota_left <= 0:
-                break
-            awi.request_negotiation(
-                is_buy, product, q, prices, (t0, t1), partner, self._negotiator(is_buy)
-            )
+        return (1, int(room.max())), (first + int(days[0]), first + int(days[-1]))
 
     def _negotiator(self, is_buy: bool) -> MarketNegotiator:
         awi = self.awi

@@ -23,6 +23,7 @@ import numpy as np
 
 from accord.core import Negotiator, NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.agents.routine import Want, run_day
 from accord.leagues.scml.contracts import Agenda, Contract
 from accord.leagues.scml.state import Phase
 
@@ -277,42 +278,19 @@ class TraderAgent(SCMLAgent):
         return answer
 
     def step(self) -> None:
-        awi = self.awi
-        day = awi.current_step
-        inv = awi.current_inventory
-        make = min(awi.n_lines, inv[awi.my_input_product], awi.current_balance // max(1, awi.cost))
-        awi.set_production(int(make))
-        self._key = (-1, False)  # inventories changed during execution
-        if day + 1 >= awi.n_steps:
-            return
-        self._request(True)
-        self._request(False)
+        self._key = (-1, False)  # inventories change during execution
+        run_day(self.awi, self._want, self._negotiator)
 
-    def _request(self, is_buy: bool) -> None:
+    def _want(self, is_buy: bool) -> Want | None:
+        """The most units it can trade on one of the next days (at least two)."""
         awi = self.awi
-        partners = awi.my_suppliers if is_buy else awi.my_consumers
-        if not partners:
-            return
         start = awi.current_step + 1
         end = min(awi.n_steps - 1, start + max(2, awi.horizon // 2))
         caps = self.capacities(is_buy, start, end)
         best_q = int(caps.max()) if len(caps) else 0
         if best_q <= 0:
-            return
-        product = awi.my_input_product if is_buy else awi.my_output_product
-        lo_p, hi_p = self._price_range(is_buy)
-        for partner in partners:
-            if awi.quota_left <= 0:
-                break
-            neg = self._negotiator(is_buy)
-            awi.request_negotiation(
-                is_buy, product, (1, best_q), (lo_p, hi_p), (start, end), partner, neg
-            )
-
-    def _price_range(self, is_buy: bool) -> tuple[int, int]:
-        cat = self.cat_in if is_buy else self.cat_out
-        lo, hi = max(1, int(cat * 0.5)), max(2, int(np.ceil(cat * 1.5)))
-        return lo, hi
+            return None
+        return (1, best_q), (start, end)
 
     def _negotiator(self, is_buy: bool) -> TraderNegotiator:
         if is_buy:
