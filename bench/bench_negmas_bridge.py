@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -169,16 +170,20 @@ def _load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def _timed(cmd: list[str], log: Path) -> float:
+def _timed(cmd: list[str], log: Path) -> tuple[float, float]:
+    """Run ``cmd``: its wall-clock seconds and the CPU seconds (user + system) it used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with log.open("w") as f, log.with_suffix(".err").open("w") as err:
         run = subprocess.run(
             cmd, cwd=REPO, stdout=f, stderr=err, env={**os.environ, "COLUMNS": "120"}
         )
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if run.returncode != 0:
         raise SystemExit(f"{cmd[:3]} failed, see {log}")
-    return seconds
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu
 
 
 def tournament(scenario_override: list[str] | None, outdir: Path, config_path: Path = YAML) -> None:
@@ -239,9 +244,9 @@ def tournament(scenario_override: list[str] | None, outdir: Path, config_path: P
                 f"{row[f'{side}_started']} {folder.name} {side} (load {row[f'{side}_load_before']})",
                 flush=True,
             )
-            row[f"{side}_seconds"] = round(
-                _timed(sides[side], outdir / f"{side}-{folder.name}.log"), 2
-            )
+            wall, cpu = _timed(sides[side], outdir / f"{side}-{folder.name}.log")
+            row[f"{side}_seconds"] = round(wall, 2)
+            row[f"{side}_cpu_seconds"] = round(cpu, 2)
             row[f"{side}_load_after"] = _load()
         acc = json.loads((outdir / f"accord-{folder.name}.log").read_text())
         neg = json.loads((outdir / f"negmas-{folder.name}.json").read_text())
@@ -251,6 +256,7 @@ def tournament(scenario_override: list[str] | None, outdir: Path, config_path: P
             negmas_sessions=neg["sessions"],
             negmas_inner_seconds=round(neg["inner_seconds"], 2),
             ratio=round(row["negmas_seconds"] / row["accord_seconds"], 3),
+            cpu_ratio=round(row["negmas_cpu_seconds"] / row["accord_cpu_seconds"], 3),
         )
         print(json.dumps(row), flush=True)
         with steps.open("a") as f:
@@ -261,24 +267,32 @@ def tournament(scenario_override: list[str] | None, outdir: Path, config_path: P
 def summarize(outdir: Path) -> None:
     """Per-scenario and total figures from ``outdir/steps.jsonl`` (written by the run)."""
     rows = [json.loads(line) for line in (outdir / "steps.jsonl").read_text().splitlines()]
-    print("scenario                   sessions  accord s  negmas s  ratio  load (1-min) a / n")
+    print(
+        "scenario                  sessions  wall s: accord  negmas  ratio"
+        "   cpu s: accord  negmas  ratio   load 1-min before/after: accord | negmas"
+    )
     for r in rows:
         print(
-            f"{r['scenario']:<26} {r['accord_sessions']:>8} {r['accord_seconds']:>9.1f} "
-            f"{r['negmas_seconds']:>9.1f} {r['ratio']:>6.2f}  "
-            f"{r['accord_load_before'].split()[0]}-{r['accord_load_after'].split()[0]} / "
-            f"{r['negmas_load_before'].split()[0]}-{r['negmas_load_after'].split()[0]}"
+            f"{r['scenario']:<26}{r['accord_sessions']:>8} {r['accord_seconds']:>15.1f}"
+            f" {r['negmas_seconds']:>7.1f} {r['ratio']:>6.2f} {r['accord_cpu_seconds']:>15.1f}"
+            f" {r['negmas_cpu_seconds']:>7.1f} {r['cpu_ratio']:>6.2f}   "
+            f"{r['accord_load_before'].split()[0]}/{r['accord_load_after'].split()[0]} | "
+            f"{r['negmas_load_before'].split()[0]}/{r['negmas_load_after'].split()[0]}"
         )
-    a = sum(r["accord_seconds"] for r in rows)
-    n = sum(r["negmas_seconds"] for r in rows)
+
+    def total(key: str) -> float:
+        return float(sum(r[key] for r in rows))
+
+    a, n = total("accord_seconds"), total("negmas_seconds")
+    ac, nc = total("accord_cpu_seconds"), total("negmas_cpu_seconds")
     print(
-        f"{'total':<26} {sum(r['accord_sessions'] for r in rows):>8} {a:>9.1f} {n:>9.1f} "
-        f"{n / a:>6.2f}"
+        f"{'total':<26}{int(total('accord_sessions')):>8} {a:>15.1f} {n:>7.1f} {n / a:>6.2f}"
+        f" {ac:>15.1f} {nc:>7.1f} {nc / ac:>6.2f}"
     )
-    ai = sum(r["accord_inner_seconds"] for r in rows)
-    ni = sum(r["negmas_inner_seconds"] for r in rows)
+    ai, ni = total("accord_inner_seconds"), total("negmas_inner_seconds")
     print(
-        f"inner (sessions only, no imports): accord {ai:.1f} s, negmas {ni:.1f} s, ratio {ni / ai:.2f}"
+        f"inner wall (the sessions only, no imports): accord {ai:.1f} s, negmas {ni:.1f} s,"
+        f" ratio {ni / ai:.2f}"
     )
     consistency(outdir, [r["scenario"] for r in rows])
 
