@@ -34,13 +34,11 @@ import numpy as np
 
 from accord.core import Negotiator, NegotiatorView, Outcome, Response, SessionResult
 from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.agents.projection import free_stock, plan_key, project_stock
 from accord.leagues.scml.agents.routine import Want, run_day
 from accord.leagues.scml.contracts import Agenda, Contract
-from accord.leagues.scml.state import Phase
 
 __all__ = ["MarketAgent", "MarketNegotiator"]
-
-_BEFORE_EXECUTION = (Phase.INIT, Phase.BEFORE_STEP, Phase.NEGOTIATION, Phase.SIGNING)
 
 
 class MarketNegotiator(Negotiator):
@@ -107,50 +105,37 @@ class MarketAgent(SCMLAgent):
         self.short_cap = awi.n_lines / 2
         self.long_cap = 2.0 * awi.n_lines
 
-    def _now(self) -> tuple[int, bool]:
-        return self.awi.current_step, self.awi.phase not in _BEFORE_EXECUTION
-
     def _project(self) -> None:
         """Projected output stock before each day's deliveries -> sell room and buy need."""
-        key = self._now()
+        key = plan_key(self.awi)
         if key == self._key:
             return
         self._key = key
         awi = self.awi
         day, executed = key
-        n, lines = awi.n_steps, awi.n_lines
         inv = awi.current_inventory
-        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
-        start = day
-        if executed:  # today's deliveries are done; today's production runs tonight
-            start = day + 1
-            made = min(lines, ins)
-            ins, outs = ins - made, outs + made
-        inp = (self.inp + self.p_in).tolist()
-        out = (self.out + self.p_out).tolist()
-        raw = np.zeros(n + 1, dtype=np.int64)
-        spare = np.zeros(n + 1, dtype=np.int64)  # free line capacity each day
-        for t in range(start, n):
-            ins += inp[t]
-            outs -= out[t]
-            raw[t] = outs
-            made = min(lines, ins)
-            spare[t] = lines - made
-            ins, outs = ins - made, outs + made
-        raw[n] = outs
-        raw[:start] = raw[start]
-        free = np.minimum.accumulate(raw[::-1])[::-1]
+        raw, spare = project_stock(
+            int(inv[awi.my_input_product]),
+            int(inv[awi.my_output_product]),
+            awi.n_lines,
+            (self.inp + self.p_in).tolist(),
+            (self.out + self.p_out).tolist(),
+            day,
+            executed,
+            awi.n_steps,
+        )
+        start = day + 1 if executed else day
+        free = free_stock(raw)
         self._sell = np.maximum(0, free)
         self._sell[:start] = 0
         # inputs lacking: a shortfall on day s needs inputs on a day before s
         short = np.maximum(0, -np.minimum.accumulate(raw))
-        need = np.zeros(n + 1, dtype=np.int64)
+        need = np.zeros(awi.n_steps + 1, dtype=np.int64)
         need[:-1] = np.diff(short)
         need = np.minimum(need, spare)
         self._buy = need
         self._short = int(short[-1])
         self._spare = spare
-        self._ins_left = ins
 
     def _speculative(self, first: int, last: int) -> np.ndarray:
         """Extra inputs a factory buys ahead of its sales: about a day of production."""

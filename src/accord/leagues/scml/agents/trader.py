@@ -23,9 +23,9 @@ import numpy as np
 
 from accord.core import Negotiator, NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.agents.projection import free_stock, plan_key, project_stock
 from accord.leagues.scml.agents.routine import Want, run_day
 from accord.leagues.scml.contracts import Agenda, Contract
-from accord.leagues.scml.state import Phase
 
 __all__ = ["TraderAgent", "TraderNegotiator"]
 
@@ -113,7 +113,7 @@ class TraderAgent(SCMLAgent):
         """Add (sign 1) or remove (-1) a contract from the plan, updating the projection."""
         q = sign * c.quantity
         t = c.delivery
-        valid = self._key == self._current_key()
+        valid = self._key == plan_key(self.awi)
         if c.buyer == self.awi.agent:
             self.incoming[t] += q
             if sign > 0:
@@ -146,44 +146,22 @@ class TraderAgent(SCMLAgent):
             self._book(c)
 
     # -- projections ------------------------------------------------------------------
-    def _current_key(self) -> tuple[int, bool]:
-        awi = self.awi
-        return awi.current_step, awi.phase not in (
-            Phase.INIT,
-            Phase.BEFORE_STEP,
-            Phase.NEGOTIATION,
-            Phase.SIGNING,
-        )
-
     def _project(self) -> None:
         """Output stock after each day's deliveries, if lines run on every input."""
-        key = self._current_key()
+        key = plan_key(self.awi)
         if self._key == key:
             return
         awi = self.awi
-        day, after_execution = key
-        n, lines = awi.n_steps, awi.n_lines
         inv = awi.current_inventory
-        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
-        raw = [0] * (n + 1)
-        start = day
-        if after_execution:  # today's inputs are already in; they run tonight
-            start = day + 1
-            made = min(lines, ins)
-            ins -= made
-            outs += made
-        incoming, outgoing = self.incoming.tolist(), self.outgoing.tolist()
-        for t in range(start, n):
-            ins += incoming[t]
-            outs -= outgoing[t]
-            raw[t] = outs
-            made = lines if ins > lines else ins
-            ins -= made
-            outs += made
-        raw[n] = outs
-        for t in range(start):
-            raw[t] = raw[start]
-        self._raw = np.asarray(raw, dtype=np.int64)
+        self._raw, _ = project_stock(
+            int(inv[awi.my_input_product]),
+            int(inv[awi.my_output_product]),
+            awi.n_lines,
+            self.incoming.tolist(),
+            self.outgoing.tolist(),
+            *key,
+            awi.n_steps,
+        )
         self._key = key
         self._caps()
 
@@ -191,7 +169,7 @@ class TraderAgent(SCMLAgent):
         """Units it would sell / buy for delivery on each day, from the projection."""
         awi = self.awi
         n = awi.n_steps
-        free = np.minimum.accumulate(self._raw[::-1])[::-1]  # a sale must keep later days >= 0
+        free = free_stock(self._raw)  # a sale must keep later days >= 0
         self._sell_cap = np.maximum(0, free)
         nxt = np.empty_like(free)
         nxt[:-1] = free[1:]
