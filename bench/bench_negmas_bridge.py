@@ -42,6 +42,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 YAML = REPO / "examples" / "negmas_tournament.yaml"
+GENIUS = REPO.parent / "shared" / "scenarios" / "genius"
 
 
 def overhead() -> None:
@@ -301,6 +302,7 @@ def consistency(outdir: Path, scenarios: list[str]) -> None:
     """Accord's leaderboard over the scenarios run, and how NegMAS's side compares."""
     import pandas as pd
 
+    from accord.formats import load_scenario
     from accord.tournament.results import Results
     from accord.tournament.scores import leaderboards
 
@@ -327,14 +329,33 @@ def consistency(outdir: Path, scenarios: list[str]) -> None:
         [pd.read_csv(outdir / f"negmas-{name}.scores.csv") for name in scenarios],
         ignore_index=True,
     )
-    print("\nagreements by scenario        accord          negmas")
+    print(
+        "\nby scenario (a: accord, n: negmas)  discount  agreements a / n"
+        "    rounds a / n   mean utility a / n   Spearman of agents' means"
+    )
     for name in scenarios:
         a = accord_sessions[accord_sessions["scenario"] == name]
+        ap = accord_parties[accord_parties["scenario"] == name]
         d = details[details["scenario"].isin([name, f"{name}-1"])]  # -1: rotated
-        print(
-            f"  {name:<26} {int(a['agreed'].sum()):>5}/{len(a):<5} "
-            f"{int(d['agreement'].notna().sum()):>7}/{len(d):<5}"
+        ns = scores[scores["scenario"].isin([name, f"{name}-1"])]
+        rho = (
+            ap.groupby("agent")["utility"]
+            .mean()
+            .rank()
+            .corr(ns.groupby("strategy")["utility"].mean().rank())
         )
+        discount = load_scenario(GENIUS / name).utilities[0].discount
+        print(
+            f"  {name:<26} {str(discount or '-'):>14}  {int(a['agreed'].sum()):>5} / "
+            f"{int(d['agreement'].notna().sum()):<5} {a['rounds'].mean():>7.1f} / "
+            f"{d['last_step'].mean():<6.1f} {ap['utility'].mean():>9.4f} / "
+            f"{ns['utility'].mean():<8.4f} {rho:>8.3f}"
+        )
+    print(
+        "  (NegMAS's cartesian_tournament scores the undiscounted utility of the agreement,"
+        " Accord the discounted one:\n   utilities compare like for like only on the"
+        " undiscounted scenarios)"
+    )
     errors = int(details["has_error"].sum())
     failed = int(accord_sessions["failure_kind"].notna().sum())
     print(f"  failed sessions: accord {failed}, negmas (has_error) {errors}")
@@ -346,7 +367,7 @@ def consistency(outdir: Path, scenarios: list[str]) -> None:
     table["negmas_rank"] = table["negmas"].rank(ascending=False).astype(int)
     table["diff"] = table["accord"] - table["negmas"]
     table = table.sort_values("accord_rank")
-    print("\nmean utility per agent, both sides (ranks by mean utility):")
+    print("\nmean utility per agent over all scenarios, both sides (ranks by mean utility):")
     print(table.to_string(float_format=lambda v: f"{v:.4f}"))
     rho = table["accord"].rank().corr(table["negmas"].rank())
     print(
