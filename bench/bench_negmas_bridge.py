@@ -21,7 +21,7 @@ Run from the repository root with the extra installed:
 
     .venv/bin/python bench/bench_negmas_bridge.py            # both parts
     .venv/bin/python bench/bench_negmas_bridge.py --part overhead
-    .venv/bin/python bench/bench_negmas_bridge.py --part tournament   # about 1.5 h
+    .venv/bin/python bench/bench_negmas_bridge.py --part tournament   # about an hour
 """
 
 from __future__ import annotations
