@@ -3,7 +3,7 @@
 The accuracy threshold comes from ``bench/bench_speech_accuracy.py`` (see
 docs/humaine-immersive.md): on the buyer voices the grammar with fallback reaches 78% word
 accuracy over 38 utterances (64% to 88% by voice), the general model alone 35%. This test
-takes four utterances that the bench transcribes exactly and asks for 70% (decoding is
+takes four utterances (three of them the bench transcribes exactly) and asks for 70% (decoding is
 deterministic, so load does not change the transcripts), low enough to allow a different
 pocketsphinx build a slip, high enough to fail if the grammar or the audio path breaks;
 and for the grammar to beat the general model on the issue's example.
