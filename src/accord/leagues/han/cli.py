@@ -56,7 +56,7 @@ def play_cmd(
 
     try:
         spec = domain(game)
-        if time_limit:
+        if time_limit is not None:
             spec = spec.with_time(time_limit)
         a = agent_class(agent)
         p = agent_class(person) if vs_agent else agent_class(person, PARTICIPANTS)
@@ -113,7 +113,8 @@ def tournament_cmd(
     t = Table("agent", "games", "points", "person points", "deals", "likeability (proxy)", "lies")
     for r in res["agents"]:
         t.add_row(
-            r["agent"], str(r["games"]), f"{r['points']:.2f}", f"{r['person_points']:.2f}", str(r["deals"]),
+            r["agent"], str(r["games"]), f"{r['points']:.2f} ± {r['points_ci95']:.2f}",
+            f"{r['person_points']:.2f} ± {r['person_points_ci95']:.2f}", str(r["deals"]),
             f"{r['likeability']:.2f} ± {r['likeability_ci95']:.2f}", str(r["lies"]),
         )  # fmt: skip
     Console().print(t)
@@ -146,21 +147,32 @@ def serve_cmd(
         float | None, typer.Option("--time", help="seconds (default 600)")
     ] = None,
     host: str = "127.0.0.1",
-    port: int = 8040,
+    port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8040,
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""
+    import uvicorn
+
+    from accord.core.errors import ConfigError
     from accord.leagues.han.server import create_han_app
-    from accord.web.runner import serve
+    from accord.web.runner import bound_socket
 
     try:
+        if participants < 1:
+            raise ConfigError(f"--participants must be at least 1; got {participants}")
         names = [a for a in agents.split(",") if a and a != "none"]
         games = [g for g in game.split(",") if g]
-        app_, study, _ = create_han_app(
-            db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait
-        )
+        sock = bound_socket(host, port)  # a taken port is refused before the study is made
+        try:
+            app_, study, _ = create_han_app(
+                db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait
+            )
+        except BaseException:
+            sock.close()
+            raise
     except AccordError as exc:
         raise _fail(exc) from None
+    port = int(sock.getsockname()[1])
     c = Console()
     if study.initial_password:
         c.print(f"experimenter password: {study.initial_password}")
@@ -169,4 +181,4 @@ def serve_cmd(
         for inv in study.invite(participants * (len(names) + pairs), label="han"):
             c.print(f"http://{host}:{port}{inv.path}")
     c.print(f"admin page: http://{host}:{port}/study/admin.html")
-    serve(app_, host, port)
+    uvicorn.Server(uvicorn.Config(app_, log_level="info")).run(sockets=[sock])

@@ -529,7 +529,7 @@ def create_han_app(
     factories = {a: agent_class(a) for a in agents}
     names = [game] if isinstance(game, str) else list(game)
     specs = [domain(g) for g in names]
-    if time_limit:
+    if time_limit is not None:
         specs = [s.with_time(time_limit, warning_time) for s in specs]
     study = Study(db, han_design(agents, study_id, pairs=pairs), password=password, clock=clock)
     service = HanService(study, factories, specs, room=WaitingRoom(timeout=wait))

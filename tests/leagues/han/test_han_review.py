@@ -1,0 +1,78 @@
+"""Review findings: bad command-line input is refused before any game is played."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from accord.cli import app
+from accord.core.errors import AccordError, ConfigError
+from accord.leagues.han.tournament import run_tournament
+
+
+@pytest.mark.parametrize("n", [0, -2])
+def test_a_tournament_of_no_games_is_refused(n: int) -> None:
+    with pytest.raises(ConfigError, match=f"at least 1.*got {n}"):
+        run_tournament(["fair"], ["cooperative"], n=n, games=["example-1"])
+
+
+def test_an_agent_named_twice_is_refused_in_the_users_words() -> None:
+    with pytest.raises(ConfigError, match="agent 'fair' is named twice"):
+        run_tournament(["fair", "fair"], ["cooperative"], games=["example-1"])
+
+
+def test_an_unknown_game_is_refused_before_the_results_file_is_made(tmp_path: Path) -> None:
+    out = tmp_path / "t.sqlite"
+    with pytest.raises(AccordError, match="example-7"):
+        run_tournament(["fair"], ["cooperative"], games=["example-7"], out=out)
+    assert not out.exists()
+
+
+def test_cli_tournament_zero_games_is_a_one_line_error() -> None:
+    r = CliRunner().invoke(app, ["han", "tournament", "fair", "--n", "0"])
+    assert r.exit_code == 2
+    assert "at least 1" in r.output and "Traceback" not in r.output
+
+
+def test_cli_play_refuses_a_zero_time_limit() -> None:
+    r = CliRunner().invoke(app, ["han", "play", "fair", "cooperative", "--time", "0"])
+    assert r.exit_code == 2
+    assert "time must be positive" in r.output
+
+
+def test_tournament_points_have_an_interval() -> None:
+    r = CliRunner().invoke(
+        app, ["han", "tournament", "fair", "--games", "example-1", "--n", "2", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.output)["agents"][0]
+    assert row["games"] == 8
+    assert row["points_ci95"] >= 0.0
+    assert row["person_points_ci95"] >= 0.0
+
+
+@pytest.mark.parametrize("count", ["0", "-3"])
+def test_serve_refuses_no_links(tmp_path: Path, count: str) -> None:
+    db = tmp_path / "s.sqlite"
+    r = CliRunner().invoke(
+        app, ["han", "serve", "--participants", count, "--db", str(db), "--port", "0"]
+    )
+    assert r.exit_code == 2
+    assert f"--participants must be at least 1; got {count}" in r.output
+    assert not db.exists()
+
+
+def test_serve_on_a_taken_port_fails_before_the_study_is_made(tmp_path: Path) -> None:
+    from accord.web.runner import bound_socket
+
+    db = tmp_path / "s.sqlite"
+    with bound_socket() as taken:
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = CliRunner().invoke(app, ["han", "serve", "--db", str(db), "--port", str(port)])
+    assert r.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in r.output and "Traceback" not in r.output
+    assert not db.exists()
