@@ -76,3 +76,20 @@ def test_serve_on_a_taken_port_fails_before_the_study_is_made(tmp_path: Path) ->
     assert r.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in r.output and "Traceback" not in r.output
     assert not db.exists()
+
+
+@pytest.mark.parametrize("bad", [5.5, "5", True, None])
+def test_an_offer_count_that_is_not_a_whole_number_is_refused_not_rounded(bad: object) -> None:
+    from accord.leagues.han.events import InvalidEvent, event_from_json
+
+    raw = {"kind": "SEND_OFFER", "offer": [[0, 0, bad], [0, 5, 0], [0, 5, 0], [0, 5, 0]]}
+    with pytest.raises(InvalidEvent, match="SEND_OFFER: an offer is a list of"):
+        event_from_json(raw, "person")
+
+
+def test_whole_counts_of_any_integer_type_are_accepted() -> None:
+    import numpy as np
+
+    from accord.leagues.han.domain import Offer
+
+    assert Offer.of([[np.int64(2), 1.0, 2]]).rows == ((2, 1, 2),)

@@ -452,6 +452,7 @@ class HanService:
                 "agent": c.name, "games": len(rs),
                 **({"pairs": len({r["pairId"] for r in rs})} if is_pairs(c.params) else {}),
                 "points": round(sum(pts) / len(pts), 3) if pts else 0.0,
+                "points_ci95": _ci95(pts),
                 "likeability": round(m, 3),
                 "likeability_ci95": round(1.96 * sd / math.sqrt(len(like)), 3) if like else 0.0,
             })  # fmt: skip
@@ -542,3 +543,12 @@ def _seen(e: Any, me: Role, issues: tuple[str, ...]) -> str:
     if me == "agent" and e.kind.value == "SEND_OFFER" and e.offer is not None:
         return f"offer {e.offer.mirrored().to_list()}"
     return str(e.describe(issues))
+
+
+def _ci95(xs: list[float]) -> float:
+    """Half-width of the normal 95 % interval of the mean of ``xs`` (0 below two values)."""
+    if len(xs) < 2:
+        return 0.0
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    return round(1.96 * sd / math.sqrt(len(xs)), 3)
