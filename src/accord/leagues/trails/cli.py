@@ -222,10 +222,13 @@ def report_cmd(
         return
     for group, by_agent in result.items():
         t_ = Table(title=f"{group}")
-        for c in ("agent", "games", "score", "goal rate", "kept", "reliability"):
+        for c in ("agent", "games", "score ± 95%", "goal rate", "kept", "reliability"):
             t_.add_column(c, justify="left" if c == "agent" else "right")
         for agent, v in by_agent.items():
             t_.add_row(
-                agent, *(str(v[k]) for k in ("games", "score", "goal_rate", "kept", "reliability"))
+                agent,
+                str(v["games"]),
+                f"{v['score']} ± {v['score_ci95']}",
+                *("-" if v[k] is None else str(v[k]) for k in ("goal_rate", "kept", "reliability")),
             )
         console.print(t_)

@@ -59,9 +59,18 @@ def run_tournament(
     unknown = [a for a in agents if a not in AGENTS]
     if unknown or len(agents) < 1:
         raise ConfigError(f"unknown trails agents {unknown}; known: {', '.join(AGENTS)}")
+    twice = sorted({a for a in agents if list(agents).count(a) > 1})
+    if twice:
+        raise ConfigError(
+            f"agent {twice[0]!r} is named twice; each agent once (self-play is included)"
+        )
     bad = [c for c in classes if c not in CLASSES]
-    if bad or boards < 1:
-        raise ConfigError(f"classes must be among {CLASSES} and boards >= 1; got {bad}, {boards}")
+    if bad or not classes:
+        raise ConfigError(f"classes must be among {CLASSES}; got {list(classes)}")
+    if boards < 1:
+        raise ConfigError(f"boards per dependency class must be at least 1; got {boards}")
+    if seed < 0:
+        raise ConfigError(f"the seed of the boards must be 0 or more; got {seed}")
     jobs = [
         Job(
             f"{c}-{b}-{x}-{y}",
