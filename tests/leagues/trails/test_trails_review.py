@@ -65,3 +65,51 @@ def test_a_file_that_is_not_a_study_export_is_refused_before_any_game(
     p.write_text(text)
     with pytest.raises(ConfigError, match="columns kind and data"):
         population_report(["no-such-agent"], ["reliable"], [], study=p, boards=1)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--seed", "-1"], "the seed of the boards is 0 or more; got -1"),
+        (["--opponent", ""], "at least one opponent"),
+        (["-o", "purb", "-o", "purb"], "opponent 'purb' is named twice"),
+    ],
+)
+def test_serve_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], said: str) -> None:
+    folder = tmp_path / "study"
+    r = CliRunner().invoke(
+        app, ["trails", "serve", "--folder", str(folder), "--port", "0", *args],
+        env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert r.exit_code == 2, r.output
+    assert said in r.output and "Traceback" not in r.output
+    assert not folder.exists()
+
+
+def test_serve_on_a_taken_port_fails_before_the_study_is_made(tmp_path: Path) -> None:
+    from accord.web.runner import bound_socket
+
+    folder = tmp_path / "study"
+    with bound_socket() as taken:
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = CliRunner().invoke(
+            app, ["trails", "serve", "--folder", str(folder), "--port", str(port)],
+            env={"COLUMNS": "200"},
+        )  # fmt: skip
+    assert r.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in r.output
+    assert not folder.exists()
+
+
+def test_the_printed_server_address_leads_to_the_experimenters_page(tmp_path: Path) -> None:
+    import httpx
+
+    from accord.leagues.trails.server import create_trails_app, trails_design
+    from accord.web.testing import ServerThread
+
+    app_, _ = create_trails_app(tmp_path / "s", trails_design(["purb"]), password="pw-123456")
+    with ServerThread(app_) as srv:
+        r = httpx.get(srv.url + "/", follow_redirects=True, timeout=10)
+        assert r.status_code == 200 and str(r.url).endswith("/study/admin.html")
+        assert httpx.get(srv.url + "/trails/play.html", timeout=10).status_code == 200

@@ -168,8 +168,12 @@ def serve_cmd(
     console = Console()
     try:
         design = trails_design(_split(opponent), dependency=dependency, title=title, seed=seed)
-        app_, study = create_trails_app(folder, design, password=password)
-        sock = bound_socket(host, port)  # a taken port is a clear error
+        sock = bound_socket(host, port)  # a taken port is refused before the study is made
+        try:
+            app_, study = create_trails_app(folder, design, password=password)
+        except BaseException:
+            sock.close()
+            raise
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc

@@ -29,7 +29,10 @@ from typing import Any, Literal
 
 import numpy as np
 from fastapi import APIRouter, Depends, FastAPI
+from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request as StarletteRequest
+from starlette.routing import Route
 
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import Agent
@@ -78,6 +81,13 @@ def trails_design(
     """A one-round study, one condition per opponent (an agent name or ``person``)."""
     if dependency not in CLASSES:
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
+    if not opponents:
+        raise ConfigError("a study needs at least one opponent: an agent name or 'person'")
+    if seed < 0:
+        raise ConfigError(f"the seed of the boards is 0 or more; got {seed}")
+    twice = sorted({o for o in opponents if list(opponents).count(o) > 1})
+    if twice:
+        raise ConfigError(f"opponent {twice[0]!r} is named twice; one condition per opponent")
     conds = []
     for o in opponents:
         if o != "person" and o not in AGENTS:
@@ -385,4 +395,10 @@ def create_trails_app(
     service = TrailsService(study)
     app = create_study_app(study, service, pages={"/trails": str(STATIC)})
     app.state.trails = service
+    # the address the command prints leads to the experimenter's page, not to a 404
+    app.router.routes.insert(0, Route("/", _to_admin, include_in_schema=False))
     return app, study
+
+
+def _to_admin(_: StarletteRequest) -> RedirectResponse:
+    return RedirectResponse("/study/admin.html")
