@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from accord.cli import app
 from accord.core.errors import AccordError, ConfigError
+from accord.leagues.han.api import HanAgent
+from accord.leagues.han.events import Event
 from accord.leagues.han.tournament import run_tournament
 
 
@@ -93,3 +95,34 @@ def test_whole_counts_of_any_integer_type_are_accepted() -> None:
     from accord.leagues.han.domain import Offer
 
     assert Offer.of([[np.int64(2), 1.0, 2]]).rows == ((2, 1, 2),)
+
+
+class _NoOnEvent(HanAgent):  # forgot on_event: abstract
+    name = "no-on-event"
+
+
+class _RaisesInInit(HanAgent):
+    name = "raises"
+
+    def __init__(self) -> None:
+        raise ValueError("no model file")
+
+    def on_event(self, event: Event) -> list[Event]:
+        return []
+
+
+@pytest.mark.parametrize(
+    ("cls", "said"),
+    [
+        (_NoOnEvent, "cannot build agent _NoOnEvent: TypeError: Can't instantiate abstract class"),
+        (_RaisesInInit, "cannot build agent _RaisesInInit: ValueError: no model file"),
+    ],
+)
+def test_an_agent_that_cannot_be_built_is_a_clear_error(cls: type[HanAgent], said: str) -> None:
+    from accord.leagues.han.domain import EXAMPLE_1
+    from accord.leagues.han.match import play
+    from accord.leagues.han.participants import Cooperative
+
+    with pytest.raises(ConfigError) as info:
+        play(EXAMPLE_1, cls, Cooperative)
+    assert said in str(info.value)
