@@ -126,3 +126,17 @@ def test_an_agent_that_cannot_be_built_is_a_clear_error(cls: type[HanAgent], sai
     with pytest.raises(ConfigError) as info:
         play(EXAMPLE_1, cls, Cooperative)
     assert said in str(info.value)
+
+
+@pytest.mark.parametrize("command", ["tournament", "serve"])
+def test_a_file_that_is_not_sqlite_is_a_one_line_error(tmp_path: Path, command: str) -> None:
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("this is not a database\n")
+    args = (
+        ["tournament", "fair", "--games", "example-1", "--out", str(junk)]
+        if command == "tournament"
+        else ["serve", "--db", str(junk), "--port", "0"]
+    )
+    r = CliRunner().invoke(app, ["han", *args], env={"COLUMNS": "200"})
+    assert r.exit_code == 2
+    assert "expected an Accord SQLite file" in r.output and "Traceback" not in r.output

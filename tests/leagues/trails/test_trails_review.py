@@ -113,3 +113,34 @@ def test_the_printed_server_address_leads_to_the_experimenters_page(tmp_path: Pa
         r = httpx.get(srv.url + "/", follow_redirects=True, timeout=10)
         assert r.status_code == 200 and str(r.url).endswith("/study/admin.html")
         assert httpx.get(srv.url + "/trails/play.html", timeout=10).status_code == 200
+
+
+def _junk(tmp_path: Path) -> Path:
+    p = tmp_path / "junk.sqlite"
+    p.write_text("this is not a database\n")
+    return p
+
+
+def test_a_results_file_that_is_not_sqlite_is_a_one_line_error(tmp_path: Path) -> None:
+    junk = _junk(tmp_path)
+    r = CliRunner().invoke(
+        app, ["trails", "tournament", "--boards", "1", "-a", "purb", "--out", str(junk)],
+        env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert r.exit_code == 2
+    assert "expected an Accord SQLite file" in r.output and "Traceback" not in r.output
+
+
+def test_a_study_folder_that_is_a_file_or_holds_junk_is_a_one_line_error(tmp_path: Path) -> None:
+    junk = _junk(tmp_path)
+    r = CliRunner().invoke(
+        app, ["trails", "serve", "--folder", str(junk), "--port", "0"], env={"COLUMNS": "200"}
+    )
+    assert r.exit_code == 2 and "is a file" in r.output
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "study.sqlite").write_text("junk\n")
+    r = CliRunner().invoke(
+        app, ["trails", "serve", "--folder", str(folder), "--port", "0"], env={"COLUMNS": "200"}
+    )
+    assert r.exit_code == 2 and "expected a study folder" in r.output

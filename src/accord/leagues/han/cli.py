@@ -10,6 +10,7 @@ accord han serve --agents none --pairs --participants 20   # person-vs-person ba
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +21,12 @@ from rich.table import Table
 from accord.core.errors import AccordError
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
+
+
+def _not_sqlite(path: Path | None, exc: Exception) -> AccordError:
+    from accord.core.errors import ConfigError
+
+    return ConfigError(f"expected an Accord SQLite file or a new path; {path}: {exc}")
 
 
 def _fail(exc: AccordError) -> typer.Exit:
@@ -107,6 +114,8 @@ def tournament_cmd(
         )
     except AccordError as exc:
         raise _fail(exc) from None
+    except sqlite3.DatabaseError as exc:
+        raise _fail(_not_sqlite(out, exc)) from None
     if as_json:
         typer.echo(json.dumps({"agents": res["agents"]}))
         return
@@ -172,6 +181,8 @@ def serve_cmd(
             raise
     except AccordError as exc:
         raise _fail(exc) from None
+    except sqlite3.DatabaseError as exc:
+        raise _fail(_not_sqlite(db, exc)) from None
     port = int(sock.getsockname()[1])
     c = Console()
     if study.initial_password:

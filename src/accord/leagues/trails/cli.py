@@ -8,6 +8,7 @@ accord trails serve --opponent purb --opponent person
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -112,6 +113,11 @@ def tournament_cmd(
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    except sqlite3.DatabaseError as exc:
+        console.print(
+            f"[red]error:[/red] expected an Accord SQLite file or a new path; {out}: {exc}"
+        )
+        raise typer.Exit(2) from None
     if as_json:
         keys = ("table", "ci", "by_class", "by_class_ci", "by_class_pair", "reliability", "checks")
         typer.echo(json.dumps({k: r[k] for k in keys}))
@@ -177,6 +183,11 @@ def serve_cmd(
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    except sqlite3.DatabaseError as exc:
+        console.print(
+            f"[red]error:[/red] expected a study folder; {folder / 'study.sqlite'}: {exc}"
+        )
+        raise typer.Exit(2) from None
     bound = sock.getsockname()[1]
     typer.echo(f"Colored Trails study server on http://{host}:{bound}/ (files in {folder})")
     typer.echo(f"experimenter page: http://{host}:{bound}/study/admin.html (user experimenter)")

@@ -390,6 +390,8 @@ def create_trails_app(
 ) -> tuple[FastAPI, Study]:
     """The app and its study (``study.sqlite`` in ``folder``)."""
     root = Path(folder)
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"expected a folder for the study's files; {root} is a file")
     root.mkdir(parents=True, exist_ok=True)
     study = Study(root / "study.sqlite", design, password=password)
     service = TrailsService(study)
