@@ -144,3 +144,18 @@ def test_a_study_folder_that_is_a_file_or_holds_junk_is_a_one_line_error(tmp_pat
         app, ["trails", "serve", "--folder", str(folder), "--port", "0"], env={"COLUMNS": "200"}
     )
     assert r.exit_code == 2 and "expected a study folder" in r.output
+
+
+def test_tournament_json_says_how_many_games_are_behind_each_mean() -> None:
+    import json
+
+    r = CliRunner().invoke(
+        app, ["trails", "tournament", "--boards", "1", "-a", "purb reliable", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["games"] == 3 * 4  # 3 classes x 1 board x 4 ordered pairs
+    assert d["n"]["purb"]["reliable"] == 3 * 2  # both seatings on each class's board
+    assert d["n"]["purb"]["purb"] == 3 * 2  # self-play: both seats
+    assert d["by_class_n"]["mutual"]["purb"] == 4
+    assert d["ci"]["purb"]["reliable"] >= 0.0

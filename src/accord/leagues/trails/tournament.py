@@ -102,7 +102,8 @@ def run_tournament(
 def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Mean score of each agent against each partner (``table[agent][partner]``), per class
     (``by_class[cls][agent]`` and ``by_class_pair[cls][agent][partner]``), the half-widths
-    of their 95% confidence intervals (``ci``, ``by_class_ci``; normal approximation), each
+    of their 95% confidence intervals (``ci``, ``by_class_ci``; normal approximation) and
+    the number of scores behind each mean (``n``, ``by_class_n``: one per game and seat), each
     agent's sent/promised ratio, and the PURB checks."""
     pair: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     cls_: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -123,9 +124,11 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "table": table,
         "ci": {a: {b: _ci(v) for b, v in row.items()} for a, row in pair.items()},
+        "n": {a: {b: len(v) for b, v in row.items()} for a, row in pair.items()},
         "checks": _checks(table, games),
         "by_class": {c: {a: _mean(v) for a, v in row.items()} for c, row in cls_.items()},
         "by_class_ci": {c: {a: _ci(v) for a, v in row.items()} for c, row in cls_.items()},
+        "by_class_n": {c: {a: len(v) for a, v in row.items()} for c, row in cls_.items()},
         "by_class_pair": {
             c: {a: {b: _mean(v) for b, v in r.items()} for a, r in row.items()}
             for c, row in cls_pair.items()
