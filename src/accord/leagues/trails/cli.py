@@ -120,8 +120,8 @@ def tournament_cmd(
         raise typer.Exit(2) from None
     if as_json:
         keys = ("table", "ci", "n", "by_class", "by_class_ci", "by_class_n", "by_class_pair")
-        out = {k: r[k] for k in (*keys, "reliability", "checks")}
-        typer.echo(json.dumps({"games": len(r["games"]), **out}))
+        payload = {k: r[k] for k in (*keys, "reliability", "checks")}
+        typer.echo(json.dumps({"games": len(r["games"]), **payload}))
         return
     t = Table(
         title=f"mean score (row) against partner (column) ± 95% interval, {len(r['games'])} games"
