@@ -159,3 +159,15 @@ def test_tournament_json_says_how_many_games_are_behind_each_mean() -> None:
     assert d["n"]["purb"]["purb"] == 3 * 2  # self-play: both seats
     assert d["by_class_n"]["mutual"]["purb"] == 4
     assert d["ci"]["purb"]["reliable"] >= 0.0
+
+
+def test_play_counts_turns_from_one_as_the_docs_and_the_page_do() -> None:
+    import json
+
+    args = ["trails", "play", "-a", "purb reliable", "--board", "3"]
+    data = json.loads(CliRunner().invoke(app, [*args, "--json"]).output)
+    r = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    rows = [ln for ln in r.output.splitlines() if ln.startswith("│")]
+    assert [ln.split("│")[1].strip() for ln in rows] == [str(k + 1) for k in range(data["turns"])]
+    n = data["turns"]
+    assert f"after {n} turn{'' if n == 1 else 's'};" in r.output

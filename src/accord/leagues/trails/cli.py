@@ -74,7 +74,7 @@ def play_cmd(
             else "-"
         )
         t.add_row(
-            str(h["turn"]),
+            str(h["turn"] + 1),  # turns are counted from 1, as in the docs and on the page
             names[h["proposer"]],
             prop,
             "yes" if h["accepted"] else "no",
@@ -84,7 +84,9 @@ def play_cmd(
         )
     console.print(t)
     console.print(
-        f"ended by [bold]{r['end']}[/bold] after {r['turns']} turns; scores "
+        f"ended by [bold]{r['end']}[/bold] after {r['turns']} turn"
+        + ("" if r["turns"] == 1 else "s")
+        + "; scores "
         + ", ".join(f"{n} {s}" for n, s in zip(names, r["scores"], strict=True))
     )
 
