@@ -171,3 +171,35 @@ def test_play_counts_turns_from_one_as_the_docs_and_the_page_do() -> None:
     assert [ln.split("│")[1].strip() for ln in rows] == [str(k + 1) for k in range(data["turns"])]
     n = data["turns"]
     assert f"after {n} turn{'' if n == 1 else 's'};" in r.output
+
+
+def test_a_study_can_hide_the_other_players_chips(tmp_path: Path) -> None:
+    import httpx
+
+    from accord.leagues.trails.server import create_trails_app, trails_design
+    from accord.web.testing import ServerThread
+
+    with pytest.raises(ConfigError, match="visibility must be one of"):
+        trails_design(["purb"], visibility="some")
+    design = trails_design(["purb"], visibility="own")
+    app_, study = create_trails_app(tmp_path / "s", design, password="pw-123456")
+    with ServerThread(app_) as srv:
+        (inv,) = study.invite(1)
+        c = httpx.Client(base_url=srv.url, timeout=10)
+        assert c.post(inv.path).status_code == 303
+        c.post("/api/participant/consent", json={"agree": True, "version": "1"})
+        s = c.get("/api/trails/state").json()
+        assert s["chips"][0] is not None and s["chips"][1] is None
+    # the setting survives a restart: the game's rules are stored with it
+    app2, _ = create_trails_app(tmp_path / "s", design, password="pw-123456")
+    assert next(iter(app2.state.trails.matches.values())).game.rules.visibility == "own"
+
+
+def test_serve_refuses_an_unknown_visibility(tmp_path: Path) -> None:
+    folder = tmp_path / "study"
+    r = CliRunner().invoke(
+        app, ["trails", "serve", "--folder", str(folder), "--port", "0", "--visibility", "x"],
+        env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert r.exit_code == 2 and "visibility must be one of" in r.output
+    assert not folder.exists()

@@ -164,6 +164,9 @@ def serve_cmd(
     dependency: Annotated[str, typer.Option(help="mutual, unilateral or independent")] = "mutual",
     title: Annotated[str, typer.Option(help="the study's title")] = "Colored Trails study",
     seed: Annotated[int, typer.Option(help="seed of the boards")] = 0,
+    visibility: Annotated[
+        str, typer.Option(help="full (each sees the other's chips) or own (hidden)")
+    ] = "full",
     host: Annotated[str, typer.Option(help="address (loopback by default)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8070,
     password: Annotated[str | None, typer.Option(help="experimenter password")] = None,
@@ -176,7 +179,9 @@ def serve_cmd(
 
     console = Console()
     try:
-        design = trails_design(_split(opponent), dependency=dependency, title=title, seed=seed)
+        design = trails_design(
+            _split(opponent), dependency=dependency, title=title, seed=seed, visibility=visibility
+        )
         sock = bound_socket(host, port)  # a taken port is refused before the study is made
         try:
             app_, study = create_trails_app(folder, design, password=password)

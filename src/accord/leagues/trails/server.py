@@ -77,8 +77,11 @@ def trails_design(
     title: str = "Colored Trails study",
     seed: int = 0,
     study_id: str = "trails",
+    visibility: str = "full",
 ) -> StudyDesign:
-    """A one-round study, one condition per opponent (an agent name or ``person``)."""
+    """A one-round study, one condition per opponent (an agent name or ``person``);
+    ``visibility`` ``"own"`` hides each player's chips from the other (people and agents)."""
+    Rules(visibility=visibility)  # refuses an unknown visibility
     if dependency not in CLASSES:
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
     if not opponents:
@@ -93,7 +96,10 @@ def trails_design(
         if o != "person" and o not in AGENTS:
             raise ConfigError(f"unknown opponent {o!r}; expected 'person' or one of {list(AGENTS)}")
         conds.append(
-            Condition(name=f"{dependency}-vs-{o}", params={"opponent": o, "dependency": dependency})
+            Condition(
+                name=f"{dependency}-vs-{o}",
+                params={"opponent": o, "dependency": dependency, "visibility": visibility},
+            )
         )
     return StudyDesign(
         id=study_id,
@@ -193,6 +199,7 @@ class TrailsService:
     def _start(self, pid: str) -> _Match | None:
         view = self.study.view(pid)
         opponent, dependency = str(view.params["opponent"]), str(view.params["dependency"])
+        rules = Rules(visibility=str(view.params.get("visibility", "full")))
         gid = f"g{len(self.matches) + 1:04d}"
         if opponent == "person":
             cond = str(view.condition)
@@ -203,12 +210,12 @@ class TrailsService:
                 return None
             del self.waiting[cond]
             self.store.set_waiting(cond, None)
-            game = _RecordedGame(generate(dependency, self._board_seed()))
+            game = _RecordedGame(generate(dependency, self._board_seed()), rules)
             m = _Match(gid, game, [other, pid], [None, None])
         else:
             agent = make_agent(opponent)
             agent.start(1, np.random.default_rng(self._board_seed()))
-            game = _RecordedGame(generate(dependency, self._board_seed()))
+            game = _RecordedGame(generate(dependency, self._board_seed()), rules)
             m = _Match(gid, game, [pid, None], [None, agent])
         self.store.add_game(gid, len(self.matches), m.seats, opponent, game.setup, game.rules)
         self.matches[gid] = m
