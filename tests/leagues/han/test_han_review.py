@@ -140,3 +140,21 @@ def test_a_file_that_is_not_sqlite_is_a_one_line_error(tmp_path: Path, command: 
     r = CliRunner().invoke(app, ["han", *args], env={"COLUMNS": "200"})
     assert r.exit_code == 2
     assert "expected an Accord SQLite file" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--agents", "fair,fair"], "agent 'fair' is named twice"),
+        (["--game", ""], "a HAN study needs at least one game"),
+    ],
+)
+def test_serve_refuses_a_bad_design_before_making_the_file(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    db = tmp_path / "s.sqlite"
+    r = CliRunner().invoke(
+        app, ["han", "serve", "--db", str(db), "--port", "0", *args], env={"COLUMNS": "200"}
+    )
+    assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output
+    assert not db.exists()

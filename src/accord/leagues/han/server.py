@@ -84,6 +84,11 @@ def han_design(
     """
     if not agents and not pairs:
         raise ConfigError("a HAN study needs at least one registered agent, or pairs")
+    twice = sorted({a for a in agents if agents.count(a) > 1})
+    if twice:
+        raise ConfigError(f"agent {twice[0]!r} is named twice; one condition per agent")
+    if "pairs" in agents:
+        raise ConfigError("'pairs' is the person-vs-person condition; use --pairs (pairs=True)")
     conditions = [Condition(name=a, params={"agent": a}) for a in agents]
     if pairs:
         conditions.append(Condition(name="pairs", params=dict(PAIRS)))
@@ -529,6 +534,8 @@ def create_han_app(
 
     factories = {a: agent_class(a) for a in agents}
     names = [game] if isinstance(game, str) else list(game)
+    if not names:
+        raise ConfigError("a HAN study needs at least one game")
     specs = [domain(g) for g in names]
     if time_limit is not None:
         specs = [s.with_time(time_limit, warning_time) for s in specs]
