@@ -158,3 +158,41 @@ def test_serve_refuses_a_bad_design_before_making_the_file(
     )
     assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output
     assert not db.exists()
+
+
+def test_games_csv_carries_the_demographic_form(tmp_path: Path) -> None:
+    import csv
+    import io
+    import time
+
+    import httpx
+
+    from accord.leagues.han.server import DEMOGRAPHIC_COLUMNS, create_han_app
+    from accord.web.testing import ServerThread
+
+    app_, study, _ = create_han_app(
+        tmp_path / "h.sqlite", ["tough"], time_limit=1.5, password="secret-pw"
+    )
+    with ServerThread(app_) as srv:
+        (inv,) = study.invite(1)
+        p = httpx.Client(base_url=srv.url, timeout=10)
+        assert p.post(inv.path).status_code == 303
+        p.post("/api/participant/consent", json={"agree": True, "version": "1"})
+        for _ in range(60):  # the clock runs out
+            if "result" in p.get("/api/han/state").json():
+                break
+            time.sleep(0.1)
+        survey = {
+            "answers": {
+                "use_again": 3, "not_recommend": 5, "use_frequently": 2,
+                "liked_partner": 1, "trusted_partner": 2,
+            },
+            "age": 41, "gender": "non-binary", "english_first": False, "attention": "agree",
+        }  # fmt: skip
+        assert p.post("/api/han/survey", json=survey).status_code == 200
+        admin = httpx.Client(base_url=srv.url, timeout=10)
+        admin.post("/api/login", json={"username": "experimenter", "password": "secret-pw"})
+        (row,) = csv.DictReader(io.StringIO(admin.get("/api/han/games.csv").text))
+    assert DEMOGRAPHIC_COLUMNS == ("age", "gender", "english_first")
+    assert (row["age"], row["gender"], row["english_first"]) == ("41", "non-binary", "0")
+    assert row["timedout"] == "1" and row["liked_partner"] == "1"

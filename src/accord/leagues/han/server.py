@@ -116,6 +116,8 @@ PAIR_COLUMNS = ("condition", "partnerType", "pairId", "role", "partner", "survey
 """Columns after IAGO's in ``games.csv``: who the row's person played and how it ended.
 ``role`` is the side of the game they sat on (``person``, or ``agent`` for the second
 person of a pair); ``surveyAbout`` is what "my negotiation partner" meant to them."""
+DEMOGRAPHIC_COLUMNS = ("age", "gender", "english_first")
+"""The demographic form's answers, last in ``games.csv`` (empty for a person who left)."""
 HEARTBEAT = 5.0
 """The longest a live stream waits before it sends the state again (seconds)."""
 
@@ -433,6 +435,16 @@ class HanService:
     def rows(self) -> list[dict[str, Any]]:
         return [e.data["row"] for e in self.study.events.read(kinds=("game_row",))]
 
+    def export_rows(self) -> list[dict[str, Any]]:
+        """:meth:`rows` with the demographic form's answers (``english_first`` as 0/1)."""
+        out = []
+        for e in self.study.events.read(kinds=("game_row",)):
+            demo = {k: e.data.get("demographics", {}).get(k, "") for k in DEMOGRAPHIC_COLUMNS}
+            if isinstance(demo["english_first"], bool):
+                demo["english_first"] = int(demo["english_first"])
+            out.append({**e.data["row"], **demo})
+        return out
+
     def results(self) -> list[dict[str, Any]]:
         out = []
         rows = self.rows()
@@ -498,10 +510,10 @@ class HanService:
         @r.get("/games.csv")
         def games_csv(_: str = user) -> Response:
             buf = io.StringIO()
-            cols = [*columns(), "attentionPassed", *PAIR_COLUMNS]
+            cols = [*columns(), "attentionPassed", *PAIR_COLUMNS, *DEMOGRAPHIC_COLUMNS]
             w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
             w.writeheader()
-            for row in self.rows():
+            for row in self.export_rows():
                 w.writerow(row)
             return Response(buf.getvalue(), media_type="text/csv")
 
