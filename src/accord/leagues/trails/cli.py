@@ -1,6 +1,6 @@
 """``accord trails``: play one Colored Trails game, run a tournament, serve games to people.
 
-accord trails play --agents purb reliable --dependency mutual --seed 3
+accord trails play --agents "purb reliable" --dependency mutual --board 3
 accord trails tournament --boards 10 --json
 accord trails serve --opponent purb --opponent person
 """
