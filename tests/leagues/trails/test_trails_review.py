@@ -203,3 +203,22 @@ def test_serve_refuses_an_unknown_visibility(tmp_path: Path) -> None:
     )  # fmt: skip
     assert r.exit_code == 2 and "visibility must be one of" in r.output
     assert not folder.exists()
+
+
+def test_play_takes_the_rules_from_the_command_line() -> None:
+    import json
+
+    from accord.leagues.trails.generator import generate
+    from accord.leagues.trails.match import play
+    from accord.leagues.trails.rules import Rules
+
+    base = ["trails", "play", "-a", "purb reliable", "--board", "3", "--json"]
+    rules = Rules(goal_bonus=50, chip_bonus=1, distance_penalty=7, dormant_limit=2, max_turns=50)
+    want = play(generate("mutual", 3), ["purb", "reliable"], rules=rules)
+    args = ["--goal-bonus", "50", "--chip-bonus", "1", "--distance-penalty", "7"]
+    r = CliRunner().invoke(app, [*base, *args, "--dormant-limit", "2"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert (got["scores"], got["end"], got["turns"]) == (want["scores"], want["end"], want["turns"])
+    bad = CliRunner().invoke(app, [*base, "--dormant-limit", "0"], env={"COLUMNS": "200"})
+    assert bad.exit_code == 2 and "dormant_limit must be >= 1; got 0" in bad.output

@@ -36,12 +36,19 @@ def play_cmd(
     dependency: Annotated[str, typer.Option(help="mutual, unilateral or independent")] = "mutual",
     board: Annotated[int, typer.Option(help="board seed")] = 0,
     seed: Annotated[int, typer.Option(help="agents' seed")] = 0,
+    visibility: Annotated[
+        str, typer.Option(help="full or own (the other's chips hidden)")
+    ] = "full",
+    goal_bonus: Annotated[int, typer.Option(help="X: points for reaching the goal")] = 100,
+    chip_bonus: Annotated[int, typer.Option(help="Y: points per chip left")] = 5,
+    distance_penalty: Annotated[int, typer.Option(help="Z: points per square short")] = 10,
+    dormant_limit: Annotated[int, typer.Option(help="turns without a move that end it")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="print the game as JSON")] = False,
 ) -> None:
     """Play one game between two agents and print the turns and the scores."""
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import play
-    from accord.leagues.trails.rules import chips_to_letters
+    from accord.leagues.trails.rules import Rules, chips_to_letters
 
     console = Console()
     names = _split(agents)
@@ -50,8 +57,12 @@ def play_cmd(
             raise typer.BadParameter(
                 f"expected 2 agents, got {len(names)}: {names}", param_hint="--agents"
             )
+        rules = Rules(
+            goal_bonus=goal_bonus, chip_bonus=chip_bonus, distance_penalty=distance_penalty,
+            dormant_limit=dormant_limit, max_turns=50, visibility=visibility,
+        )  # fmt: skip
         setup = generate(dependency, board)
-        r = play(setup, names, seed=seed)
+        r = play(setup, names, seed=seed, rules=rules)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
