@@ -222,3 +222,23 @@ def test_play_takes_the_rules_from_the_command_line() -> None:
     assert (got["scores"], got["end"], got["turns"]) == (want["scores"], want["end"], want["turns"])
     bad = CliRunner().invoke(app, [*base, "--dormant-limit", "0"], env={"COLUMNS": "200"})
     assert bad.exit_code == 2 and "dormant_limit must be >= 1; got 0" in bad.output
+
+
+def test_a_win_inside_the_interval_is_not_claimed_beyond_it() -> None:
+    from accord.leagues.trails.tournament import summarize
+
+    def g(board: int, seat: int, me: str, score: int) -> dict[str, object]:
+        agents = [me, "reliable"] if seat == 0 else ["reliable", me]
+        scores = [score, 0] if seat == 0 else [0, score]
+        return {"cls": "mutual", "board": board, "agents": agents, "scores": scores,
+                "sent": [0, 0], "promised": [0, 0]}  # fmt: skip
+
+    # purb - unreliable against reliable, paired by board and seat: +30, -10 (mean +10)
+    games = [g(0, 0, "purb", 50), g(0, 0, "unreliable", 20),
+             g(1, 0, "purb", 10), g(1, 0, "unreliable", 20)]  # fmt: skip
+    games += [{"cls": "mutual", "board": 0, "agents": ["purb", "unreliable"], "scores": [0, 0],
+               "sent": [0, 0], "promised": [0, 0]}]  # fmt: skip
+    c = summarize(games)["checks"]
+    assert c["vs_reliable"]["paired"] == {"pairs": 2, "gap": 10.0, "gap_ci": 39.2}
+    assert c["purb_beats_unreliable_vs_reliable"] is True  # the means
+    assert c["purb_beats_unreliable_vs_reliable_beyond_ci"] is False  # 10 - 39.2 < 0

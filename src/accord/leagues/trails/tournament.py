@@ -203,18 +203,23 @@ def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]])
     """PURB against never-reliable: who does better against a reliable partner; how much
     ``unreliable`` gains from PURB compared with from ``reliable`` (exploitation); their
     head-to-head scores, and whether PURB's paired gap is not below zero beyond its 95%
-    interval (``purb_not_exploited``)."""
+    interval (``purb_not_exploited``). The ``purb_beats_...`` and ``..._wins_...`` flags
+    compare means; ``purb_beats_unreliable_vs_reliable_beyond_ci`` asks the paired gap's
+    interval to be above zero, so a small tournament does not claim a win it cannot show."""
     if not {"purb", "unreliable", "reliable"} <= set(table):
         return {}
     t = table
     h2h = head_to_head(games, "purb", "unreliable")
+    paired = against(games, "purb", "unreliable", "reliable")
     return {
         "vs_reliable": {
             "purb": t["purb"]["reliable"],
             "unreliable": t["unreliable"]["reliable"],
-            "paired": against(games, "purb", "unreliable", "reliable"),
+            "paired": paired,
         },
         "purb_beats_unreliable_vs_reliable": t["purb"]["reliable"] > t["unreliable"]["reliable"],
+        # the same, told apart from chance: the paired gap's 95% interval is above zero
+        "purb_beats_unreliable_vs_reliable_beyond_ci": paired["gap"] - paired["gap_ci"] > 0,
         "unreliable_against": {
             "purb": t["unreliable"]["purb"],
             "reliable": t["unreliable"]["reliable"],
