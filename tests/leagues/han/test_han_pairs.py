@@ -119,7 +119,7 @@ def test_a_pair_bargains_to_a_deal_each_seeing_their_own_side(tmp_path: Path) ->
         assert inv[2].pid not in rows  # released: no game, no row
         (res,) = service.results()
         assert res == {
-            "agent": "pairs", "games": 2, "pairs": 1, "points": 17.5,
+            "agent": "pairs", "games": 2, "pairs": 1, "points": 17.5, "points_ci95": 24.5,
             "likeability": 5.0, "likeability_ci95": 0.0,
         }  # fmt: skip
         kinds = [e.kind for e in study.events.read(party=inv[2].pid)]

@@ -103,6 +103,7 @@ def test_a_game_over_http_with_bad_input_a_reused_link_and_results(tmp_path: Pat
             "agent": "fair",
             "games": 1,
             "points": 28.0,
+            "points_ci95": 0.0,
             "likeability": 5.6,
             "likeability_ci95": 0.0,
         }

@@ -54,6 +54,7 @@ def test_trajectories_and_rows_by_hand() -> None:
     assert summary["agents"]["a"] == {
         "games": 2,
         "score": 10.0,
+        "score_ci95": 0.0,
         "goal_rate": 1.0,
         "kept": 0.667,
         "reliability": round(traj[0][2]["reliability"], 3),

@@ -132,6 +132,7 @@ def test_population_report_sets_agents_beside_three_populations(tmp_path: Path) 
     assert report["people"]["person"] == {
         "games": 1,
         "score": -10.0,
+        "score_ci95": 0.0,
         "goal_rate": 0.0,
         "kept": 0.0,
         "reliability": round(0.9 / 1.9, 3),

@@ -10,6 +10,7 @@ accord han serve --agents none --pairs --participants 20   # person-vs-person ba
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +21,12 @@ from rich.table import Table
 from accord.core.errors import AccordError
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
+
+
+def _not_sqlite(path: Path | None, exc: Exception) -> AccordError:
+    from accord.core.errors import ConfigError
+
+    return ConfigError(f"expected an Accord SQLite file or a new path; {path}: {exc}")
 
 
 def _fail(exc: AccordError) -> typer.Exit:
@@ -56,7 +63,7 @@ def play_cmd(
 
     try:
         spec = domain(game)
-        if time_limit:
+        if time_limit is not None:
             spec = spec.with_time(time_limit)
         a = agent_class(agent)
         p = agent_class(person) if vs_agent else agent_class(person, PARTICIPANTS)
@@ -107,13 +114,16 @@ def tournament_cmd(
         )
     except AccordError as exc:
         raise _fail(exc) from None
+    except sqlite3.DatabaseError as exc:
+        raise _fail(_not_sqlite(out, exc)) from None
     if as_json:
         typer.echo(json.dumps({"agents": res["agents"]}))
         return
     t = Table("agent", "games", "points", "person points", "deals", "likeability (proxy)", "lies")
     for r in res["agents"]:
         t.add_row(
-            r["agent"], str(r["games"]), f"{r['points']:.2f}", f"{r['person_points']:.2f}", str(r["deals"]),
+            r["agent"], str(r["games"]), f"{r['points']:.2f} ± {r['points_ci95']:.2f}",
+            f"{r['person_points']:.2f} ± {r['person_points_ci95']:.2f}", str(r["deals"]),
             f"{r['likeability']:.2f} ± {r['likeability_ci95']:.2f}", str(r["lies"]),
         )  # fmt: skip
     Console().print(t)
@@ -146,21 +156,34 @@ def serve_cmd(
         float | None, typer.Option("--time", help="seconds (default 600)")
     ] = None,
     host: str = "127.0.0.1",
-    port: int = 8040,
+    port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8040,
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""
+    import uvicorn
+
+    from accord.core.errors import ConfigError
     from accord.leagues.han.server import create_han_app
-    from accord.web.runner import serve
+    from accord.web.runner import bound_socket
 
     try:
+        if participants < 1:
+            raise ConfigError(f"--participants must be at least 1; got {participants}")
         names = [a for a in agents.split(",") if a and a != "none"]
         games = [g for g in game.split(",") if g]
-        app_, study, _ = create_han_app(
-            db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait
-        )
+        sock = bound_socket(host, port)  # a taken port is refused before the study is made
+        try:
+            app_, study, _ = create_han_app(
+                db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait
+            )
+        except BaseException:
+            sock.close()
+            raise
     except AccordError as exc:
         raise _fail(exc) from None
+    except sqlite3.DatabaseError as exc:
+        raise _fail(_not_sqlite(db, exc)) from None
+    port = int(sock.getsockname()[1])
     c = Console()
     if study.initial_password:
         c.print(f"experimenter password: {study.initial_password}")
@@ -169,4 +192,4 @@ def serve_cmd(
         for inv in study.invite(participants * (len(names) + pairs), label="han"):
             c.print(f"http://{host}:{port}{inv.path}")
     c.print(f"admin page: http://{host}:{port}/study/admin.html")
-    serve(app_, host, port)
+    uvicorn.Server(uvicorn.Config(app_, log_level="info")).run(sockets=[sock])

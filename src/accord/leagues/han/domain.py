@@ -18,6 +18,7 @@ and each side's total for taking everything must be equal (the 2017 rule).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -30,6 +31,17 @@ Role = Literal["agent", "person"]
 MAX_ITEMS = 19  # "fewer than 20 items" per issue
 
 
+def _count(x: object) -> int:
+    """``x`` as an item count: an integer (numpy's too) or a float with no fraction."""
+    if isinstance(x, bool):
+        raise ValueError(f"not a whole number: {x!r}")
+    if isinstance(x, float):
+        if not x.is_integer():
+            raise ValueError(f"not a whole number: {x!r}")
+        return int(x)
+    return operator.index(x)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Offer:
     """Per issue ``(agent, undecided, person)`` item counts (the IAGO ``int[n][3]``)."""
@@ -38,9 +50,11 @@ class Offer:
 
     @classmethod
     def of(cls, rows: Sequence[Sequence[int]]) -> Offer:
-        """An offer from any nested sequence of three counts per issue (not yet checked)."""
+        """An offer from any nested sequence of three whole counts per issue (not yet checked
+        against a game). A count that is not a whole number (``5.5``, ``"5"``, ``true``) is
+        refused, never rounded."""
         try:
-            return cls(tuple((int(a), int(u), int(p)) for a, u, p in rows))
+            return cls(tuple((_count(a), _count(u), _count(p)) for a, u, p in rows))
         except (TypeError, ValueError) as exc:
             raise InvalidOffer(
                 f"an offer is a list of [agent, undecided, person] counts per issue; got {rows!r}"

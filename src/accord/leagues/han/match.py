@@ -64,7 +64,11 @@ class Fresh:
         self._seen: list[HanAgent] = []  # strong refs: an id is never reused while held
 
     def __call__(self, factory: AgentFactory) -> HanAgent:
-        agent = factory()
+        try:
+            agent = factory()
+        except Exception as exc:  # an author's constructor: say whose and what, no traceback
+            name = getattr(factory, "__name__", repr(factory))
+            raise ConfigError(f"cannot build agent {name}: {type(exc).__name__}: {exc}") from exc
         if not isinstance(agent, HanAgent):
             raise ConfigError(f"an agent factory returns a HanAgent; got {type(agent).__name__}")
         if any(agent is s for s in self._seen):

@@ -84,6 +84,11 @@ def han_design(
     """
     if not agents and not pairs:
         raise ConfigError("a HAN study needs at least one registered agent, or pairs")
+    twice = sorted({a for a in agents if agents.count(a) > 1})
+    if twice:
+        raise ConfigError(f"agent {twice[0]!r} is named twice; one condition per agent")
+    if "pairs" in agents:
+        raise ConfigError("'pairs' is the person-vs-person condition; use --pairs (pairs=True)")
     conditions = [Condition(name=a, params={"agent": a}) for a in agents]
     if pairs:
         conditions.append(Condition(name="pairs", params=dict(PAIRS)))
@@ -111,6 +116,8 @@ PAIR_COLUMNS = ("condition", "partnerType", "pairId", "role", "partner", "survey
 """Columns after IAGO's in ``games.csv``: who the row's person played and how it ended.
 ``role`` is the side of the game they sat on (``person``, or ``agent`` for the second
 person of a pair); ``surveyAbout`` is what "my negotiation partner" meant to them."""
+DEMOGRAPHIC_COLUMNS = ("age", "gender", "english_first")
+"""The demographic form's answers, last in ``games.csv`` (empty for a person who left)."""
 HEARTBEAT = 5.0
 """The longest a live stream waits before it sends the state again (seconds)."""
 
@@ -428,6 +435,16 @@ class HanService:
     def rows(self) -> list[dict[str, Any]]:
         return [e.data["row"] for e in self.study.events.read(kinds=("game_row",))]
 
+    def export_rows(self) -> list[dict[str, Any]]:
+        """:meth:`rows` with the demographic form's answers (``english_first`` as 0/1)."""
+        out = []
+        for e in self.study.events.read(kinds=("game_row",)):
+            demo = {k: e.data.get("demographics", {}).get(k, "") for k in DEMOGRAPHIC_COLUMNS}
+            if isinstance(demo["english_first"], bool):
+                demo["english_first"] = int(demo["english_first"])
+            out.append({**e.data["row"], **demo})
+        return out
+
     def results(self) -> list[dict[str, Any]]:
         out = []
         rows = self.rows()
@@ -452,6 +469,7 @@ class HanService:
                 "agent": c.name, "games": len(rs),
                 **({"pairs": len({r["pairId"] for r in rs})} if is_pairs(c.params) else {}),
                 "points": round(sum(pts) / len(pts), 3) if pts else 0.0,
+                "points_ci95": _ci95(pts),
                 "likeability": round(m, 3),
                 "likeability_ci95": round(1.96 * sd / math.sqrt(len(like)), 3) if like else 0.0,
             })  # fmt: skip
@@ -492,10 +510,10 @@ class HanService:
         @r.get("/games.csv")
         def games_csv(_: str = user) -> Response:
             buf = io.StringIO()
-            cols = [*columns(), "attentionPassed", *PAIR_COLUMNS]
+            cols = [*columns(), "attentionPassed", *PAIR_COLUMNS, *DEMOGRAPHIC_COLUMNS]
             w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
             w.writeheader()
-            for row in self.rows():
+            for row in self.export_rows():
                 w.writerow(row)
             return Response(buf.getvalue(), media_type="text/csv")
 
@@ -528,8 +546,10 @@ def create_han_app(
 
     factories = {a: agent_class(a) for a in agents}
     names = [game] if isinstance(game, str) else list(game)
+    if not names:
+        raise ConfigError("a HAN study needs at least one game")
     specs = [domain(g) for g in names]
-    if time_limit:
+    if time_limit is not None:
         specs = [s.with_time(time_limit, warning_time) for s in specs]
     study = Study(db, han_design(agents, study_id, pairs=pairs), password=password, clock=clock)
     service = HanService(study, factories, specs, room=WaitingRoom(timeout=wait))
@@ -542,3 +562,12 @@ def _seen(e: Any, me: Role, issues: tuple[str, ...]) -> str:
     if me == "agent" and e.kind.value == "SEND_OFFER" and e.offer is not None:
         return f"offer {e.offer.mirrored().to_list()}"
     return str(e.describe(issues))
+
+
+def _ci95(xs: list[float]) -> float:
+    """Half-width of the normal 95 % interval of the mean of ``xs`` (0 below two values)."""
+    if len(xs) < 2:
+        return 0.0
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    return round(1.96 * sd / math.sqrt(len(xs)), 3)

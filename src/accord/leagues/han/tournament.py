@@ -47,7 +47,7 @@ def agent_class(name: str, table: dict[str, type[HanAgent]] | None = None) -> ty
 def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     """One game (a tournament task): returns the CSV row, outcome and proxy."""
     game = domain(spec["game"])
-    if spec.get("time"):
+    if spec.get("time") is not None:
         game = game.with_time(float(spec["time"]))
     rec = play(
         game,
@@ -81,11 +81,25 @@ def run_tournament(
     workers: int | None = None,
     time_limit: float | None = None,
 ) -> dict[str, Any]:
-    """Run the pool; returns ``{"agents": summary rows, "games": per-game records}``."""
+    """Run the pool; returns ``{"agents": summary rows, "games": per-game records}``.
+
+    Everything is checked before a game is played or ``out`` is made: ``n`` of at
+    least 1, known agents, participants and games, none named twice.
+    """
+    if n < 1:
+        raise ConfigError(f"games per agent, participant and game (n) must be at least 1; got {n}")
+    for kind, names in (("agent", agents), ("participant", participants), ("game", games)):
+        if not names:
+            raise ConfigError(f"give at least one {kind}")
+        for name in names:
+            if list(names).count(name) > 1:
+                raise ConfigError(f"{kind} {name!r} is named twice")
     for a in agents:
         agent_class(a)
     for p in participants:
         agent_class(p, PARTICIPANTS)
+    for g in games:
+        domain(g)
     jobs = []
     for a in agents:
         for p in participants:
@@ -114,19 +128,23 @@ def run_tournament(
 
 
 def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per agent: games, mean points, deals, mean likeability proxy ± 95 % interval, lies."""
+    """Per agent: games, mean points (± 95 % interval, games as units), deals, mean likeability proxy ± 95 % interval, lies."""
     out = []
     for a in dict.fromkeys(r["agent"] for r in records):
         rs = [r for r in records if r["agent"] == a]
         pts = [float(r["points"]) for r in rs]
         like = [float(r["likeability"]) for r in rs]
         m, half = _mean_ci(like)
+        pm, phalf = _mean_ci(pts)
+        qm, qhalf = _mean_ci([float(r["person_points"]) for r in rs])
         out.append(
             {
                 "agent": a,
                 "games": len(rs),
-                "points": round(sum(pts) / len(pts), 3),
-                "person_points": round(sum(float(r["person_points"]) for r in rs) / len(rs), 3),
+                "points": round(pm, 3),
+                "points_ci95": round(phalf, 3),
+                "person_points": round(qm, 3),
+                "person_points_ci95": round(qhalf, 3),
                 "deals": sum(r["outcome"] == "deal" for r in rs),
                 "likeability": round(m, 3),
                 "likeability_ci95": round(half, 3),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -92,10 +93,22 @@ def rows_from_study_csv(path: str | Path) -> list[dict[str, Any]]:
         raise ConfigError(f"expected a study CSV export (events.csv); {p} is not a file")
     rows = []
     with p.open(newline="") as f:
-        for r in csv.DictReader(f):
+        reader = csv.DictReader(f)
+        have = list(reader.fieldnames or [])
+        if not {"kind", "data"} <= set(have):
+            raise ConfigError(
+                f"expected a study CSV export (events.csv) with columns kind and data; "
+                f"{p} has columns {have}"
+            )
+        for r in reader:
             if r.get("kind") != "trails.end":
                 continue
-            d = json.loads(r["data"])
+            try:
+                d = json.loads(r["data"])
+            except (TypeError, ValueError):
+                raise ConfigError(
+                    f"{p}: a trails.end row's data is not JSON: {r['data']!r:.80}"
+                ) from None
             me = int(d["player"])
             condition = str(d.get("condition", ""))
             opponent = condition.rsplit("-vs-", 1)[-1] if "-vs-" in condition else "partner"
@@ -117,7 +130,7 @@ def population_report(
     study: str | Path | None = None,
     boards: int = 5,
     seed: int = 0,
-) -> dict[str, dict[str, dict[str, float]]]:
+) -> dict[str, dict[str, dict[str, Any]]]:
     """``agents`` against each population: the PDAs (``agents-vs-pdas``), the simulated
     people (``agents-vs-simulated-people``; :mod:`accord.leagues.trails.people`) and, with
     ``study`` (a study's CSV export), the logged people (``people``, ``agents-vs-people``).
@@ -126,6 +139,7 @@ def population_report(
     from accord.leagues.trails.tournament import run_tournament
 
     rows: list[dict[str, Any]] = []
+    people = rows_from_study_csv(study) if study is not None else []  # checked before any game
     for label, pop in (("agents-vs-pdas", pdas), ("agents-vs-simulated-people", simulated)):
         if not pop:
             continue
@@ -136,24 +150,33 @@ def population_report(
             for r in player_rows(g, population=label)
             if r["partner"] in pop and (r["agent"] in agents or r["agent"] in pop)
         ]
-    if study is not None:
-        rows += rows_from_study_csv(study)
-    return compare(rows)
+    return compare(rows + people)
 
 
-def compare(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
-    """Mean score, chips kept ratio, reliability and goal rate per population and agent."""
+def compare(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per population and agent: games (the units), mean score with its 95 % interval,
+    goal rate, chips kept ratio (``None`` when nothing was promised) and reliability."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[(r["population"], r["agent"])].append(r)
-    out: dict[str, dict[str, dict[str, float]]] = defaultdict(dict)
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for (pop, agent), rs in sorted(groups.items()):
         kept = [r["kept"] for r in rs if r["kept"] is not None]
         out[pop][agent] = {
             "games": len(rs),
             "score": round(sum(r["score"] for r in rs) / len(rs), 2),
+            "score_ci95": _ci95([float(r["score"]) for r in rs]),
             "goal_rate": round(sum(r["reached"] for r in rs) / len(rs), 3),
-            "kept": round(sum(kept) / len(kept), 3) if kept else float("nan"),
+            "kept": round(sum(kept) / len(kept), 3) if kept else None,
             "reliability": round(sum(r["reliability"] for r in rs) / len(rs), 3),
         }
     return dict(out)
+
+
+def _ci95(xs: list[float]) -> float:
+    """Half-width of the normal 95 % interval of the mean (0 below two values)."""
+    if len(xs) < 2:
+        return 0.0
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    return round(1.96 * sd / math.sqrt(len(xs)), 2)

@@ -1,6 +1,6 @@
 """``accord trails``: play one Colored Trails game, run a tournament, serve games to people.
 
-accord trails play --agents purb reliable --dependency mutual --seed 3
+accord trails play --agents "purb reliable" --dependency mutual --board 3
 accord trails tournament --boards 10 --json
 accord trails serve --opponent purb --opponent person
 """
@@ -8,6 +8,7 @@ accord trails serve --opponent purb --opponent person
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -35,12 +36,19 @@ def play_cmd(
     dependency: Annotated[str, typer.Option(help="mutual, unilateral or independent")] = "mutual",
     board: Annotated[int, typer.Option(help="board seed")] = 0,
     seed: Annotated[int, typer.Option(help="agents' seed")] = 0,
+    visibility: Annotated[
+        str, typer.Option(help="full or own (the other's chips hidden)")
+    ] = "full",
+    goal_bonus: Annotated[int, typer.Option(help="X: points for reaching the goal")] = 100,
+    chip_bonus: Annotated[int, typer.Option(help="Y: points per chip left")] = 5,
+    distance_penalty: Annotated[int, typer.Option(help="Z: points per square short")] = 10,
+    dormant_limit: Annotated[int, typer.Option(help="turns without a move that end it")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="print the game as JSON")] = False,
 ) -> None:
     """Play one game between two agents and print the turns and the scores."""
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import play
-    from accord.leagues.trails.rules import chips_to_letters
+    from accord.leagues.trails.rules import Rules, chips_to_letters
 
     console = Console()
     names = _split(agents)
@@ -49,8 +57,12 @@ def play_cmd(
             raise typer.BadParameter(
                 f"expected 2 agents, got {len(names)}: {names}", param_hint="--agents"
             )
+        rules = Rules(
+            goal_bonus=goal_bonus, chip_bonus=chip_bonus, distance_penalty=distance_penalty,
+            dormant_limit=dormant_limit, max_turns=50, visibility=visibility,
+        )  # fmt: skip
         setup = generate(dependency, board)
-        r = play(setup, names, seed=seed)
+        r = play(setup, names, seed=seed, rules=rules)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -73,7 +85,7 @@ def play_cmd(
             else "-"
         )
         t.add_row(
-            str(h["turn"]),
+            str(h["turn"] + 1),  # turns are counted from 1, as in the docs and on the page
             names[h["proposer"]],
             prop,
             "yes" if h["accepted"] else "no",
@@ -83,7 +95,9 @@ def play_cmd(
         )
     console.print(t)
     console.print(
-        f"ended by [bold]{r['end']}[/bold] after {r['turns']} turns; scores "
+        f"ended by [bold]{r['end']}[/bold] after {r['turns']} turn"
+        + ("" if r["turns"] == 1 else "s")
+        + "; scores "
         + ", ".join(f"{n} {s}" for n, s in zip(names, r["scores"], strict=True))
     )
 
@@ -112,9 +126,15 @@ def tournament_cmd(
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    except sqlite3.DatabaseError as exc:
+        console.print(
+            f"[red]error:[/red] expected an Accord SQLite file or a new path; {out}: {exc}"
+        )
+        raise typer.Exit(2) from None
     if as_json:
-        keys = ("table", "ci", "by_class", "by_class_ci", "by_class_pair", "reliability", "checks")
-        typer.echo(json.dumps({k: r[k] for k in keys}))
+        keys = ("table", "ci", "n", "by_class", "by_class_ci", "by_class_n", "by_class_pair")
+        payload = {k: r[k] for k in (*keys, "reliability", "checks")}
+        typer.echo(json.dumps({"games": len(r["games"]), **payload}))
         return
     t = Table(
         title=f"mean score (row) against partner (column) ± 95% interval, {len(r['games'])} games"
@@ -155,6 +175,9 @@ def serve_cmd(
     dependency: Annotated[str, typer.Option(help="mutual, unilateral or independent")] = "mutual",
     title: Annotated[str, typer.Option(help="the study's title")] = "Colored Trails study",
     seed: Annotated[int, typer.Option(help="seed of the boards")] = 0,
+    visibility: Annotated[
+        str, typer.Option(help="full (each sees the other's chips) or own (hidden)")
+    ] = "full",
     host: Annotated[str, typer.Option(help="address (loopback by default)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8070,
     password: Annotated[str | None, typer.Option(help="experimenter password")] = None,
@@ -167,12 +190,23 @@ def serve_cmd(
 
     console = Console()
     try:
-        design = trails_design(_split(opponent), dependency=dependency, title=title, seed=seed)
-        app_, study = create_trails_app(folder, design, password=password)
-        sock = bound_socket(host, port)  # a taken port is a clear error
+        design = trails_design(
+            _split(opponent), dependency=dependency, title=title, seed=seed, visibility=visibility
+        )
+        sock = bound_socket(host, port)  # a taken port is refused before the study is made
+        try:
+            app_, study = create_trails_app(folder, design, password=password)
+        except BaseException:
+            sock.close()
+            raise
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    except sqlite3.DatabaseError as exc:
+        console.print(
+            f"[red]error:[/red] expected a study folder; {folder / 'study.sqlite'}: {exc}"
+        )
+        raise typer.Exit(2) from None
     bound = sock.getsockname()[1]
     typer.echo(f"Colored Trails study server on http://{host}:{bound}/ (files in {folder})")
     typer.echo(f"experimenter page: http://{host}:{bound}/study/admin.html (user experimenter)")
@@ -222,10 +256,13 @@ def report_cmd(
         return
     for group, by_agent in result.items():
         t_ = Table(title=f"{group}")
-        for c in ("agent", "games", "score", "goal rate", "kept", "reliability"):
+        for c in ("agent", "games", "score ± 95%", "goal rate", "kept", "reliability"):
             t_.add_column(c, justify="left" if c == "agent" else "right")
         for agent, v in by_agent.items():
             t_.add_row(
-                agent, *(str(v[k]) for k in ("games", "score", "goal_rate", "kept", "reliability"))
+                agent,
+                str(v["games"]),
+                f"{v['score']} ± {v['score_ci95']}",
+                *("-" if v[k] is None else str(v[k]) for k in ("goal_rate", "kept", "reliability")),
             )
         console.print(t_)

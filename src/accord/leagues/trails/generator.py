@@ -68,6 +68,8 @@ def generate(
     """A board of class ``dependency`` drawn from ``seed`` (rejection sampling)."""
     if dependency not in CLASSES:
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
+    if seed < 0:
+        raise ConfigError(f"a board seed is 0 or more; got {seed}")
     if rows * cols < 4 or min_distance > rows + cols - 2:
         raise ConfigError(
             f"a {rows}x{cols} board cannot hold starts and goals {min_distance} apart"

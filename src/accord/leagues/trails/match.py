@@ -117,6 +117,8 @@ def play(
     """
     if len(agents) != 2:
         raise ConfigError(f"a Colored Trails game has 2 agents; got {len(agents)}")
+    if seed < 0:
+        raise ConfigError(f"the agents' seed is 0 or more; got {seed}")
     rules = rules if rules is not None else Rules(max_turns=max_turns)
     game = Game(setup, rules)
     players = [make_agent(a) for a in agents]

@@ -29,7 +29,10 @@ from typing import Any, Literal
 
 import numpy as np
 from fastapi import APIRouter, Depends, FastAPI
+from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request as StarletteRequest
+from starlette.routing import Route
 
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import Agent
@@ -74,16 +77,29 @@ def trails_design(
     title: str = "Colored Trails study",
     seed: int = 0,
     study_id: str = "trails",
+    visibility: str = "full",
 ) -> StudyDesign:
-    """A one-round study, one condition per opponent (an agent name or ``person``)."""
+    """A one-round study, one condition per opponent (an agent name or ``person``);
+    ``visibility`` ``"own"`` hides each player's chips from the other (people and agents)."""
+    Rules(visibility=visibility)  # refuses an unknown visibility
     if dependency not in CLASSES:
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
+    if not opponents:
+        raise ConfigError("a study needs at least one opponent: an agent name or 'person'")
+    if seed < 0:
+        raise ConfigError(f"the seed of the boards is 0 or more; got {seed}")
+    twice = sorted({o for o in opponents if list(opponents).count(o) > 1})
+    if twice:
+        raise ConfigError(f"opponent {twice[0]!r} is named twice; one condition per opponent")
     conds = []
     for o in opponents:
         if o != "person" and o not in AGENTS:
             raise ConfigError(f"unknown opponent {o!r}; expected 'person' or one of {list(AGENTS)}")
         conds.append(
-            Condition(name=f"{dependency}-vs-{o}", params={"opponent": o, "dependency": dependency})
+            Condition(
+                name=f"{dependency}-vs-{o}",
+                params={"opponent": o, "dependency": dependency, "visibility": visibility},
+            )
         )
     return StudyDesign(
         id=study_id,
@@ -183,6 +199,7 @@ class TrailsService:
     def _start(self, pid: str) -> _Match | None:
         view = self.study.view(pid)
         opponent, dependency = str(view.params["opponent"]), str(view.params["dependency"])
+        rules = Rules(visibility=str(view.params.get("visibility", "full")))
         gid = f"g{len(self.matches) + 1:04d}"
         if opponent == "person":
             cond = str(view.condition)
@@ -193,12 +210,12 @@ class TrailsService:
                 return None
             del self.waiting[cond]
             self.store.set_waiting(cond, None)
-            game = _RecordedGame(generate(dependency, self._board_seed()))
+            game = _RecordedGame(generate(dependency, self._board_seed()), rules)
             m = _Match(gid, game, [other, pid], [None, None])
         else:
             agent = make_agent(opponent)
             agent.start(1, np.random.default_rng(self._board_seed()))
-            game = _RecordedGame(generate(dependency, self._board_seed()))
+            game = _RecordedGame(generate(dependency, self._board_seed()), rules)
             m = _Match(gid, game, [pid, None], [None, agent])
         self.store.add_game(gid, len(self.matches), m.seats, opponent, game.setup, game.rules)
         self.matches[gid] = m
@@ -380,9 +397,17 @@ def create_trails_app(
 ) -> tuple[FastAPI, Study]:
     """The app and its study (``study.sqlite`` in ``folder``)."""
     root = Path(folder)
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"expected a folder for the study's files; {root} is a file")
     root.mkdir(parents=True, exist_ok=True)
     study = Study(root / "study.sqlite", design, password=password)
     service = TrailsService(study)
     app = create_study_app(study, service, pages={"/trails": str(STATIC)})
     app.state.trails = service
+    # the address the command prints leads to the experimenter's page, not to a 404
+    app.router.routes.insert(0, Route("/", _to_admin, include_in_schema=False))
     return app, study
+
+
+def _to_admin(_: StarletteRequest) -> RedirectResponse:
+    return RedirectResponse("/study/admin.html")

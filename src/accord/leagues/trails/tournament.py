@@ -59,9 +59,18 @@ def run_tournament(
     unknown = [a for a in agents if a not in AGENTS]
     if unknown or len(agents) < 1:
         raise ConfigError(f"unknown trails agents {unknown}; known: {', '.join(AGENTS)}")
+    twice = sorted({a for a in agents if list(agents).count(a) > 1})
+    if twice:
+        raise ConfigError(
+            f"agent {twice[0]!r} is named twice; each agent once (self-play is included)"
+        )
     bad = [c for c in classes if c not in CLASSES]
-    if bad or boards < 1:
-        raise ConfigError(f"classes must be among {CLASSES} and boards >= 1; got {bad}, {boards}")
+    if bad or not classes:
+        raise ConfigError(f"classes must be among {CLASSES}; got {list(classes)}")
+    if boards < 1:
+        raise ConfigError(f"boards per dependency class must be at least 1; got {boards}")
+    if seed < 0:
+        raise ConfigError(f"the seed of the boards must be 0 or more; got {seed}")
     jobs = [
         Job(
             f"{c}-{b}-{x}-{y}",
@@ -93,7 +102,8 @@ def run_tournament(
 def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Mean score of each agent against each partner (``table[agent][partner]``), per class
     (``by_class[cls][agent]`` and ``by_class_pair[cls][agent][partner]``), the half-widths
-    of their 95% confidence intervals (``ci``, ``by_class_ci``; normal approximation), each
+    of their 95% confidence intervals (``ci``, ``by_class_ci``; normal approximation) and
+    the number of scores behind each mean (``n``, ``by_class_n``: one per game and seat), each
     agent's sent/promised ratio, and the PURB checks."""
     pair: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     cls_: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -114,9 +124,11 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "table": table,
         "ci": {a: {b: _ci(v) for b, v in row.items()} for a, row in pair.items()},
+        "n": {a: {b: len(v) for b, v in row.items()} for a, row in pair.items()},
         "checks": _checks(table, games),
         "by_class": {c: {a: _mean(v) for a, v in row.items()} for c, row in cls_.items()},
         "by_class_ci": {c: {a: _ci(v) for a, v in row.items()} for c, row in cls_.items()},
+        "by_class_n": {c: {a: len(v) for a, v in row.items()} for c, row in cls_.items()},
         "by_class_pair": {
             c: {a: {b: _mean(v) for b, v in r.items()} for a, r in row.items()}
             for c, row in cls_pair.items()
@@ -191,18 +203,23 @@ def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]])
     """PURB against never-reliable: who does better against a reliable partner; how much
     ``unreliable`` gains from PURB compared with from ``reliable`` (exploitation); their
     head-to-head scores, and whether PURB's paired gap is not below zero beyond its 95%
-    interval (``purb_not_exploited``)."""
+    interval (``purb_not_exploited``). The ``purb_beats_...`` and ``..._wins_...`` flags
+    compare means; ``purb_beats_unreliable_vs_reliable_beyond_ci`` asks the paired gap's
+    interval to be above zero, so a small tournament does not claim a win it cannot show."""
     if not {"purb", "unreliable", "reliable"} <= set(table):
         return {}
     t = table
     h2h = head_to_head(games, "purb", "unreliable")
+    paired = against(games, "purb", "unreliable", "reliable")
     return {
         "vs_reliable": {
             "purb": t["purb"]["reliable"],
             "unreliable": t["unreliable"]["reliable"],
-            "paired": against(games, "purb", "unreliable", "reliable"),
+            "paired": paired,
         },
         "purb_beats_unreliable_vs_reliable": t["purb"]["reliable"] > t["unreliable"]["reliable"],
+        # the same, told apart from chance: the paired gap's 95% interval is above zero
+        "purb_beats_unreliable_vs_reliable_beyond_ci": paired["gap"] - paired["gap_ci"] > 0,
         "unreliable_against": {
             "purb": t["unreliable"]["purb"],
             "reliable": t["unreliable"]["reliable"],
