@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from accord.core.columns import Columns
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.utilities import UtilityFunction
 
@@ -40,8 +41,11 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
     """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs.
 
     Only the session that owns the log adds to it (``_append``); negotiators can only
-    read it (no ``append``, no item assignment). Each offer is one small tuple sharing
-    its outcome object, so agents that scan every offer at every turn stay fast.
+    read it (no ``append``, no item assignment). Each offer is stored as two numbers (its
+    proposer and the id of its outcome in a table of the distinct outcomes), and the
+    oldest offers of a long session move to a temporary file
+    (:class:`~accord.core.columns.Columns`), so a real-time session of millions of
+    offers keeps its memory bounded; every offer stays readable, the latest ones fastest.
 
         >>> log = OfferLog([(0, ("a",)), (1, ("b",))])
         >>> len(log), log[-1], list(log)[0]
@@ -50,26 +54,81 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         False
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_chunk", "_cols", "_ids", "_oids", "_parties", "_table")
 
-    def __init__(self, items: Sequence[tuple[int, Outcome]] = ()) -> None:
-        self._items: list[tuple[int, Outcome]] = list(items)
+    def __init__(self, items: Sequence[tuple[int, Outcome]] = (), chunk: int | None = None) -> None:
+        self._cols = Columns("Hq", chunk)
+        self._table: list[Outcome] = []
+        self._ids: dict[Outcome, int] = {}
+        self._bind()
+        for k, outcome in items:
+            self._append(k, outcome)
+
+    def _bind(self) -> None:
+        self._parties, self._oids = self._cols.arrays
+        self._chunk = self._cols.chunk
+
+    def __getstate__(self) -> tuple[Columns, list[Outcome]]:
+        return (self._cols, self._table)
+
+    def __setstate__(self, state: tuple[Columns, list[Outcome]]) -> None:
+        self._cols, self._table = state
+        self._ids = {o: i for i, o in enumerate(self._table)}
+        self._bind()
 
     def _append(self, k: int, outcome: Outcome) -> None:
-        self._items.append((k, outcome))
+        i = self._ids.get(outcome)
+        if i is None:
+            i = self._ids[outcome] = len(self._table)
+            self._table.append(outcome)
+        parties = self._parties
+        parties.append(k)
+        self._oids.append(i)
+        if len(parties) >= self._chunk:
+            self._cols.spill()
+
+    def _at(self, i: int) -> tuple[int, Outcome]:
+        cols = self._cols
+        j = i - cols._spilled
+        party = self._parties
+        if 0 <= j < len(party):
+            return (party[j], self._table[self._oids[j]])
+        if j >= 0:
+            raise IndexError("offer index out of range")
+        k, o = cols.row(i)
+        return (k, self._table[o])
 
     @overload
     def __getitem__(self, i: int) -> tuple[int, Outcome]: ...
     @overload
     def __getitem__(self, i: slice) -> Sequence[tuple[int, Outcome]]: ...
     def __getitem__(self, i: int | slice) -> Any:
-        return self._items[i]
+        if type(i) is slice:
+            return [self._at(j) for j in range(*i.indices(len(self._cols)))]
+        if i < 0:
+            i += len(self._cols)
+            if i < 0:
+                raise IndexError("offer index out of range")
+        return self._at(i)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._cols)
 
     def __iter__(self) -> Iterator[tuple[int, Outcome]]:
-        return iter(self._items)
+        table = self._table
+        for block in self._cols.blocks():
+            for k, o in zip(block["c0"].tolist(), block["c1"].tolist(), strict=True):
+                yield (k, table[o])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the offers (two numbers each, in memory and on disk)."""
+        return self._cols.nbytes
+
+    @property
+    def memory_nbytes(self) -> int:
+        """Bytes of the offers held in memory (not counting the distinct outcomes)."""
+        return self._cols.memory_nbytes
 
 
 class NegotiatorView:
