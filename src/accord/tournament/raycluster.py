@@ -97,6 +97,9 @@ def token_source(env: Mapping[str, str] | None = None) -> str | None:
         return "the token in RAY_AUTH_TOKEN"
     if env.get("RAY_AUTH_TOKEN_PATH"):
         return f"the token in {env['RAY_AUTH_TOKEN_PATH']}"
+    default = Path(env.get("HOME") or Path.home()) / ".ray" / "auth_token"
+    if env.get("RAY_AUTH_MODE", "").lower() == "token" and default.is_file():
+        return f"the token in {default}"  # Ray's default, used when token mode is on
     return None
 
 
