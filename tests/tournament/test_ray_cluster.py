@@ -5,6 +5,7 @@ serial run does; a wrong or missing token is one clear error line within seconds
 from __future__ import annotations
 
 import ipaddress
+import socket
 import subprocess
 import sys
 import time
@@ -125,3 +126,23 @@ def test_a_token_file_without_ray_or_a_missing_file_is_refused_first(
         "error: --ray-token-file must be a readable file holding the cluster's token; "
     ), done.stderr
     assert "No such file" in done.stderr
+
+
+def test_no_head_at_the_address_is_one_clear_line(head: Head, tmp_path: Path) -> None:
+    with socket.socket() as s:  # a free port: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    done = subprocess.run(
+        [str(ACCORD), "tournament", *FLAGS, "--executor", "ray", "--address", f"127.0.0.1:{port}"],
+        env=head.client_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"error: no Ray head answers at 127.0.0.1:{port} (Connection refused); start one "
+        f"with `ray start --head --port {port}` or check --address"
+    ), done.stderr
+    assert time.monotonic() - t0 < 10
