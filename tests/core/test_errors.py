@@ -48,7 +48,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("accord/core/protocols/tracelog.py", "__getitem__"): "the sequence protocol: IndexError",
     ("accord/core/protocols/tracelog.py", "__hash__"): "an unhashable type: TypeError",
     ("accord/core/columns.py", "_index"): "the sequence protocol: IndexError",
-    ("accord/core/negotiator.py", "_at"): "the sequence protocol: IndexError",
     ("accord/core/negotiator.py", "__getitem__"): "the sequence protocol: IndexError",
     ("accord/leagues/trails/oneshot.py", "parse"): "caught below and re-raised in the tree",
 }

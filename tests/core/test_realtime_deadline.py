@@ -101,12 +101,12 @@ def test_a_long_timed_session_keeps_its_memory_bounded_and_every_offer_readable(
     assert steps > 5 * short.steps and steps > 4 * chunk, (steps, short.steps)
     trace, offers = result.trace, session.views[0].offers
     assert isinstance(trace, TraceLog) and len(trace) == steps
-    # in memory: at most one chunk of each log, whatever the length (27 + 10 bytes a row)
-    assert trace.memory_nbytes <= 27 * chunk and offers.memory_nbytes <= 10 * chunk
+    # in memory: at most one chunk of each log, whatever the length
+    assert trace.memory_nbytes <= 27 * chunk and offers.memory_nbytes <= 74 * chunk
     assert trace.nbytes == 27 * steps
     # the peak does not grow with the steps (it grew by about 100 bytes a step before)
     grew = peak - peak_short
-    assert grew < 40 * chunk + 10 * (steps - short.steps) ** 0.5 + 200_000, (grew, steps)
+    assert grew < 100 * chunk + 10 * (steps - short.steps) ** 0.5 + 200_000, (grew, steps)
     # every agent's view still shows every offer, the oldest ones (now on disk) included
     made = [(e.party, e.outcome) for e in trace if e.action.value == "offer"]
     assert len(offers) == len(made) and list(offers) == made

@@ -14,6 +14,8 @@ as numpy arrays for bulk work.
     (5, 4, (1, 10), (1, 40))
     >>> cols.column(1).tolist()
     [0, 10, 20, 30, 40]
+    >>> [b["c1"].tolist() for b in cols.blocks(1, 4)]
+    [[10, 20], [30]]
 """
 
 from __future__ import annotations
@@ -144,21 +146,23 @@ class Columns:
         rec = np.array([tuple(values)], dtype=self._dtype)
         os.pwrite(self._file.fileno(), rec.tobytes(), i * self._dtype.itemsize)
 
-    def blocks(self, start: int = 0) -> Iterator[npt.NDArray[Any]]:
-        """The rows from ``start`` on, as structured arrays of at most a chunk each."""
+    def blocks(self, start: int = 0, stop: int | None = None) -> Iterator[npt.NDArray[Any]]:
+        """Rows ``start`` to ``stop`` (default: the end), as structured arrays of at most
+        a chunk each."""
         size = self._dtype.itemsize
+        stop = len(self) if stop is None else min(stop, len(self))
         i = start
-        while i < self._spilled:
-            m = min(self._chunk, self._spilled - i)
+        while i < min(self._spilled, stop):
+            m = min(self._chunk, min(self._spilled, stop) - i)
             assert self._file is not None
             raw = os.pread(self._file.fileno(), m * size, i * size)
             yield np.frombuffer(raw, dtype=self._dtype)
             i += m
-        j = max(0, i - self._spilled)
-        if j < len(self._cols[0]):
-            rec = np.empty(len(self._cols[0]) - j, dtype=self._dtype)
+        j, end = max(0, i - self._spilled), stop - self._spilled
+        if j < end:
+            rec = np.empty(end - j, dtype=self._dtype)
             for c, col in enumerate(self._cols):
-                rec[f"c{c}"] = np.frombuffer(col, dtype=self._dtype[c])[j:]
+                rec[f"c{c}"] = np.frombuffer(col, dtype=self._dtype[c])[j:end]
             yield rec
 
     def column(self, c: int) -> npt.NDArray[Any]:

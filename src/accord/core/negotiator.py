@@ -41,11 +41,12 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
     """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs.
 
     Only the session that owns the log adds to it (``_append``); negotiators can only
-    read it (no ``append``, no item assignment). Each offer is stored as two numbers (its
-    proposer and the id of its outcome in a table of the distinct outcomes), and the
-    oldest offers of a long session move to a temporary file
-    (:class:`~accord.core.columns.Columns`), so a real-time session of millions of
-    offers keeps its memory bounded; every offer stays readable, the latest ones fastest.
+    read it (no ``append``, no item assignment). The newest offers (up to a chunk,
+    65,536 by default) are small tuples sharing their outcome objects, so agents that
+    scan the offers at every turn stay fast; older ones move to a temporary file as two
+    numbers each (the proposer and the id of the outcome in a table of the distinct
+    outcomes, :class:`~accord.core.columns.Columns`), so a real-time session of millions
+    of offers keeps its memory bounded. Every offer stays readable.
 
         >>> log = OfferLog([(0, ("a",)), (1, ("b",))])
         >>> len(log), log[-1], list(log)[0]
@@ -54,48 +55,44 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         False
     """
 
-    __slots__ = ("_chunk", "_cols", "_ids", "_oids", "_parties", "_table")
+    __slots__ = ("_chunk", "_cols", "_ids", "_items", "_table")
 
     def __init__(self, items: Sequence[tuple[int, Outcome]] = (), chunk: int | None = None) -> None:
-        self._cols = Columns("Hq", chunk)
+        self._cols = Columns("Hq", chunk)  # the offers moved to disk: proposer, outcome id
+        self._chunk = self._cols.chunk
+        self._items: list[tuple[int, Outcome]] = []  # the newest offers
         self._table: list[Outcome] = []
         self._ids: dict[Outcome, int] = {}
-        self._bind()
         for k, outcome in items:
             self._append(k, outcome)
 
-    def _bind(self) -> None:
-        self._parties, self._oids = self._cols.arrays
-        self._chunk = self._cols.chunk
-
-    def __getstate__(self) -> tuple[Columns, list[Outcome]]:
-        return (self._cols, self._table)
-
-    def __setstate__(self, state: tuple[Columns, list[Outcome]]) -> None:
-        self._cols, self._table = state
-        self._ids = {o: i for i, o in enumerate(self._table)}
-        self._bind()
-
     def _append(self, k: int, outcome: Outcome) -> None:
+        items = self._items
+        items.append((k, outcome))
         i = self._ids.get(outcome)
         if i is None:
             i = self._ids[outcome] = len(self._table)
             self._table.append(outcome)
-        parties = self._parties
+        parties, oids = self._cols.arrays  # the same rows, packed, ready to move to disk
         parties.append(k)
-        self._oids.append(i)
-        if len(parties) >= self._chunk:
-            self._cols.spill()
+        oids.append(i)
+        if len(items) >= self._chunk:
+            self._cols.spill()  # a quick write: no pause near a deadline
+            self._items = []
+
+    def __getstate__(self) -> tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]:
+        return (self._cols, self._table, self._items)
+
+    def __setstate__(self, state: tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]) -> None:
+        self._cols, self._table, self._items = state
+        self._chunk = self._cols.chunk
+        self._ids = {o: i for i, o in enumerate(self._table)}
 
     def _at(self, i: int) -> tuple[int, Outcome]:
-        cols = self._cols
-        j = i - cols._spilled
-        party = self._parties
-        if 0 <= j < len(party):
-            return (party[j], self._table[self._oids[j]])
+        j = i - self._cols._spilled
         if j >= 0:
-            raise IndexError("offer index out of range")
-        k, o = cols.row(i)
+            return self._items[j]
+        k, o = self._cols.row(i)
         return (k, self._table[o])
 
     @overload
@@ -103,32 +100,37 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
     @overload
     def __getitem__(self, i: slice) -> Sequence[tuple[int, Outcome]]: ...
     def __getitem__(self, i: int | slice) -> Any:
+        spilled = self._cols._spilled
         if type(i) is slice:
-            return [self._at(j) for j in range(*i.indices(len(self._cols)))]
+            if spilled == 0:
+                return self._items[i]
+            return [self._at(j) for j in range(*i.indices(len(self)))]
         if i < 0:
-            i += len(self._cols)
+            i += spilled + len(self._items)
             if i < 0:
                 raise IndexError("offer index out of range")
         return self._at(i)
 
     def __len__(self) -> int:
-        return len(self._cols)
+        return self._cols._spilled + len(self._items)
 
     def __iter__(self) -> Iterator[tuple[int, Outcome]]:
+        if self._cols._spilled == 0:
+            return iter(self._items)
+        return self._iter_all()
+
+    def _iter_all(self) -> Iterator[tuple[int, Outcome]]:
         table = self._table
-        for block in self._cols.blocks():
+        for block in self._cols.blocks(0, self._cols._spilled):  # the offers on disk
             for k, o in zip(block["c0"].tolist(), block["c1"].tolist(), strict=True):
                 yield (k, table[o])
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the offers (two numbers each, in memory and on disk)."""
-        return self._cols.nbytes
+        yield from self._items
 
     @property
     def memory_nbytes(self) -> int:
-        """Bytes of the offers held in memory (not counting the distinct outcomes)."""
-        return self._cols.memory_nbytes
+        """About the bytes the offers held in memory take (a tuple, a list slot and two
+        packed numbers each; the outcomes themselves are shared)."""
+        return 74 * len(self._items)
 
 
 class NegotiatorView:
