@@ -47,6 +47,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("accord/tournament/faulty.py", "propose"): "a deliberately failing test agent",
     ("accord/core/protocols/tracelog.py", "__getitem__"): "the sequence protocol: IndexError",
     ("accord/core/protocols/tracelog.py", "__hash__"): "an unhashable type: TypeError",
+    ("accord/core/columns.py", "_index"): "the sequence protocol: IndexError",
+    ("accord/core/negotiator.py", "__getitem__"): "the sequence protocol: IndexError",
     ("accord/leagues/trails/oneshot.py", "parse"): "caught below and re-raised in the tree",
 }
 

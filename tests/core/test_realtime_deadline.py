@@ -9,7 +9,8 @@ import tracemalloc
 import pytest
 
 from accord.agents.simple import Hardliner
-from accord.core import Deadline, Session
+from accord.agents.timebased import Boulware
+from accord.core import Deadline, Session, columns
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.tracelog import TraceLog
@@ -68,3 +69,50 @@ def test_an_action_is_discounted_at_the_time_it_arrived() -> None:
     assert result.time == accept.time
     expected = tuple(u.at(result.agreement, accept.time) for u in sc.utilities)
     assert result.utilities == pytest.approx(expected)
+
+
+def _timed_session(seconds: float) -> tuple[Session, float, int]:
+    """A session of three fast agents that never agree: wall time and traced peak bytes."""
+    sc = load_scenario("holiday")
+    agents = [Hardliner(), Boulware(), Hardliner()]
+    session = Session(sc.space, agents, sc.utilities, Deadline(seconds=seconds), seed=0)
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    session.run()
+    wall = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return session, wall, peak
+
+
+def test_a_long_timed_session_keeps_its_memory_bounded_and_every_offer_readable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A small chunk (the default is 65,536 rows) so that a few seconds (slowed down by
+    # tracemalloc) move many chunks to disk.
+    chunk = 2048
+    monkeypatch.setattr(columns, "CHUNK", chunk)
+    short, _, peak_short = _timed_session(0.5)
+    session, wall, peak = _timed_session(5.0)
+    result = session.result
+    assert result is not None and result.reason.value == "deadline"
+    assert 5.0 <= wall < 5.1, wall
+    steps = result.steps
+    assert steps > 5 * short.steps and steps > 4 * chunk, (steps, short.steps)
+    trace, offers = result.trace, session.views[0].offers
+    assert isinstance(trace, TraceLog) and len(trace) == steps
+    # in memory: at most one chunk of each log, whatever the length
+    assert trace.memory_nbytes <= 27 * chunk and offers.memory_nbytes <= 74 * chunk
+    assert trace.nbytes == 27 * steps
+    # the peak does not grow with the steps (it grew by about 100 bytes a step before)
+    grew = peak - peak_short
+    assert grew < 100 * chunk + 10 * (steps - short.steps) ** 0.5 + 200_000, (grew, steps)
+    # every agent's view still shows every offer, the oldest ones (now on disk) included
+    made = [(e.party, e.outcome) for e in trace if e.action.value == "offer"]
+    assert len(offers) == len(made) and list(offers) == made
+    for i in (0, 1, chunk - 1, chunk, len(made) // 2, -1):
+        assert offers[i] == made[i]
+    assert offers[3:6] == made[3:6]
+    assert all(v.offers is offers for v in session.views)
+    assert trace[5] == next(e for e in trace if e.step == 5)
+    assert trace[-1].time < 1.0 and list(trace)[chunk + 1] == trace[chunk + 1]

@@ -45,3 +45,81 @@ def test_a_reset_sigalrm_handler_neither_kills_the_process_nor_misses_the_limit(
     assert out.returncode == 0, out.stderr
     assert "timeout: propose() did not return within 0.2 s" in out.stdout
     assert out.stdout.rstrip().endswith("alive")
+
+
+LAZY = textwrap.dedent(
+    """
+    import signal, time
+    from accord.core.errors import NegotiatorTimeout
+    from accord.core.negotiator import Negotiator
+    from accord.tournament.guard import Guarded
+
+    class Agent(Negotiator):
+        def __init__(self, sleep=0.0):
+            super().__init__()
+            self.sleep = sleep
+        def propose(self, view):
+            time.sleep(self.sleep)
+            return ("x",)
+        def respond(self, view, offer):
+            return None
+        def on_end(self, view, result):
+            pass
+
+    def preempted_after(g):
+        t0 = time.monotonic()
+        try:
+            g.propose(None)
+        except NegotiatorTimeout:
+            return time.monotonic() - t0
+        return None
+
+    # fast calls for a while (the alarm armed by the first is pending), then one that
+    # sleeps: it is pre-empted at its own limit, not at the pending alarm nor never
+    fast = Guarded(Agent(), party=0, limit=0.4)
+    t0 = time.monotonic()
+    calls = 0
+    while time.monotonic() - t0 < 0.3:
+        fast.propose(None)
+        calls += 1
+    print("fast calls", calls)
+    print("late sleeper", preempted_after(Guarded(Agent(sleep=5), party=1, limit=0.4)))
+
+    # an alarm pending for a long limit does not delay a call with a short one
+    Guarded(Agent(), party=0, limit=30.0).propose(None)
+    print("short after long", preempted_after(Guarded(Agent(sleep=5), party=1, limit=0.2)))
+
+    # pauses between calls longer than the limit: the alarm lapses, nothing is raised
+    slow = Guarded(Agent(), party=0, limit=0.05)
+    for _ in range(3):
+        slow.propose(None)
+        time.sleep(0.12)
+    print("lapsed ok")
+
+    # at the end of a session no alarm of ours stays pending
+    slow.propose(None)
+    print("pending before on_end", signal.getitimer(signal.ITIMER_REAL)[0] > 0)
+    slow.on_end(None, None)
+    print("pending after on_end", signal.getitimer(signal.ITIMER_REAL)[0] > 0)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    time.sleep(0.3)
+    print("alive")
+    """
+)
+
+
+def test_a_lazily_armed_alarm_still_preempts_every_call_at_its_own_limit() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, "-c", LAZY], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    *shown, last = out.stdout.strip().splitlines()
+    assert last == "alive"  # no alarm of ours went off after the session (SIG_DFL kills)
+    lines = dict(line.rsplit(" ", 1) for line in shown)
+    assert int(lines["fast calls"]) > 10
+    assert 0.4 <= float(lines["late sleeper"]) < 0.9, lines
+    assert 0.2 <= float(lines["short after long"]) < 0.7, lines
+    assert lines["lapsed"] == "ok"
+    assert lines["pending before on_end"] == "True"
+    assert lines["pending after on_end"] == "False"

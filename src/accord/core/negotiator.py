@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from accord.core.columns import Columns
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.utilities import UtilityFunction
 
@@ -40,8 +41,12 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
     """Read-only window on the offers of a session: ``(proposer index, outcome)`` pairs.
 
     Only the session that owns the log adds to it (``_append``); negotiators can only
-    read it (no ``append``, no item assignment). Each offer is one small tuple sharing
-    its outcome object, so agents that scan every offer at every turn stay fast.
+    read it (no ``append``, no item assignment). The newest offers (up to a chunk,
+    65,536 by default) are small tuples sharing their outcome objects, so agents that
+    scan the offers at every turn stay fast; older ones move to a temporary file as two
+    numbers each (the proposer and the id of the outcome in a table of the distinct
+    outcomes, :class:`~accord.core.columns.Columns`), so a real-time session of millions
+    of offers keeps its memory bounded. Every offer stays readable.
 
         >>> log = OfferLog([(0, ("a",)), (1, ("b",))])
         >>> len(log), log[-1], list(log)[0]
@@ -50,26 +55,82 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         False
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_chunk", "_cols", "_ids", "_items", "_table")
 
-    def __init__(self, items: Sequence[tuple[int, Outcome]] = ()) -> None:
-        self._items: list[tuple[int, Outcome]] = list(items)
+    def __init__(self, items: Sequence[tuple[int, Outcome]] = (), chunk: int | None = None) -> None:
+        self._cols = Columns("Hq", chunk)  # the offers moved to disk: proposer, outcome id
+        self._chunk = self._cols.chunk
+        self._items: list[tuple[int, Outcome]] = []  # the newest offers
+        self._table: list[Outcome] = []
+        self._ids: dict[Outcome, int] = {}
+        for k, outcome in items:
+            self._append(k, outcome)
 
     def _append(self, k: int, outcome: Outcome) -> None:
-        self._items.append((k, outcome))
+        items = self._items
+        items.append((k, outcome))
+        i = self._ids.get(outcome)
+        if i is None:
+            i = self._ids[outcome] = len(self._table)
+            self._table.append(outcome)
+        parties, oids = self._cols.arrays  # the same rows, packed, ready to move to disk
+        parties.append(k)
+        oids.append(i)
+        if len(items) >= self._chunk:
+            self._cols.spill()  # a quick write: no pause near a deadline
+            self._items = []
+
+    def __getstate__(self) -> tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]:
+        return (self._cols, self._table, self._items)
+
+    def __setstate__(self, state: tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]) -> None:
+        self._cols, self._table, self._items = state
+        self._chunk = self._cols.chunk
+        self._ids = {o: i for i, o in enumerate(self._table)}
+
+    def _at(self, i: int) -> tuple[int, Outcome]:
+        j = i - self._cols._spilled
+        if j >= 0:
+            return self._items[j]
+        k, o = self._cols.row(i)
+        return (k, self._table[o])
 
     @overload
     def __getitem__(self, i: int) -> tuple[int, Outcome]: ...
     @overload
     def __getitem__(self, i: slice) -> Sequence[tuple[int, Outcome]]: ...
     def __getitem__(self, i: int | slice) -> Any:
-        return self._items[i]
+        spilled = self._cols._spilled
+        if type(i) is slice:
+            if spilled == 0:
+                return self._items[i]
+            return [self._at(j) for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += spilled + len(self._items)
+            if i < 0:
+                raise IndexError("offer index out of range")
+        return self._at(i)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._cols._spilled + len(self._items)
 
     def __iter__(self) -> Iterator[tuple[int, Outcome]]:
-        return iter(self._items)
+        if self._cols._spilled == 0:
+            return iter(self._items)
+        return self._iter_all()
+
+    def _iter_all(self) -> Iterator[tuple[int, Outcome]]:
+        table = self._table
+        for block in self._cols.blocks(0, self._cols._spilled):  # the offers on disk
+            for k, o in zip(block["c0"].tolist(), block["c1"].tolist(), strict=True):
+                yield (k, table[o])
+        yield from self._items
+
+    @property
+    def memory_nbytes(self) -> int:
+        """About the bytes the offers held in memory take (a tuple, a list slot and two
+        packed numbers each; the outcomes themselves are shared)."""
+        return 74 * len(self._items)
 
 
 class NegotiatorView:

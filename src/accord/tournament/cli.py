@@ -104,7 +104,16 @@ def tournament_command(
     workers: Annotated[
         int | None, typer.Option(help="worker processes (default: all cores)")
     ] = None,
-    address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address HOST:PORT (--executor ray)")
+    ] = None,
+    ray_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="file holding the Ray cluster's token (token authentication; "
+            "default: RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH if set)"
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="results file (.sqlite)")] = None,
     seed: Annotated[int | None, typer.Option(help="tournament seed")] = None,
     rounds: Annotated[int | None, typer.Option(help="deadline in rounds")] = None,
@@ -155,6 +164,7 @@ def tournament_command(
                 scenarios=tuple({"scenario": s, "profiles": spec} for s in cfg.scenarios)
             )
         notes = check_before_running(cfg, executor, workers, export, trim)
+        check_ray_options(executor, address, ray_token_file)
         for note in notes:
             console.print(f"note: {note}", soft_wrap=True, highlight=False)
         path = out or default_out(cfg, config)
@@ -207,6 +217,20 @@ def check_before_running(
     notes: list[str] = []
     resolve_scenarios(cfg.scenarios, cfg.discretize, notes)
     return notes
+
+
+def check_ray_options(executor: str, address: str | None, token_file: Path | None) -> None:
+    """``--address`` and ``--ray-token-file`` belong to ``--executor ray``; a token file
+    must hold a token (it is then what Accord sends to the cluster)."""
+    from accord.tournament.raycluster import is_explicit, split_address, use_token_file
+
+    for flag, value in (("--address", address), ("--ray-token-file", token_file)):
+        if value is not None and executor != "ray":
+            raise ConfigError(f"{flag} only applies to --executor ray; got --executor {executor}")
+    if address is not None and is_explicit(address):
+        split_address(address)
+    if token_file is not None:
+        use_token_file(token_file)
 
 
 def summary(

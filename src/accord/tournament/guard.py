@@ -3,10 +3,12 @@
 :class:`Guarded` stands in for an agent that runs in the session's own process (the
 default mode). Around each call it
 
-* arms a ``SIGALRM`` interval timer (in the main thread of the process; worker
-  processes run sessions there): when the call's limit passes, the agent's code is
-  interrupted by an exception it cannot catch with ``except Exception``, and the
-  session records a ``timeout`` against that agent;
+* makes sure a ``SIGALRM`` timer will fire by the call's deadline (in the main thread
+  of the process; worker processes run sessions there): when the call's limit passes,
+  the agent's code is interrupted by an exception it cannot catch with ``except
+  Exception``, and the session records a ``timeout`` against that agent. The timer is
+  armed lazily (a system call about once per limit period, not two per call), so the
+  guard costs a call little more than a clock read;
 * writes the acting party, the call and its hard deadline (the limit plus
   :data:`HARD_GRACE`) into the worker's :class:`~accord.tournament.workers.Beacon`, so
   that the supervising process can kill a worker whose agent ignores the pre-emption
@@ -41,22 +43,42 @@ class _Preempted(BaseException):
     """Raised inside an agent's call when its time is up (not an ``Exception``)."""
 
 
-_ARMED = [False]  # is a guarded call running (in this process's main thread)?
-_PREVIOUS: list[Any] = []  # the SIGALRM handler there was before ours (installed once)
+# The timer is armed lazily: a call only writes its deadline into ``_CALL``; the one
+# ``ITIMER_REAL`` timer of the process is set only when none is pending early enough
+# (``_TIMER``: when it fires, 0 when off). An alarm that comes before the running call's
+# deadline re-arms for the rest of it; one with no call running just lapses. So a call
+# costs a clock read and two stores, not two ``setitimer`` system calls, and a call past
+# its limit is still pre-empted at it. ``on_end`` (and any pre-emption) stops the timer.
+_CALL = [0.0]  # monotonic deadline of the guarded call running in the main thread (0: none)
+_TIMER = [0.0]  # monotonic instant our timer fires (0: not armed)
+_PREVIOUS: list[Any] = []  # the SIGALRM handler there was before ours
+_monotonic = time.monotonic
 
 
 def _alarm(signum: int, frame: Any) -> None:
-    if _ARMED[0]:
-        raise _Preempted("the call was pre-empted at its time limit")
-    previous = _PREVIOUS[0] if _PREVIOUS else None
-    if callable(previous):
-        previous(signum, frame)
+    deadline = _CALL[0]
+    if deadline == 0.0:  # no guarded call: our timer lapses (or the alarm is not ours)
+        if _TIMER[0] != 0.0:
+            _TIMER[0] = 0.0
+            return
+        previous = _PREVIOUS[0] if _PREVIOUS else None
+        if callable(previous):
+            previous(signum, frame)
+        return
+    now = _monotonic()
+    if now < deadline:  # armed for an earlier call: wait for the rest of this one's time
+        _TIMER[0] = deadline
+        signal.setitimer(signal.ITIMER_REAL, deadline - now)
+        return
+    _TIMER[0] = now + _REFIRE  # again, if the agent swallows this one
+    signal.setitimer(signal.ITIMER_REAL, _REFIRE)
+    raise _Preempted("the call was pre-empted at its time limit")
 
 
 def _install() -> None:
     """Install the SIGALRM handler unless it is already ours.
 
-    Checked before every guarded call: other code (pytest-timeout, a library) may have
+    Checked whenever the timer is armed: other code (pytest-timeout, a library) may have
     put its own handler back since, and an alarm with the default action kills the process.
     """
     current = signal.getsignal(signal.SIGALRM)
@@ -65,9 +87,18 @@ def _install() -> None:
         signal.signal(signal.SIGALRM, _alarm)
 
 
+def _arm(deadline: float, now: float) -> None:
+    _install()
+    _TIMER[0] = deadline
+    signal.setitimer(signal.ITIMER_REAL, max(deadline - now, 1e-6))
+
+
 def _disarm() -> None:
-    _ARMED[0] = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    """Stop our timer (between sessions no alarm of ours may remain pending)."""
+    _CALL[0] = 0.0
+    if _TIMER[0] != 0.0:
+        _TIMER[0] = 0.0
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 class Guarded(Negotiator):
@@ -83,6 +114,8 @@ class Guarded(Negotiator):
         self.limit = limit
         self.setup_limit = setup_limit if setup_limit is not None else limit
         self._alarm = threading.current_thread() is threading.main_thread()
+        beacon = current_beacon()  # set when a worker process starts
+        self._cells: memoryview[float] | None = None if beacon is None else beacon.cells
         if self._alarm:
             _install()
 
@@ -98,28 +131,39 @@ class Guarded(Negotiator):
         return out
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
-        self._run(3, self.setup_limit, self.inner.on_end, view, result)
+        try:
+            self._run(3, self.setup_limit, self.inner.on_end, view, result)
+        finally:
+            if self._alarm:
+                _disarm()  # the session is over: leave no alarm pending
 
     def _run(self, op: int, limit: float, fn: Callable[..., Any], *args: Any) -> Any:
-        beacon = current_beacon()
+        now = _monotonic()
+        deadline = now + limit
+        cells = self._cells  # the worker's beacon: who acts, in what, until when
+        if cells is not None:
+            cells[0] = self.party
+            cells[1] = op
+            cells[2] = deadline + HARD_GRACE
         alarm = self._alarm
-        if beacon is not None:
-            beacon.enter(self.party, op, time.monotonic() + limit + HARD_GRACE)
         if alarm:
-            _install()
-            _ARMED[0] = True
-            signal.setitimer(signal.ITIMER_REAL, limit, _REFIRE)
+            at = _TIMER[0]
+            if at == 0.0 or at > deadline:  # no alarm pending, or one too late for this call
+                _arm(deadline, now)
+            _CALL[0] = deadline
         try:
-            try:
-                return fn(*args)
-            finally:
-                if alarm:
-                    _disarm()
-                if beacon is not None:
-                    beacon.leave()
+            return fn(*args)
         except _Preempted as exc:  # the traceback shows where the agent was
-            if alarm:  # an alarm that fired while disarming: make sure it is off
+            if alarm:  # stop the repeated alarms
                 _disarm()
             raise NegotiatorTimeout(
                 f"{fn.__name__}() did not return within {limit:g} s; it was pre-empted"
             ) from exc
+        except KeyboardInterrupt:
+            if alarm:
+                _disarm()
+            raise
+        finally:
+            _CALL[0] = 0.0
+            if cells is not None:
+                cells[2] = 0.0

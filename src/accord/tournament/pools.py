@@ -18,12 +18,14 @@ Session executors (:mod:`accord.tournament.executors`) and the task runner
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from accord.core.errors import ConfigError
+from accord.tournament.raycluster import is_explicit, prepare_ray
 from accord.tournament.workers import Death, Supervisor, chunked
 
 __all__ = ["POOLS", "Pool", "ProcessPool", "RayPool", "SerialPool", "chunked", "make_pool"]
@@ -126,9 +128,14 @@ class RayPool(Pool[T, R]):
     """Runs chunks of items as Ray tasks (a local Ray, or a cluster at ``address``).
 
     Starts Ray if it is not running (and then shuts it down on ``close``); the function
-    is put in the object store once and cached by each worker."""
+    is put in the object store once and cached by each worker. An ``address``
+    (``HOST:PORT``) is checked first (:func:`~accord.tournament.raycluster.prepare_ray`):
+    the head answers and accepts the token from ``RAY_AUTH_TOKEN`` / ``RAY_AUTH_TOKEN_PATH``
+    (if it requires one); ``"auto"`` and ``ray://`` addresses go to ``ray.init`` as is."""
 
     def __init__(self, address: str | None = None, workers: int | None = None, cap: int = 256):
+        if address and is_explicit(address) and importlib.util.find_spec("ray") is not None:
+            prepare_ray(address)  # before ``import ray`` (a loopback head needs it)
         try:
             import ray
         except ImportError as exc:

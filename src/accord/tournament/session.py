@@ -191,11 +191,9 @@ def encode_trace(
     n = len(trace)
     k = len(utilities)
     if isinstance(trace, TraceLog):
-        party = np.frombuffer(trace._party, dtype=np.uint16).astype(np.uint8)
-        letters = np.frombuffer(trace._action, dtype=np.uint8)
-        times = np.frombuffer(trace._time, dtype=np.float64)
-        oid = np.frombuffer(trace._oid, dtype=np.int64)
-        table: list[Any] = trace._table
+        parties, letters, times, oid = trace.columns()
+        party = parties.astype(np.uint8)
+        table: list[Any] = trace.outcomes
     else:
         party = np.fromiter((e.party for e in trace), dtype=np.uint8, count=n)
         letters = np.fromiter((_ACTION_CODE[e.action] for e in trace), dtype=np.uint8, count=n)

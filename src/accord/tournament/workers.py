@@ -85,27 +85,45 @@ class Beacon:
 
     def __init__(self, ctx: Any) -> None:
         self.array = ctx.RawArray("d", 3)
+        self._cells = self._view()
         self.leave()
+
+    def _view(self) -> memoryview[float]:
+        # plain memory writes on the shared array: faster than the ctypes array's
+        return memoryview(self.array).cast("B").cast("d")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"array": self.array}  # a memoryview does not travel; it is made again
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.array = state["array"]
+        self._cells = self._view()
 
     def enter(self, party: int, op: int, deadline: float) -> None:
         """A call of ``OPS[op]`` by ``party`` starts; it must end by ``deadline``."""
-        a = self.array
+        a = self._cells
         a[0] = party
         a[1] = op
         a[2] = deadline
 
     def leave(self) -> None:
-        """The call ended."""
-        a = self.array
-        a[2] = 0.0
-        a[0] = -1
-        a[1] = -1
+        """The call ended (a zero deadline: no call, whatever party and op still say)."""
+        self._cells[2] = 0.0
+
+    @property
+    def cells(self) -> memoryview[float]:
+        """``party, op, deadline`` as a writable view (owner side, for the fastest
+        writes: party and op first, the deadline last; a zero deadline ends the call)."""
+        return self._cells
 
     def read(self) -> tuple[int, str | None, float]:
-        """``(party, op name or None, deadline)``."""
+        """``(party, op name or None, deadline)``; ``(-1, None, 0.0)`` between calls."""
         a = self.array
+        deadline = float(a[2])
+        if deadline == 0.0:
+            return -1, None, 0.0
         op = int(a[1])
-        return int(a[0]), OPS[op] if 0 <= op < len(OPS) else None, float(a[2])
+        return int(a[0]), OPS[op] if 0 <= op < len(OPS) else None, deadline
 
 
 _BEACON: Beacon | None = None

@@ -171,7 +171,7 @@ class Session(BaseSession):
         if t >= 1.0:  # too late: the action does not count
             return self.finish(EndReason.DEADLINE, None, None, 1.0)
         if offer is None:
-            self._trace.append((self._steps, k, _ENDA, None, t))
+            self._trace.add(self._steps, k, _ENDA, None, t)
             self._steps += 1
             return self.finish(EndReason.WALKAWAY, k, None, t)
         offer = self.check_offer(k, offer, t)
@@ -187,7 +187,7 @@ class Session(BaseSession):
         self._proposer = k
         self._accepts = 0
         self._offers._append(k, offer)
-        self._trace.append((self._steps, k, _OFFER, offer, t))
+        self._trace.add(self._steps, k, _OFFER, offer, t)
 
     def _respond(self, k: int, t: float) -> SessionResult | None:
         view = self._prepare(k, t)
@@ -198,7 +198,7 @@ class Session(BaseSession):
         if t >= 1.0:  # too late: the answer does not count
             return self.finish(EndReason.DEADLINE, None, None, 1.0)
         if answer is _ACCEPT:
-            self._trace.append((self._steps, k, _ACC, self._standing, t))
+            self._trace.add(self._steps, k, _ACC, self._standing, t)
             self._steps += 1
             self._accepts += 1
             if self._accepts >= self._n - 1:
@@ -208,7 +208,7 @@ class Session(BaseSession):
         if answer is _REJECT:
             return self._propose(k, t)
         if answer is _END:
-            self._trace.append((self._steps, k, _ENDA, None, t))
+            self._trace.add(self._steps, k, _ENDA, None, t)
             self._steps += 1
             return self.finish(EndReason.WALKAWAY, k, None, t)
         self.fail(
@@ -227,7 +227,7 @@ class Session(BaseSession):
             if offer is _FAILED:
                 return self._result
             if offer is None:
-                self._trace.append((self._steps + k, k, _ENDA, None, t))
+                self._trace.add(self._steps + k, k, _ENDA, None, t)
                 self._steps += k + 1
                 return self.finish(EndReason.WALKAWAY, k, None, t)
             offer = self.check_offer(k, offer, t)
@@ -238,7 +238,7 @@ class Session(BaseSession):
         for k, offer in enumerate(proposals):
             if k != chosen:
                 self._offers._append(k, offer)
-                self._trace.append((self._steps + k, k, _OFFER, offer, t))
+                self._trace.add(self._steps + k, k, _OFFER, offer, t)
         self._place(chosen, proposals[chosen], t)
         self._trace[-1] = (self._steps + chosen, chosen, _OFFER, proposals[chosen], t)
         self._trace.sort_by_step()

@@ -167,7 +167,7 @@ class BaseSession(Mechanism):
         """
         if action is Action.OFFER and outcome is not None:
             self._offers._append(k, outcome)
-        self._trace.append((self._steps, k, action, outcome, t))
+        self._trace.add(self._steps, k, action, outcome, t)
         self._steps += 1
 
     def fail(self, k: int, kind: FailureKind, message: str, t: float, trace: str = "") -> None:

@@ -1,9 +1,11 @@
-"""A compact trace: one session's actions in typed arrays, not a list of tuples.
+"""A compact trace: one session's actions in typed columns, not a list of tuples.
 
-A real-time session with fast agents takes millions of steps (about 70,000 a second);
-as tuples its trace would take gigabytes. :class:`TraceLog` keeps each action in about
-26 bytes (step, party, action, time, and the id of its outcome in a table of the
-distinct outcomes) and reads back as a sequence of :class:`TraceEntry`.
+A real-time session with fast agents takes millions of steps (tens of thousands a
+second); as tuples its trace would take gigabytes. :class:`TraceLog` keeps each action
+in 27 bytes (step, party, action, time, and the id of its outcome in a table of the
+distinct outcomes) and reads back as a sequence of :class:`TraceEntry`. Its oldest
+entries move to a temporary file in chunks (:class:`~accord.core.columns.Columns`), so
+the memory a session's trace holds is bounded however long the session runs.
 
     >>> log = TraceLog()
     >>> log.add(0, 1, Action.OFFER, ("a",), 0.25)
@@ -16,10 +18,13 @@ distinct outcomes) and reads back as a sequence of :class:`TraceEntry`.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
+import numpy as np
+import numpy.typing as npt
+
+from accord.core.columns import Columns
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import Action, TraceEntry
 
@@ -28,26 +33,41 @@ _CODE = {a: i for i, a in enumerate(_ACTIONS)}
 
 
 class TraceLog(Sequence[TraceEntry]):
-    """A session's actions, oldest first, stored column by column."""
+    """A session's actions, oldest first, stored column by column (``chunk``: entries
+    kept in memory before the oldest move to disk)."""
 
-    __slots__ = ("_action", "_ids", "_oid", "_party", "_step", "_table", "_time")
+    __slots__ = ("_app", "_chunk", "_cols", "_head", "_ids", "_table")
 
-    def __init__(self) -> None:
-        self._step = array("q")
-        self._party = array("H")
-        self._action = array("B")
-        self._time = array("d")
-        self._oid = array("q")
+    def __init__(self, chunk: int | None = None) -> None:
+        self._cols = Columns("qHBdq", chunk)  # step, party, action, time, outcome id
         self._table: list[Outcome | None] = [None]
         self._ids: dict[Outcome, int] = {}
+        self._bind()
+
+    def _bind(self) -> None:
+        arrays = self._cols.arrays
+        self._head = arrays[0]
+        self._chunk = self._cols.chunk
+        self._app = tuple(a.append for a in arrays)
+
+    def __getstate__(self) -> tuple[Columns, list[Outcome | None]]:
+        return (self._cols, self._table)
+
+    def __setstate__(self, state: tuple[Columns, list[Outcome | None]]) -> None:
+        self._cols, self._table = state
+        self._ids = {o: i for i, o in enumerate(self._table) if o is not None}
+        self._bind()
 
     def add(self, step: int, party: int, action: Action, outcome: Outcome | None, t: float) -> None:
         """Append one action."""
-        self._step.append(step)
-        self._party.append(party)
-        self._action.append(_CODE[action])
-        self._time.append(t)
-        self._oid.append(self._id(outcome))
+        s, p, a, tm, o = self._app
+        s(step)
+        p(party)
+        a(_CODE[action])
+        tm(t)
+        o(0 if outcome is None else self._id(outcome))
+        if len(self._head) >= self._chunk:
+            self._cols.spill()
 
     def append(self, entry: tuple[int, int, Action, Outcome | None, float]) -> None:
         """Append one ``(step, party, action, outcome, time)`` entry."""
@@ -71,22 +91,11 @@ class TraceLog(Sequence[TraceEntry]):
 
     def __setitem__(self, i: int, entry: tuple[int, int, Action, Outcome | None, float]) -> None:
         step, party, action, outcome, t = entry
-        if i < 0:
-            i += len(self)
-        self._step[i] = step
-        self._party[i] = party
-        self._action[i] = _CODE[action]
-        self._time[i] = t
-        self._oid[i] = self._id(outcome)
+        self._cols.set(i, step, party, _CODE[action], t, self._id(outcome))
 
     def _entry(self, i: int) -> TraceEntry:
-        return TraceEntry(
-            self._step[i],
-            self._party[i],
-            _ACTIONS[self._action[i]],
-            self._table[self._oid[i]],
-            self._time[i],
-        )
+        step, party, action, t, oid = self._cols.row(i)
+        return TraceEntry(step, party, _ACTIONS[action], self._table[oid], t)
 
     @overload
     def __getitem__(self, i: int) -> TraceEntry: ...
@@ -95,17 +104,17 @@ class TraceLog(Sequence[TraceEntry]):
     def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
             return [self._entry(j) for j in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("trace index out of range")
         return self._entry(i)
 
     def __len__(self) -> int:
-        return len(self._step)
+        return len(self._cols)
 
     def __iter__(self) -> Iterator[TraceEntry]:
-        return (self._entry(i) for i in range(len(self)))
+        table = self._table
+        for b in self._cols.blocks():
+            rows = zip(*(b[f"c{c}"].tolist() for c in range(5)), strict=True)
+            for step, party, action, t, oid in rows:
+                yield TraceEntry(step, party, _ACTIONS[action], table[oid], t)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
@@ -118,8 +127,31 @@ class TraceLog(Sequence[TraceEntry]):
     def __repr__(self) -> str:
         return f"TraceLog({len(self)} entries)"
 
+    def columns(
+        self,
+    ) -> tuple[
+        npt.NDArray[np.uint16],
+        npt.NDArray[np.uint8],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.int64],
+    ]:
+        """Every entry's party, action code (the index in :class:`Action`), time and
+        outcome id (0: none; see :attr:`outcomes`), as numpy arrays, for bulk work."""
+        c = self._cols
+        return (c.column(1), c.column(2), c.column(3), c.column(4))
+
+    @property
+    def outcomes(self) -> list[Outcome | None]:
+        """The distinct outcomes by id (id 0 is None: no outcome)."""
+        return self._table
+
     @property
     def nbytes(self) -> int:
-        """Bytes held by the arrays (not counting the distinct outcomes)."""
-        cols = (self._step, self._party, self._action, self._time, self._oid)
-        return sum(c.itemsize * len(c) for c in cols)
+        """Bytes of the entries, packed (in memory and on disk; not counting the
+        distinct outcomes)."""
+        return self._cols.nbytes
+
+    @property
+    def memory_nbytes(self) -> int:
+        """Bytes of the entries held in memory (at most one chunk)."""
+        return self._cols.memory_nbytes
