@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from accord.core.errors import ConfigError
+from accord.core.stats import mean_interval
 from accord.leagues.genius.agent import GeniusAgent
 from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.kbagent import KBAgent
@@ -165,17 +166,8 @@ def evaluate(
 
 
 def _interval(values: Sequence[float]) -> Interval:
-    arr = np.asarray([v for v in values if not math.isnan(v)], dtype=float)
-    n = int(arr.size)
-    if n == 0:
-        return Interval(float("nan"), float("nan"), float("nan"), 0)
-    mean = float(arr.mean())
-    if n < 2:
-        return Interval(mean, float("nan"), float("nan"), n)
-    from scipy import stats
-
-    half = float(stats.t.ppf(0.975, n - 1)) * float(arr.std(ddof=1)) / math.sqrt(n)
-    return Interval(mean, mean - half, mean + half, n)
+    m = mean_interval(values)
+    return Interval(m.mean, m.low, m.high, m.n)
 
 
 def _measure(r: Record, name: str) -> float:
