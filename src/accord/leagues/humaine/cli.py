@@ -100,6 +100,7 @@ def build_stack(
     with_ui: bool,
     seed: int | None,
     unauthenticated: Sequence[str] = (),
+    immersive: bool = False,
 ) -> tuple[list[Service], list[str]]:
     """The services to run and notes on what was left out (and why).
 
@@ -149,8 +150,11 @@ def build_stack(
             utility_source=http_utility_source(url["utility"]),
             public_url=url["ui"],
             confirm_timeout=UI_CONFIRM_TIMEOUT,
+            immersive=immersive,
         )
         keys = ui_app.state.page_keys
+        if immersive:
+            notes += _immersive_notes(ui_app)
         notes.append(f"the buyer's link (chat and assistant): {keys.link('person', url['ui'])}")
         notes.append(f"the admin's link (start a round): {keys.link('admin', url['ui'])}")
         mgr_app = create_manager_app(
@@ -190,6 +194,17 @@ def build_stack(
             services.append(Service(f"agent {name} ({kind})", agent_app, socks[name], "/health"))
     services += ui_services
     return services, notes
+
+
+def _immersive_notes(ui_app: Any) -> list[str]:
+    """What the immersive mode can do here (speech, head pose), for ``up`` to print."""
+    svc = ui_app.state.immersive
+    out = ["immersive mode: the buyer's link opens the avatars' page (/immersive/)"]
+    missing = svc.speech_missing()
+    out.append("speech: offline TTS and STT ready" if missing is None else f"speech OFF: {missing}")
+    head = svc.headpose_missing()
+    out.append("head pose: OpenCV ready" if head is None else f"head pose off: {head}")
+    return out
 
 
 async def serve_all(
@@ -264,10 +279,17 @@ def up(
         float | None, typer.Option(help="Stop after this many seconds (smoke tests).")
     ] = None,
     check: Annotated[bool, typer.Option(help="Probe every service once it is up.")] = False,
+    immersive: Annotated[
+        bool,
+        typer.Option(
+            help="Immersive mode: the buyer's page shows Celia and Watson as avatars that "
+            "speak and gesture, and the buyer speaks (offline speech; docs/humaine-immersive.md)."
+        ),
+    ] = False,
 ) -> None:
     """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
     services, notes = build_stack(
-        host, port_base, data, celia, watson, agents, ui, seed, unauthenticated or []
+        host, port_base, data, celia, watson, agents, ui, seed, unauthenticated or [], immersive
     )
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")

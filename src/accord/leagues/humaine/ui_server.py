@@ -132,6 +132,7 @@ def create_ui_app(
     person_key: str | None = None,
     admin_key: str | None = None,
     human_gap: float = 5.0,
+    immersive: bool = False,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -148,6 +149,8 @@ def create_ui_app(
     ``/join?key=<admin_key>`` the admin page (start a round, end a phase). Keys not given
     are made once and kept in ``db_path``; ``app.state.page_keys`` holds them.
     ``human_gap`` is R0's gap, shown to the person before a message is refused.
+    ``immersive`` adds the immersive page (``/immersive/``: avatars that speak and
+    gesture, the person speaking; :mod:`.immersive`), where the person's link then leads.
     """
     if not confirm_timeout > 0:
         raise ConfigError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
@@ -164,7 +167,21 @@ def create_ui_app(
         admin_key=admin_key,
         human_gap=human_gap,
     )
-    app = create_app("Accord HUMAINE human UIs", service, static=UI_PAGES)
+    if immersive:
+        from accord.leagues.humaine.immersive import MAX_LISTEN_BYTES, ImmersiveService
+
+        extra = ImmersiveService(service)
+        service.pages[PERSON] = "immersive/"
+        app = create_app(
+            "Accord HUMAINE human UIs (immersive)",
+            service,
+            extra,
+            static=UI_PAGES | {"/immersive": STATIC / "immersive"},
+            max_body_bytes=MAX_LISTEN_BYTES,
+        )
+        app.state.immersive = extra
+    else:
+        app = create_app("Accord HUMAINE human UIs", service, static=UI_PAGES)
     app.state.rounds = service.rounds
     app.state.page_keys = service.keys
     return app
@@ -205,6 +222,7 @@ class UiService:
         self.human_gap = human_gap
         self.log = EventLog(db_path)
         self.keys = load_keys(self.log.db, person_key, admin_key)
+        self.pages = dict(PAGES)
         self.rounds: dict[str, UiRound] = {}
         self.lock = threading.Lock()
         self.waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
@@ -265,7 +283,7 @@ class UiService:
         role = self.keys.role_of(key) if key else None
         if role is None:
             raise WebError(403, "this link's key is not valid here; ask for a new link")
-        page = RedirectResponse(PAGES[role], status_code=303)
+        page = RedirectResponse(self.pages[role], status_code=303)
         cookie = self.keys.cookie_value(role)
         page.set_cookie(COOKIES[role], cookie, httponly=True, samesite="strict")
         return page
