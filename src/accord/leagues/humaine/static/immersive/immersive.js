@@ -13,7 +13,7 @@ const PHASES = { setup: "waiting for a round", warmup: "warm-up", active: "negot
 const strip = (t) => String(t || "").replace(/<[^<>]*>/g, " ").replace(/\s+/g, " ").trim();
 
 // what the page did, for whoever watches (tests read it too)
-const journal = { played: [], skipped: [], heard: [], errors: [] };
+const journal = { played: [], skipped: [], heard: [], takes: [], errors: [] };
 window.__immersive = journal;
 
 let config;
@@ -228,6 +228,7 @@ $("talk-btn").addEventListener("click", async () => {
   $("talk-btn").textContent = "Listening… click to stop";
   say($("talk-msg"), "");
   const take = await recording.done;
+  journal.takes.push({ seconds: take.seconds, rate: take.rate, heardSpeech: take.heardSpeech, at: performance.now() });
   recording = null;
   $("talk-btn").classList.remove("recording");
   $("talk-btn").textContent = "Click to talk";
