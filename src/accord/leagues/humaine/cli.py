@@ -190,6 +190,10 @@ def build_stack(
                 agent = agent_factory(kind)(name, seed=seed or 0)
             except ValueError as e:
                 raise typer.BadParameter(str(e)) from None
+            if immersive and not agent.gestures:  # the avatars gesture as the agents ask
+                from .agents.base import SAMPLE_GESTURES
+
+                agent.gestures = SAMPLE_GESTURES
             agent_app = create_agent_app(agent, url["orchestrator"])
             services.append(Service(f"agent {name} ({kind})", agent_app, socks[name], "/health"))
     services += ui_services

@@ -82,3 +82,41 @@ def test_the_wire_message_carries_behaviour_and_stays_compatible() -> None:
     with pytest.raises(Exception) as e:
         RelayMessage.model_validate(base | {"behavior": ["wave"] * 100})
     assert "behavior may take 400 characters" in explain(e.value)
+
+
+class Ctx:
+    """An agent context that keeps what the agent relays."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, object]] = []
+
+    def now(self) -> float:
+        return 0.0
+
+    def timestamp(self) -> str:
+        return "2020-02-20T08:08:05.825Z"
+
+    def send(self, message: dict[str, object]) -> None:
+        self.sent.append(message)
+
+    def call_later(self, delay: float, fn: object) -> None:
+        raise AssertionError("not needed here")
+
+
+def test_sellers_send_behaviour_only_when_asked() -> None:
+    from accord.leagues.humaine.agents.base import SAMPLE_GESTURES, SellerAgent
+
+    plain = SellerAgent("Celia").bind(ctx := Ctx())
+    plain.offer({"egg": 2}, 3.0)
+    plain.accept({"egg": 2}, 3.0, behavior=["nod", "smile"])
+    plain.tell("Hello", behavior="wave")
+    assert "behavior" not in ctx.sent[0]  # as the original's agents: no field at all
+    assert [m.get("behavior") for m in ctx.sent] == [None, ["nod", "smile"], "wave"]
+    gesturing = SellerAgent("Watson").bind(ctx := Ctx())
+    gesturing.gestures = SAMPLE_GESTURES
+    gesturing.offer({"egg": 2}, 3.0)
+    gesturing.accept({"egg": 2}, 3.0)
+    gesturing.tell("Let me see")
+    gesturing.offer({"egg": 2}, 3.0, behavior="shrug")
+    assert [m["behavior"] for m in ctx.sent] == ["smile", ["nod", "smile"], "thinking", "shrug"]
+    assert all(gestures_of(m)[1] == [] for m in ctx.sent)

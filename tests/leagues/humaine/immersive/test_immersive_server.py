@@ -140,3 +140,31 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
             assert audio.status_code == 200 and audio.headers["content-type"] == "audio/wav"
             with wave.open(io.BytesIO(audio.content)) as w:
                 assert abs(w.getnframes() / w.getframerate() - item["seconds"]) < 0.01
+
+
+def test_up_immersive_serves_the_page_and_says_what_runs(tmp_path) -> None:
+    from fastapi.testclient import TestClient
+    from typer.testing import CliRunner
+
+    from accord.leagues.humaine.cli import app, build_stack
+
+    args = ["up", "--port-base", "0", "--data", str(tmp_path), "--no-agents", "--immersive"]
+    result = CliRunner().invoke(app, [*args, "--exit-after", "1.5", "--check"])
+    assert result.exit_code == 0, result.output
+    assert "immersive mode: the buyer's link opens the avatars' page" in result.output
+    assert "check human UIs: ok" in result.output
+    assert "speech" in result.output and "head pose" in result.output
+    services, _ = build_stack(
+        "127.0.0.1", 0, tmp_path / "b", "strong", "regex", False, True, 1, immersive=True
+    )
+    ui = next(s for s in services if s.name == "human UIs")
+    for s in services:
+        s.sock.close()
+    with TestClient(ui.app) as c:
+        joined = c.get(ui.page, follow_redirects=False)
+        assert joined.status_code == 303 and joined.headers["location"] == "immersive/"
+        page = c.get("/immersive/")
+        assert page.status_code == 200 and 'id="talk-btn"' in page.text
+        config = c.get("/api/immersive/config").json()
+        assert config["gestures"] == ["smile", "wave", "nod", "shake_head", "shrug", "thinking"]
+        assert config["voices"] == {"Celia": "Celia", "Watson": "Watson"}
