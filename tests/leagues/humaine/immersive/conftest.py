@@ -29,8 +29,10 @@ def needs_speech() -> None:
 
 
 @pytest.fixture
-def stage(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """Orchestrator + immersive UI server + gesturing Celia and Watson, on loopback."""
+def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """Orchestrator + immersive UI server + gesturing Celia and Watson, on loopback; R0's
+    gap is ``HUMAN_GAP`` unless parametrized (``indirect=True``) with another."""
+    gap = float(getattr(request, "param", HUMAN_GAP))
     from accord.leagues.humaine.orchestrator import create_orchestrator_app
     from accord.leagues.humaine.rules import RuleConfig
     from accord.leagues.humaine.ui_server import create_ui_app
@@ -41,7 +43,7 @@ def stage(tmp_path: Path) -> Iterator[dict[str, Any]]:
     orch = create_orchestrator_app(
         db_path=tmp_path / "orch.sqlite",
         human_uis=[urls["ui"]],
-        rule_config=RuleConfig(human_gap=HUMAN_GAP),
+        rule_config=RuleConfig(human_gap=gap),
     )
     agents = [
         {"name": n, "protocol": "http", "host": "127.0.0.1", "port": ports[n]}
@@ -53,7 +55,7 @@ def stage(tmp_path: Path) -> Iterator[dict[str, Any]]:
         agents=agents,
         utility_source=FixedUtilities(),
         public_url=urls["ui"],
-        human_gap=HUMAN_GAP,
+        human_gap=gap,
         immersive=True,
         **KEYS,
     )

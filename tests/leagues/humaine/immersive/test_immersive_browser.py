@@ -131,7 +131,7 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     page.click("#talk-btn")
     heard = wait_journal(page, "heard", 1)[0]
     t_heard = time.monotonic()
-    assert "eggs" in heard["text"] and "flour" in heard["text"], heard
+    assert "flour" in heard["text"], heard
     assert (heard["addressee"], heard["rule"]) == ("Celia", "name in utterance")
     assert heard["permitted"] is True
     expect(page.locator("#heard")).to_contain_text(heard["text"])

@@ -180,7 +180,8 @@ function renderState(state) {
   const lines = state.transcript.map((m, i) => [m, i]).filter(([m]) => m.permitted !== false);
   $("history").replaceChildren(...lines.map(([m, i]) => el("li",
     { dataset: { item: i, speaker: m.speaker }, class: played.has(i) ? "spoken" : "" },
-    el("span", { class: "who" }, m.speaker), m.addressee ? ` to ${m.addressee}` : "", ": ", strip(m.text))));
+    el("span", { class: "who" }, m.speaker), m.addressee ? ` to ${m.addressee}` : "", ": ",
+    m.speaker === "Human" ? m.text : strip(m.text))));
   renderDeals(state);
 }
 
