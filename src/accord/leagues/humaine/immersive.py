@@ -59,6 +59,8 @@ log = logging.getLogger(__name__)
 MAX_LISTEN_BYTES = 2 * 1024 * 1024
 """Largest utterance accepted (about 65 s of 16 kHz 16-bit mono)."""
 MAX_LOOK_BYTES = 512 * 1024
+EAGER_ITEMS = 8
+"""The latest messages of a round synthesised when the queue is read."""
 CACHE_ITEMS = 256
 """Synthesised messages kept in memory (older ones are made again when asked)."""
 
@@ -213,10 +215,18 @@ class ImmersiveService:
                 "seconds": None,
             }
             if speaks:
-                _wav, seconds = await self._speech(rid, i, str(m["speaker"]), raw)
                 item["audio"] = f"../api/immersive/audio/{rid}/{i}.wav"
-                item["seconds"] = round(seconds, 3)
             items.append(item)
+        # the latest messages are synthesised now (the page is about to play them); older
+        # ones when their audio is asked for (a page opened late does not replay them)
+        for item in items[-EAGER_ITEMS:] if speaks else ():
+            try:
+                _wav, seconds = await self._speech(rid, item["id"], item["speaker"], item["ssml"])
+            except Exception as e:  # an engine failing on one text: that message is mimed
+                log.warning("round %s: message %d not synthesised: %s", rid, item["id"], e)
+                item["audio"], item["speechError"] = None, f"{type(e).__name__}: {e}"
+            else:
+                item["seconds"] = round(seconds, 3)
         return {"roundId": rid, "items": items, "heard": self.heard.get(rid, [])}
 
     async def audio(self, round_id: str, index: int) -> Response:
