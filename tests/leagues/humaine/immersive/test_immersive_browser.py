@@ -129,8 +129,8 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     expect(page.locator(".seat[data-name=Watson] svg.avatar")).to_be_visible()
     page.click(".seat[data-name=Watson]")  # looked at Watson, but says "Celia, ..."
     page.click("#talk-btn")
-    heard = wait_journal(page, "heard", 1)[0]
-    t_heard = time.monotonic()
+    heard = first_heard = wait_journal(page, "heard", 1)[0]
+    first_take = journal(page)["takes"][0]
     assert "flour" in heard["text"], heard
     assert (heard["addressee"], heard["rule"]) == ("Celia", "name in utterance")
     assert heard["permitted"] is True
@@ -185,10 +185,15 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     # nothing but loopback was asked for
     assert refused == [], refused
     assert asked and all(urlparse(u).hostname in LOCAL for u in asked if u.startswith("http"))
+    take = first_take
     print(
-        f"\nspoken request heard after {t_heard - t0:.2f} s; speech: "
+        f"\nfigures: take {take['seconds']:.2f} s captured at {first_heard['captureRate']} Hz; "
+        f"upload + transcription {first_heard['at'] - take['at']:.0f} ms "
+        f"(STT {first_heard['sttSeconds'] * 1000:.0f} ms); heard -> Celia speaks "
+        f"{played[0]['start'] - first_heard['at']:.0f} ms; speech "
         + ", ".join(
             f"{p['speaker']} {p['seconds']:.2f} s (played {p['measured']:.2f} s)" for p in played
         )  # fmt: skip
-        + f"; whole test {time.monotonic() - t0:.1f} s"
+        + f"; gap between them {played[1]['start'] - played[0]['end']:.0f} ms; "
+        f"test {time.monotonic() - t0:.1f} s"
     )

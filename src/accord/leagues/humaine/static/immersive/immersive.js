@@ -240,7 +240,7 @@ $("talk-btn").addEventListener("click", async () => {
       method: "POST", body: take.wav, headers: { "Content-Type": "audio/wav" }, credentials: "same-origin" });
     const body = await r.json();
     if (!r.ok) throw new Error(body.error || r.statusText);
-    journal.heard.push({ ...body, takeSeconds: take.seconds, captureRate: take.rate });
+    journal.heard.push({ ...body, takeSeconds: take.seconds, captureRate: take.rate, at: performance.now() });
     $("heard").textContent = body.text ? `You said: “${body.text}”` : "(nothing recognised)";
     $("heard").dataset.text = body.text || "";
     $("rule").textContent = body.text ? `to ${body.addressee || "both sellers"}: ${body.rule}` : (body.why || "");
