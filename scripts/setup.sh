@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets Accord up on a fresh machine in .venv/. Safe to run again.
 #   bash scripts/setup.sh main   what the main job needs: `pip install -e .` (demo.sh)
-#   bash scripts/setup.sh all    everything: the dev, Ray, Parquet, browser and NegMAS extras, and
-#                                Debian's Chromium for the browser tests (test.sh)
+#   bash scripts/setup.sh all    everything: the dev, Ray, Parquet, browser, speech and NegMAS
+#                                extras, Debian's Chromium for the browser tests (test.sh) and
+#                                Debian's espeak-ng for HUMAINE's immersive mode (speech output)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
@@ -31,5 +32,14 @@ if ! command -v chromium >/dev/null 2>&1; then
       || echo "warning: could not install chromium; browser tests will be skipped" >&2
   else
     echo "warning: chromium not found and cannot be installed here; browser tests will be skipped" >&2
+  fi
+fi
+if ! command -v espeak-ng >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing espeak-ng (Debian package) for HUMAINE's immersive mode..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng) >/dev/null 2>&1 \
+      || echo "warning: could not install espeak-ng; speech tests will be skipped" >&2
+  else
+    echo "warning: espeak-ng not found and cannot be installed here; speech tests will be skipped" >&2
   fi
 fi

@@ -1,0 +1,149 @@
+"""Speech in: the buyer's audio turned into text offline by pocketsphinx.
+
+One pocketsphinx decoder (its wheel ships the US English acoustic model, dictionary and
+language model) holds two searches, built once and reused:
+
+- ``domain``: the JSGF grammar of :func:`.grammar.domain_grammar` (names, numbers, goods,
+  units, prices, accept and reject phrases);
+- ``general``: pocketsphinx's general English language model.
+
+The rule: decode with the grammar first; when the grammar finds nothing (an empty
+hypothesis: the audio fits no path of the grammar), decode again with the general model
+and return that, marked ``source="general"``. Decoding holds a lock, so one transcriber
+can serve a threaded server (calls are serialised; build one per worker to decode in
+parallel).
+
+>>> transcription_available() in (None, "pocketsphinx not installed: pip install 'accord[speech]'")
+True
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from accord.core.errors import InvalidValue
+
+from .errors import InvalidAudio, SpeechUnavailable
+from .grammar import domain_grammar, grammar_words
+from .wav import read_pcm16, resample, to_int16
+
+__all__ = ["MAX_AUDIO_SECONDS", "Mode", "Transcriber", "Transcript", "transcription_available"]
+
+MAX_AUDIO_SECONDS = 60.0
+"""Longest audio one call decodes; a buyer's utterance is a sentence or two."""
+
+SAMPLE_RATE = 16000
+"""The acoustic model's sample rate; other rates are resampled to it."""
+
+Mode = Literal["auto", "grammar", "general"]
+"""``auto``: grammar, then the general model if the grammar found nothing; or one alone."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What was heard: the text, which search produced it, the decode time, the audio length."""
+
+    text: str
+    source: Literal["grammar", "general"]
+    seconds: float
+    audio_seconds: float
+
+
+def transcription_available() -> str | None:
+    """None when :class:`Transcriber` can work here, else a one-line reason with the hint."""
+    try:
+        import pocketsphinx  # noqa: F401
+    except ImportError:
+        return "pocketsphinx not installed: pip install 'accord[speech]'"
+    return None
+
+
+class Transcriber:
+    """Offline speech-to-text for the HUMAINE buyer (see the module doc for the rule).
+
+    ``grammar`` defaults to :func:`.domain_grammar`; ``sellers`` (capitalised in the text)
+    default to Celia and Watson.
+    """
+
+    def __init__(self, grammar: str | None = None, *, sellers: tuple[str, ...] = ()) -> None:
+        reason = transcription_available()
+        if reason is not None:
+            raise SpeechUnavailable(reason)
+        from pocketsphinx import Decoder
+
+        self.grammar = grammar if grammar is not None else domain_grammar()
+        self._names = {s.lower(): s for s in (sellers or ("Celia", "Watson"))}
+        self._lock = threading.Lock()
+        self._decoder: Any = Decoder(loglevel="FATAL")
+        missing = sorted(w for w in grammar_words(self.grammar) if not self._known(w))
+        if missing:
+            raise InvalidValue(
+                "the grammar uses words the pronunciation dictionary lacks: " + ", ".join(missing)
+            )
+        self._decoder.add_jsgf_string("domain", self.grammar)
+        self._general = self._decoder.current_search()
+
+    def _known(self, word: str) -> bool:
+        return self._decoder.lookup_word(word) is not None
+
+    def transcribe(self, wav: bytes, *, mode: Mode = "auto") -> Transcript:
+        """Transcribe a 16-bit PCM WAV (mono or not, any sample rate)."""
+        if not isinstance(wav, bytes | bytearray | memoryview):
+            raise InvalidAudio(f"expected WAV bytes, got {type(wav).__name__}")
+        samples, rate = read_pcm16(bytes(wav))
+        return self.transcribe_pcm(samples, rate, mode=mode)
+
+    def transcribe_pcm(
+        self, samples: np.ndarray, sample_rate: int, *, mode: Mode = "auto"
+    ) -> Transcript:
+        """Transcribe mono samples: float in [-1, 1] (e.g. float32 from a browser) or int16."""
+        if mode not in ("auto", "grammar", "general"):
+            raise InvalidValue(f"mode must be 'auto', 'grammar' or 'general', got {mode!r}")
+        array = np.asarray(samples)
+        if array.ndim != 1 or not (
+            np.issubdtype(array.dtype, np.floating) or array.dtype == np.int16
+        ):
+            raise InvalidAudio(
+                f"expected a 1-D float or int16 array of samples, got {array.dtype} {array.shape}"
+            )
+        if not isinstance(sample_rate, int) or not 1000 <= sample_rate <= 384000:
+            raise InvalidAudio(
+                f"sample rate must be an int in 1000..384000 Hz, got {sample_rate!r}"
+            )
+        audio_seconds = array.size / sample_rate
+        if audio_seconds > MAX_AUDIO_SECONDS:
+            raise InvalidAudio(
+                f"audio is {audio_seconds:.1f} s long; at most {MAX_AUDIO_SECONDS:.0f} s per call"
+            )
+        if array.dtype == np.int16:
+            array = array.astype(np.float32) / 32768.0
+        pcm = to_int16(resample(np.nan_to_num(array), sample_rate, SAMPLE_RATE)).tobytes()
+        start = time.perf_counter()
+        with self._lock:
+            source: Literal["grammar", "general"] = "general" if mode == "general" else "grammar"
+            text = self._decode(pcm, "domain" if source == "grammar" else self._general)
+            if not text and mode == "auto":
+                source, text = "general", self._decode(pcm, self._general)
+        return Transcript(
+            text=self._display(text),
+            source=source,
+            seconds=time.perf_counter() - start,
+            audio_seconds=audio_seconds,
+        )
+
+    def _decode(self, pcm: bytes, search: str) -> str:
+        decoder = self._decoder
+        decoder.activate_search(search)
+        decoder.start_utt()
+        decoder.process_raw(pcm, full_utt=True)
+        decoder.end_utt()
+        hyp = decoder.hyp()
+        return "" if hyp is None else str(hyp.hypstr).strip()
+
+    def _display(self, text: str) -> str:
+        return " ".join(self._names.get(w, w) for w in text.split())
