@@ -204,8 +204,11 @@ def _immersive_notes(ui_app: Any) -> list[str]:
     """What the immersive mode can do here (speech, head pose), for ``up`` to print."""
     svc = ui_app.state.immersive
     out = ["immersive mode: the buyer's link opens the avatars' page (/immersive/)"]
-    missing = svc.speech_missing()
-    out.append("speech: offline TTS and STT ready" if missing is None else f"speech OFF: {missing}")
+    for what, missing in (
+        ("speech out (espeak-ng)", svc.speech_missing()),
+        ("speech in (pocketsphinx)", svc.listening_missing()),
+    ):
+        out.append(f"{what}: ready" if missing is None else f"{what} OFF: {missing}")
     head = svc.headpose_missing()
     out.append("head pose: OpenCV ready" if head is None else f"head pose off: {head}")
     return out

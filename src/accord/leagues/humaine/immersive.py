@@ -117,6 +117,16 @@ class ImmersiveService:
         return why
 
     @staticmethod
+    def listening_missing() -> str | None:
+        """Why speech input cannot run here (None when it can)."""
+        try:
+            speech = _speech()
+        except ImportError as e:
+            return f"the speech module cannot be loaded: {e}"
+        why: str | None = speech.transcription_available()
+        return why
+
+    @staticmethod
     def headpose_missing() -> str | None:
         from accord.leagues.humaine.headpose import headpose_available
 
@@ -142,6 +152,7 @@ class ImmersiveService:
             "gestures": list(GESTURES),
             "voices": {n: self.voice_name(n) for n in names},
             "speech": self.speech_missing(),
+            "listening": self.listening_missing(),
             "headPose": self.headpose_missing(),
             "rules": ADDRESSEE_RULES,
             "humanGap": self.ui.human_gap,
@@ -244,12 +255,16 @@ class ImmersiveService:
     # -- speech in ---------------------------------------------------------------------
     def transcriber(self) -> Any:
         if self._transcriber is None:
-            self._transcriber = _speech().Transcriber()
+            self._transcriber = _speech().Transcriber(sellers=tuple(self.ui.names))
         return self._transcriber
 
     def _transcribe(self, wav: bytes) -> Any:
+        speech = _speech()
         with self.stt_lock:  # one decoder, one utterance at a time
-            return self.transcriber().transcribe(wav)
+            try:
+                return self.transcriber().transcribe(wav)
+            except speech.InvalidAudio as e:
+                raise WebError(422, f"the utterance's audio is unusable: {e}") from e
 
     async def listen(
         self,
@@ -268,7 +283,7 @@ class ImmersiveService:
                 f"expected a WAV file (RIFF/WAVE, 16-bit PCM mono) as the body; got "
                 f"{len(wav)} bytes starting {wav[:12]!r}",
             )
-        if (why := self.speech_missing()) is not None:
+        if (why := self.listening_missing()) is not None:
             raise WebError(503, f"speech input is not available here: {why}")
         r = self.ui.find(roundId)
         t0 = time.perf_counter()

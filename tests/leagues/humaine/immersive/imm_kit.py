@@ -32,7 +32,7 @@ def speech_missing() -> str | None:
         from accord.leagues.humaine import speech
     except ImportError as e:
         return f"accord.leagues.humaine.speech cannot be imported: {e}"
-    reason: str | None = speech.speech_available()
+    reason: str | None = speech.speech_available() or speech.transcription_available()
     return reason
 
 

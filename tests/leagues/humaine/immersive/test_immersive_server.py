@@ -104,7 +104,7 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
     from accord.leagues.humaine import speech
 
     ui, orch = stage["urls"]["ui"], stage["urls"]["orch"]
-    buyer = speech.BUYER_VOICES[0]
+    buyer = speech.BUYER_VOICES["buyer-m1"]
     with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
         join(c)
         rid = start_round(c)
@@ -116,7 +116,9 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
         assert r.status_code == 200, r.text
         heard = r.json()
         assert heard["addressee"] == "Celia" and heard["rule"] == "name in utterance"
-        assert heard["permitted"] is True and "flour" in heard["text"]
+        assert (
+            heard["permitted"] is True and "two eggs" in heard["text"] and "flour" in heard["text"]
+        )
         # as a typed message: the orchestrator logged the Human's message to Celia
         human = [
             d
