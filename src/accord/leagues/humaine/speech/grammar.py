@@ -1,16 +1,23 @@
 """The JSGF grammar of what a HUMAINE buyer says, built from Accord's own goods list.
 
-An utterance is an optional greeting and seller name, one or two negotiation acts, and an
-optional "please"/"thanks" or name at the end. The acts are the spec's (section 3 and
-Appendix D): a request for a bundle ("I'd like to buy two eggs and three cups of flour"),
-a price question ("how much for five ounces of chocolate"), an offer ("Watson, I'll buy
-three eggs for two dollars", "how about four dollars"), an accept ("OK, I accept your
-offer") and a reject ("no thanks, that's too much"). A bundle lists up to five goods, each
-with an optional quantity and the good's unit ("three cups of flour"); numbers run to 999
-and prices are in dollars with optional cents.
+An utterance is an optional greeting and seller name, then one act, then an optional
+"please"/"thanks". The acts are the spec's (section 3 and Appendix D):
 
-The grammar is bounded (no ``*``/``+`` loops): pocketsphinx's FSG search slows down by two
-orders of magnitude on looping grammars.
+- a request, question or offer about a bundle and/or a price: "I'd like to buy two eggs
+  and three cups of flour", "how much for five ounces of chocolate", "Watson, I'll buy
+  three eggs for two dollars", "how about four dollars", "I'll pay ten dollars for milk";
+- an accept: "OK, I accept your offer", "it's a deal";
+- a reject, alone or before a counter-offer: "no thanks, that's too much", "no, how about
+  three dollars".
+
+A bundle lists up to four goods, each with an optional quantity (a number up to 99, "a",
+"some", "a few") and the good's unit ("three cups of flour"), or a number of cakes or
+pancakes; prices are in dollars (up to 999) with optional cents.
+
+The shape is chosen for pocketsphinx's FSG search, whose cost grows with the number of
+grammar states (each rule reference is copied where it is used): the bundle and the price
+appear once, and there are no ``*``/``+`` loops (a looping grammar of the same words took
+two orders of magnitude longer to decode).
 
 >>> g = domain_grammar()
 >>> g.splitlines()[0], "<seller> = celia | watson;" in g
@@ -41,32 +48,29 @@ _FIXED = f"""
 <digit> = {" | ".join(_DIGITS.split())};
 <teen> = {" | ".join(_TEENS.split())};
 <tens> = {" | ".join(_TENS.split())};
-<below100> = <digit> | <teen> | <tens> [<digit>];
-<number> = <below100> | (a | one | <digit>) hundred [[and] <below100>];
-<amount> = <number> | a | an | some | more | a few | a couple of;
-<item> = [<amount>] [<unit> of] <good> | <amount> <product> [of <good>];
-<bundle> = <item> [[and] <item> [[and] <item> [[and] <item> [[and] <item>]]]];
-<price> = <number> (dollars | dollar | bucks) [[and] <below100> [cents]] | <below100> cents;
-<for_price> = for <price>;
+<count> = <digit> | <teen> | <tens> [<digit>];
+<amount> = <count> | a | an | some | any | more | a few;
+<item> = [<amount>] [<unit> of] <good>;
+<bundle> = <item> [[and] <item> [[and] <item> [[and] <item>]]] | [enough for] <amount> <product>;
+<price> = (<count> | [<digit>] hundred [[and] <count>]) (dollars | dollar | bucks) [[and] <count> [cents]];
 <lead> = i want | i need | i would like | i'd like | i would like to buy | i'd like to buy
   | i want to buy | i'll buy | i will buy | can i have | can i get | can i buy
   | can you sell me | could you sell me | would you sell me | give me | i'm looking for
-  | do you have | i'll take | i will take;
-<request> = <lead> <bundle> [from you] [<for_price>];
-<question> = how much (is | are | for) <bundle> | can (anyone | you) give me a good price on <bundle>
-  | what is your price for <bundle> | what's your best price [for <bundle>];
-<offer> = (how about | what about | would you take | would you accept | will you take) [<bundle>] <for_price>
-  | (how about | what about) <price> | (i'll | i will | i can) pay <price> [for <bundle>]
-  | <bundle> <for_price> | i offer <price> [for <bundle>];
+  | do you have | i'll take | i will take | how much is | how much are | how much for
+  | can anyone give me a good price on | can you give me a good price on
+  | what is your price for | what's your best price for | how about | what about
+  | would you take | would you accept | i offer;
 <accept> = [ok | okay | yes | great | alright] i accept [your offer | the offer | that | it]
   | it's a deal | deal | agreed | sounds good | i'll take it | yes please | ok | okay | yes;
 <reject> = no [thanks | thank you] | i reject [your offer | the offer | that | it]
   | that's too (much | expensive) | too expensive | no deal | i don't accept [that | your offer]
   | i decline [your offer | the offer];
-<act> = <request> | <question> | <offer> | <accept> | <reject>;
+<pay> = (i'll | i will | i can) pay;
+<deal> = [<lead>] <bundle> [from you] [for <price>]
+  | [<lead> | <pay>] <price> [for (<bundle> | all of it | everything)];
 <greeting> = hello | hi | hey | good morning | good afternoon;
 <polite> = please | thanks | thank you;
-public <utterance> = [<greeting>] [<seller>] <act> [[and] <act>] [<polite>] [<seller>];
+public <utterance> = [<greeting>] [<seller>] (<accept> | <reject> [<reject>] | [<reject>] <deal>) [<polite>];
 """
 
 

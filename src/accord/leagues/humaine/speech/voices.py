@@ -7,7 +7,7 @@ espeak-ng's scale, 50 is its default) and a speaking rate in words per minute.
 >>> VOICES["Celia"].espeak_id, VOICES["Watson"].espeak_id
 ('en-us+f3', 'en-us+m3')
 >>> sorted(BUYER_VOICES)
-['buyer-f1', 'buyer-f4', 'buyer-m1', 'buyer-m7']
+['buyer-f2', 'buyer-klatt', 'buyer-m1', 'buyer-m2']
 """
 
 from __future__ import annotations
@@ -62,9 +62,10 @@ VOICES: Mapping[str, Voice] = MappingProxyType(
 BUYER_VOICES: Mapping[str, Voice] = MappingProxyType(
     {
         "buyer-m1": Voice("buyer-m1", "en-us+m1", pitch=45, wpm=160),
-        "buyer-f1": Voice("buyer-f1", "en-us+f1", pitch=60, wpm=170),
-        "buyer-m7": Voice("buyer-m7", "en+m7", pitch=50, wpm=150),
-        "buyer-f4": Voice("buyer-f4", "en-us+f4", pitch=55, wpm=175),
+        "buyer-f2": Voice("buyer-f2", "en-us+f2", pitch=58, wpm=165),
+        "buyer-m2": Voice("buyer-m2", "en-us+m2", pitch=50, wpm=170),
+        "buyer-klatt": Voice("buyer-klatt", "en-us+klatt", pitch=52, wpm=155),
     }
 )
-"""Buyer voices (male and female, two accents) for synthesised test utterances."""
+"""Buyer voices (male, female, and espeak-ng's Klatt synthesiser) for synthesised test
+utterances; distinct from the sellers' voices."""
