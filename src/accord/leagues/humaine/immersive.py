@@ -13,7 +13,7 @@ adds, under ``/api/immersive/``:
   time, so avatars never talk over each other.
 - ``GET audio/{roundId}/{n}.wav``: that speech.
 - ``POST listen?roundId=&focus=&focusBy=`` (body: a 16 kHz mono WAV from the page's
-  microphone): transcribed offline, the addressee chosen (the name said, else the avatar
+  microphone): transcribed offline in a worker process (:mod:`.listening`), the addressee chosen (the name said, else the avatar
   last clicked or looked at: :func:`.behaviour.choose_addressee`), then sent as the
   Human's message by exactly the path of a typed one (``UiService.say``: same page
   session, same secret, same rules). The transcript, the addressee and the rule applied
@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import threading
 import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Annotated, Any
@@ -47,6 +46,7 @@ from accord.leagues.humaine.behaviour import (
     display_text,
     gestures_of,
 )
+from accord.leagues.humaine.listening import Listener, UnusableAudio
 from accord.web.errors import WebError
 
 if TYPE_CHECKING:
@@ -98,8 +98,7 @@ class ImmersiveService:
         self.ui = ui
         self.cache: OrderedDict[tuple[str, int], tuple[bytes, float]] = OrderedDict()
         self.synth_lock = asyncio.Lock()
-        self.stt_lock = threading.Lock()
-        self._transcriber: Any = None
+        self.listener = Listener(tuple(ui.names))
         self.heard: dict[str, list[dict[str, Any]]] = {}
         for rid, route, body, _at in ui.log.replay():
             if route == "heard":
@@ -252,19 +251,14 @@ class ImmersiveService:
         wav, _ = await self._speech(round_id, index, str(m["speaker"]), str(m["text"]))
         return Response(wav, media_type="audio/wav", headers={"Cache-Control": "no-store"})
 
-    # -- speech in ---------------------------------------------------------------------
-    def transcriber(self) -> Any:
-        if self._transcriber is None:
-            self._transcriber = _speech().Transcriber(sellers=tuple(self.ui.names))
-        return self._transcriber
+    # -- speech in ----------------------------------------------------------------------
+    def open(self) -> None:
+        """Start the speech-input worker process (when speech input can run here)."""
+        if self.listening_missing() is None:
+            self.listener.warm_up()
 
-    def _transcribe(self, wav: bytes) -> Any:
-        speech = _speech()
-        with self.stt_lock:  # one decoder, one utterance at a time
-            try:
-                return self.transcriber().transcribe(wav)
-            except speech.InvalidAudio as e:
-                raise WebError(422, f"the utterance's audio is unusable: {e}") from e
+    def close(self) -> None:
+        self.listener.close()
 
     async def listen(
         self,
@@ -287,14 +281,19 @@ class ImmersiveService:
             raise WebError(503, f"speech input is not available here: {why}")
         r = self.ui.find(roundId)
         t0 = time.perf_counter()
-        heard = await asyncio.to_thread(self._transcribe, wav)
+        try:
+            heard = await self.listener.transcribe(wav)
+        except UnusableAudio as e:
+            raise WebError(422, f"the utterance's audio is unusable: {e}") from e
         stt = time.perf_counter() - t0
-        text = str(heard.text).strip()
+        text = str(heard["text"]).strip()
         entry: dict[str, Any] = {
             "text": text,
-            "source": str(getattr(heard, "source", "")),
+            "source": str(heard["source"]),
             "sttSeconds": round(stt, 3),
-            "audioSeconds": round(float(getattr(heard, "audio_seconds", wav_seconds(wav))), 3),
+            "decodeSeconds": round(float(heard["seconds"]), 3),
+            "audioSeconds": round(float(heard["audio_seconds"]), 3),
+            "speechSeconds": round(float(heard["speech_seconds"]), 3),
             "focus": focus,
             "focusBy": focusBy,
             "at": time.time(),

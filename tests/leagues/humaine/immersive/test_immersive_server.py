@@ -104,7 +104,7 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
     from accord.leagues.humaine import speech
 
     ui, orch = stage["urls"]["ui"], stage["urls"]["orch"]
-    buyer = speech.BUYER_VOICES["buyer-m1"]
+    buyer = speech.BUYER_VOICES["buyer-f2"]
     with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
         join(c)
         rid = start_round(c)

@@ -1,11 +1,28 @@
-// The microphone, push-to-talk: getUserMedia + WebAudio, the samples kept as PCM and
-// written as a 16 kHz, 16-bit, mono WAV here (no MediaRecorder, no webm, no ffmpeg).
+// The microphone, push-to-talk: getUserMedia + WebAudio, the samples kept as PCM,
+// resampled to 16 kHz (OfflineAudioContext) and written as a 16-bit mono WAV here (no MediaRecorder, no webm, no ffmpeg).
 // A take ends when the person clicks again, or after `silenceEnd` seconds of silence
 // once speech was heard, or after `maxSeconds`.
 
 export const TARGET_RATE = 16000;
 
-// Average down to 16 kHz (a box filter over each output sample's span: enough for speech).
+// Resample to 16 kHz with the browser's own resampler (an OfflineAudioContext: band-
+// limited, unlike averaging), falling back to averaging where it is missing.
+export async function resample16k(samples, rate, target = TARGET_RATE) {
+  if (rate === target || !samples.length) return samples;
+  const Offline = window.OfflineAudioContext || window.webkitOfflineAudioContext;
+  if (!Offline) return downsample(samples, rate, target);
+  const frames = Math.max(1, Math.ceil(samples.length * target / rate));
+  const off = new Offline(1, frames, target);
+  const buf = off.createBuffer(1, samples.length, rate);
+  buf.copyToChannel(samples, 0);
+  const src = off.createBufferSource();
+  src.buffer = buf;
+  src.connect(off.destination);
+  src.start();
+  return (await off.startRendering()).getChannelData(0);
+}
+
+// Average down to 16 kHz (a box filter over each output sample's span).
 export function downsample(samples, rate, target = TARGET_RATE) {
   if (rate === target) return samples;
   const ratio = rate / target;
@@ -36,11 +53,18 @@ export function wavBytes(samples, rate = TARGET_RATE) {
 
 // Record one take. Returns {stop(), done: Promise<{wav: Blob, seconds, rate}>}.
 export async function recordTake({ onLevel = () => {}, silenceEnd = 0.9, maxSeconds = 20, threshold = 0.015 } = {}) {
-  const stream = await navigator.mediaDevices.getUserMedia({
-    audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1 },
-  });
+  // the audio graph first, so that little of the take's start is lost once the mic opens
   const ctx = new AudioContext();
   await ctx.resume();
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({
+      audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false, channelCount: 1 },
+    });
+  } catch (e) {
+    ctx.close();
+    throw e;
+  }
   const source = ctx.createMediaStreamSource(stream);
   const proc = ctx.createScriptProcessor(4096, 1, 1);
   const mute = ctx.createGain();
@@ -49,7 +73,7 @@ export async function recordTake({ onLevel = () => {}, silenceEnd = 0.9, maxSeco
   let total = 0, heardSpeech = false, quietFor = 0, finished = false;
   let finish;
   const done = new Promise((resolve) => { finish = resolve; });
-  function stop() {
+  async function stop() {
     if (finished) return;
     finished = true;
     proc.disconnect(); source.disconnect();
@@ -59,8 +83,8 @@ export async function recordTake({ onLevel = () => {}, silenceEnd = 0.9, maxSeco
     for (const c of chunks) { all.set(c, o); o += c.length; }
     const rate = ctx.sampleRate;
     ctx.close();
-    const pcm = downsample(all, rate);
     onLevel(0);
+    const pcm = await resample16k(all, rate);
     finish({ wav: wavBytes(pcm), seconds: pcm.length / TARGET_RATE, rate, heardSpeech });
   }
   proc.onaudioprocess = (ev) => {
