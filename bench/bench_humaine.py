@@ -50,6 +50,7 @@ from typing import Any
 import httpx
 import numpy as np
 
+from accord.leagues.humaine.credentials import new_secret
 from accord.leagues.humaine.http11 import Connection
 from accord.leagues.humaine.testing import BUYER_UTILITY, COSTS_C, COSTS_W, seller_utility
 
@@ -59,7 +60,7 @@ from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.rules import RuleConfig
 db = sys.argv[2] if sys.argv[2] != "-" else None
 rules = RuleConfig() if sys.argv[3] == "rules" else RuleConfig(human_gap=0, simultaneity=0)
-app = create_orchestrator_app(db_path=db, rule_config=rules, call_timeout=5)
+app = create_orchestrator_app(db_path=db, rule_config=rules, call_timeout=5, admin_secret=sys.argv[4])
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
 
@@ -243,14 +244,24 @@ def bench(rounds: int, seconds: float, db: bool, rules: bool = False) -> dict[st
     eo = f"http://127.0.0.1:{eo_port}"
     pu = f"http://127.0.0.1:{parties_port}"
     db_arg = str(Path(tempfile.mkdtemp()) / "eo.sqlite") if db else "-"
+    admin = new_secret()  # the operator's: the benchmark starts the rounds
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", ORCH_SCRIPT, str(eo_port), db_arg, "rules" if rules else "-"]
-        ),
+            [
+                sys.executable,
+                "-c",
+                ORCH_SCRIPT,
+                str(eo_port),
+                db_arg,
+                "rules" if rules else "-",
+                admin,
+            ]
+        ),  # fmt: skip
         subprocess.Popen([sys.executable, __file__, "--serve-parties", str(parties_port), eo]),
     ]
     try:
-        with httpx.Client(timeout=30, trust_env=False) as client:
+        headers = {"X-Accord-Admin": admin}
+        with httpx.Client(timeout=30, trust_env=False, headers=headers) as client:
             wait_up(client, eo + "/health")
             wait_up(client, pu + "/stats")
             ids = []

@@ -164,10 +164,11 @@ def test_agent_on_a_million_outcomes_uses_a_bounded_pool():
     agent = FrequencyAgent(pool_size=5000)
     r = Session(s.space, [agent, TimeDependent(0.5)], list(s.utilities), Deadline(rounds=30)).run()
     assert r.failure is None
-    assert agent._flat.size == 5000
+    flat = s.space.flat_of_rows(agent._rows)
+    assert flat.size == 5000
     values = s.utilities[0].all()
     # the best half of the pool is exactly the 2500 best outcomes
-    assert np.sort(values[agent._flat[:2500]])[0] == np.sort(values)[-2500]
+    assert np.sort(values[flat[:2500]])[0] == np.sort(values)[-2500]
 
 
 def test_agent_parameters_are_checked():

@@ -10,7 +10,9 @@ deadline, any offer at least as good as its reservation value.
 
 For speed the candidates are the outcomes of a *pool* sorted by own utility (every
 outcome above the floor, or for big spaces the ``pool_size`` best plus a random sample of
-the rest), and only the ``window`` lowest candidates above the target are scored.
+the rest; for spaces too big to enumerate, ``pool_size`` outcomes above the floor found
+by the utility's finder, :mod:`accord.core.finder`), and only the ``window`` lowest
+candidates above the target are scored.
 
     >>> from accord.core.generate import random_linear_scenario
     >>> from accord.core import Deadline, Session
@@ -30,8 +32,10 @@ import numpy as np
 import numpy.typing as npt
 
 from accord.agents.models import FrequencyModel
+from accord.agents.simple import finder
 from accord.agents.timebased import TimeDependent
 from accord.core.errors import ConfigError
+from accord.core.finder import is_huge
 from accord.core.negotiator import NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -68,14 +72,20 @@ class FrequencyAgent(TimeDependent):
                 f"{type(self).__name__} needs a discrete outcome space; discretize {space!r}"
             )
         self._utility = view.utility
-        values = view.utility.all()
-        top = float(values.max())
-        floor = max(view.reservation, float(values.min()))
-        self._top, self._floor = top, min(floor, top)
-        pool = self._pool(values, view.rng)
-        self._flat: npt.NDArray[np.int64] = pool
-        self._rows = space.rows_of_flat(pool)
-        pool_values = values[pool]
+        if is_huge(space):
+            found = finder(view.utility)
+            top = found.max
+            self._top, self._floor = top, min(max(view.reservation, found.min), top)
+            rows, pool_values = found.pool(self.pool_size, self._floor, view.rng)
+            self._rows = rows
+        else:
+            values = view.utility.all()
+            top = float(values.max())
+            floor = max(view.reservation, float(values.min()))
+            self._top, self._floor = top, min(floor, top)
+            flat = self._pool(values, view.rng)
+            self._rows = space.rows_of_flat(flat)
+            pool_values = values[flat]
         self._values: list[float] = pool_values.tolist()
         self._neg: list[float] = (-pool_values).tolist()  # ascending, for bisect
         self._power = 1.0 / self.exponent
@@ -153,7 +163,7 @@ class FrequencyAgent(TimeDependent):
             pick = start + self._choose(self._rows[start:end])
         outcome = self._outcomes.get(pick)
         if outcome is None:
-            outcome = self._outcomes[pick] = view.space.outcome_at(int(self._flat[pick]))
+            outcome = self._outcomes[pick] = view.space.outcome_of_row(self._rows[pick])
         self._cache_step, self._cache, self._cache_value = view.step, outcome, self._values[pick]
         return outcome
 

@@ -15,8 +15,11 @@ import numpy as np
 import numpy.typing as npt
 
 from accord.core.errors import ConfigError
+from accord.core.finder import SortedOutcomes, is_huge
+from accord.core.inverse import inverse_of
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
+from accord.core.utilities import UtilityFunction
 
 _ACCEPT = Response.ACCEPT
 _REJECT = Response.REJECT
@@ -46,7 +49,11 @@ class RandomNegotiator(Negotiator):
     """Offers uniformly random outcomes that are at least as good as its reservation
     value (any outcome if none is) and accepts such an offer with probability
     ``accept_probability``. Every draw comes from the session's seeded ``view.rng``.
+    In a space too big to enumerate it draws from a pool of up to ``pool_size`` such
+    outcomes found by the utility's finder (:mod:`accord.core.finder`).
     """
+
+    pool_size = 2_000
 
     def __init__(self, accept_probability: float = 0.5, name: str | None = None) -> None:
         super().__init__(name)
@@ -59,13 +66,20 @@ class RandomNegotiator(Negotiator):
         self._utility = view.utility
         self._reservation = view.reservation
         self._rational = None
-        if view.space.is_discrete:
+        self._pool: list[Outcome] = []
+        if is_huge(view.space):
+            floor = view.reservation
+            rows, _ = finder(view.utility).pool(self.pool_size, floor, view.rng)
+            self._pool = [view.space.outcome_of_row(r) for r in rows]
+        elif view.space.is_discrete:
             values = view.utility.all()
             ok = np.flatnonzero(values >= view.reservation)
             self._rational = ok if ok.size else np.arange(values.size, dtype=np.int64)
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         rng = view.rng
+        if self._pool:
+            return self._pool[int(rng.integers(len(self._pool)))]
         if self._rational is not None:
             pick = self._rational[int(rng.integers(self._rational.size))]
             return view.space.outcome_at(int(pick))
@@ -82,3 +96,10 @@ class RandomNegotiator(Negotiator):
         ):
             return _ACCEPT
         return _REJECT
+
+
+def finder(utility: UtilityFunction) -> SortedOutcomes:
+    """The shared finder of a utility on a space too big to enumerate."""
+    inv = inverse_of(utility)
+    assert isinstance(inv, SortedOutcomes)
+    return inv

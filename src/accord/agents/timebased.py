@@ -13,7 +13,7 @@ outcome closest above its target and accepts any offer at least as good as the t
 from __future__ import annotations
 
 from accord.core.errors import ConfigError
-from accord.core.inverse import UtilityInverse, inverse_of
+from accord.core.inverse import Inverse, inverse_of
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -21,7 +21,7 @@ _ACCEPT = Response.ACCEPT
 _REJECT = Response.REJECT
 
 
-def target_range(view: NegotiatorView) -> tuple[UtilityInverse, float, float]:
+def target_range(view: NegotiatorView) -> tuple[Inverse, float, float]:
     """The shared inverse of the negotiator's utility, its floor and its best utility.
 
     The floor is the larger of the reservation value and the worst outcome's utility:
@@ -39,7 +39,7 @@ class TimeDependent(Negotiator):
         if not exponent > 0:
             raise ConfigError(f"exponent must be > 0, got {exponent}")
         self.exponent = float(exponent)
-        self._inverse: UtilityInverse | None = None
+        self._inverse: Inverse | None = None
         self._floor = 0.0
         self._top = 1.0
         self._power = 1.0 / self.exponent

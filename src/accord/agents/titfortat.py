@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from accord.agents.timebased import target_range
 from accord.core.errors import ConfigError
-from accord.core.inverse import UtilityInverse
+from accord.core.inverse import Inverse
 from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 
@@ -41,7 +41,7 @@ class TitForTat(Negotiator):
             raise ConfigError(f"initial concession must be in [0, 1], got {initial}")
         self.reciprocity = float(reciprocity)
         self.initial = float(initial)
-        self._inverse: UtilityInverse | None = None
+        self._inverse: Inverse | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
         self._inverse, self._floor, self._top = target_range(view)

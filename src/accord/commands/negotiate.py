@@ -108,6 +108,9 @@ def negotiate(
         console.print(f"note: {note}", soft_wrap=True)
     result = session.run()
     analysis = analyze(sc)
+    if analysis.note is not None:
+        notes.append(analysis.note)
+        console.print(f"note: {analysis.note}", soft_wrap=True)
     metrics = session_metrics(result, sc, analysis)
 
     if json_out:
@@ -134,13 +137,13 @@ def load_for_session(
 ) -> tuple[Scenario, list[str]]:
     """The scenario with the chosen profiles, discretised if it cannot be enumerated."""
     from accord.core.errors import ConfigError
+    from accord.core.finder import huge_space_note
     from accord.formats import load_scenario
     from accord.formats.discretize import (
         DEFAULT_LEVELS,
         discretization_note,
         discretize_scenario,
         needs_discretization,
-        size_note,
     )
 
     chosen = None if profiles is None else [p for p in profiles.split(",") if p.strip()]
@@ -155,7 +158,7 @@ def load_for_session(
         if note is not None:
             notes.append(f"{note} (change with --discretize N)")
         sc = done
-    big = size_note(sc.space)
+    big = huge_space_note(sc.utilities)
     return sc, notes + ([] if big is None else [big])
 
 

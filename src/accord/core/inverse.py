@@ -12,7 +12,10 @@ bucketed into 65,536 levels and radix-sorted, which keeps a 10^6-outcome space u
     ((5,), (10,), (0,))
 
 Utilities are immutable, so :func:`inverse_of` keeps one inverse per utility object and
-every session on the same profile (a tournament's repetitions, say) shares it.
+every session on the same profile (a tournament's repetitions, say) shares it. Spaces
+with more than :data:`~accord.core.finder.ENUMERATE_LIMIT` outcomes get a finder that
+uses the utility's structure instead (:mod:`accord.core.finder`); both answer the
+:class:`Inverse` queries.
 """
 
 from __future__ import annotations
@@ -20,14 +23,35 @@ from __future__ import annotations
 import math
 import weakref
 from bisect import bisect_left
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from accord.core.finder import finder_for, is_huge
 from accord.core.outcomes import Outcome
 from accord.core.utilities import UtilityFunction
 
 _LEVELS = 65535
+
+
+class Inverse(Protocol):
+    """What the built-in agents ask of an inverse: outcomes by utility."""
+
+    min: float
+    max: float
+
+    def at_least(self, target: float) -> Outcome:
+        """An outcome with the lowest utility that is still >= ``target`` (best if none)."""
+        ...
+
+    def best(self) -> Outcome:
+        """An outcome of maximum utility."""
+        ...
+
+    def worst(self) -> Outcome:
+        """An outcome of minimum utility."""
+        ...
 
 
 class UtilityInverse:
@@ -98,11 +122,12 @@ class UtilityInverse:
         return self._outcome(0)
 
 
-_INVERSES: weakref.WeakKeyDictionary[UtilityFunction, UtilityInverse] = weakref.WeakKeyDictionary()
+_INVERSES: weakref.WeakKeyDictionary[UtilityFunction, Inverse] = weakref.WeakKeyDictionary()
 
 
-def inverse_of(utility: UtilityFunction) -> UtilityInverse:
-    """The shared :class:`UtilityInverse` of ``utility`` (built on first use).
+def inverse_of(utility: UtilityFunction) -> Inverse:
+    """The shared inverse of ``utility`` (built on first use): a :class:`UtilityInverse`,
+    or for a space too big to enumerate the :func:`~accord.core.finder.finder_for` one.
 
     >>> from accord.core.outcomes import IntegerIssue, OutcomeSpace
     >>> from accord.core.utilities import CallableUtility
@@ -112,7 +137,7 @@ def inverse_of(utility: UtilityFunction) -> UtilityInverse:
     """
     inv = _INVERSES.get(utility)
     if inv is None:
-        inv = UtilityInverse(utility)
+        inv = finder_for(utility) if is_huge(utility.space) else UtilityInverse(utility)
         _INVERSES[utility] = inv
     return inv
 

@@ -232,10 +232,17 @@ class NegotiatorView:
 
     @property
     def best_outcome(self) -> Outcome:
-        """An outcome of maximum own utility (computed once, discrete spaces)."""
+        """An outcome of maximum own utility (computed once, discrete spaces; spaces too
+        big to enumerate use :func:`accord.core.inverse.inverse_of`)."""
         if self._best is None:
-            values = self._utility.all()
-            self._best = self._space.outcome_at(int(values.argmax()))
+            from accord.core.finder import is_huge
+            from accord.core.inverse import inverse_of
+
+            if is_huge(self._space):
+                self._best = inverse_of(self._utility).best()
+            else:
+                values = self._utility.all()
+                self._best = self._space.outcome_at(int(values.argmax()))
         return self._best
 
 

@@ -145,14 +145,19 @@ def show_command(
 
 def _notes(s: Scenario) -> list[str]:
     """What a user should know before negotiating on ``s``."""
-    from accord.formats.discretize import DEFAULT_LEVELS, needs_discretization
+    from accord.core.finder import huge_space_note
+    from accord.formats.discretize import DEFAULT_LEVELS, discretize_space, needs_discretization
 
     notes = []
-    if needs_discretization(s.space):
+    gridded = needs_discretization(s.space) and discretize_space(s.space) is not s.space
+    if gridded:
         notes.append(
             f"accord negotiate and accord tournament put real (and huge integer) issues on a "
             f"grid of {DEFAULT_LEVELS} values; --discretize N changes it"
         )
+    big = None if gridded else huge_space_note(s.utilities)
+    if big is not None:
+        notes.append(big)
     if s.n_parties > 2:
         notes.append(
             f"{s.n_parties} profiles: negotiate with {s.n_parties} agents, or choose some "

@@ -124,18 +124,3 @@ def discretization_note(before: Scenario, after: Scenario) -> str | None:
         kind = "real" if not old.is_discrete else f"integer ({int(old.cardinality)} values)"
         parts.append(f"{kind} issue {old.name!r} put on a grid of {int(new.cardinality)} values")
     return "; ".join(parts) or None
-
-
-def size_note(space: OutcomeSpace, max_outcomes: int = DEFAULT_MAX_OUTCOMES) -> str | None:
-    """A warning when ``space`` is too big for the agents that enumerate it (None if not).
-
-    >>> from accord.core.outcomes import IntegerIssue
-    >>> size_note(OutcomeSpace([IntegerIssue("a", 1, 2000), IntegerIssue("b", 1, 2000)]), 10**6)
-    '4000000 outcomes: more than the 1000000 the built-in agents enumerate; they will fail (fewer --discretize levels shrink integer issues)'
-    """
-    if not space.is_discrete or int(space.cardinality) <= max_outcomes:
-        return None
-    return (
-        f"{int(space.cardinality)} outcomes: more than the {max_outcomes} the built-in agents "
-        "enumerate; they will fail (fewer --discretize levels shrink integer issues)"
-    )

@@ -261,8 +261,11 @@ def _samples(res: Results, k: int) -> list[str]:
         agents = json.loads(str(specs.at[sid, "agents"]))
         seated = scen.with_utilities([scen.utilities[p] for p in profiles])
         trace = _stored_trace(res, str(sid), seated, profiles, agents, str(reason))
+        analysis = _analysis(seated)
         out.append(f"<h3>{_e(scenario)}: {_e(' vs '.join(agents))} ({_e(reason)})</h3>")
-        out.append(_img(utility_space_figure(trace, _analysis(seated))))
+        if analysis.note is not None:
+            out.append(f"<p>Note: {_e(analysis.note)}.</p>")
+        out.append(_img(utility_space_figure(trace, analysis)))
         out.append(_img(timeline_figure(trace)))
     return out or ["<p>No sample session could be drawn.</p>"]
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from accord.core.errors import AccordError, ConfigError
+from accord.core.finder import huge_space_note
 from accord.core.generate import random_linear_scenario
 from accord.core.outcomes import OutcomeSpace
 from accord.core.scenario import Scenario
@@ -25,7 +26,6 @@ from accord.formats.discretize import (
     discretization_note,
     discretize_scenario,
     needs_discretization,
-    size_note,
 )
 from accord.formats.native import utility_from_native
 from accord.formats.profiles import profile_groups, select_profiles
@@ -107,9 +107,9 @@ def resolve_scenarios(
                 if note and notes is not None:
                     notes.append(f"{s.name}: {note} (setting discretize)")
                 s = done
-            big = size_note(s.space)
+            big = huge_space_note(s.utilities)
             if big and notes is not None:
-                notes.append(f"{s.name}: {big.replace('--discretize', 'discretize')}")
+                notes.append(f"{s.name}: {big}")
             _add(out, s)
     return out
 

@@ -98,3 +98,47 @@ def test_cli_play_and_tournament_json() -> None:
     assert [r["agent"] for r in json.loads(res.output)["agents"]] == ["fair", "tough"]
     res = runner.invoke(app, ["han", "play", "nope", "cooperative"])
     assert res.exit_code == 2 and "unknown HAN agent 'nope'" in res.output
+
+
+def test_serve_makes_a_pairs_study_and_prints_its_links(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from accord.web.testing import free_port
+
+    port = free_port()
+    cmd = [
+        sys.executable, "-c", "from accord.cli import app; app()", "han", "serve",
+        "--agents", "none", "--pairs", "--wait", "90", "--participants", "2",
+        "--db", str(tmp_path / "pairs.sqlite"), "--port", str(port),
+    ]  # fmt: skip
+    env = {**os.environ, "COLUMNS": "80"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        lines = []
+        while not (line := proc.stdout.readline()).startswith("admin page"):
+            assert line, f"serve ended early: {lines}"
+            lines.append(line.strip())
+        links = [x for x in lines if "/s/" in x]
+        assert len(links) == 2 and lines[0].startswith("experimenter password: ")
+        c = httpx.Client(timeout=10)
+        for _ in range(100):  # the server starts right after printing
+            try:
+                assert c.post(links[0]).status_code == 303
+                break
+            except httpx.ConnectError:
+                time.sleep(0.1)
+        base = f"http://127.0.0.1:{port}"
+        me = c.post(base + "/api/participant/consent", json={"agree": True, "version": "1"})
+        assert me.json()["condition"] == "pairs" and me.json()["params"] == {"partner": "person"}
+        w = c.get(base + "/api/han/state").json()
+        assert (w["waiting"], w["partner"], w["timeout"]) == (True, "person", 90.0)
+        assert 80.0 < w["left"] <= 90.0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

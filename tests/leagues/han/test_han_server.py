@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from pathlib import Path
 
 import httpx
@@ -61,7 +62,13 @@ def test_a_game_over_http_with_bad_input_a_reused_link_and_results(tmp_path: Pat
             "/api/han/event", content=b"{not json", headers={"content-type": "application/json"}
         )
         assert r.status_code == 400
-        # the game goes on: a full offer the fair agent likes, then both accept
+        # the game goes on: once the fair agent's opening offer is out (an offer of
+        # ours sent earlier would wait in its inbox while it is busy sending, and its
+        # opening would replace ours), a full offer it likes, then both accept
+        for _ in range(50):
+            if p.get("/api/han/state").json()["offer"] is not None:
+                break
+            time.sleep(0.1)
         offer = [[3, 0, 2], [2, 0, 3], [3, 0, 2], [3, 0, 2]]
         assert (
             p.post("/api/han/event", json={"kind": "SEND_OFFER", "offer": offer}).status_code == 200
@@ -72,8 +79,6 @@ def test_a_game_over_http_with_bad_input_a_reused_link_and_results(tmp_path: Pat
         assert p.post("/api/han/event", json={"kind": "FORMAL_ACCEPT"}).status_code == 200
         deadline = 50
         while "result" not in (s := p.get("/api/han/state").json()) and deadline:
-            import time
-
             time.sleep(0.2)
             deadline -= 1
         assert s["result"] == {"outcome": "deal", "points": 2 * 4 + 3 * 3 + 2 * 1 + 2 * 2}

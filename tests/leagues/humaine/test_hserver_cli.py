@@ -64,8 +64,9 @@ def test_round_through_the_stack_with_default_agents(tmp_path: Path) -> None:
                 "humanUIs": [ui.ui_spec()],
             }
             eo = url["orchestrator"]
-            rid = client.post(eo + "/initializeRound", json=body).json()["roundId"]
-            replies = client.post(eo + "/startRound", json={"roundId": rid}).json()
+            admin = {"X-Accord-Admin": (tmp_path / "admin-secret").read_text().strip()}
+            rid = client.post(eo + "/initializeRound", json=body, headers=admin).json()["roundId"]
+            replies = client.post(eo + "/startRound", json={"roundId": rid}, headers=admin).json()
             assert [r["utility"]["name"] for r in replies[-2:]] == ["Celia", "Watson"]
             ui.wait_for("/startRound", 1, round_id=rid)
             time.sleep(0.2)  # agents get /startRound too

@@ -89,7 +89,7 @@ def test_the_manager_marks_a_round_the_orchestrator_failed(tmp_path: Path) -> No
     orch = create_orchestrator_app(db_path=db, rule_config=FAST)
     manager = create_manager_app(
         tmp_path / "m.sqlite", admin_password="pw-pw-pw", orchestrator_url=url["orch"],
-        public_url=url["manager"],
+        public_url=url["manager"], orchestrator_secret=orch.state.admin_secret,
     )  # fmt: skip
     with (
         ServerThread(orch, socks["orch"]),

@@ -22,6 +22,7 @@ from accord.leagues.humaine.testing import (
     Stage,
     agent,
     human,
+    operator_headers,
     round_body,
     start_round,
 )
@@ -219,7 +220,8 @@ def test_restart_keeps_rounds_and_rule_state(tmp_path: Path) -> None:
             [w.agent_spec(COSTS_W), c.agent_spec(COSTS_C)], [ui.ui_spec()], duration=60
         )
         app = create_orchestrator_app(db_path=db, rule_config=FAST)
-        with ServerThread(app) as srv, httpx.Client(base_url=srv.url, timeout=10) as client:
+        admin = operator_headers(app)
+        with ServerThread(app) as srv, httpx.Client(base_url=srv.url, headers=admin) as client:
             rid = start_round(client, body)
             client.post("/relayMessage", json=human(rid, "Watson, 2 eggs?", "Watson"))
             r = client.post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", price=4.0))

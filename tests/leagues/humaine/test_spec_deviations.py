@@ -27,6 +27,7 @@ from accord.leagues.humaine.testing import (
     Stage,
     agent,
     human,
+    operator_headers,
     round_body,
     sleep_until,
     start_round,
@@ -80,9 +81,10 @@ def served(tmp_path: Path) -> Iterator[Any]:
         parties = [Party("Celia"), Party("Watson", delay=watson_delay), Party("ui")]
         for p in parties:
             stack.append(p.__enter__())
-        srv = ServerThread(create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=config))
+        app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=config)
+        srv = ServerThread(app)
         stack.append(srv.__enter__())
-        client = httpx.Client(base_url=srv.url, timeout=10)
+        client = httpx.Client(base_url=srv.url, timeout=10, headers=operator_headers(app))
         stack.append(client)
         return client, parties[0], parties[1], parties[2]
 
@@ -143,7 +145,7 @@ def test_r1_reserves_the_money_before_the_confirmation_arrives(tmp_path: Path) -
         Party("Watson") as watson,
         ui.server,
         ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
+        httpx.Client(base_url=srv.url, timeout=10, headers=operator_headers(app)) as client,
     ):
         agents = [celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)]
         rid = start_round(client, round_body(agents, [ui.spec()], budget=10.0))
@@ -227,7 +229,7 @@ def test_a_dead_and_a_slow_agent_never_stall_another_round(tmp_path: Path) -> No
         Party("Watson") as watson,
         Party("ui") as ui,
         ServerThread(app) as srv,
-        httpx.Client(base_url=srv.url, timeout=10) as client,
+        httpx.Client(base_url=srv.url, timeout=10, headers=operator_headers(app)) as client,
     ):
         dead = watson.agent_spec(COSTS_W) | {"port": unused_port()}
         round_a = start_round(client, round_body([slow.agent_spec(COSTS_C), dead], []))

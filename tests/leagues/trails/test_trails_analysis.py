@@ -67,9 +67,9 @@ def test_study_csv_must_exist(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 def test_report_cli_json() -> None:
     r = CliRunner().invoke(
-        app, ["trails", "report", "--boards", "1", "-p", "reliable unreliable", "--json"]
+        app, ["trails", "report", "--boards", "1", "-p", "reliable unreliable", "-s", "", "--json"]
     )
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)["agents-vs-population"]
+    data = json.loads(r.output)["agents-vs-pdas"]
     assert set(data) == {"purb", "reliable", "unreliable"}
     assert data["reliable"]["kept"] == 1.0 and data["unreliable"]["kept"] == 0.0

@@ -52,8 +52,10 @@ def test_person_against_purb_to_the_end(tmp_path: Path) -> None:
         admin.post("/api/login", json={"username": "experimenter", "password": "pw-trails"})
         export = tmp_path / "events.csv"
         export.write_text(admin.get("/api/study/events.csv").text)
-    (row,) = rows_from_study_csv(export)
+    row, agent_row = rows_from_study_csv(export)
     assert row["population"] == "people" and row["agent"] == "person"
+    assert agent_row["population"] == "agents-vs-people" and agent_row["agent"] == "purb"
+    assert agent_row["score"] == s["scores"][1] and row["cls"] == "mutual"
     assert row["score"] == s["scores"][0] and row["promised"] == 0 and row["kept"] is None
     assert compare([row])["people"]["person"]["games"] == 1
     with pytest.raises(ConfigError, match="unknown opponent"):

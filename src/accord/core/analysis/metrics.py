@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from accord.core.analysis.approximate import candidate_note, candidate_rows
 from accord.core.analysis.pareto import FloatArray, IntArray, pareto_2d, pareto_nd
 from accord.core.analysis.solutions import kalai_point, max_welfare, nash_point
 from accord.core.cells import achievable_utilities
@@ -87,7 +88,9 @@ class ScenarioAnalysis:
     is enumerated and position ``i`` is the outcome with flat index ``i``. For spaces too
     big to enumerate whose profiles are all hyper-rectangle utilities (ANAC 2014), each
     position is one distinct utility vector and ``rows[i]`` an outcome reaching it.
-    ``frontier`` holds positions, by the first party's utility descending.
+    Other spaces too big to enumerate are analysed over candidate outcomes
+    (:mod:`accord.core.analysis.approximate`): positions are candidates and ``note`` says
+    so. ``frontier`` holds positions, by the first party's utility descending.
     """
 
     space: OutcomeSpace
@@ -99,6 +102,7 @@ class ScenarioAnalysis:
     kalai: Point | None
     welfare: Point
     rows: IndexRows | None = None
+    note: str | None = None
 
     def point(self, position: int) -> Point:
         """The :class:`Point` at ``position``."""
@@ -136,24 +140,44 @@ class ScenarioAnalysis:
         return not bool(dominated)
 
 
+ND_MAX_OUTCOMES = 1_000_000
+"""Outcomes enumerated for three or more parties (an n-dimensional frontier of millions
+of points can take minutes: ANAC 2016's 5.8 x 10^6-outcome energy grid did)."""
+
+
 def analyze(
     scenario: Scenario, levels: int = 10, max_outcomes: int = 20_000_000
 ) -> ScenarioAnalysis:
     """Frontier, Nash point, Kalai point and maximum welfare of a scenario.
 
     Reservation values are the profiles' (undiscounted) ones. Spaces with more than
-    ``max_outcomes`` outcomes are refused unless every profile is a hyper-rectangle
-    utility, which is analysed by cells (:mod:`accord.core.cells`).
+    ``max_outcomes`` outcomes are analysed by cells (:mod:`accord.core.cells`, exact)
+    when every profile is a hyper-rectangle utility, and otherwise over candidate
+    outcomes (:mod:`accord.core.analysis.approximate`; ``note`` says so). With three or
+    more parties the limit is at most :data:`ND_MAX_OUTCOMES`.
     """
     rows: IndexRows | None = None
+    note: str | None = None
+    if scenario.n_parties > 2:
+        max_outcomes = min(max_outcomes, ND_MAX_OUTCOMES)
     huge = scenario.space.is_discrete and int(scenario.space.cardinality) > max_outcomes
+    found = None
     if huge and all(isinstance(u, HyperRectangleUtility) for u in scenario.utilities):
         rect = [u for u in scenario.utilities if isinstance(u, HyperRectangleUtility)]
-        found = achievable_utilities(rect)
+        try:
+            found = achievable_utilities(rect)
+        except InvalidScenario:
+            found = None
+        if found is not None:
+            space = scenario.space
+            columns = tuple(np.ascontiguousarray(found.values[:, j]) for j in range(len(rect)))
+            rows = found.rows
+    if huge and found is None:
         space = scenario.space
-        columns = tuple(np.ascontiguousarray(found.values[:, j]) for j in range(len(rect)))
-        rows = found.rows
-    else:
+        rows, how = candidate_rows(scenario.utilities)
+        columns = tuple(u.batch(rows) for u in scenario.utilities)
+        note = candidate_note(int(space.cardinality), len(rows), how)
+    elif not huge:
         space, columns = utility_columns(scenario, levels, max_outcomes)
     reservations = tuple(u.reservation for u in scenario.utilities)
     if len(columns) == 2:
@@ -168,7 +192,7 @@ def analyze(
         sums += c
     best = max_welfare(sums[:, None])
     partial = ScenarioAnalysis(
-        space, columns, reservations, front, front_u, None, None, Point(0, (), ()), rows
+        space, columns, reservations, front, front_u, None, None, Point(0, (), ()), rows, note
     )
     return replace(
         partial,

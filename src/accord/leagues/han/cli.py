@@ -4,6 +4,7 @@ accord han play fair cooperative --game example-1
 accord han play tough fair --vs-agent            # agent against agent (free text allowed)
 accord han tournament fair tough ledger liar --n 2 --json
 accord han serve --agents fair,tough --participants 25 --db han.sqlite
+accord han serve --agents none --pairs --participants 20   # person-vs-person baselines
 """
 
 from __future__ import annotations
@@ -121,12 +122,23 @@ def tournament_cmd(
 @app.command("serve")
 def serve_cmd(
     agents: Annotated[
-        str, typer.Option(help="comma-separated agents to register")
+        str, typer.Option(help="comma-separated agents to register ('none' for pairs only)")
     ] = "fair,tough,ledger,liar",
+    pairs: Annotated[
+        bool,
+        typer.Option(
+            "--pairs", help="add the condition 'pairs': participants play each other (baselines)"
+        ),
+    ] = False,
+    wait: Annotated[
+        float, typer.Option(help="seconds a participant of 'pairs' waits for a partner")
+    ] = 300.0,
     db: Annotated[Path, typer.Option(help="the study's SQLite file (resumable)")] = Path(
         "han-study.sqlite"
     ),
-    participants: Annotated[int, typer.Option(help="links to make per agent")] = 25,
+    participants: Annotated[
+        int, typer.Option(help="links to make per condition (per agent; people for 'pairs')")
+    ] = 25,
     game: Annotated[
         str, typer.Option(help="a game, or comma-separated games played in a row")
     ] = "example-1",
@@ -136,14 +148,17 @@ def serve_cmd(
     host: str = "127.0.0.1",
     port: int = 8040,
 ) -> None:
-    """Serve a study: each agent meets --participants fresh people; prints their links."""
+    """Serve a study: each agent meets --participants fresh people (and, with --pairs,
+    --participants people play each other in pairs); prints their links."""
     from accord.leagues.han.server import create_han_app
     from accord.web.runner import serve
 
     try:
-        names = [a for a in agents.split(",") if a]
+        names = [a for a in agents.split(",") if a and a != "none"]
         games = [g for g in game.split(",") if g]
-        app_, study, _ = create_han_app(db, names, game=games, time_limit=time_limit)
+        app_, study, _ = create_han_app(
+            db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait
+        )
     except AccordError as exc:
         raise _fail(exc) from None
     c = Console()
@@ -151,7 +166,7 @@ def serve_cmd(
         c.print(f"experimenter password: {study.initial_password}")
     have = study.progress()["byStatus"]
     if sum(have.values()) == 0:
-        for inv in study.invite(participants * len(names), label="han"):
+        for inv in study.invite(participants * (len(names) + pairs), label="han"):
             c.print(f"http://{host}:{port}{inv.path}")
     c.print(f"admin page: http://{host}:{port}/study/admin.html")
     serve(app_, host, port)

@@ -41,6 +41,8 @@ class GameOutcome(Enum):
     DEAL = "deal"
     TIMEOUT = "timeout"
     QUIT = "quit"
+    LEFT = "left"
+    """A side left the game (a person closed it for good): both get their BATNA."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class GameResult:
     offer: Offer | None
     end_time: float
     violations: tuple[Violation, ...]
+    left_by: str = ""
+    """With outcome ``left``: the side that left."""
 
 
 @dataclass
@@ -69,11 +73,14 @@ class Game:
 
     ``person_menu_only``: the person may send only menu messages (preset utterances,
     preference statements, BATNA claims), as a person on the page can; off in
-    agent-vs-agent mode.
+    agent-vs-agent mode. ``agent_is_person``: a person sits on the agent's side too
+    (person-vs-person games): that side is held to the menus as well, and its other
+    buttons withdraw the walk-away warnings as the person's do.
     """
 
     spec: GameSpec
     person_menu_only: bool = True
+    agent_is_person: bool = False
     phase: GamePhase = GamePhase.RUNNING
     last_offer: Offer | None = None
     accepted: set[str] = field(default_factory=set)
@@ -162,7 +169,7 @@ class Game:
             self.counts[f"{t}{e.emotion.capitalize()}"] += 1
         elif k is not EventKind.OFFER_IN_PROGRESS:
             raise InvalidEvent(f"{k.value} is sent by the platform, not by a player")
-        if side == "person" and k is not EventKind.OFFER_IN_PROGRESS:
+        if self._human(side) and k is not EventKind.OFFER_IN_PROGRESS:
             self.quit_warned.clear()  # any other button withdraws the walk-away warnings
         self._record(e, now)
 
@@ -188,13 +195,31 @@ class Game:
             if e.value != self.spec.batna(side):  # type: ignore[arg-type]
                 self.counts[f"{t}BATNALies"] += 1
                 self.counts[f"{t}Lie"] += 1
-        elif side == "person" and self.person_menu_only and e.text not in _PRESET_TEXTS:
+        elif self._menu_only(side) and e.text not in _PRESET_TEXTS:
             raise InvalidEvent(
                 "a person sends menu messages only (a preset utterance, a preference or a "
                 f"BATNA claim); got free text {e.text[:60]!r}"
             )
         self.counts[f"{t}Msg"] += 1
         self.counts[f"{t}{e.subclass.value}"] += 1
+
+    def _human(self, side: str) -> bool:
+        return side == "person" or (side == "agent" and self.agent_is_person)
+
+    def _menu_only(self, side: str) -> bool:
+        return (side == "person" and self.person_menu_only) or (
+            side == "agent" and self.agent_is_person
+        )
+
+    def leave(self, side: str, now: float) -> None:
+        """``side`` left for good: the game ends and both get their BATNA."""
+        if self.ended:
+            return
+        if side not in ("agent", "person"):
+            raise InvalidEvent(f"only the agent or the person leaves; got {side!r}")
+        self.tick(now)
+        if not self.ended:
+            self._end(GameOutcome.LEFT, now, left_by=side)
 
     def _quit(self, side: str, now: float, e: Event) -> None:
         self.quit_warned.add(side)
@@ -205,7 +230,7 @@ class Game:
     def _record(self, e: Event, now: float) -> None:
         self.history.append((now, e))
 
-    def _end(self, outcome: GameOutcome, now: float) -> None:
+    def _end(self, outcome: GameOutcome, now: float, left_by: str = "") -> None:
         self.phase = GamePhase.ENDED
         if outcome is GameOutcome.DEAL:
             assert self.last_offer is not None
@@ -214,7 +239,9 @@ class Game:
         else:
             offer = None
             points = {r: self.spec.batna(r) for r in ("agent", "person")}
-        self._result = GameResult(outcome, points, offer, now, tuple(self.violations))
+        self._result = GameResult(
+            outcome, points, offer, now, tuple(self.violations), left_by=left_by
+        )
 
     def points_on_table(self, role: Role) -> int:
         """Points ``role`` would get for the offer on the table (0 with none)."""

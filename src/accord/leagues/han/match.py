@@ -1,10 +1,12 @@
-"""Running games: two sides, their outboxes, the clock, ticks, warnings and the end.
+"""Running games: two sides, their inboxes and outboxes, the clock, ticks, warnings, the end.
 
 :class:`Match` drives one :class:`~accord.leagues.han.engine.Game`. A side is an
 in-process :class:`~accord.leagues.han.api.HanAgent` (an agent or a simulated
-participant) or, with ``None``, a person whose events arrive through :meth:`Match.submit`
-(the web page). ``advance(now)`` does everything due up to ``now`` in time order: the
-sides' dispatches, a TIME event every 5 s, the 1-minute warning and the time limit. An
+participant) run by a :class:`~accord.leagues.han.runner.Runner` (its inbox, flushed by
+priority events, and its spaced outbox, as IAGO's runner) or, with ``None``, a person
+whose events arrive through :meth:`Match.submit` (the web page) and who sees every
+event at once. ``advance(now)`` does everything due up to ``now`` in time order: the
+sides' answers and dispatches, a TIME event every 5 s, the 1-minute warning and the time limit. An
 agent that raises, returns garbage or floods has that recorded against it; the game goes on.
 
 :func:`play` runs a whole game on a virtual clock (instant) or the real one.
@@ -30,6 +32,7 @@ from accord.leagues.han.dispatch import SPACING, Outbox
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.engine import Game, GameResult
 from accord.leagues.han.events import Event, EventKind
+from accord.leagues.han.runner import InboxFlush, Runner
 
 __all__ = ["AgentFactory", "Fresh", "Match", "MatchRecord", "play", "play_sequence", "run"]
 
@@ -97,10 +100,12 @@ class Match:
         spacing: float = SPACING,
         person_menu_only: bool = True,
         game_index: int = 0,
+        inbox_flush: InboxFlush = "flushable",
+        agent_is_person: bool = False,
     ) -> None:
         self.spec = spec
         self.t0 = start
-        self.game = Game(spec, person_menu_only=person_menu_only)
+        self.game = Game(spec, person_menu_only=person_menu_only, agent_is_person=agent_is_person)
         self.sides: dict[Role, HanAgent | None] = {"agent": agent, "person": person}
         self.views: dict[Role, GameView] = {
             r: GameView.of(spec, r, game_index) for r in ("agent", "person")
@@ -108,11 +113,18 @@ class Match:
         self.boxes: dict[Role, Outbox] = {r: Outbox(spacing) for r in ("agent", "person")}
         self.feed: list[tuple[float, Event]] = []  # what both sides saw, in order
         self.expression: dict[Role, tuple[str, float]] = {}
+        self.runners: dict[Role, Runner] = {}
         self._next_tick = TICK
         self._started = False
+        self._now = 0.0  # the last game time stepped to
         for role, side in self.sides.items():
             if side is not None:
                 side.bind(self.views[role])
+                self.runners[role] = Runner(
+                    self._answerer(role),
+                    spacing,
+                    flush=inbox_flush,
+                )
 
     # -- time ---------------------------------------------------------------------------
     def elapsed(self, now: float) -> float:
@@ -125,6 +137,9 @@ class Match:
     def _next_elapsed(self) -> float:
         times = [self._next_tick, self.spec.total_time]
         times += [d for b in self.boxes.values() if (d := b.next_due()) is not None]
+        times += [
+            max(d, self._now) for r in self.runners.values() if (d := r.next_due()) is not None
+        ]
         return min(times)
 
     def start(self, now: float) -> None:
@@ -149,12 +164,24 @@ class Match:
                 self._finish(end)
 
     def _step(self, t: float) -> None:
+        self._now = max(self._now, t)
         self.game.tick(t)
         if self.game.ended:
             self._finish(t)
             return
         for role in ("agent", "person"):
             ev = self.boxes[role].pop_due(t)
+            if ev is not None:
+                self._dispatch(ev, t)
+                if self.game.ended:
+                    return
+            runner = self.runners.get(role)
+            if runner is None:
+                continue
+            before = runner.overflow
+            ev = runner.pop_due(t)
+            if runner.overflow > before:
+                self.game.refuse(role, t, f"flooding: {runner.overflow - before} events dropped")
             if ev is not None:
                 self._dispatch(ev, t)
                 if self.game.ended:
@@ -173,6 +200,13 @@ class Match:
             self.boxes[role].push([event.owned_by(role)], self.elapsed(now))
             self.advance(now)
 
+    def leave(self, role: Role, now: float) -> None:
+        """``role`` left for good: the game ends now with both BATNAs (outcome ``left``)."""
+        self.advance(now)
+        if not self.game.ended:
+            self.game.leave(role, self.elapsed(now))
+            self._finish(self.elapsed(now))
+
     def refuse(self, role: Role, now: float, reason: str) -> None:
         self.game.refuse(role, self.elapsed(now), reason)
 
@@ -185,34 +219,44 @@ class Match:
         if ev.kind is EventKind.SEND_EXPRESSION:
             self.expression[ev.owner] = (ev.emotion, t + ev.duration)  # type: ignore[index]
         if ev.kind is EventKind.SEND_OFFER:
-            for v in self.views.values():
-                v.offer = ev.offer
+            self.views[ev.owner].offer = ev.offer  # type: ignore[index]
         if self.game.ended:
             self._finish(t)
             return
         self._deliver(_OTHER[ev.owner], ev, t)
 
     def _deliver(self, role: Role, ev: Event, t: float) -> None:
-        side = self.sides[role]
+        """``ev`` arrives for ``role``: into its runner's inbox, or seen at once by a
+        side driven from outside."""
+        runner = self.runners.get(role)
+        if runner is not None:
+            runner.receive(ev, t)
+            return
+        self._heard(role, ev, t)
+
+    def _heard(self, role: Role, ev: Event, t: float) -> None:
+        """``role`` learns of ``ev`` at ``t`` (its view follows what it has heard)."""
         view = self.views[role]
         view.elapsed = t
         if ev.kind is not EventKind.TIME:
             view.heard.append(ev)
-        if side is None:
-            return
-        try:
-            out = side.on_event(ev)
-        except Exception as exc:  # an agent's bug is its failure, not the game's
-            self.game.refuse(role, t, f"{type(side).__name__}.on_event raised {exc!r}")
-            return
-        events = self._checked(role, out, t)
-        if events:
-            before = self.boxes[role].dropped
-            self.boxes[role].push(events, t)
-            if self.boxes[role].dropped > before:
-                self.game.refuse(
-                    role, t, f"flooding: {self.boxes[role].dropped - before} events dropped"
-                )
+        if ev.kind is EventKind.SEND_OFFER:
+            view.offer = ev.offer
+
+    def _answerer(self, role: Role) -> Callable[[Event, float], list[Event]]:
+        def answer(ev: Event, t: float) -> list[Event]:
+            side = self.sides[role]
+            self._heard(role, ev, t)
+            if side is None or self.game.ended:
+                return []
+            try:
+                out = side.on_event(ev)
+            except Exception as exc:  # an agent's bug is its failure, not the game's
+                self.game.refuse(role, t, f"{type(side).__name__}.on_event raised {exc!r}")
+                return []
+            return self._checked(role, out, t)
+
+        return answer
 
     def _checked(self, role: Role, out: Any, t: float) -> list[Event]:
         if out is None:
@@ -235,6 +279,8 @@ class Match:
     def _finish(self, t: float) -> None:
         for box in self.boxes.values():
             box.clear()
+        for runner in self.runners.values():
+            runner.clear()
         end = Event(EventKind.GAME_END, "system", elapsed=t)
         self.feed.append((t, end))
         for role in ("agent", "person"):

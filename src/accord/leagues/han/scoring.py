@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accord.leagues.han.domain import Role
 from accord.leagues.han.engine import GameOutcome
 from accord.leagues.han.events import SubClass
 from accord.leagues.han.match import MatchRecord
@@ -64,17 +65,25 @@ def columns() -> list[str]:
 
 
 def csv_row(
-    rec: MatchRecord, game_id: str, study: str = "", survey: Mapping[str, int] | None = None
+    rec: MatchRecord,
+    game_id: str,
+    study: str = "",
+    survey: Mapping[str, int] | None = None,
+    me: Role = "person",
 ) -> dict[str, Any]:
-    """One game's row (see the module docstring)."""
+    """One game's row (see the module docstring), seen from side ``me``: the "User"
+    columns are ``me``'s, the "VH" ones the other side's (``me="agent"`` for the person
+    who sat on the agent's side of a person-vs-person game)."""
     g, r = rec.game, rec.result
+    other: Role = "agent" if me == "person" else "person"
+    swap = {"User": "VH", "VH": "User"} if me == "agent" else {"User": "User", "VH": "VH"}
     c = g.counts
     row: dict[str, Any] = {
         "id": game_id,
-        "agent0": rec.names.get("person", "person"),
-        "agent1": rec.names.get("agent", "agent"),
-        "userPoints": r.points["person"],
-        "vhPoints": r.points["agent"],
+        "agent0": rec.names.get(me, me),
+        "agent1": rec.names.get(other, other),
+        "userPoints": r.points[me],
+        "vhPoints": r.points[other],
         "timedout": int(r.outcome is GameOutcome.TIMEOUT),
         "formallyQuit": int(r.outcome is GameOutcome.QUIT),
         "studyName": study,
@@ -82,7 +91,7 @@ def csv_row(
         "gameEndTime": round(r.end_time, 3),
         "gameAllottedTime": g.spec.total_time,
     }
-    for who, tag in (("User", "User"), ("VH", "VH")):
+    for who, tag in (("User", swap["User"]), ("VH", swap["VH"])):
         for k in ("Offers", "Pref", "Query", "Msg", "Lie", "BATNALies", *_EMO):
             key = f"num{who}{k}"
             if key in BASE_COLUMNS:
@@ -90,13 +99,13 @@ def csv_row(
     for k in ("Disgusted", "Insincere", "Afraid"):
         row[f"numVH{k}"] = 0  # not among the five expressions of this league
     for which, offer in (("initial", g.first_offer), ("final", g.last_offer)):
-        for side, col in (("User", 2), ("VH", 0)):
+        for side, col in (("User", 2 if me == "person" else 0), ("VH", 0 if me == "person" else 2)):
             for i in range(5):
                 has = offer is not None and i < len(offer.rows)
                 row[f"{which}Offer{side}Alloc{i + 1}"] = offer.rows[i][col] if has else -1  # type: ignore[union-attr]
     for s in _SUB:
-        row[f"numUser{s}"] = c[f"User{s}"]
-        row[f"numVH{s}"] = c[f"VH{s}"]
+        row[f"numUser{s}"] = c[f"{swap['User']}{s}"]
+        row[f"numVH{s}"] = c[f"{swap['VH']}{s}"]
     for k, _, _ in SURVEY:
         row[k] = (survey or {}).get(k, "")
     row["likeability"] = survey_score(survey) if survey else ""

@@ -18,6 +18,8 @@ so a restarted server rebuilds a running game by replaying them into a fresh age
 engine and the agents are deterministic state machines): same board, history and
 refusals. The game clock runs on the wall clock from the stored ``game_start``, so the
 time the server was down counts (a game whose limit passed meanwhile ends on time-out).
+A condition with params ``{"partner": "person"}`` (``han_design(..., pairs=True)``)
+pairs its participants with each other instead: see :mod:`accord.leagues.han.pairs`.
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
 from accord.leagues.han.api import HanAgent
-from accord.leagues.han.domain import GameSpec
+from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
 from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
+from accord.leagues.han.pairing import Pair, WaitingRoom
+from accord.leagues.han.pairs import PAIRS, PairGames, is_pairs, outcome_for
 from accord.leagues.han.scoring import SURVEY, columns, csv_row
 from accord.web.clock import Clock
 from accord.web.errors import WebError
@@ -48,7 +52,7 @@ from accord.web.live import Message, sse
 from accord.web.requests import read_json
 from accord.web.study import Condition, Consent, Study, StudyDesign
 
-__all__ = ["STATIC", "HanService", "han_design"]
+__all__ = ["PAIR_COLUMNS", "STATIC", "HanService", "han_design"]
 
 STATIC = Path(__file__).parent / "static"
 CONSENT = (
@@ -58,18 +62,37 @@ CONSENT = (
 )
 
 
+CONSENT_PAIRS = (
+    "You will negotiate over how to split some items, for up to ten minutes, with a computer "
+    "agent or with another participant, and then answer a short survey. If you are to play "
+    "another participant, you may wait a few minutes for one to arrive.\n\nWe record your "
+    "moves and answers, not your name. You may stop at any time."
+)
+
+
 def han_design(
-    agents: list[str], study_id: str = "han-2017", title: str = "Negotiation study"
+    agents: list[str],
+    study_id: str = "han-2017",
+    title: str = "Negotiation study",
+    *,
+    pairs: bool = False,
 ) -> StudyDesign:
-    """One condition per agent, one round each: every participant meets one agent once."""
-    if not agents:
-        raise ConfigError("a HAN study needs at least one registered agent")
+    """One condition per agent, one round each: every participant meets one agent once.
+
+    ``pairs`` adds the condition ``pairs`` (params ``{"partner": "person"}``) whose
+    participants play each other, one game per pair (person-vs-person baselines).
+    """
+    if not agents and not pairs:
+        raise ConfigError("a HAN study needs at least one registered agent, or pairs")
+    conditions = [Condition(name=a, params={"agent": a}) for a in agents]
+    if pairs:
+        conditions.append(Condition(name="pairs", params=dict(PAIRS)))
     return StudyDesign(
         id=study_id,
         title=title,
-        conditions=[Condition(name=a, params={"agent": a}) for a in agents],
+        conditions=conditions,
         rounds=1,
-        consent=Consent(text=CONSENT, version="1"),
+        consent=Consent(text=CONSENT_PAIRS if pairs else CONSENT, version="1"),
         task_path="/han.html",
     )
 
@@ -84,6 +107,10 @@ class SurveyIn(BaseModel):
 
 
 ATTENTION = ("Select 'agree' for this question.", "agree")
+PAIR_COLUMNS = ("condition", "partnerType", "pairId", "role", "partner", "surveyAbout", "endedBy")
+"""Columns after IAGO's in ``games.csv``: who the row's person played and how it ended.
+``role`` is the side of the game they sat on (``person``, or ``agent`` for the second
+person of a pair); ``surveyAbout`` is what "my negotiation partner" meant to them."""
 HEARTBEAT = 5.0
 """The longest a live stream waits before it sends the state again (seconds)."""
 
@@ -97,8 +124,13 @@ class HanService:
         agents: Mapping[str, AgentFactory],
         spec: GameSpec | Sequence[GameSpec],
         clock: Callable[[], float] | None = None,
+        room: WaitingRoom | None = None,
     ) -> None:
-        missing = [c.name for c in study.design.conditions if c.name not in agents]
+        missing = [
+            c.name
+            for c in study.design.conditions
+            if c.name not in agents and not is_pairs(c.params)
+        ]
         if missing:
             raise ConfigError(
                 f"the study has agents {missing} that are not registered here: {sorted(agents)}"
@@ -114,9 +146,14 @@ class HanService:
         self.played: dict[str, int] = {}  # games finished (survey answered) per participant
         self.fresh = Fresh()
         self.matches: dict[str, Match] = {}
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # re-entered: waking a page while pairing
         self._wakers: dict[str, set[tuple[asyncio.Event, asyncio.AbstractEventLoop]]] = {}
         self._closed = False
+        self.heartbeat = HEARTBEAT
+        self.pairs = PairGames(self, room or WaitingRoom())
+
+    def _is_pairs(self, pid: str) -> bool:
+        return is_pairs(self.study.view(pid).params)
 
     # -- games ---------------------------------------------------------------------------
     def match(self, pid: str) -> Match:
@@ -181,37 +218,53 @@ class HanService:
         return running
 
     def state(self, pid: str) -> dict[str, Any]:
-        m = self.match(pid)
+        if self._is_pairs(pid):
+            return self.pairs.state(pid)
+        return self.game_state(self.match(pid), "person")
+
+    def game_state(self, m: Match, me: Role, pair: Pair | None = None) -> dict[str, Any]:
+        """What the person on side ``me`` sees; the board's columns are always (other
+        side, undecided, me), so the person on the agent's side sees it turned round."""
         now = self.clock()
         g = m.game
-        face, until = m.expression.get("agent", ("neutral", 0.0))
+        other: Role = "agent" if me == "person" else "person"
+        face, until = m.expression.get(other, ("neutral", 0.0))
         elapsed = min(m.elapsed(now), m.spec.total_time)
+        st = g.state(me)
+        if me == "agent" and g.last_offer is not None:
+            st["offer"] = g.last_offer.mirrored().to_list()
         out = {
-            **g.state("person"),
+            **st,
+            "accepted": sorted("me" if a == me else "partner" for a in g.accepted),
             "left": max(0.0, m.spec.total_time - elapsed),
-            "game": m.views["person"].game_index + 1,
-            "games": len(self.specs),
+            "game": m.views[me].game_index + 1,
+            "games": 1 if pair else len(self.specs),
+            "partner": "person" if pair else "agent",
             "agentFace": face if m.elapsed(now) < until else "neutral",
             "history": [
                 {
                     "t": round(t, 1),
-                    "who": e.owner,
+                    "who": "person" if e.owner == me else "agent" if e.owner == other else e.owner,
                     "kind": e.kind.value,
-                    "text": e.describe(m.spec.issues),
+                    "text": _seen(e, me, m.spec.issues),
                 }
                 for t, e in m.feed
             ],
-            "refused": [v.reason for v in g.violations if v.side == "person"],
+            "refused": [v.reason for v in g.violations if v.side == me],
             "presets": [t for t, _ in PRESET_UTTERANCES],
             "emotions": list(EMOTIONS),
         }
+        if pair is not None:
+            out["pair"] = pair.id
         if g.ended:
-            out["result"] = {"outcome": g.result.outcome.value, "points": g.result.points["person"]}
+            out["result"] = {"outcome": outcome_for(m, me), "points": g.result.points[me]}
             out["survey"] = [{"key": k, "text": t} for k, t, _ in SURVEY]
             out["attention"] = ATTENTION[0]
         return out
 
     def event(self, pid: str, raw: Any) -> dict[str, Any]:
+        if self._is_pairs(pid):
+            return self.pairs.event(pid, raw)
         m = self.match(pid)
         if m.game.ended:
             raise WebError(409, "the game is over; answer the survey")
@@ -232,28 +285,27 @@ class HanService:
             reason = m.game.violations[-1].reason
             self.study.record(pid, "refused", {"error": reason, "t": m.elapsed(now)})
             raise WebError(422, reason)
-        self._wake(pid)
+        self.wake(pid)
         return self.state(pid)
 
     def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
-        m = self.match(pid)
+        pair: Pair | None = None
+        me: Role = "person"
+        if self._is_pairs(pid):
+            pair, m, me = self.pairs.survey_target(pid)
+        else:
+            m = self.match(pid)
         if not m.game.ended:
             raise WebError(409, "the survey comes after the game")
         keys = [k for k, _, _ in SURVEY]
         bad = [k for k in keys if not 1 <= body.answers.get(k, 0) <= 7]
         if bad or set(body.answers) != set(keys):
             raise WebError(422, f"the survey needs answers 1..7 to {keys}; got {body.answers}")
-        rec: MatchRecord = m.record()
-        row = csv_row(rec, pid, self.study.design.id, body.answers)
-        row["agent1"] = str(self.study.view(pid).params["agent"])
-        row["attentionPassed"] = int(body.attention.strip().lower() == ATTENTION[1])
-        demo = {"age": body.age, "gender": body.gender, "english_first": body.english_first}
+        rec, row = self.record_row(pid, m, body, me=me, pair=pair)
+        if pair is not None:
+            self.study.complete(pid, {"points": rec.result.points[me], "pair": pair.id})
+            return {"done": True, "next": self.study.view(pid).next}
         k = rec.game_index
-        self.study.record(
-            pid,
-            "game_row",
-            {"row": row, "demographics": demo, "index": k, "end": rec.result.end_time},
-        )
         with self.lock:
             self.matches.pop(pid, None)
             self.played[pid] = k + 1
@@ -265,6 +317,47 @@ class HanService:
         with self.lock:
             self.agent_of.pop(pid, None)
         return {"done": True, "next": self.study.view(pid).next}
+
+    def record_row(
+        self, pid: str, m: Match, body: SurveyIn | None, *, me: Role = "person",
+        pair: Pair | None = None, left: bool = False,
+    ) -> tuple[MatchRecord, dict[str, Any]]:  # fmt: skip
+        """Store ``pid``'s row of the game (with their survey, or none when they left)."""
+        rec: MatchRecord = m.record()
+        answers = body.answers if body is not None else None
+        row = csv_row(rec, pid, self.study.design.id, answers, me=me)
+        cond = str(self.study.view(pid).condition or "")
+        if pair is None:
+            name = str(self.study.view(pid).params["agent"])
+            row["agent1"] = name
+            marks = {"partnerType": "agent", "pairId": "", "partner": name, "surveyAbout": "agent"}
+        else:
+            partner = pair.partner_of(pid)
+            row["agent0"], row["agent1"] = "person", "person"
+            marks = {"partnerType": "person", "pairId": pair.id, "partner": partner,
+                     "surveyAbout": "person"}  # fmt: skip
+        row.update(marks, condition=cond, role=me, endedBy=outcome_for(m, me))
+        if body is not None:
+            row["attentionPassed"] = int(body.attention.strip().lower() == ATTENTION[1])
+            demo: dict[str, Any] = {
+                "age": body.age, "gender": body.gender, "english_first": body.english_first,
+            }  # fmt: skip
+        else:
+            row["attentionPassed"] = 0
+            demo = {}
+        self.study.record(
+            pid,
+            "game_row",
+            {"row": row, "demographics": demo, "index": rec.game_index,
+             "end": rec.result.end_time, "left": left},
+        )  # fmt: skip
+        return rec, row
+
+    def leave(self, pid: str) -> dict[str, Any]:
+        """The participant presses Leave (pairs conditions)."""
+        if not self._is_pairs(pid):
+            raise WebError(409, "leaving a game against an agent is not offered; play it out")
+        return self.pairs.leave(pid)
 
     # -- the live channel ----------------------------------------------------------------
     async def stream(self, pid: str) -> AsyncIterator[str]:
@@ -286,7 +379,7 @@ class HanService:
                     return
                 n += 1
                 yield sse(Message("state", s, n))
-                if "result" in s:
+                if "result" in s or "released" in s:
                     return
                 wait = min(max(self._due(pid) - self.clock(), 0.01), HEARTBEAT)
                 with contextlib.suppress(TimeoutError):
@@ -300,16 +393,23 @@ class HanService:
 
     def _due(self, pid: str) -> float:
         """When ``pid``'s game next changes by itself (on :attr:`clock`)."""
+        if self._is_pairs(pid):
+            return self.pairs.due(pid)
         with self.lock:
             m = self.matches.get(pid)
             if m is None:
                 return self.clock() + HEARTBEAT
-            due = m.next_due()
-            if not m.game.warned:
-                due = min(due, m.t0 + m.spec.total_time - m.spec.warning_time)
-            return due
+            return self.match_due(m)
 
-    def _wake(self, pid: str) -> None:
+    def match_due(self, m: Match) -> float:
+        """When ``m`` next changes by itself: its next event, tick or end, or the warning."""
+        due = m.next_due()
+        if not m.game.warned:
+            due = min(due, m.t0 + m.spec.total_time - m.spec.warning_time)
+        return due
+
+    def wake(self, pid: str) -> None:
+        """Make ``pid``'s open live streams send the state now."""
         with self.lock:
             subs = list(self._wakers.get(pid, ()))
         for wake, loop in subs:
@@ -322,7 +422,7 @@ class HanService:
         with self.lock:
             pids = list(self._wakers)
         for pid in pids:
-            self._wake(pid)
+            self.wake(pid)
 
     # -- results -------------------------------------------------------------------------
     def rows(self) -> list[dict[str, Any]]:
@@ -332,8 +432,15 @@ class HanService:
         out = []
         rows = self.rows()
         for c in self.study.design.conditions:
-            rs = [r for r in rows if r["agent1"] == c.name and r.get("attentionPassed", 1)]
-            pts = [float(r["vhPoints"]) for r in rs]
+            rs = [
+                r
+                for r in rows
+                if r.get("condition", r["agent1"]) == c.name
+                and r.get("attentionPassed", 1)
+                and r["likeability"] != ""
+            ]
+            key = "userPoints" if is_pairs(c.params) else "vhPoints"
+            pts = [float(r[key]) for r in rs]
             like = [float(r["likeability"]) for r in rs]
             m = sum(like) / len(like) if like else 0.0
             sd = (
@@ -343,6 +450,7 @@ class HanService:
             )
             out.append({
                 "agent": c.name, "games": len(rs),
+                **({"pairs": len({r["pairId"] for r in rs})} if is_pairs(c.params) else {}),
                 "points": round(sum(pts) / len(pts), 3) if pts else 0.0,
                 "likeability": round(m, 3),
                 "likeability_ci95": round(1.96 * sd / math.sqrt(len(like)), 3) if like else 0.0,
@@ -369,6 +477,10 @@ class HanService:
         async def event(request: Request, pid: str = participant) -> dict[str, Any]:
             return self.event(pid, await read_json(request))
 
+        @r.post("/leave")
+        def leave(pid: str = participant) -> dict[str, Any]:
+            return self.leave(pid)
+
         @r.post("/survey")
         def survey(body: SurveyIn, pid: str = participant) -> dict[str, Any]:
             return self.survey(pid, body)
@@ -380,7 +492,7 @@ class HanService:
         @r.get("/games.csv")
         def games_csv(_: str = user) -> Response:
             buf = io.StringIO()
-            cols = [*columns(), "attentionPassed"]
+            cols = [*columns(), "attentionPassed", *PAIR_COLUMNS]
             w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
             w.writeheader()
             for row in self.rows():
@@ -400,11 +512,15 @@ def create_han_app(
     password: str | None = None,
     study_id: str = "han-2017",
     clock: Clock | None = None,
+    pairs: bool = False,
+    wait: float = 300.0,
 ) -> tuple[Any, Study, HanService]:
     """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
 
     ``game`` is one game or a sequence: each participant plays them in order against
-    the same agent instance, with the survey after each game.
+    the same agent instance, with the survey after each game. ``pairs`` adds the
+    person-vs-person condition ``pairs`` (its pairs play the first game); a participant
+    waits at most ``wait`` seconds for a partner.
     """
     from accord.leagues.han.domain import domain
     from accord.leagues.han.tournament import agent_class
@@ -415,7 +531,14 @@ def create_han_app(
     specs = [domain(g) for g in names]
     if time_limit:
         specs = [s.with_time(time_limit, warning_time) for s in specs]
-    study = Study(db, han_design(agents, study_id), password=password, clock=clock)
-    service = HanService(study, factories, specs)
+    study = Study(db, han_design(agents, study_id, pairs=pairs), password=password, clock=clock)
+    service = HanService(study, factories, specs, room=WaitingRoom(timeout=wait))
     app = create_study_app(study, service, pages={"/": str(STATIC)})
     return app, study, service
+
+
+def _seen(e: Any, me: Role, issues: tuple[str, ...]) -> str:
+    """``e`` as the person on side ``me`` reads it (offers turned for the agent's side)."""
+    if me == "agent" and e.kind.value == "SEND_OFFER" and e.offer is not None:
+        return f"offer {e.offer.mirrored().to_list()}"
+    return str(e.describe(issues))

@@ -5,6 +5,11 @@ utility generator (7021), the human UIs (7040) and the competition manager (1402
 their package is present, and two seller agents, Celia (14007) and Watson (14008), if the
 agents package is present; then prints the URLs. All run as uvicorn servers in one
 process. ``--port-base 0`` picks free ports (for tests and parallel stacks).
+
+The orchestrator's admin routes need the operator's secret (``X-Accord-Admin``): ``up``
+and ``orchestrator`` keep it in ``<data>/admin-secret`` (mode 0600) and ``up`` gives it
+to the UIs' admin page and the manager. ``--open-admin`` drops the check for the
+original HUMAINE manager (which cannot send the header) and says what it gives up.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import uvicorn
 from rich.console import Console
 from rich.table import Table
 
+from .admin import OPEN_WARNING, admin_secret_file
 from .orchestrator import create_orchestrator_app
 from .utility_generator import create_utility_generator_app
 
@@ -100,14 +106,18 @@ def build_stack(
     with_ui: bool,
     seed: int | None,
     unauthenticated: Sequence[str] = (),
+    open_admin: bool = False,
     immersive: bool = False,
 ) -> tuple[list[Service], list[str]]:
     """The services to run and notes on what was left out (and why).
 
     Every speaker proves who it is with a per-round secret; ``unauthenticated`` lists
-    the speakers admitted without one (agents written for the original platform)."""
+    the speakers admitted without one (agents written for the original platform). The
+    admin routes need the operator's secret (``data/admin-secret``) unless ``open_admin``."""
     notes: list[str] = []
     data.mkdir(parents=True, exist_ok=True)
+    secret, admin_note = _admin_secret(data, open_admin)
+    notes.append(admin_note)
     agent_factory: Any = None
     if with_agents:
         try:
@@ -150,6 +160,7 @@ def build_stack(
             utility_source=http_utility_source(url["utility"]),
             public_url=url["ui"],
             confirm_timeout=UI_CONFIRM_TIMEOUT,
+            admin_secret=secret,
             immersive=immersive,
         )
         keys = ui_app.state.page_keys
@@ -164,6 +175,7 @@ def build_stack(
             ui_url=url["ui"],
             ui_link=keys.link("person", url["ui"]),
             public_url=url["manager"],
+            orchestrator_secret=secret,
         )
         password = getattr(mgr_app.state, "initial_password", None)
         if password:
@@ -178,6 +190,8 @@ def build_stack(
         human_uis=ui_urls,
         confirm_timeout=UI_CONFIRM_TIMEOUT + 30,  # longer than the person's time
         unauthenticated=unauthenticated,
+        admin_secret=secret,
+        open_admin=open_admin,
     )
     for name in unauthenticated:
         notes.append(f"{name} is admitted WITHOUT authentication: anyone may speak as {name}")
@@ -212,6 +226,20 @@ def _immersive_notes(ui_app: Any) -> list[str]:
     head = svc.headpose_missing()
     out.append("head pose: OpenCV ready" if head is None else f"head pose off: {head}")
     return out
+
+
+def _admin_secret(folder: Path, open_admin: bool) -> tuple[str | None, str]:
+    """The operator's secret (kept in ``folder/admin-secret``, mode 0600) and a note
+    for the operator; none, and the warning, with ``open_admin``."""
+    if open_admin:
+        return None, OPEN_WARNING
+    secret, path, made = admin_secret_file(folder)
+    if made:
+        return secret, (
+            f"admin secret made: {secret} (send it as the X-Accord-Admin header; kept in "
+            f"{path}, mode 0600)"
+        )
+    return secret, f"admin secret (X-Accord-Admin header) in {path} (mode 0600)"
 
 
 async def serve_all(
@@ -261,6 +289,12 @@ def _smoke(services: list[Service]) -> list[tuple[str, str]]:
     return out
 
 
+_OPEN_ADMIN_HELP = (
+    "Let anyone who reaches the orchestrator create, start and end rounds (no "
+    "X-Accord-Admin secret): only for the original HUMAINE manager, which cannot send it."
+)
+
+
 @app.command()
 def up(
     host: Annotated[str, typer.Option(help="Interface to listen on (loopback by default).")] = (
@@ -286,6 +320,7 @@ def up(
         float | None, typer.Option(help="Stop after this many seconds (smoke tests).")
     ] = None,
     check: Annotated[bool, typer.Option(help="Probe every service once it is up.")] = False,
+    open_admin: Annotated[bool, typer.Option(help=_OPEN_ADMIN_HELP)] = False,
     immersive: Annotated[
         bool,
         typer.Option(
@@ -296,7 +331,17 @@ def up(
 ) -> None:
     """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
     services, notes = build_stack(
-        host, port_base, data, celia, watson, agents, ui, seed, unauthenticated or [], immersive
+        host,
+        port_base,
+        data,
+        celia,
+        watson,
+        agents,
+        ui,
+        seed,
+        unauthenticated or [],
+        open_admin,
+        immersive=immersive,
     )
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")
@@ -350,9 +395,12 @@ def orchestrator(
             "UI written for the original platform (repeatable)."
         ),
     ] = None,
+    open_admin: Annotated[bool, typer.Option(help=_OPEN_ADMIN_HELP)] = False,
 ) -> None:
     """Serve only the environment orchestrator (R0-R4 with the spec's constants)."""
     db.parent.mkdir(parents=True, exist_ok=True)
+    secret, admin_note = _admin_secret(db.parent, open_admin)
+    console.print(f"[yellow]note:[/] {admin_note}")
     web = create_orchestrator_app(
         db_path=db,
         human_uis=human_ui or [],
@@ -360,6 +408,8 @@ def orchestrator(
         call_timeout=timeout,
         confirm_timeout=confirm_timeout,
         unauthenticated=unauthenticated or [],
+        admin_secret=secret,
+        open_admin=open_admin,
     )
     console.print(f"orchestrator on [bold]http://{host}:{port}[/] (API docs at /docs)")
     uvicorn.run(web, host=host, port=port, log_level="warning")

@@ -14,6 +14,9 @@ when the operator lists it as unauthenticated: in the round body
 (``create_orchestrator_app(unauthenticated=["Celia"])``, ``--unauthenticated Celia``).
 Its messages then carry ``authenticated: false`` to the UIs and in the decision log.
 
+Only salted SHA-256 digests of the secrets are stored (:func:`digest`, in the round's
+stored set-up as ``tokenHash``); a restarted orchestrator checks against those.
+
 Example:
     >>> c = Credentials({"Celia": "s3cret"}, frozenset({"Watson"}))
     >>> c.check("Celia", "s3cret") is None, c.check("Watson", None) is None
@@ -24,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from collections.abc import Collection, Mapping
@@ -32,7 +36,15 @@ from types import MappingProxyType
 
 from accord.core.errors import ConfigError
 
-__all__ = ["TOKEN_FIELD", "TOKEN_HEADER", "Credentials", "new_secret"]
+__all__ = [
+    "HASH_FIELD",
+    "TOKEN_FIELD",
+    "TOKEN_HEADER",
+    "Credentials",
+    "digest",
+    "matches",
+    "new_secret",
+]
 
 TOKEN_HEADER = "X-Accord-Token"
 """HTTP header that carries a speaker's secret on ``/relayMessage``."""
@@ -40,22 +52,48 @@ TOKEN_FIELD = "token"
 """Body field that carries a secret (on ``/relayMessage`` and in ``/setUtility``)."""
 
 
+HASH_FIELD = "tokenHash"
+"""Field of a stored speaker that holds the digest of its secret (never the secret)."""
+
+
 def new_secret() -> str:
     """A fresh unguessable secret (32 URL-safe characters)."""
     return secrets.token_urlsafe(24)
 
 
+def digest(secret: str, salt: str | None = None) -> str:
+    """What is stored of a secret: ``sha256$<salt>$<hex of sha256(salt + secret)>``.
+
+    >>> d = digest("s3cret", salt="00ff"); d[:12], matches("s3cret", d), matches("guess", d)
+    ('sha256$00ff$', True, False)
+    """
+    salt = secrets.token_hex(8) if salt is None else salt
+    return f"sha256${salt}${hashlib.sha256((salt + secret).encode()).hexdigest()}"
+
+
+def matches(given: str, stored: str) -> bool:
+    """Whether ``given`` is the secret whose :func:`digest` is ``stored`` (constant time)."""
+    try:
+        kind, salt, _ = stored.split("$", 2)
+    except ValueError:
+        return False
+    return kind == "sha256" and hmac.compare_digest(digest(given, salt), stored)
+
+
 @dataclass(frozen=True)
 class Credentials:
-    """The secrets of one round: ``tokens`` by speaker, and the speakers admitted
-    without one (``open``, the operator's explicit choice)."""
+    """The secrets of one round: ``tokens`` by speaker, the speakers admitted without one
+    (``open``, the operator's explicit choice), and ``digests`` of secrets known only by
+    their :func:`digest` (a round restored from its stored set-up)."""
 
     tokens: Mapping[str, str] = field(default_factory=dict)
     open: frozenset[str] = frozenset()
+    digests: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", MappingProxyType(dict(self.tokens)))
-        both = sorted(set(self.tokens) & self.open)
+        object.__setattr__(self, "digests", MappingProxyType(dict(self.digests)))
+        both = sorted((set(self.tokens) | set(self.digests)) & self.open)
         if both:
             raise ConfigError(f"speakers {both} have a secret and are listed as unauthenticated")
 
@@ -84,16 +122,23 @@ class Credentials:
     def token_for(self, speaker: str) -> str | None:
         return self.tokens.get(speaker)
 
+    @staticmethod
+    def _proves(given: str, expected: str | None, stored: str | None) -> bool:
+        if expected is not None:
+            return hmac.compare_digest(given.encode(), expected.encode())
+        return stored is not None and matches(given, stored)
+
     def check(self, speaker: str, given: str | None) -> str | None:
         """None when ``given`` proves ``speaker``; otherwise why not."""
         if speaker in self.open:
             return None
         expected = self.tokens.get(speaker)
-        if expected is None:
+        stored = self.digests.get(speaker)
+        if expected is None and stored is None:
             return f"{speaker} is not a speaker of this round"
         if not given:
             what = "none was given"
-        elif hmac.compare_digest(given.encode(), expected.encode()):
+        elif self._proves(given, expected, stored):
             return None
         else:
             what = "the one given is wrong"

@@ -15,11 +15,14 @@ Routes of the original platform, both generations:
 
 Every speaker proves who it is with its per-round secret (``X-Accord-Token`` header or
 ``token`` field) unless the operator listed it as unauthenticated: see
-:mod:`.credentials`. A forged or unknown speaker gets 403 and a logged decision.
+:mod:`.credentials`. A forged or unknown speaker gets 403 and a logged decision. The
+admin routes (``/initializeRound``, ``/startRound``, ``/endRound``) need the operator's
+secret (``X-Accord-Admin`` header) unless ``open_admin``: see :mod:`.admin`.
 
 Example::
 
     app = create_orchestrator_app(db_path="humaine.db", human_uis=["http://127.0.0.1:7040"])
+    secret = app.state.admin_secret  # made here; send it as X-Accord-Admin to run rounds
     uvicorn.run(app, host="127.0.0.1", port=14010)
 """
 
@@ -36,7 +39,8 @@ from accord.web.app import create_app
 from accord.web.requests import parse
 from accord.web.requests import read_json as web_read_json
 
-from .credentials import TOKEN_FIELD, TOKEN_HEADER
+from .admin import ADMIN_HEADER, AdminGate
+from .credentials import TOKEN_FIELD, TOKEN_HEADER, new_secret
 from .messages import (
     AllocationRequest,
     EndRoundRequest,
@@ -44,6 +48,7 @@ from .messages import (
     PartySpec,
     StartRoundRequest,
 )
+from .parties import HumaineError
 from .round import Phase
 from .rules import RuleConfig
 from .runtime import Orchestrator
@@ -80,6 +85,8 @@ def create_orchestrator_app(
     static_dirs: Mapping[str, str | Path] | None = None,
     clock: Callable[[], float] = time.monotonic,
     unauthenticated: Sequence[str] = (),
+    admin_secret: str | None = None,
+    open_admin: bool = False,
 ) -> FastAPI:
     """Build the orchestrator app.
 
@@ -99,7 +106,14 @@ def create_orchestrator_app(
             every round: only for agents or UIs written for the original platform, which
             cannot send one. Every other speaker must prove who it is (see
             :mod:`.credentials`); their messages are marked ``authenticated: false``.
+        admin_secret: the operator's secret the admin routes need (``X-Accord-Admin``);
+            None makes a fresh one, kept in ``app.state.admin_secret``.
+        open_admin: admit admin calls WITHOUT the secret (logged as a warning): only for
+            the original HUMAINE manager, which cannot send the header.
     """
+    if not open_admin and admin_secret is None:
+        admin_secret = new_secret()
+    gate = AdminGate(admin_secret, open_admin)
     store = RoundStore(db_path) if db_path is not None else None
     orch = Orchestrator(
         store=store,
@@ -113,13 +127,15 @@ def create_orchestrator_app(
     )
     app = create_app(
         "Accord HUMAINE environment orchestrator",
-        OrchestratorService(orch),
+        OrchestratorService(orch, gate),
         *extra_routers,
         description="Wire-compatible with the ANAC HUMAINE platform; R0-R4 as specified.",
         static=static_dirs,
         max_body_bytes=MAX_BODY_BYTES,
     )
     app.state.orchestrator = orch
+    app.state.admin_secret = None if open_admin else admin_secret
+    app.state.admin_open = open_admin
     return app
 
 
@@ -128,8 +144,17 @@ class OrchestratorService:
     holds every round); it opens the orchestrator at start-up and closes it (and its
     store) at shut-down."""
 
-    def __init__(self, orch: Orchestrator) -> None:
+    def __init__(self, orch: Orchestrator, gate: AdminGate) -> None:
         self.orch = orch
+        self.gate = gate
+
+    def _admin(self, request: Request, route: str) -> None:
+        """Refuse (403, logged) an admin call without the operator's secret."""
+        peer = request.client
+        who = f"{peer.host}:{peer.port}" if peer else "unknown"
+        why = self.gate.decide(route, request.headers.get(ADMIN_HEADER), who)
+        if why is not None:
+            raise HumaineError(403, f"{route} refused: {why}")
 
     async def open(self) -> None:
         await self.orch.open()
@@ -167,11 +192,13 @@ class OrchestratorService:
         return await self.orch.relay(raw, at, request.headers.get(TOKEN_HEADER))
 
     async def initialize_round(self, request: Request) -> dict[str, Any]:
+        self._admin(request, "/initializeRound")
         spec = parse(InitializeRound, await read_json(request), "round set-up")
         rt = self.orch.initialize(spec, generation=2)
         return {"roundId": rt.round_id, "msg": "Done"}
 
     async def start_round(self, request: Request) -> Any:
+        self._admin(request, "/startRound")
         raw = await read_json(request)
         if isinstance(raw, dict) and "agents" in raw:  # generation 1: the whole round body
             spec = parse(InitializeRound, raw, "round body")
@@ -181,6 +208,7 @@ class OrchestratorService:
         return await self.orch.start(ref.roundId)
 
     async def end_round(self, request: Request) -> dict[str, Any]:
+        self._admin(request, "/endRound")
         raw = await read_json(request) if (await request.body()).strip() else {}
         ref = parse(EndRoundRequest, raw, "/endRound body")
         rt = self.orch.end(ref.roundId)
@@ -217,4 +245,5 @@ class OrchestratorService:
         now = self.orch.clock()
         done = (Phase.ENDED, Phase.FAILED)
         live = sum(1 for rt in self.orch.rounds.values() if rt.round.phase(now) not in done)
-        return {"status": "ok", "rounds": len(self.orch.rounds), "unfinished": live}
+        out = {"status": "ok", "rounds": len(self.orch.rounds), "unfinished": live}
+        return out | ({"adminOpen": True} if self.gate.open else {})

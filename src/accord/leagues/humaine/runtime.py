@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .confirmation import confirm
-from .credentials import TOKEN_FIELD, Credentials
+from .credentials import HASH_FIELD, TOKEN_FIELD, Credentials, digest, new_secret
 from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
@@ -104,7 +104,7 @@ class Orchestrator:
             raise HumaineError(422, f"invalid round set-up: {e}") from None
         spec = self._secure(spec.model_copy(update={"roundId": round_id}))
         record = RoundRecord(
-            round_id, spec.model_dump(mode="json"), Phase.CREATED, generation, self.wall()
+            round_id, hashed(spec.model_dump(mode="json")), Phase.CREATED, generation, self.wall()
         )
         rt = self._build(spec, record, sellers, buyer, budget)
         self.rounds[round_id] = rt
@@ -170,13 +170,36 @@ class Orchestrator:
             seller_accepts_need_offer=record.generation == 1 or not uis,
         )
         agents = {a.name: Party(a.name, a.base_url(), "agent") for a in spec.agents}
-        tokens = {a.name: a.token for a in spec.agents if a.token} | (
-            {HUMAN: spec.human.token} if spec.human.token else {}
-        )
-        open_ = {a.name for a in spec.agents if not a.authenticated}
-        if not spec.human.authenticated:
-            open_.add(HUMAN)
-        return RoundRuntime(rnd, spec, record, agents, uis, Credentials(tokens, frozenset(open_)))
+        speakers: list[tuple[str, Any]] = [(a.name, a) for a in spec.agents]
+        speakers.append((HUMAN, spec.human))
+        tokens = {name: p.token for name, p in speakers if p.token}
+        digests = {
+            name: p.model_extra[HASH_FIELD]
+            for name, p in speakers
+            if not p.token
+            and p.authenticated
+            and isinstance((p.model_extra or {}).get(HASH_FIELD), str)
+        }
+        open_ = {name for name, p in speakers if not p.authenticated}
+        creds = Credentials(tokens, frozenset(open_), digests)
+        return RoundRuntime(rnd, spec, record, agents, uis, creds)
+
+    def _rearm(self, rt: RoundRuntime) -> None:
+        """Fresh secrets for the speakers of a restored, not yet started round whose
+        secrets are known only by their digests (they learn them in ``/setUtility``)."""
+        creds = rt.credentials
+        if not creds.digests:
+            return
+        tokens = dict(creds.tokens) | {name: new_secret() for name in creds.digests}
+        rt.credentials = Credentials(tokens, creds.open)
+        spec = dict(rt.record.spec)
+        spec["agents"] = [
+            a | {HASH_FIELD: digest(tokens[a["name"]])} if a.get("name") in creds.digests else a
+            for a in spec.get("agents", [])
+        ]
+        if HUMAN in creds.digests:
+            spec["human"] = dict(spec.get("human") or {}) | {HASH_FIELD: digest(tokens[HUMAN])}
+        rt.record.spec = spec
 
     def resolve(self, round_id: str | None, purpose: str = "this message") -> RoundRuntime:
         """The round a request is about: by id, or the single round in progress."""
@@ -232,6 +255,7 @@ class Orchestrator:
         now = self.clock()
         if rnd.phase(now) is not Phase.CREATED:
             raise HumaineError(409, f"round {round_id!r} is already {rnd.phase(now).value}")
+        self._rearm(rt)
         rnd.start(now)
         rt.record.started_wall = self.wall()
         rt.record.status = Phase.WARMUP
@@ -602,6 +626,9 @@ class Orchestrator:
                 log.exception("stored round %s is unreadable; skipped", rec.round_id)
                 continue
             rt = self._build(spec, rec, sellers, buyer, spec.budget(self.default_budget))
+            if rec.spec != hashed(rec.spec):  # a file written with plain secrets: rewrite
+                rec.spec = hashed(rec.spec)
+                self._save(rt)
             started = None
             if rec.started_wall is not None:
                 started = self.clock() - (self.wall() - rec.started_wall)
@@ -651,3 +678,28 @@ class Orchestrator:
         """Wait until all deliveries queued for a round went out (tests, shutdown)."""
         rt = self.resolve(round_id)
         await asyncio.gather(*(b.drain() for b in list(rt.outboxes.values())))
+
+
+def hashed(spec: dict[str, Any]) -> dict[str, Any]:
+    """A stored round set-up: each speaker's secret replaced by its digest.
+
+    >>> out = hashed({"agents": [{"name": "Celia", "token": "s3cret"}], "human": {}})
+    >>> "token" in out["agents"][0], out["agents"][0]["tokenHash"][:7], out["human"]
+    (False, 'sha256$', {})
+    """
+
+    def one(party: Any) -> Any:
+        if not isinstance(party, dict):
+            return party
+        token = party.get(TOKEN_FIELD)
+        out = {k: v for k, v in party.items() if k != TOKEN_FIELD}
+        if isinstance(token, str) and token:
+            out[HASH_FIELD] = digest(token)
+        return out
+
+    out = dict(spec)
+    if isinstance(spec.get("agents"), list):
+        out["agents"] = [one(a) for a in spec["agents"]]
+    if "human" in spec:
+        out["human"] = one(spec["human"])
+    return out

@@ -98,6 +98,7 @@ class RoundStore:
         self.path = str(path)
         self.file = SqliteFile(self.path, schema=_SCHEMA)
         self._db = self.file.conn
+        self._db.execute("PRAGMA secure_delete = ON")  # rewritten secrets leave no trace
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(rounds)")}
         if "error" not in columns:  # a file written before failed rounds were kept
             self._db.execute("ALTER TABLE rounds ADD COLUMN error TEXT")

@@ -2,11 +2,15 @@
 tiny recording parties (agents or human UIs) that answer every orchestrator callback
 and store what they receive. Useful to agent authors as well as to our tests.
 
+The orchestrator's admin routes need its operator secret: a client made with
+``headers=operator_headers(app)`` sends it (:class:`Stage`'s client does).
+
 Example::
 
     with Party("Watson") as w, Party("Celia") as c:
-        with ServerThread(create_orchestrator_app()) as eo:
-            client = httpx.Client(base_url=eo.url)
+        app = create_orchestrator_app()
+        with ServerThread(app) as eo:
+            client = httpx.Client(base_url=eo.url, headers=operator_headers(app))
             rid = start_round(client, round_body([w.agent_spec(COSTS_W), c.agent_spec(COSTS_C)]))
             client.post("/relayMessage", json=human(rid, "Watson, 2 eggs?", "Watson"))
             w.wait_for("/receiveMessage")
@@ -23,6 +27,7 @@ from typing import Any, Self
 import httpx
 from fastapi import FastAPI, Request
 
+from accord.leagues.humaine.admin import admin_headers
 from accord.leagues.humaine.goods import UNITS
 from accord.leagues.humaine.messages import UI_ROUTES
 from accord.web.runner import ServerThread as ServerThread  # the test kit's servers
@@ -192,8 +197,15 @@ class Party:
         return {"protocol": "http", "host": "127.0.0.1", "port": self.port, "name": self.name}
 
 
+def operator_headers(app: Any) -> dict[str, str]:
+    """The admin header for an orchestrator ``app`` built in this process (its
+    ``app.state.admin_secret``; none if its admin routes are open)."""
+    return admin_headers(getattr(app.state, "admin_secret", None))
+
+
 class Stage:
-    """An orchestrator ``app`` served on loopback, recording parties and a client to it.
+    """An orchestrator ``app`` served on loopback, recording parties and a client to it
+    (the operator's: it sends the app's admin secret, see :func:`operator_headers`).
 
     ``celia``, ``watson`` and ``ui`` are parties not started yet (by default plain ones
     named Celia, Watson and ui); the stage starts them, then the server, and stops all.
@@ -217,7 +229,9 @@ class Stage:
         self.watson = watson or Party("Watson")
         self.ui = ui or Party("ui")
         self.server = ServerThread(app)
-        self.client = httpx.Client(base_url=self.server.url, timeout=10)
+        self.client = httpx.Client(
+            base_url=self.server.url, timeout=10, headers=operator_headers(app)
+        )
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Self:

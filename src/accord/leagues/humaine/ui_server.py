@@ -52,6 +52,7 @@ from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
+from accord.leagues.humaine.admin import ADMIN_ROUTES, admin_headers
 from accord.leagues.humaine.credentials import TOKEN_HEADER, new_secret
 from accord.leagues.humaine.manager.services import (
     ServiceError,
@@ -60,7 +61,14 @@ from accord.leagues.humaine.manager.services import (
 )
 from accord.leagues.humaine.messages import UI_ROUTES
 from accord.leagues.humaine.optimizer import best_allocation
-from accord.leagues.humaine.page_sessions import ADMIN, COOKIES, PAGES, PERSON, load_keys
+from accord.leagues.humaine.page_sessions import (
+    ADMIN,
+    COOKIES,
+    PAGES,
+    PERSON,
+    cookie_for,
+    load_keys,
+)
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
 from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
@@ -132,6 +140,7 @@ def create_ui_app(
     person_key: str | None = None,
     admin_key: str | None = None,
     human_gap: float = 5.0,
+    admin_secret: str | None = None,
     immersive: bool = False,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
@@ -149,6 +158,8 @@ def create_ui_app(
     ``/join?key=<admin_key>`` the admin page (start a round, end a phase). Keys not given
     are made once and kept in ``db_path``; ``app.state.page_keys`` holds them.
     ``human_gap`` is R0's gap, shown to the person before a message is refused.
+    ``admin_secret`` is the orchestrator's operator secret, sent (``X-Accord-Admin``) when
+    the admin page starts a round or ends a phase (see :mod:`.admin`).
     ``immersive`` adds the immersive page (``/immersive/``: avatars that speak and
     gesture, the person speaking; :mod:`.immersive`), where the person's link then leads.
     """
@@ -167,6 +178,7 @@ def create_ui_app(
         admin_key=admin_key,
         human_gap=human_gap,
     )
+    service.admin_secret = admin_secret
     if immersive:
         from accord.leagues.humaine.immersive import MAX_LISTEN_BYTES, ImmersiveService
 
@@ -212,6 +224,8 @@ class UiService:
         human_gap: float,
     ) -> None:
         self.orch = orchestrator_url.rstrip("/")
+        self.admin_secret: str | None = None
+        """The orchestrator's operator secret (``X-Accord-Admin``) for admin calls."""
         self.agents = agents
         self.names = [str(a["name"]) for a in agents]
         self.source = utility_source or local_utility_source()
@@ -220,8 +234,10 @@ class UiService:
         self.confirm_timeout = confirm_timeout
         self.auto_confirm = auto_confirm
         self.human_gap = human_gap
-        self.log = EventLog(db_path)
-        self.keys = load_keys(self.log.db, person_key, admin_key)
+        on_disk = str(db_path) != ":memory:"  # secrets it must send: 0600 files beside it
+        self.log = EventLog(db_path, Path(f"{db_path}.round-secrets") if on_disk else None)
+        keys_file = Path(f"{db_path}.page-keys") if on_disk else None
+        self.keys = load_keys(self.log.db, person_key, admin_key, keys_file)
         self.pages = dict(PAGES)
         self.rounds: dict[str, UiRound] = {}
         self.lock = threading.Lock()
@@ -284,7 +300,7 @@ class UiService:
         if role is None:
             raise WebError(403, "this link's key is not valid here; ask for a new link")
         page = RedirectResponse(self.pages[role], status_code=303)
-        cookie = self.keys.cookie_value(role)
+        cookie = cookie_for(role, key)
         page.set_cookie(COOKIES[role], cookie, httponly=True, samesite="strict")
         return page
 
@@ -317,6 +333,8 @@ class UiService:
     async def forward(self, route: str, body: dict[str, Any], secret: str | None = None) -> Any:
         url = f"{self.orch}{route}"
         headers = {TOKEN_HEADER: secret} if secret else {}
+        if route in ADMIN_ROUTES:
+            headers |= admin_headers(self.admin_secret)
         try:
             async with httpx.AsyncClient(timeout=self.timeout) as client:
                 r = await client.post(url, json=body, headers=headers)

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,18 +282,49 @@ _EVENTS = (
 
 
 class EventLog:
-    """Append-only SQLite log of everything the UI server heard, replayed at start-up."""
+    """Append-only SQLite log of everything the UI server heard, replayed at start-up.
 
-    def __init__(self, path: str | Path) -> None:
+    The buyer's round secrets (``token`` of ``/setUtility`` and ``/sendRoundMetadata``)
+    are not written to SQLite: the server must send them, so they go to ``secrets_file``
+    (mode 0600, by round) and are put back into those bodies on replay. A file written
+    before this kept them in the bodies: they are moved out when it is opened.
+    """
+
+    def __init__(self, path: str | Path, secrets_file: Path | None = None) -> None:
         self.file = SqliteFile(path, schema=_EVENTS)
         self._db = self.file.conn
+        self._db.execute("PRAGMA secure_delete = ON")  # moved-out secrets leave no trace
+        self.secrets_file = secrets_file
+        self._secrets: dict[str, str] = _read_json(secrets_file)
+        self._move_old_secrets()
 
     @property
     def db(self) -> sqlite3.Connection:
         """The SQLite connection (the page keys live in the same file)."""
         return self._db
 
+    def _keep_secret(self, round_id: str, token: Any) -> None:
+        if isinstance(token, str) and token and self._secrets.get(round_id) != token:
+            self._secrets[round_id] = token
+            if self.secrets_file is not None:
+                _write_private(self.secrets_file, self._secrets)
+
+    def _move_old_secrets(self) -> None:
+        if self.secrets_file is None:
+            return
+        rows = self.file.rows("SELECT seq, round_id, body FROM events WHERE body LIKE '%token%'")
+        for r in rows:
+            body = json.loads(r["body"])
+            if isinstance(body, dict) and "token" in body:
+                self._keep_secret(r["round_id"], body.pop("token"))
+                self.file.execute(
+                    "UPDATE events SET body = ? WHERE seq = ?", (json.dumps(body), r["seq"])
+                )
+
     def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
+        if "token" in body and self.secrets_file is not None:
+            self._keep_secret(round_id, body["token"])
+            body = {k: v for k, v in body.items() if k != "token"}
         self.file.execute(
             "INSERT INTO events (round_id, route, body, at) VALUES (?, ?, ?, ?)",
             (round_id, route, json.dumps(body), at),
@@ -300,4 +332,29 @@ class EventLog:
 
     def replay(self) -> list[tuple[str, str, dict[str, Any], float]]:
         rows = self.file.rows("SELECT round_id, route, body, at FROM events ORDER BY seq")
-        return [(r["round_id"], r["route"], json.loads(r["body"]), float(r["at"])) for r in rows]
+        out = []
+        for r in rows:
+            body = json.loads(r["body"])
+            secret = self._secrets.get(r["round_id"])
+            if secret and r["route"] in ("setUtility", "sendRoundMetadata"):
+                body = body | {"token": secret}
+            out.append((r["round_id"], r["route"], body, float(r["at"])))
+        return out
+
+
+def _read_json(path: Path | None) -> dict[str, str]:
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _write_private(path: Path, data: dict[str, str]) -> None:
+    """Write ``data`` as JSON to ``path``, readable by its owner only (0600)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    os.chmod(path, 0o600)

@@ -24,7 +24,7 @@ from typing import Any
 from accord.core.errors import ConfigError
 from accord.leagues.trails.purb import Traits
 
-__all__ = ["compare", "player_rows", "rows_from_study_csv", "trajectories"]
+__all__ = ["compare", "player_rows", "population_report", "rows_from_study_csv", "trajectories"]
 
 
 def trajectories(
@@ -84,7 +84,9 @@ def player_rows(
 
 
 def rows_from_study_csv(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of the people in a study's CSV export (``trails.end`` events, one per person)."""
+    """Rows of the people in a study's CSV export (``trails.end`` events, one per person,
+    population ``people``) and, for games against an agent, the agent's row (population
+    ``agents-vs-people``)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"expected a study CSV export (events.csv); {p} is not a file")
@@ -95,11 +97,48 @@ def rows_from_study_csv(path: str | Path) -> list[dict[str, Any]]:
                 continue
             d = json.loads(r["data"])
             me = int(d["player"])
-            names = ["partner", "partner"]
+            condition = str(d.get("condition", ""))
+            opponent = condition.rsplit("-vs-", 1)[-1] if "-vs-" in condition else "partner"
+            names = [opponent, opponent]
             names[me] = "person"
             game = {"agents": names, "scores": d["scores"], "history": d.get("history", [])}
-            rows.append(player_rows(game, cls=str(d.get("condition", "")), population="people")[me])
+            both = player_rows(game, cls=condition.split("-vs-", 1)[0], population="people")
+            rows.append(both[me])
+            if opponent not in ("person", "partner"):
+                rows.append(both[1 - me] | {"population": "agents-vs-people"})
     return rows
+
+
+def population_report(
+    agents: Sequence[str],
+    pdas: Sequence[str],
+    simulated: Sequence[str],
+    *,
+    study: str | Path | None = None,
+    boards: int = 5,
+    seed: int = 0,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """``agents`` against each population: the PDAs (``agents-vs-pdas``), the simulated
+    people (``agents-vs-simulated-people``; :mod:`accord.leagues.trails.people`) and, with
+    ``study`` (a study's CSV export), the logged people (``people``, ``agents-vs-people``).
+    Each group has the agents' rows and the population's own members against the same
+    population, so an agent is read beside the population it joins."""
+    from accord.leagues.trails.tournament import run_tournament
+
+    rows: list[dict[str, Any]] = []
+    for label, pop in (("agents-vs-pdas", pdas), ("agents-vs-simulated-people", simulated)):
+        if not pop:
+            continue
+        t = run_tournament(list(dict.fromkeys([*agents, *pop])), boards=boards, seed=seed)
+        rows += [
+            r
+            for g in t["games"]
+            for r in player_rows(g, population=label)
+            if r["partner"] in pop and (r["agent"] in agents or r["agent"] in pop)
+        ]
+    if study is not None:
+        rows += rows_from_study_csv(study)
+    return compare(rows)
 
 
 def compare(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:

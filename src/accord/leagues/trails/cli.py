@@ -113,16 +113,19 @@ def tournament_cmd(
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if as_json:
-        typer.echo(json.dumps({k: r[k] for k in ("table", "by_class", "reliability", "checks")}))
+        keys = ("table", "ci", "by_class", "by_class_ci", "by_class_pair", "reliability", "checks")
+        typer.echo(json.dumps({k: r[k] for k in keys}))
         return
-    t = Table(title=f"mean score (row) against partner (column), {len(r['games'])} games")
+    t = Table(
+        title=f"mean score (row) against partner (column) ± 95% interval, {len(r['games'])} games"
+    )
     t.add_column("agent")
     for n in names:
         t.add_column(n, justify="right")
     for n in names:
-        t.add_row(n, *(f"{r['table'][n][m]:.1f}" for m in names))
+        t.add_row(n, *(f"{r['table'][n][m]:.1f} ± {r['ci'][n][m]:.1f}" for m in names))
     console.print(t)
-    c = Table(title="mean score by dependency class")
+    c = Table(title="mean score by dependency class ± 95% interval")
     c.add_column("agent")
     classes = list(r["by_class"])
     for cls in classes:
@@ -132,7 +135,7 @@ def tournament_cmd(
         rel = r["reliability"][n]
         c.add_row(
             n,
-            *(f"{r['by_class'][cls][n]:.1f}" for cls in classes),
+            *(f"{r['by_class'][cls][n]:.1f} ± {r['by_class_ci'][cls][n]:.1f}" for cls in classes),
             "-" if rel is None else f"{rel:.2f}",
         )
     console.print(c)
@@ -185,8 +188,12 @@ def report_cmd(
     ] = ["purb"],  # noqa: B006 - typer needs a literal default
     population: Annotated[
         list[str],
-        typer.Option("--population", "-p", help="the partner population (baselines as PDAs)"),
+        typer.Option("--population", "-p", help="the PDA population (baselines as PDAs)"),
     ] = ["reliable unreliable greedy random"],  # noqa: B006
+    simulated: Annotated[
+        list[str],
+        typer.Option("--simulated", "-s", help="the simulated people ('' for none)"),
+    ] = ["sim-cooperative sim-reciprocal sim-opportunist sim-forgetful"],  # noqa: B006
     study: Annotated[
         Path | None, typer.Option(help="a study's events.csv: adds the logged people")
     ] = None,
@@ -194,26 +201,22 @@ def report_cmd(
     seed: Annotated[int, typer.Option(help="seed of the boards")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
-    """Compare agents against a population (and logged people): score, goals, chips kept."""
-    from accord.leagues.trails.analysis import compare, player_rows, rows_from_study_csv
-    from accord.leagues.trails.tournament import run_tournament
+    """Compare agents against populations: PDAs, simulated people and logged people."""
+    from accord.leagues.trails.analysis import population_report
 
     console = Console()
-    names, pop = _split(agents), _split(population)
     try:
-        t = run_tournament(list(dict.fromkeys([*names, *pop])), boards=boards, seed=seed)
-        rows = [
-            r
-            for g in t["games"]
-            for r in player_rows(g, population="agents-vs-population")
-            if r["partner"] in pop and (r["agent"] in names or r["agent"] in pop)
-        ]
-        if study is not None:
-            rows += rows_from_study_csv(study)
+        result = population_report(
+            _split(agents),
+            _split(population),
+            _split(simulated),
+            study=study,
+            boards=boards,
+            seed=seed,
+        )
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    result = compare(rows)
     if as_json:
         typer.echo(json.dumps(result))
         return

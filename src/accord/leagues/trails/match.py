@@ -27,16 +27,19 @@ from accord.leagues.trails.engine import (
     Setup,
     Transfer,
 )
+from accord.leagues.trails.people import SIMULATED_PEOPLE
 from accord.leagues.trails.purb import Purb
 from accord.leagues.trails.rules import Rules
 
 __all__ = ["AGENTS", "advance", "make_agent", "observe_all", "play"]
 
-AGENTS: dict[str, type[Agent]] = {"purb": Purb, **BASELINES}
+AGENTS: dict[str, type[Agent]] = {"purb": Purb, **BASELINES, **SIMULATED_PEOPLE}
 
 
 def make_agent(name: str | Agent) -> Agent:
-    """An agent by name (``purb``, ``reliable``, ``unreliable``, ``greedy``, ``random``)."""
+    """An agent by name (``purb``, ``reliable``, ``unreliable``, ``greedy``, ``random``, or a
+    simulated person ``sim-cooperative``, ``sim-reciprocal``, ``sim-opportunist``,
+    ``sim-forgetful``)."""
     if isinstance(name, Agent):
         return name
     cls = AGENTS.get(name.strip().lower())

@@ -19,8 +19,10 @@ reliability. Chosen weights (the paper gives rules, not numbers): ``w_self = 1``
 = 0.1 + 0.4 * coop_j`` (a reliable, helpful partner's score counts more, as the paper's
 example says), raised by 0.2 when PURB is task-dependent (it needs the partner);
 ``w_coop_i = 20`` per unit of the helpfulness its proposal shows (reputation); ``w_coop_j =
-10``. Thresholds: reliability < 0.4 is low, >= 0.8 high; epsilon 2 points; "half with a
-given probability": 0.5; certainty: at least 2 observations of the partner; until then a
+10``. Thresholds: reliability < 0.5 is low (one broken promise, even of one chip, makes
+a partner low: 0.9 / 1.9 = 0.47), >= 0.8 high; epsilon 2 points; "half with a given
+probability": 1.0 (else all); "all or a subset" when both stay dependent: a subset (half)
+with probability 0.5; certainty: at least 2 observations of the partner; until then a
 high reliability counts as medium (PURB keeps its word in full only to a partner it has
 seen keep theirs, else the medium-reliability rules apply). All are :class:`PurbConfig` fields.
 
@@ -30,16 +32,21 @@ task-independent unless the trade raises PURB's own expected score; when PURB is
 and some proposal makes it independent, only those. **Acceptance** as the paper: accept when the offer is
 worth at least PURB's own proposal, or when it keeps the game alive; an offer that makes
 the partner independent while PURB stays dependent only with a reliable partner PURB is
-certain of. **Transfer** by the partner's reliability and the dependency cases.
+certain of; an independent PURB neither proposes nor accepts giving chips it needs for its
+own path (``keep_independence``). **Transfer** by the partner's reliability and the
+dependency cases (:meth:`Purb.transfer_case`; docs/trails.md has the table and the reasons).
+**Movement** (not in the paper): to the goal when possible, else to the best-scoring
+square when the game may end this turn (``endgame_walk``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from accord.leagues.trails.agent import Agent, View, sub_vectors
+from accord.leagues.trails.agent import Agent, View, sub_vectors, walk_plan
 from accord.leagues.trails.engine import Propose, TurnRecord
 
 __all__ = ["Purb", "PurbConfig", "Traits"]
@@ -94,10 +101,15 @@ class PurbConfig:
     w_other_dependent: float = 0.2
     w_coop_i: float = 20.0
     w_coop_j: float = 10.0
-    low: float = 0.4
+    low: float = 0.5
     high: float = 0.8
     epsilon: float = 2.0
-    half_probability: float = 0.5
+    half_probability: float = 1.0
+    subset_probability: float = 0.5
+    keep_independence: bool = True
+    endgame_walk: bool = True
+    trust_independent_partner: bool = False
+    both_free_after: int = 1
     certain_after: int = 2
     max_side: int = 3
 
@@ -165,6 +177,12 @@ class Purb(Agent):
                 indep = view.independent(me, mine)
                 if was_indep and not indep:
                     continue
+                if (
+                    was_indep
+                    and c.keep_independence
+                    and not view.independent(me, _minus(view.chips, give))
+                ):
+                    continue  # it would stake its independence on the partner's transfer
                 if partner_free and any(give) and view.best(me, mine) <= base:
                     continue
                 out.append(p)
@@ -196,12 +214,20 @@ class Purb(Agent):
         if self._keeps_alive(view, mine):
             return True
         tj = self.traits[other]
+        certain = tj.reliability >= c.high and tj.observations >= c.certain_after
+        if (
+            c.keep_independence
+            and not certain
+            and view.independent(me, view.chips)
+            and not view.independent(me, _minus(view.chips, flipped.give))
+        ):
+            return False
         if (
             theirs is not None
             and not view.independent(other, view.other_chips or ())
             and view.independent(other, theirs)
             and not view.independent(me, mine)
-            and not (tj.reliability >= c.high and tj.observations >= c.certain_after)
+            and not certain
         ):
             return False
         u_offer = self.utility(view, mine, theirs, None)
@@ -224,32 +250,80 @@ class Purb(Agent):
         c, other = self.config, view.other
         if not any(promised):
             return promised
-        rel = self.traits[other].reliability
-        if rel < c.low:
+        tj = self.traits[other]
+        if tj.reliability < c.low:
             return (0,) * len(promised)
-        certain = self.traits[other].observations >= c.certain_after
-        if (rel >= c.high and certain) or view.other_chips is None:
+        if (tj.reliability >= c.high and tj.observations >= c.certain_after) or (
+            view.other_chips is None
+        ):
             return promised
-        theirs_now = view.other_chips
-        full = tuple(b - e + p for b, e, p in zip(theirs_now, expected, promised, strict=True))
-        mine_full = tuple(a - p + e for a, p, e in zip(view.chips, promised, expected, strict=True))
-        j_dep_now = not view.independent(other, theirs_now)
-        j_indep_after = view.independent(other, full)
-        i_indep_after = view.independent(view.me, mine_full)
-        if j_dep_now and j_indep_after:
-            best: tuple[int, ...] = (0,) * len(promised)
-            for sub in sub_vectors(promised, sum(promised)):
-                # dependent even if the partner keeps what it promised (medium reliability)
-                after = tuple(b + s for b, s in zip(theirs_now, sub, strict=True))
-                if sum(sub) > sum(best) and not view.independent(other, after):
-                    best = sub
-            return best
-        if j_indep_after and i_indep_after:
+        case = self.transfer_case(view, promised, expected)
+        allowed = self._keep_own_independence(view, promised)
+        theirs = view.other_chips
+        if case == "frees_partner":
+            return _largest(allowed, lambda s: not view.independent(other, _plus(theirs, s)))
+        if case == "both_independent":
+            return allowed
+        if case == "both_stay_dependent":
+            # randomise between all and a subset (half)
+            return _half(allowed) if self.rng.random() < c.subset_probability else allowed
+        # otherwise (the partner already independent, or only PURB freed): half with a
+        # given probability, else all
+        return _half(allowed) if self.rng.random() < c.half_probability else allowed
+
+    def transfer_case(
+        self, view: View, promised: tuple[int, ...], expected: tuple[int, ...]
+    ) -> str:
+        """The paper's dependency case of a medium-reliability transfer.
+
+        "The partner becomes independent" is judged on what it holds if PURB sends and the
+        partner keeps its own chips (it may send nothing); PURB's own independence after the
+        whole exchange (the partner sends what it promised). When the exchange would free
+        both, PURB sends all ("both_independent") only to a partner it has seen at least
+        ``both_free_after`` times; an unseen partner is kept dependent ("frees_partner").
+        """
+        me, other = view.me, view.other
+        theirs = view.other_chips
+        assert theirs is not None
+        mine_after = tuple(
+            a - p + e for a, p, e in zip(view.chips, promised, expected, strict=True)
+        )
+        j_dep = not view.independent(other, theirs)
+        j_free = view.independent(other, _plus(theirs, promised))
+        i_free = view.independent(me, mine_after)
+        if j_dep and j_free:
+            seen = self.traits[other].observations >= self.config.both_free_after
+            return "both_independent" if i_free and seen else "frees_partner"
+        if j_free and i_free and self.config.trust_independent_partner:
+            return "both_independent"
+        if not j_free and not i_free:
+            return "both_stay_dependent"
+        return "otherwise"
+
+    def _keep_own_independence(self, view: View, promised: tuple[int, ...]) -> tuple[int, ...]:
+        """The largest part of ``promised`` PURB can send and still reach its goal alone
+        (when it can now): it never stakes its own independence on the partner's transfer."""
+        me = view.me
+        if not self.config.keep_independence or not view.independent(me, view.chips):
             return promised
-        # both stay dependent, or the other cases: half with a probability, else all
-        if self.rng.random() < c.half_probability:
-            return _half(promised)
-        return promised
+        return _largest(promised, lambda s: view.independent(me, _minus(view.chips, s)))
+
+    def move(self, view: View) -> list[int]:
+        """Walk to the goal when its chips allow; when the game may end this turn (a player
+        is one turn from the dormancy limit, or the partner can walk to its goal) and the
+        goal is out of reach, walk to the square with the best final score (the end point
+        of the expected-future-score heuristic); otherwise keep the chips for trading,
+        stepping only to stay in the game."""
+        plan = walk_plan(view)
+        if not self.config.endgame_walk or view.independent(view.me, view.chips):
+            return plan
+        partner_can_end = view.other_chips is not None and view.independent(
+            view.other, view.other_chips
+        )
+        if max(view.dormant) + 1 < view.rules.dormant_limit and not partner_can_end:
+            return plan
+        best = _best_end(view)
+        return best if best is not None else plan
 
     def observe(self, view: View, record: TurnRecord) -> None:
         if not record.accepted or record.proposal is None:
@@ -260,6 +334,34 @@ class Purb(Agent):
             if k == record.proposer:
                 helpful = sum(record.proposal.give) > sum(record.proposal.take)
             self.traits[k].observe(promised, sent, helpful)
+
+
+def _best_end(view: View) -> list[int] | None:
+    """A path to the square where ``view.me`` would score most if the game ended there."""
+    me, board, rules = view.me, view.board, view.rules
+    here, goal, total = view.positions[me], view.goals[me], sum(view.chips)
+    reach = board.reach(here, view.chips)
+    cell = max(reach, key=lambda c: (rules.score(board, c, goal, [total - reach[c]]), -reach[c]))
+    if cell == here:
+        return None
+    return board.shortest_path(here, cell, view.chips)
+
+
+def _plus(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x - y for x, y in zip(a, b, strict=True))
+
+
+def _largest(chips: tuple[int, ...], ok: Callable[[tuple[int, ...]], bool]) -> tuple[int, ...]:
+    """The sub-vector of ``chips`` with the most chips for which ``ok`` holds (first found)."""
+    best: tuple[int, ...] = (0,) * len(chips)
+    for sub in sub_vectors(chips, sum(chips)):
+        if sum(sub) > sum(best) and ok(sub):
+            best = sub
+    return best
 
 
 def _half(promised: tuple[int, ...]) -> tuple[int, ...]:

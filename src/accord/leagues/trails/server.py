@@ -7,8 +7,11 @@ under ``/api/trails`` and the page ``/trails/play.html``. Each condition names a
 starts when the page first asks for its state (the person is player 0); against
 ``person``, participants of a condition are paired in arrival order. Every action, the
 agents' included, is logged in the study (kind ``trails.action``, with validity and
-error); a finished game completes the round with the scores (``trails.end``). Games live
-in memory: a restarted server keeps the study and its log, not games in progress.
+error); a finished game completes the round with the scores (``trails.end``). Games in
+progress are kept in the study's SQLite file (:mod:`accord.leagues.trails.store`: every
+action stepped, the agents' included, in the same transaction as the request's log
+entries), so a server killed and restarted on the same folder resumes each game at the
+same state and a participant's link continues it.
 
     >>> import tempfile
     >>> from fastapi.testclient import TestClient
@@ -39,10 +42,14 @@ from accord.leagues.trails.engine import (
     Phase,
     Propose,
     Respond,
+    Setup,
+    StepResult,
     Transfer,
 )
 from accord.leagues.trails.generator import CLASSES, generate
 from accord.leagues.trails.match import AGENTS, advance, make_agent, observe_all
+from accord.leagues.trails.rules import Rules
+from accord.leagues.trails.store import GameStore
 from accord.web.errors import WebError
 from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
 
@@ -101,27 +108,77 @@ class ActIn(BaseModel):
     cell: int = -1
 
 
+class _RecordedGame(Game):
+    """A game that keeps every action stepped into it (``steps``), to be stored."""
+
+    def __init__(self, setup: Setup, rules: Rules | None = None) -> None:
+        super().__init__(setup, rules)
+        self.steps: list[tuple[int, Action]] = []
+
+    def step(self, player: int, action: Action) -> StepResult:
+        self.steps.append((player, action))
+        return super().step(player, action)
+
+
 class _Match:
     def __init__(
-        self, gid: str, game: Game, seats: list[str | None], agents: list[Agent | None]
+        self,
+        gid: str,
+        game: _RecordedGame,
+        seats: list[str | None],
+        agents: list[Agent | None],
     ) -> None:
         self.id, self.game, self.seats, self.agents = gid, game, seats, agents
         self.closed = False
+        self.saved = 0  # steps already in the file
 
 
 class TrailsService:
-    """The game routes of a Colored Trails study (``/api/trails/...``)."""
+    """The game routes of a Colored Trails study (``/api/trails/...``); games in progress
+    are restored from the study's file when the service starts."""
 
     def __init__(self, study: Study) -> None:
         self.study = study
+        self.store = GameStore(study.store)
         self.lock = threading.RLock()
         self.matches: dict[str, _Match] = {}
         self.by_pid: dict[str, str] = {}
         self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
+        self._restore()
+
+    def _restore(self) -> None:
+        """Replay the stored games: same board, chips, phase, turn, proposal, promises; the
+        agent sees the same turns again (its traits) and gets back its random state."""
+        for row in self.store.games():
+            game = _RecordedGame(row.setup, row.rules)
+            agents: list[Agent | None] = [None, None]
+            if row.opponent != "person":
+                k = row.seats.index(None)
+                agent = make_agent(row.opponent)
+                agent.start(k, np.random.default_rng(self._seed(row.number)))
+                agents[k] = agent
+            for player, action in self.store.steps(row.gid):
+                n = len(game.history)
+                game.step(player, action)
+                if len(game.history) > n:
+                    observe_all(game, agents)
+            for a in agents:
+                if a is not None and row.agent_rng is not None:
+                    a.rng.bit_generator.state = row.agent_rng
+            m = _Match(row.gid, game, row.seats, agents)
+            m.saved, m.closed = len(game.steps), row.closed
+            self.matches[row.gid] = m
+            for seat in row.seats:
+                if seat is not None:
+                    self.by_pid[seat] = row.gid
+        self.waiting = self.store.waiting()
 
     # -- games ----------------------------------------------------------------------------
+    def _seed(self, number: int) -> int:
+        return int(self.study.design.seed) * 100_003 + number
+
     def _board_seed(self) -> int:
-        return int(self.study.design.seed) * 100_003 + len(self.matches)
+        return self._seed(len(self.matches))
 
     def _start(self, pid: str) -> _Match | None:
         view = self.study.view(pid)
@@ -132,17 +189,18 @@ class TrailsService:
             other = self.waiting.get(cond)
             if other is None or other == pid:
                 self.waiting[cond] = pid
+                self.store.set_waiting(cond, pid)
                 return None
             del self.waiting[cond]
-            m = _Match(
-                gid, Game(generate(dependency, self._board_seed())), [other, pid], [None, None]
-            )
+            self.store.set_waiting(cond, None)
+            game = _RecordedGame(generate(dependency, self._board_seed()))
+            m = _Match(gid, game, [other, pid], [None, None])
         else:
             agent = make_agent(opponent)
             agent.start(1, np.random.default_rng(self._board_seed()))
-            m = _Match(
-                gid, Game(generate(dependency, self._board_seed())), [pid, None], [None, agent]
-            )
+            game = _RecordedGame(generate(dependency, self._board_seed()))
+            m = _Match(gid, game, [pid, None], [None, agent])
+        self.store.add_game(gid, len(self.matches), m.seats, opponent, game.setup, game.rules)
         self.matches[gid] = m
         for k, seat in enumerate(m.seats):
             if seat is not None:
@@ -156,7 +214,7 @@ class TrailsService:
         return m
 
     def state(self, pid: str) -> dict[str, Any]:
-        with self.lock:
+        with self.lock, self.store.file.transaction(immediate=True):
             gid = self.by_pid.get(pid)
             if gid is None:
                 m = self._start(pid)
@@ -167,7 +225,8 @@ class TrailsService:
             return self._view(m, m.seats.index(pid))
 
     def act(self, pid: str, body: ActIn) -> dict[str, Any]:
-        with self.lock:
+        # one transaction: the steps, the log entries and the end are stored together
+        with self.lock, self.store.file.transaction(immediate=True):
             gid = self.by_pid.get(pid)
             if gid is None:
                 raise WebError(409, "no game yet: open the game page first (GET /api/trails/state)")
@@ -203,11 +262,18 @@ class TrailsService:
     def _after(self, m: _Match) -> None:
         g = m.game
         advance(g, m.agents)
+        if len(g.steps) > m.saved:
+            self.store.add_steps(m.id, m.saved, g.steps[m.saved :])
+            m.saved = len(g.steps)
+            for a in m.agents:
+                if a is not None:
+                    self.store.set_agent_rng(m.id, dict(a.rng.bit_generator.state))
         for k, seat in enumerate(m.seats):
             if seat is not None:
                 self.study.notify(seat, "trails", self._view(m, k))
         if g.done and not m.closed:
             m.closed = True
+            self.store.close_game(m.id)
             result = {
                 "game": m.id,
                 "scores": g.scores(),

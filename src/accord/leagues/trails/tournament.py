@@ -11,6 +11,7 @@ records in SQLite and a killed run resumes.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from accord.core.errors import ConfigError
 from accord.leagues.trails.generator import CLASSES, generate
 from accord.leagues.trails.match import AGENTS, play
 
-__all__ = ["play_task", "run_tournament", "summarize"]
+__all__ = ["against", "head_to_head", "play_task", "run_tournament", "summarize"]
 
 
 def play_task(spec: dict[str, Any]) -> dict[str, Any]:
@@ -91,45 +92,123 @@ def run_tournament(
 
 def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Mean score of each agent against each partner (``table[agent][partner]``), per class
-    (``by_class[cls][agent]``), and each agent's sent/promised ratio."""
+    (``by_class[cls][agent]`` and ``by_class_pair[cls][agent][partner]``), the half-widths
+    of their 95% confidence intervals (``ci``, ``by_class_ci``; normal approximation), each
+    agent's sent/promised ratio, and the PURB checks."""
     pair: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     cls_: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    cls_pair: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     kept: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for g in games:
         for k in (0, 1):
             me, other = g["agents"][k], g["agents"][1 - k]
             pair[me][other].append(g["scores"][k])
             cls_[g["cls"]][me].append(g["scores"][k])
+            cls_pair[g["cls"]][me][other].append(g["scores"][k])
             kept[me][0] += g["sent"][k]
             kept[me][1] += g["promised"][k]
 
-    def mean(xs: list[float]) -> float:
-        return round(sum(xs) / len(xs), 2) if xs else 0.0
-
-    table = {a: {b: mean(v) for b, v in row.items()} for a, row in pair.items()}
+    table = {a: {b: _mean(v) for b, v in row.items()} for a, row in pair.items()}
     return {
         "table": table,
-        "checks": _checks(table),
-        "by_class": {c: {a: mean(v) for a, v in row.items()} for c, row in cls_.items()},
+        "ci": {a: {b: _ci(v) for b, v in row.items()} for a, row in pair.items()},
+        "checks": _checks(table, games),
+        "by_class": {c: {a: _mean(v) for a, v in row.items()} for c, row in cls_.items()},
+        "by_class_ci": {c: {a: _ci(v) for a, v in row.items()} for c, row in cls_.items()},
+        "by_class_pair": {
+            c: {a: {b: _mean(v) for b, v in r.items()} for a, r in row.items()}
+            for c, row in cls_pair.items()
+        },
         "reliability": {a: round(s / p, 3) if p else None for a, (s, p) in kept.items()},
     }
 
 
-def _checks(table: dict[str, dict[str, float]]) -> dict[str, Any]:
+def _mean(xs: Sequence[float]) -> float:
+    return round(float(sum(xs)) / len(xs), 2) if xs else 0.0
+
+
+def _ci(xs: Sequence[float]) -> float:
+    """Half-width of the normal-approximation 95% interval of the mean (0 for one value)."""
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    m = float(sum(xs)) / n
+    var = float(sum((x - m) ** 2 for x in xs)) / (n - 1)
+    return round(1.96 * math.sqrt(var / n), 2)
+
+
+def head_to_head(games: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
+    """``a`` against ``b`` on the boards where both seatings were played: mean scores and
+    the paired gap (``a``'s score minus ``b``'s, averaged over the two seatings of a board)
+    with its 95% interval, so the board's asymmetry between seats cancels out.
+
+        >>> g = [{"cls": "mutual", "board": 0, "agents": ["x", "y"], "scores": [10, 4]},
+        ...      {"cls": "mutual", "board": 0, "agents": ["y", "x"], "scores": [8, 6]}]
+        >>> head_to_head(g, "x", "y")["gap"]
+        2.0
+    """
+    seats: dict[tuple[Any, Any], list[float]] = defaultdict(list)
+    mine: list[float] = []
+    theirs: list[float] = []
+    for g in games:
+        ag = g["agents"]
+        if a == b or sorted(ag) != sorted([a, b]):
+            continue
+        k = ag.index(a)
+        seats[(g["cls"], g["board"])].append(g["scores"][k] - g["scores"][1 - k])
+        mine.append(g["scores"][k])
+        theirs.append(g["scores"][1 - k])
+    gaps = [sum(v) / len(v) for v in seats.values() if len(v) == 2]
+    return {
+        a: _mean(mine),
+        b: _mean(theirs),
+        "boards": len(gaps),
+        "gap": _mean(gaps),
+        "gap_ci": _ci(gaps),
+    }
+
+
+def against(games: Sequence[dict[str, Any]], a: str, b: str, partner: str) -> dict[str, Any]:
+    """``a``'s score minus ``b``'s against the same ``partner`` on the same board and seat,
+    with its 95% interval (a paired comparison: the boards' differences cancel out)."""
+    score: dict[tuple[Any, Any, int, str], float] = {}
+    for g in games:
+        ag = g["agents"]
+        for k in (0, 1):
+            if ag[1 - k] == partner and ag[k] in (a, b):
+                score[(g["cls"], g["board"], k, ag[k])] = g["scores"][k]
+    gaps = [
+        v - score[(c, bd, k, b)]
+        for (c, bd, k, who), v in score.items()
+        if who == a and (c, bd, k, b) in score
+    ]
+    return {"pairs": len(gaps), "gap": _mean(gaps), "gap_ci": _ci(gaps)}
+
+
+def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """PURB against never-reliable: who does better against a reliable partner; how much
-    ``unreliable`` gains from PURB compared with from ``reliable`` (exploitation); and
-    their head-to-head scores."""
+    ``unreliable`` gains from PURB compared with from ``reliable`` (exploitation); their
+    head-to-head scores, and whether PURB's paired gap is not below zero beyond its 95%
+    interval (``purb_not_exploited``)."""
     if not {"purb", "unreliable", "reliable"} <= set(table):
         return {}
     t = table
+    h2h = head_to_head(games, "purb", "unreliable")
     return {
-        "vs_reliable": {"purb": t["purb"]["reliable"], "unreliable": t["unreliable"]["reliable"]},
+        "vs_reliable": {
+            "purb": t["purb"]["reliable"],
+            "unreliable": t["unreliable"]["reliable"],
+            "paired": against(games, "purb", "unreliable", "reliable"),
+        },
         "purb_beats_unreliable_vs_reliable": t["purb"]["reliable"] > t["unreliable"]["reliable"],
         "unreliable_against": {
             "purb": t["unreliable"]["purb"],
             "reliable": t["unreliable"]["reliable"],
         },
         "purb_limits_exploitation": t["unreliable"]["purb"] < t["unreliable"]["reliable"],
-        "head_to_head": {"purb": t["purb"]["unreliable"], "unreliable": t["unreliable"]["purb"]},
+        "head_to_head": h2h,
         "purb_wins_head_to_head": t["purb"]["unreliable"] > t["unreliable"]["purb"],
+        "purb_not_exploited": h2h["gap"] + h2h["gap_ci"] >= 0,
     }

@@ -50,9 +50,8 @@ BUYER = BuyerUtility(
 
 def test_full_round_over_http(tmp_path: Any) -> None:
     config = RuleConfig(human_gap=1.0)  # shrunk R0 so the test takes seconds, not minutes
-    orch = BackgroundServer(
-        create_orchestrator_app(db_path=tmp_path / "h.db", rule_config=config)
-    ).start()
+    orch_app = create_orchestrator_app(db_path=tmp_path / "h.db", rule_config=config)
+    orch = BackgroundServer(orch_app).start()
     servers = [orch]
     try:
         celia_app = create_agent_app(StrongSeller("Celia", seed=1), orch.url)
@@ -83,7 +82,8 @@ def test_full_round_over_http(tmp_path: Any) -> None:
             "durations": {"warmUp": 0.2, "round": 8, "post": 1.0},
             "humanUIs": [{"url": human_ui.url, "name": "assistant"}],
         }
-        with httpx.Client(base_url=orch.url, timeout=10) as c:
+        admin = {"X-Accord-Admin": orch_app.state.admin_secret}  # the operator's
+        with httpx.Client(base_url=orch.url, timeout=10, headers=admin) as c:
             assert c.post("/initializeRound", json=body).json()["msg"] == "Done"
             assert c.post("/startRound", json={"roundId": "http-round"}).status_code == 200
             deadline = time.monotonic() + 20

@@ -21,6 +21,7 @@ from accord.leagues.humaine.testing import (
     Party,
     ServerThread,
     human,
+    operator_headers,
     round_body,
     secret_of,
     seller_utility,
@@ -51,7 +52,7 @@ def test_simultaneous_replies_of_two_real_agents_grant_the_first_and_block_the_s
     with (
         ServerThread(eo_app) as eo,
         Party("ui") as ui,
-        httpx.Client(base_url=eo.url, timeout=10) as client,
+        httpx.Client(base_url=eo.url, timeout=10, headers=operator_headers(eo_app)) as client,
     ):
         celia = ServerThread(create_agent_app(Eager("Celia"), eo.url)).__enter__()
         watson = ServerThread(create_agent_app(Eager("Watson"), eo.url)).__enter__()

@@ -20,6 +20,7 @@ from accord.leagues.humaine.testing import (
     Party,
     ServerThread,
     human,
+    operator_headers,
     round_body,
     secret_of,
     seller_utility,
@@ -61,7 +62,7 @@ def test_an_agent_says_it_does_not_sell_an_unknown_good_and_offers_the_rest() ->
     with (
         ServerThread(eo_app) as eo,
         Party("ui") as ui,
-        httpx.Client(base_url=eo.url, timeout=10) as client,
+        httpx.Client(base_url=eo.url, timeout=10, headers=operator_headers(eo_app)) as client,
     ):
         sellers = {
             n: ServerThread(create_agent_app(RegexSeller(n, seed=1), eo.url)).__enter__()

@@ -56,6 +56,7 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, 
         utility_source=FixedUtilities(),
         public_url=urls["ui"],
         human_gap=gap,
+        admin_secret=orch.state.admin_secret,  # the operator's secret: the admin page sends it
         immersive=True,
         **KEYS,
     )

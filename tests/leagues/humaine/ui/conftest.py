@@ -46,6 +46,7 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
         utility_source=FixedUtilities(),
         public_url=urls["ui"],
         human_gap=0.3 if request.param == "fast" else 5.0,
+        admin_secret=orch_app.state.admin_secret,
         **KEYS,
     )
     manager = None
@@ -61,6 +62,7 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
             orchestrator_url=urls["orch"],
             ui_url=urls["ui"],
             public_url=urls["manager"],
+            orchestrator_secret=orch_app.state.admin_secret,
         )
     servers = [
         ServerThread(orch_app, socks["orch"]),

@@ -21,7 +21,10 @@ def test_a_restarted_manager_fetches_the_totals_it_missed(tmp_path):
     def manager() -> TestClient:
         c = TestClient(
             create_manager_app(
-                db, admin_password="pw-pw-pw", orchestrator_url=f"http://127.0.0.1:{port}"
+                db,
+                admin_password="pw-pw-pw",
+                orchestrator_url=f"http://127.0.0.1:{port}",
+                orchestrator_secret=orch.state.admin_secret,
             )
         )
         c.post("/api/login", json={"username": "admin", "password": "pw-pw-pw"})

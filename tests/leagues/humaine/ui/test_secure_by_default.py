@@ -106,12 +106,14 @@ def test_a_manager_run_round_rejects_forgers_and_a_listed_original_agent_plays_i
     names = ("orch", "ui", "manager", "ours", "original")
     socks = {k: loopback_socket() for k in names}
     u = {k: f"http://127.0.0.1:{s.getsockname()[1]}" for k, s in socks.items()}
+    orch = create_orchestrator_app(
+        db_path=tmp_path / "o.sqlite", rule_config=RuleConfig(human_gap=0.3)
+    )
     apps = {
-        "orch": create_orchestrator_app(
-            db_path=tmp_path / "o.sqlite", rule_config=RuleConfig(human_gap=0.3)
-        ),
+        "orch": orch,
         "ui": create_ui_app(
             orchestrator_url=u["orch"],
+            admin_secret=orch.state.admin_secret,
             db_path=tmp_path / "ui.sqlite",
             utility_source=FixedUtilities(),
             auto_confirm=True,
@@ -124,6 +126,7 @@ def test_a_manager_run_round_rejects_forgers_and_a_listed_original_agent_plays_i
             orchestrator_url=u["orch"],
             ui_url=u["ui"],
             public_url=u["manager"],
+            orchestrator_secret=orch.state.admin_secret,
         ),
         "ours": tiny_agent("Celia", 6.0, u["orch"]),  # sends its secret
         "original": tiny_agent("Watson", 7.5, u["orch"], original=True),  # cannot

@@ -25,6 +25,7 @@ from accord.leagues.humaine.testing import (
     agent,
     human,
     loopback_socket,
+    operator_headers,
     round_body,
     start_round,
 )
@@ -186,7 +187,7 @@ def stage(tmp_path: Path) -> Iterator[tuple[httpx.Client, httpx.Client, Party, s
         Party("Watson") as watson,
         ServerThread(orch, socks["orch"]),
         ServerThread(web, socks["ui"]),
-        httpx.Client(base_url=url["orch"], timeout=10) as eo,
+        httpx.Client(base_url=url["orch"], timeout=10, headers=operator_headers(orch)) as eo,
         httpx.Client(base_url=url["ui"], timeout=10) as hui,
     ):
         join(hui)

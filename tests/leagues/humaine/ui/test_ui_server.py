@@ -252,11 +252,13 @@ def test_the_chat_start_button_works_when_everything_shares_one_event_loop(tmp_p
     from accord.leagues.humaine.utility_generator import create_utility_generator_app
 
     gen, orch, ui = free_port(), free_port(), free_port()
+    orch_app = create_orchestrator_app(human_uis=[f"http://127.0.0.1:{ui}"])
     apps = {
         gen: create_utility_generator_app(1),
-        orch: create_orchestrator_app(human_uis=[f"http://127.0.0.1:{ui}"]),
+        orch: orch_app,
         ui: create_ui_app(
             **KEYS,
+            admin_secret=orch_app.state.admin_secret,
             orchestrator_url=f"http://127.0.0.1:{orch}",
             utility_source=http_utility_source(f"http://127.0.0.1:{gen}", timeout=2),
             agents=[

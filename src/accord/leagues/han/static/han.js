@@ -47,7 +47,18 @@ function drawBoard() {
   });
 }
 
+let waitLeft = null; // seconds left in the waiting room, and when that was said
 function render(s) {
+  if (s.released) { released(s); return; }
+  if (s.waiting) {
+    $("waiting").hidden = false; $("game").hidden = true;
+    waitLeft = { left: s.left, at: performance.now() };
+    $("wait-left").textContent = fmt(s.left);
+    return;
+  }
+  waitLeft = null;
+  $("waiting").hidden = true;
+  if (!finished) $("game").hidden = false;
   const first = state === null;
   state = s;
   leftAt = performance.now();
@@ -65,13 +76,34 @@ function render(s) {
   $("warning").hidden = !s.warned;
   $("face").textContent = FACES[s.agentFace] || FACES.neutral;
   $("face").dataset.face = s.agentFace;
+  const other = s.partner === "person" ? "Partner" : "Agent";
   const h = $("history");
-  h.innerHTML = s.history.map((e) => `<div class="${e.who}">${e.t}s ${e.who === "person" ? "You" : e.who === "agent" ? "Agent" : ""}: ${e.text}</div>`).join("");
+  h.innerHTML = s.history.map((e) => `<div class="${e.who}">${e.t}s ${e.who === "person" ? "You" : e.who === "agent" ? other : ""}: ${e.text}</div>`).join("");
   h.scrollTop = h.scrollHeight;
   if (s.result) finish(s);
 }
 
+function released(s) {
+  finished = true;
+  for (const id of ["waiting", "game", "after"]) $(id).hidden = true;
+  $("released").hidden = false;
+  $("released-text").textContent = s.released;
+  $("continue").onclick = () => go(s.next);
+}
+
+async function leave() {
+  if (!confirm("Leave the study? If a game is running, it ends for both of you.")) return;
+  try { const r = await api("api/han/leave", { method: "POST", body: {} }); finished = true; go(r.next); }
+  catch (e) { $("error").textContent = e.message; }
+}
+$("leave-waiting").onclick = leave;
+
 function setup() {
+  if (state.partner === "person") {
+    $("partner-label").textContent = "Partner"; $("col-partner").textContent = "Partner";
+    $("face").setAttribute("aria-label", "partner's face");
+    $("leave").hidden = false; $("leave").onclick = leave;
+  }
   state.presets.forEach((text, i) => {
     const b = document.createElement("button"); b.textContent = text; b.dataset.preset = i + 1;
     b.onclick = () => send({ kind: "SEND_MESSAGE", preset: i + 1 });
@@ -100,7 +132,9 @@ function finish(s) {
   finished = true;
   $("game").hidden = true;
   $("after").hidden = false;
-  const how = { deal: "You reached a deal", timeout: "Time ran out", quit: "You both walked away" }[s.result.outcome];
+  const how = { deal: "You reached a deal", timeout: "Time ran out", quit: "You both walked away",
+    partner_left: "Your partner left the game", left: "You left the game" }[s.result.outcome];
+  $("survey-about").hidden = s.partner !== "person";
   $("result").textContent = `${how}: you scored ${s.result.points} points.`;
   $("attention-q").textContent = s.attention;
   $("questions").innerHTML = s.survey.map((q) => `<p>${q.text}<br>` +
@@ -124,6 +158,7 @@ function finish(s) {
 // cannot be (re)opened, a slow poll takes over.
 let leftAt = 0;
 function tick() {
+  if (waitLeft) $("wait-left").textContent = fmt(Math.max(0, waitLeft.left - (performance.now() - waitLeft.at) / 1000));
   if (state && !finished) $("timer").textContent = fmt(Math.max(0, state.left - (performance.now() - leftAt) / 1000));
 }
 setInterval(tick, 250);

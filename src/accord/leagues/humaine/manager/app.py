@@ -83,6 +83,7 @@ def create_manager_app(
     ui_url: str | None = None,
     public_url: str | None = None,
     ui_link: str | None = None,
+    orchestrator_secret: str | None = None,
 ) -> FastAPI:
     """The manager app on the SQLite file ``db_path``.
 
@@ -94,10 +95,16 @@ def create_manager_app(
     When ``public_url`` (this manager's own address) is given, each round names the UI
     server and the manager as its human UIs, so the manager hears the round totals;
     otherwise the orchestrator's default human UIs are used (they may forward totals).
+    ``orchestrator_secret`` is the orchestrator's operator secret, sent on every round
+    it starts (``X-Accord-Admin``).
     """
     store = ManagerStore(db_path)
     source = utility_source or (http_utility_source(utility_url) if utility_url else None)
-    orchestrator = OrchestratorClient(orchestrator_url) if orchestrator_url else None
+    orchestrator = (
+        OrchestratorClient(orchestrator_url, admin_secret=orchestrator_secret)
+        if orchestrator_url
+        else None
+    )
     human_uis: dict[str, str] = {}
     if public_url:
         if ui_url:

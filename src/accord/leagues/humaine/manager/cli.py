@@ -26,6 +26,24 @@ app = typer.Typer(help="HUMAINE competition manager and human UIs.", no_args_is_
 console = Console()
 
 PASSWORD_ENV = "ACCORD_HUMAINE_ADMIN_PASSWORD"
+SECRET_ENV = "ACCORD_HUMAINE_ADMIN_SECRET"
+"""The orchestrator's operator secret (X-Accord-Admin), when no --admin-secret-file."""
+
+_SECRET_FILE_HELP = (
+    "File with the orchestrator's admin secret (X-Accord-Admin; 'accord humaine up' and "
+    f"'orchestrator' write <data>/admin-secret), else ${SECRET_ENV}."
+)
+
+
+def _orchestrator_secret(path: Path | None) -> str | None:
+    """The operator secret from ``path`` or the environment (None: the orchestrator's
+    admin routes must be open, or they answer 403)."""
+    if path is None:
+        return os.environ.get(SECRET_ENV) or None
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except OSError as e:
+        raise typer.BadParameter(f"cannot read the admin secret file {path}: {e}") from None
 
 
 def _names(text: str) -> list[str]:
@@ -61,6 +79,7 @@ def manager(
     admin_password: Annotated[
         str | None, typer.Option(help=f"(Re)set the admin password (or set ${PASSWORD_ENV}).")
     ] = None,
+    admin_secret_file: Annotated[Path | None, typer.Option(help=_SECRET_FILE_HELP)] = None,
 ) -> None:
     """Serve the competition manager: contestants, pools, schedule, leaderboard."""
     import uvicorn
@@ -75,6 +94,7 @@ def manager(
         utility_url=utility_url,
         ui_url=ui_url,
         public_url=url,
+        orchestrator_secret=_orchestrator_secret(admin_secret_file),
     )
     console.print(f"competition manager: [bold]{url}/[/] (leaderboard: {url}/leaderboard.html)")
     if web.state.initial_password:
@@ -107,6 +127,7 @@ def ui(
     auto_confirm: Annotated[
         bool, typer.Option(help="Acknowledge every deal at once (simulated buyers).")
     ] = False,
+    admin_secret_file: Annotated[Path | None, typer.Option(help=_SECRET_FILE_HELP)] = None,
 ) -> None:
     """Serve the chat UI and the human assistant UI."""
     import uvicorn
@@ -124,6 +145,7 @@ def ui(
         public_url=url,
         confirm_timeout=confirm_timeout,
         auto_confirm=auto_confirm,
+        admin_secret=_orchestrator_secret(admin_secret_file),
     )
     keys = web.state.page_keys
     console.print(f"the buyer's link (chat and assistant): [bold]{keys.link('person', url)}[/]")

@@ -19,6 +19,7 @@ import httpx
 import numpy as np
 
 from accord.core.errors import AccordError
+from accord.leagues.humaine.admin import admin_headers
 from accord.leagues.humaine.utility_generator import (
     generate_buyer_utility,
     generate_seller_utility,
@@ -67,16 +68,20 @@ def http_utility_source(base_url: str, timeout: float = 5.0) -> UtilitySource:
 
 
 class OrchestratorClient:
-    """Starts generation-2 rounds on an environment orchestrator."""
+    """Starts generation-2 rounds on an environment orchestrator, with the operator's
+    ``admin_secret`` in the ``X-Accord-Admin`` header (see :mod:`..admin`)."""
 
-    def __init__(self, base_url: str, timeout: float = 10.0) -> None:
+    def __init__(
+        self, base_url: str, timeout: float = 10.0, admin_secret: str | None = None
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self.headers = admin_headers(admin_secret)
 
     def _post(self, route: str, body: dict[str, Any]) -> Any:
         url = f"{self.base_url}{route}"
         try:
-            r = httpx.post(url, json=body, timeout=self.timeout)
+            r = httpx.post(url, json=body, timeout=self.timeout, headers=self.headers)
         except httpx.HTTPError as e:
             raise ServiceError(f"orchestrator unreachable at {url}: {e}") from e
         if r.status_code >= 400:

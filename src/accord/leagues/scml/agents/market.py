@@ -34,12 +34,11 @@ import numpy as np
 
 from accord.core import Negotiator, NegotiatorView, Outcome, Response, SessionResult
 from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.agents.projection import free_stock, plan_key, project_stock
+from accord.leagues.scml.agents.routine import Want, run_day
 from accord.leagues.scml.contracts import Agenda, Contract
-from accord.leagues.scml.state import Phase
 
 __all__ = ["MarketAgent", "MarketNegotiator"]
-
-_BEFORE_EXECUTION = (Phase.INIT, Phase.BEFORE_STEP, Phase.NEGOTIATION, Phase.SIGNING)
 
 
 class MarketNegotiator(Negotiator):
@@ -106,50 +105,37 @@ class MarketAgent(SCMLAgent):
         self.short_cap = awi.n_lines / 2
         self.long_cap = 2.0 * awi.n_lines
 
-    def _now(self) -> tuple[int, bool]:
-        return self.awi.current_step, self.awi.phase not in _BEFORE_EXECUTION
-
     def _project(self) -> None:
         """Projected output stock before each day's deliveries -> sell room and buy need."""
-        key = self._now()
+        key = plan_key(self.awi)
         if key == self._key:
             return
         self._key = key
         awi = self.awi
         day, executed = key
-        n, lines = awi.n_steps, awi.n_lines
         inv = awi.current_inventory
-        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
-        start = day
-        if executed:  # today's deliveries are done; today's production runs tonight
-            start = day + 1
-            made = min(lines, ins)
-            ins, outs = ins - made, outs + made
-        inp = (self.inp + self.p_in).tolist()
-        out = (self.out + self.p_out).tolist()
-        raw = np.zeros(n + 1, dtype=np.int64)
-        spare = np.zeros(n + 1, dtype=np.int64)  # free line capacity each day
-        for t in range(start, n):
-            ins += inp[t]
-            outs -= out[t]
-            raw[t] = outs
-            made = min(lines, ins)
-            spare[t] = lines - made
-            ins, outs = ins - made, outs + made
-        raw[n] = outs
-        raw[:start] = raw[start]
-        free = np.minimum.accumulate(raw[::-1])[::-1]
+        raw, spare = project_stock(
+            int(inv[awi.my_input_product]),
+            int(inv[awi.my_output_product]),
+            awi.n_lines,
+            (self.inp + self.p_in).tolist(),
+            (self.out + self.p_out).tolist(),
+            day,
+            executed,
+            awi.n_steps,
+        )
+        start = day + 1 if executed else day
+        free = free_stock(raw)
         self._sell = np.maximum(0, free)
         self._sell[:start] = 0
         # inputs lacking: a shortfall on day s needs inputs on a day before s
         short = np.maximum(0, -np.minimum.accumulate(raw))
-        need = np.zeros(n + 1, dtype=np.int64)
+        need = np.zeros(awi.n_steps + 1, dtype=np.int64)
         need[:-1] = np.diff(short)
         need = np.minimum(need, spare)
         self._buy = need
         self._short = int(short[-1])
         self._spare = spare
-        self._ins_left = ins
 
     def _speculative(self, first: int, last: int) -> np.ndarray:
         """Extra inputs a factory buys ahead of its sales: about a day of production."""
@@ -312,39 +298,20 @@ class MarketAgent(SCMLAgent):
             self._book(c)
 
     def step(self) -> None:
-        awi = self.awi
         self._adapt()
-        inv = awi.current_inventory
-        make = min(awi.n_lines, inv[awi.my_input_product], awi.current_balance // max(1, awi.cost))
-        awi.set_production(int(make))
-        self._key = (-1, False)
-        if awi.current_step + 1 >= awi.n_steps:
-            return
-        self._request(True)
-        self._request(False)
+        self._key = (-1, False)  # inventories change during execution
+        run_day(self.awi, self._want, self._negotiator)
 
-    def _request(self, is_buy: bool) -> None:
+    def _want(self, is_buy: bool) -> Want | None:
+        """Up to the most units the plan has room for, on the days it has room."""
         awi = self.awi
-        partners = awi.my_suppliers if is_buy else awi.my_consumers
-        if not partners:
-            return
         first = awi.current_step + 1
         last = min(awi.n_steps - 1, first + max(2, awi.horizon))
         room = self.room(is_buy, first, last)
         if len(room) == 0 or room.max() <= 0:
-            return
+            return None
         days = np.flatnonzero(room > 0)
-        t0, t1 = first + int(days[0]), first + int(days[-1])
-        product = awi.my_input_product if is_buy else awi.my_output_product
-        cat = awi.catalog_prices[product]
-        prices = (max(1, int(cat * 0.5)), max(2, int(np.ceil(cat * 1.5))))
-        q = (1, int(room.max()))
-        for partner in partners:
-            if awi.quota_left <= 0:
-                break
-            awi.request_negotiation(
-                is_buy, product, q, prices, (t0, t1), partner, self._negotiator(is_buy)
-            )
+        return (1, int(room.max())), (first + int(days[0]), first + int(days[-1]))
 
     def _negotiator(self, is_buy: bool) -> MarketNegotiator:
         awi = self.awi

@@ -23,8 +23,9 @@ import numpy as np
 
 from accord.core import Negotiator, NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import SCMLAgent
+from accord.leagues.scml.agents.projection import free_stock, plan_key, project_stock
+from accord.leagues.scml.agents.routine import Want, run_day
 from accord.leagues.scml.contracts import Agenda, Contract
-from accord.leagues.scml.state import Phase
 
 __all__ = ["TraderAgent", "TraderNegotiator"]
 
@@ -112,7 +113,7 @@ class TraderAgent(SCMLAgent):
         """Add (sign 1) or remove (-1) a contract from the plan, updating the projection."""
         q = sign * c.quantity
         t = c.delivery
-        valid = self._key == self._current_key()
+        valid = self._key == plan_key(self.awi)
         if c.buyer == self.awi.agent:
             self.incoming[t] += q
             if sign > 0:
@@ -145,44 +146,22 @@ class TraderAgent(SCMLAgent):
             self._book(c)
 
     # -- projections ------------------------------------------------------------------
-    def _current_key(self) -> tuple[int, bool]:
-        awi = self.awi
-        return awi.current_step, awi.phase not in (
-            Phase.INIT,
-            Phase.BEFORE_STEP,
-            Phase.NEGOTIATION,
-            Phase.SIGNING,
-        )
-
     def _project(self) -> None:
         """Output stock after each day's deliveries, if lines run on every input."""
-        key = self._current_key()
+        key = plan_key(self.awi)
         if self._key == key:
             return
         awi = self.awi
-        day, after_execution = key
-        n, lines = awi.n_steps, awi.n_lines
         inv = awi.current_inventory
-        ins, outs = inv[awi.my_input_product], inv[awi.my_output_product]
-        raw = [0] * (n + 1)
-        start = day
-        if after_execution:  # today's inputs are already in; they run tonight
-            start = day + 1
-            made = min(lines, ins)
-            ins -= made
-            outs += made
-        incoming, outgoing = self.incoming.tolist(), self.outgoing.tolist()
-        for t in range(start, n):
-            ins += incoming[t]
-            outs -= outgoing[t]
-            raw[t] = outs
-            made = lines if ins > lines else ins
-            ins -= made
-            outs += made
-        raw[n] = outs
-        for t in range(start):
-            raw[t] = raw[start]
-        self._raw = np.asarray(raw, dtype=np.int64)
+        self._raw, _ = project_stock(
+            int(inv[awi.my_input_product]),
+            int(inv[awi.my_output_product]),
+            awi.n_lines,
+            self.incoming.tolist(),
+            self.outgoing.tolist(),
+            *key,
+            awi.n_steps,
+        )
         self._key = key
         self._caps()
 
@@ -190,7 +169,7 @@ class TraderAgent(SCMLAgent):
         """Units it would sell / buy for delivery on each day, from the projection."""
         awi = self.awi
         n = awi.n_steps
-        free = np.minimum.accumulate(self._raw[::-1])[::-1]  # a sale must keep later days >= 0
+        free = free_stock(self._raw)  # a sale must keep later days >= 0
         self._sell_cap = np.maximum(0, free)
         nxt = np.empty_like(free)
         nxt[:-1] = free[1:]
@@ -277,42 +256,19 @@ class TraderAgent(SCMLAgent):
         return answer
 
     def step(self) -> None:
-        awi = self.awi
-        day = awi.current_step
-        inv = awi.current_inventory
-        make = min(awi.n_lines, inv[awi.my_input_product], awi.current_balance // max(1, awi.cost))
-        awi.set_production(int(make))
-        self._key = (-1, False)  # inventories changed during execution
-        if day + 1 >= awi.n_steps:
-            return
-        self._request(True)
-        self._request(False)
+        self._key = (-1, False)  # inventories change during execution
+        run_day(self.awi, self._want, self._negotiator)
 
-    def _request(self, is_buy: bool) -> None:
+    def _want(self, is_buy: bool) -> Want | None:
+        """The most units it can trade on one of the next days (at least two)."""
         awi = self.awi
-        partners = awi.my_suppliers if is_buy else awi.my_consumers
-        if not partners:
-            return
         start = awi.current_step + 1
         end = min(awi.n_steps - 1, start + max(2, awi.horizon // 2))
         caps = self.capacities(is_buy, start, end)
         best_q = int(caps.max()) if len(caps) else 0
         if best_q <= 0:
-            return
-        product = awi.my_input_product if is_buy else awi.my_output_product
-        lo_p, hi_p = self._price_range(is_buy)
-        for partner in partners:
-            if awi.quota_left <= 0:
-                break
-            neg = self._negotiator(is_buy)
-            awi.request_negotiation(
-                is_buy, product, (1, best_q), (lo_p, hi_p), (start, end), partner, neg
-            )
-
-    def _price_range(self, is_buy: bool) -> tuple[int, int]:
-        cat = self.cat_in if is_buy else self.cat_out
-        lo, hi = max(1, int(cat * 0.5)), max(2, int(np.ceil(cat * 1.5)))
-        return lo, hi
+            return None
+        return (1, best_q), (start, end)
 
     def _negotiator(self, is_buy: bool) -> TraderNegotiator:
         if is_buy:

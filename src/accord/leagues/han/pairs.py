@@ -1,0 +1,275 @@
+"""Person-vs-person games on the web: the waiting room, the shared game, leaving, rows.
+
+A condition whose params say ``{"partner": "person"}`` pairs its participants with
+each other (:mod:`accord.leagues.han.pairing`) instead of with an agent. The pair
+plays one :class:`~accord.leagues.han.match.Match` with both sides driven from their
+pages: the one who waited longer takes the person's side, the other the agent's side,
+each seeing only their own values and BATNA. The page is the same as against an
+agent: this module turns the game around for the person on the agent's side (the
+board's columns are always partner, undecided, me) and back for the offers they send.
+
+Leaving: a waiter released after the timeout finishes the study (``released``); one
+whose page stopped asking has withdrawn (``gone``); a player who presses Leave
+withdraws and the game ends at once with both BATNAs (outcome ``left``): the partner
+is told and answers the survey. Every step is in the study's log (``waiting``,
+``paired``, ``released``, ``gone``, ``left``, each ``event``), and each person's
+row of ``games.csv`` names the pair, their side and their partner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from accord.leagues.han.domain import GameSpec, Role
+from accord.leagues.han.engine import GameOutcome
+from accord.leagues.han.events import Event, EventKind, InvalidEvent, event_from_json
+from accord.leagues.han.match import Match
+from accord.leagues.han.pairing import Pair, WaitingRoom
+from accord.web.errors import WebError
+
+if TYPE_CHECKING:
+    from accord.leagues.han.server import HanService
+
+__all__ = ["PAIRS", "PairGames", "is_pairs"]
+
+PAIRS = {"partner": "person"}
+"""The params of a person-vs-person condition."""
+
+_OTHER: dict[str, Role] = {"agent": "person", "person": "agent"}
+
+
+def is_pairs(params: dict[str, Any]) -> bool:
+    return params.get("partner") == "person"
+
+
+class PairGames:
+    """The person-vs-person side of a :class:`~accord.leagues.han.server.HanService`."""
+
+    def __init__(self, service: HanService, room: WaitingRoom) -> None:
+        self.s = service
+        self.room = room
+        self.matches: dict[str, Match] = {}  # by pair id
+        self._restored: set[str] = set()
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.s.specs[0]
+
+    # -- the room -----------------------------------------------------------------------
+    def enter(self, pid: str) -> Pair | None:
+        """``pid``'s page asks: join (or stay in) the room; their pair once there is one."""
+        study = self.s.study
+        with self.s.lock:
+            self._restore(pid)
+            status = self.room.status(pid)
+            if status in ("released", "gone", "left"):
+                return None
+            if status == "new" and study.view(pid).status != "consented":
+                raise WebError(409, f"participant {pid} is {study.view(pid).status}; no game")
+            now = self.s.clock()
+            if status == "new":
+                study.record(pid, "waiting", {"timeout": self.room.timeout})
+            others = set(self.room.waiting) - {pid}
+            pair = self.room.join(pid, now)
+            gone = others - set(self.room.waiting) - set(self.room.pairs)
+            for who in sorted(gone):
+                self._exit(who)
+            if pid not in self.room.waiting and pair is None:
+                self._exit(pid)
+                return None
+            if pair is not None and pair.id not in self.matches:
+                self.matches[pair.id] = self._new_match(pair)
+                for role, who in pair.sides.items():
+                    study.record(
+                        who,
+                        "paired",
+                        {
+                            "pair": pair.id, "role": role, "partner": pair.partner_of(who),
+                            "game": self.spec.name,
+                        },
+                    )  # fmt: skip
+                self.s.wake(pair.partner_of(pid))
+            return pair
+
+    def _exit(self, pid: str) -> None:
+        """Tell the study how ``pid`` left the room without a partner."""
+        why = self.room.exits[pid]
+        study = self.s.study
+        if study.view(pid).status != "consented":
+            return
+        if why == "released":
+            waited = self.room.timeout
+            study.record(pid, "released", {"waited": waited})
+            study.complete(pid, {"paired": False, "released": f"no partner within {waited:g} s"})
+        else:
+            study.withdraw(pid, "closed the page while waiting" if why == "gone" else "left")
+        self.s.wake(pid)
+
+    def _new_match(self, pair: Pair) -> Match:
+        return Match(self.spec, None, None, start=pair.formed, spacing=0.0, agent_is_person=True)
+
+    def leave(self, pid: str) -> dict[str, Any]:
+        """``pid`` presses Leave: out of the room, or out of the game (which ends with
+        both BATNAs; the partner answers the survey)."""
+        study = self.s.study
+        with self.s.lock:
+            self._restore(pid)
+            pair = self.room.pairs.get(pid)
+            if pair is None:
+                if study.view(pid).status == "consented":
+                    self.room.leave(pid)
+                    self.room.exits[pid] = "left"
+                    study.record(pid, "left", {"while": "waiting"})
+                    study.withdraw(pid, "left while waiting")
+                return {"done": True, "next": study.view(pid).next}
+            m = self.matches[pair.id]
+            role = pair.role_of(pid)
+            now = self.s.clock()
+            running = not m.game.ended
+            if running:
+                m.leave(role, now)
+            study.record(pid, "left", {"while": "playing" if running else "survey",
+                                       "t": m.elapsed(now), "pair": pair.id})  # fmt: skip
+            self.s.record_row(pid, m, None, me=role, pair=pair, left=True)
+            study.withdraw(pid, "left the game" if running else "left before the survey")
+        self.s.wake(pair.partner_of(pid))
+        return {"done": True, "next": study.view(pid).next}
+
+    # -- the game -----------------------------------------------------------------------
+    def game(self, pid: str) -> tuple[Pair, Match] | None:
+        pair = self.enter(pid)
+        if pair is None:
+            return None
+        m = self.matches[pair.id]
+        with self.s.lock:
+            m.advance(self.s.clock())
+        return pair, m
+
+    def state(self, pid: str) -> dict[str, Any]:
+        got = self.game(pid)
+        study = self.s.study
+        if got is None:
+            why = self.room.status(pid)
+            if why == "waiting":
+                now = self.s.clock()
+                deadline = self.room.deadline(pid) or now
+                return {"waiting": True, "partner": "person", "timeout": self.room.timeout,
+                        "left": max(0.0, deadline - now)}  # fmt: skip
+            text = {
+                "released": f"No other participant arrived within {self.room.timeout / 60:g} "
+                "minutes, so there is no game for you. Thank you for waiting: you are done.",
+                "gone": "You left the waiting room.",
+                "left": "You left the study.",
+            }.get(why, "There is no game for you.")
+            return {"released": text, "how": why, "next": study.view(pid).next}
+        pair, m = got
+        return self.s.game_state(m, pair.role_of(pid), pair)
+
+    def event(self, pid: str, raw: Any) -> dict[str, Any]:
+        got = self.game(pid)
+        if got is None:
+            raise WebError(409, "you have no partner yet; wait for the game to start")
+        pair, m = got
+        role = pair.role_of(pid)
+        if m.game.ended:
+            raise WebError(409, "the game is over; answer the survey")
+        study = self.s.study
+        with self.s.lock:
+            now = self.s.clock()
+            try:
+                ev = event_from_json(raw, role)
+            except InvalidEvent as exc:
+                m.refuse(role, now, str(exc))
+                study.record(pid, "refused", {"error": str(exc), "t": m.elapsed(now),
+                                              "parse": True, "pair": pair.id})  # fmt: skip
+                raise WebError(422, str(exc)) from None
+            if role == "agent":
+                ev = _turned(ev)  # the page's columns are partner, undecided, me
+            n = len(m.game.violations)
+            m.submit(role, ev, now)
+            study.record(pid, "event", {"event": ev.to_json(), "raw": raw, "t": m.elapsed(now),
+                                        "pair": pair.id, "role": role})  # fmt: skip
+            refused = m.game.violations[n:] if len(m.game.violations) > n else []
+            if refused:
+                study.record(pid, "refused", {"error": refused[-1].reason, "t": m.elapsed(now)})
+        for who in pair.sides.values():
+            self.s.wake(who)
+        if refused:
+            raise WebError(422, refused[-1].reason)
+        return self.state(pid)
+
+    def survey_target(self, pid: str) -> tuple[Pair, Match, Role]:
+        got = self.game(pid)
+        if got is None:
+            raise WebError(409, "there was no game to answer a survey about")
+        pair, m = got
+        return pair, m, pair.role_of(pid)
+
+    def due(self, pid: str) -> float:
+        """When ``pid``'s page should next hear from the server (on the service clock)."""
+        now = self.s.clock()
+        with self.s.lock:
+            deadline = self.room.deadline(pid)
+            if deadline is not None:
+                return min(deadline, now + self.s.heartbeat)
+            pair = self.room.pairs.get(pid)
+            m = self.matches.get(pair.id) if pair else None
+        if m is None:
+            return now + self.s.heartbeat
+        return self.s.match_due(m)
+
+    # -- after a restart ------------------------------------------------------------------
+    def _restore(self, pid: str) -> None:
+        """Rebuild ``pid``'s pair and game from the study's log (once per participant)."""
+        if pid in self._restored:
+            return
+        self._restored.add(pid)
+        log = self.s.study.events.read(self.s.study.design.id, party=pid)
+        paired = [e for e in log if e.kind == "paired"]
+        exits = {"released": "released", "withdrawn": "left"}
+        for e in log:
+            if e.kind in exits and pid not in self.room.pairs:
+                self.room.exits[pid] = exits[e.kind]  # type: ignore[assignment]
+        if not paired or pid in self.room.pairs:
+            return
+        d = paired[-1].data
+        role: Role = d["role"]
+        sides: dict[Role, str] = {role: pid, _OTHER[role]: str(d["partner"])}
+        start = log.index(paired[-1])
+        m = Match(self.spec, None, None, start=0.0, spacing=0.0, agent_is_person=True)
+        both = [(e.seq, e) for e in log[start:]]
+        for e in self.s.study.events.read(self.s.study.design.id, party=sides[_OTHER[role]]):
+            if e.seq > paired[-1].seq:
+                both.append((e.seq, e))
+        for _, e in sorted(both, key=lambda x: (float(x[1].data.get("t", 0.0)), x[0])):
+            t = float(e.data.get("t", 0.0))
+            who: Role = e.data.get("role") or (role if e.party == pid else _OTHER[role])
+            if e.kind == "event" and "raw" in e.data:
+                ev = event_from_json(e.data["raw"], who)
+                m.submit(who, _turned(ev) if who == "agent" else ev, t)
+            elif e.kind == "refused" and e.data.get("parse"):
+                m.advance(t)
+                m.refuse(who, t, str(e.data["error"]))
+            elif e.kind == "left" and e.data.get("while") == "playing":
+                m.leave(role if e.party == pid else _OTHER[role], t)
+        m.t0 = self.s.clock() - (self.s.study.clock.wall() - paired[-1].at)
+        pair = Pair(str(d["pair"]), sides, m.t0)
+        self.room.restore(pair)
+        self.matches[pair.id] = m
+        self._restored.update(sides.values())
+
+
+def _turned(ev: Event) -> Event:
+    """An event of the person on the agent's side, from their page's view to the game's."""
+    if ev.kind is EventKind.SEND_OFFER and ev.offer is not None:
+        return replace(ev, offer=ev.offer.mirrored())
+    return ev
+
+
+def outcome_for(m: Match, role: Role) -> str:
+    """How the game ended, for ``role`` (``partner_left`` when the other side left)."""
+    r = m.game.result
+    if r.outcome is GameOutcome.LEFT:
+        return "left" if r.left_by == role else "partner_left"
+    return str(r.outcome.value)

@@ -1,0 +1,71 @@
+"""The trader and market agents share their daily routine (production and negotiation
+requests, ``accord.leagues.scml.agents.routine``) without changing what they do.
+
+``data/scml_agents_before_routine.json`` holds what seeded worlds of these agents gave
+before the routine was factored out (recorded from main at commit b5cc223 with
+``python tests/leagues/scml/test_scml_agents_routine.py``): every factory's score and a
+digest of every contract (parties, terms, status). The same worlds must give exactly the
+same figures now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.leagues.scml.generate import generate_config
+from accord.leagues.scml.world import World
+
+DATA = Path(__file__).with_name("data") / "scml_agents_before_routine.json"
+MIXES = {
+    "market": ("market",),
+    "trader": ("trader",),
+    "mixed": ("market", "trader", "random"),
+}
+SEEDS = (0, 1, 2)
+
+
+def figures(mix: str, seed: int) -> dict[str, Any]:
+    """Scores and a contract digest of one seeded world of the ``mix`` agents."""
+    cfg = generate_config(n_steps=20, seed=seed, max_factories_per_level=3)
+    kinds = MIXES[mix]
+    agents = [kinds[i % len(kinds)] for i in range(cfg.n_factories)]
+    w = World(cfg, agents, seed=seed).run()
+    w.check_invariants()
+    book = w.book
+    rows = [
+        f"{c.seller}>{c.buyer}:{c.quantity}@{c.unit_price}d{c.delivery}"
+        f"{'x' if c.exogenous else ''}={book.status[cid].name}"
+        for cid, c in book.contracts.items()
+    ]
+    return {
+        "agents": agents,
+        "scores": w.scores(),
+        "contracts": len(rows),
+        "digest": hashlib.sha256("\n".join(rows).encode()).hexdigest(),
+    }
+
+
+def all_figures() -> dict[str, Any]:
+    return {f"{mix}/{seed}": figures(mix, seed) for mix in MIXES for seed in SEEDS}
+
+
+@pytest.mark.parametrize("mix", list(MIXES))
+def test_same_worlds_same_results_as_before_the_shared_routine(mix: str) -> None:
+    if not DATA.is_file():
+        pytest.fail(f"{DATA} is missing: record it from main (see this module's docstring)")
+    before = json.loads(DATA.read_text())
+    for seed in SEEDS:
+        now = figures(mix, seed)
+        assert now == before[f"{mix}/{seed}"], f"{mix} world seed {seed} changed"
+
+
+if __name__ == "__main__":  # record the figures (run on the code before a refactor)
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(json.dumps(all_figures(), indent=1, sort_keys=True) + "\n")
+    sys.stdout.write(f"wrote {DATA}\n")
