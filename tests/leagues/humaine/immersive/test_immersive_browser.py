@@ -19,19 +19,21 @@ import httpx
 import numpy as np
 import pytest
 from hui_kit import CHROMIUM_ARGS, PERSON_KEY, join
-from imm_kit import CELIA_SSML, WATSON_BLOCKED, WATSON_TEXT
+from imm_kit import CELIA_SSML, HUMAN_GAP, WATSON_BLOCKED, WATSON_TEXT
 
 from accord.leagues.humaine.behaviour import display_text
 from accord.web.testing import chromium_env
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 LOCAL = ("127.0.0.1",)
 ACCEPT = "Celia, I accept your offer"
 """The spoken acceptance (the bare "Celia, I accept" is not yet recognised reliably)."""
 LEAD_IN = 0.6
 """Seconds of silence before each utterance in the fake microphone's file."""
-HEARD_WITHIN = 30.0
+TRIES = 3
+"""Takes allowed per utterance: the offline recogniser sometimes mishears a take."""
+HEARD_WITHIN = 45.0
 """Seconds the page may take to hear an utterance (capture, upload, transcription) or
 to play the answers (a loaded 2-core machine decodes slowly)."""
 
@@ -119,6 +121,20 @@ def round_id(stage: dict[str, Any]) -> Iterator[str]:
         yield str(r.json()["roundId"])
 
 
+def say_aloud(page: Any, *words: str, tries: int = TRIES) -> dict[str, Any]:
+    """Click "talk" (the fake microphone plays its file again at each take) until the
+    transcript holds every one of ``words``, as a person repeats what was misheard;
+    returns what was heard, with the take and the number of ``attempts``."""
+    for attempt in range(1, tries + 1):
+        n = len(journal(page)["heard"])
+        page.click("#talk-btn")
+        heard = wait_journal(page, "heard", n + 1)[n]
+        if all(w in heard["text"] for w in words):
+            return heard | {"take": journal(page)["takes"][n], "attempts": attempt}
+        time.sleep(HUMAN_GAP + 0.2)  # R0, before saying it again
+    raise AssertionError(f"{words} never heard in {tries} takes: {journal(page)['heard']}")
+
+
 def decisions(stage: dict[str, Any], rid: str) -> list[dict[str, Any]]:
     url = f"{stage['urls']['orch']}/rounds/{rid}"
     return list(httpx.get(url, trust_env=False).json()["decisions"])
@@ -141,16 +157,16 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     expect(page.locator(".seat[data-name=Celia] svg.avatar")).to_be_visible()
     expect(page.locator(".seat[data-name=Watson] svg.avatar")).to_be_visible()
     page.click(".seat[data-name=Watson]")  # looked at Watson, but says "Celia, ..."
-    page.click("#talk-btn")
-    heard = first_heard = wait_journal(page, "heard", 1)[0]
-    first_take = journal(page)["takes"][0]
-    assert "two egg" in heard["text"] and "flour" in heard["text"], heard
+    # misheard without the name, a take goes to Watson (clicked), who does not answer
+    heard = first_heard = say_aloud(page, "Celia", "two egg", "flour")
+    first_take = heard["take"]
     assert (heard["addressee"], heard["rule"]) == ("Celia", "name in utterance"), heard
     assert heard["permitted"] is True
     expect(page.locator("#heard")).to_contain_text(heard["text"])
     expect(page.locator("#rule")).to_have_text("to Celia: name in utterance")
     human = [d for d in decisions(stage, round_id) if d["speaker"] == "Human"]
-    assert [(d["addressee"], d["text"]) for d in human] == [("Celia", heard["text"])]
+    assert (human[-1]["addressee"], human[-1]["text"]) == ("Celia", heard["text"])
+    assert len(human) == heard["attempts"]
     expect(page.locator(".seat[data-name=Celia]")).to_have_class("seat avatar-celia addressed")
 
     # 2. both sellers answer; each answer is spoken in turn, with its gestures
@@ -167,7 +183,7 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
         assert p["peakMouth"] > 0.2, p  # the mouth followed the sound
     assert played[0]["end"] <= played[1]["start"], "the avatars talked over each other"
     permitted = [d for d in decisions(stage, round_id) if d["permitted"]]
-    assert [d["speaker"] for d in permitted] == ["Human", "Celia", "Watson"]
+    assert [d["speaker"] for d in permitted][-3:] == ["Human", "Celia", "Watson"]
     assert any(d["text"] == WATSON_BLOCKED and not d["permitted"] for d in decisions(
         stage, round_id))  # fmt: skip
     assert WATSON_BLOCKED not in page.content()
@@ -181,15 +197,17 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     page = net.ctx.new_page()
     page.goto(f"{ui}/join?key={PERSON_KEY}")
     expect(page.locator("#phase")).to_have_text("negotiation")
-    page.click("#talk-btn")
-    heard = wait_journal(page, "heard", 1)[0]
-    assert "accept" in heard["text"] and heard["addressee"] == "Celia", heard
-    assert heard["permitted"] is True
+    heard = accept_heard = say_aloud(page, "Celia", "accept")
+    assert heard["addressee"] == "Celia" and heard["permitted"] is True, heard
     deal = page.locator("#confirm-list .pending-deal[data-seller=Celia]")
     expect(deal).to_contain_text("Celia sells you 2 egg, 2 flour for $4.00")
     deal.locator("button.confirm").click()
     expect(page.locator("#budget-line")).to_have_text("Budget $50.00, spent $4.00, left $46.00")
-    said = wait_journal(page, "played", 1)[0]
+    deadline = time.monotonic() + HEARD_WITHIN
+    while not [p for p in journal(page)["played"] if p["text"] == "Deal! It is yours."]:
+        assert time.monotonic() < deadline, journal(page)
+        time.sleep(0.1)
+    said = next(p for p in journal(page)["played"] if p["text"] == "Deal! It is yours.")
     assert said["speaker"] == "Celia" and said["gesturesShown"] == ["nod", "smile"]
     browser.close()
     asked += net.asked
@@ -200,7 +218,8 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     assert asked and all(urlparse(u).hostname in LOCAL for u in asked if u.startswith("http"))
     take = first_take
     print(
-        f"\nfigures: take {take['seconds']:.2f} s captured at {first_heard['captureRate']} Hz; "
+        f"\nfigures: takes needed {first_heard['attempts']} + {accept_heard['attempts']}; "
+        f"take {take['seconds']:.2f} s captured at {first_heard['captureRate']} Hz; "
         f"upload + transcription {first_heard['at'] - take['at']:.0f} ms "
         f"(STT {first_heard['sttSeconds'] * 1000:.0f} ms); heard -> Celia speaks "
         f"{played[0]['start'] - first_heard['at']:.0f} ms; speech "
