@@ -13,6 +13,7 @@ is no peer figure to put beside ours.
 
     python bench/bench_speech_accuracy.py            # all utterances
     python bench/bench_speech_accuracy.py --limit 8  # the first eight
+    python bench/bench_speech_accuracy.py --grammar-only
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ SPEEDS: tuple[float, ...] = (1.0, 0.85, 1.2)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=0, help="only the first N utterances")
+    parser.add_argument(
+        "--grammar-only", action="store_true", help="skip the general model (a quicker run)"
+    )
     args = parser.parse_args(argv)
     for reason in (speech_available(), transcription_available()):
         if reason is not None:
@@ -89,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     utterances = UTTERANCES[: args.limit] if args.limit > 0 else UTTERANCES
     voices = list(BUYER_VOICES.values())
+    modes = ("auto",) if args.grammar_only else ("auto", "general")
     start = time.perf_counter()
     transcriber = Transcriber()
     print(f"transcriber built in {time.perf_counter() - start:.2f} s")
@@ -97,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         for mode in ("auto", "general")
     }
     ref_words = 0
+    per_voice: dict[str, list[float]] = {v.name: [0.0, 0.0] for v in voices}  # edits, words
     print(
         f"{'voice':<12} {'speed':>5} {'audio':>6} {'WER g+f':>8} {'WER gen':>8}  reference / grammar+fallback / general"
     )
@@ -107,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         n = len(words(text))
         ref_words += n
         heard = {}
-        for mode in ("auto", "general"):
+        for mode in modes:
             t = transcriber.transcribe(spoken.wav, mode=mode)  # type: ignore[arg-type]
             wer = word_error_rate(text, t.text)
             acc = totals[mode]
@@ -117,19 +123,24 @@ def main(argv: list[str] | None = None) -> int:
             acc["audio"] += t.audio_seconds
             acc["general"] += t.source == "general"
             heard[mode] = (wer, t)
+            if mode == "auto":
+                per_voice[voice.name][0] += wer * n
+                per_voice[voice.name][1] += n
         print(
             f"{voice.name:<12} {speed:>5.2f} {spoken.seconds:>5.1f}s "
-            f"{heard['auto'][0]:>8.2f} {heard['general'][0]:>8.2f}  {text}\n"
+            f"{heard['auto'][0]:>8.2f} {heard.get('general', (float('nan'),))[0]:>8.2f}  {text}\n"
             f"{'':>44}g+f: {heard['auto'][1].text}"
             + (" (general fallback)" if heard["auto"][1].source == "general" else "")
-            + f"\n{'':>44}gen: {heard['general'][1].text}",
+            + (f"\n{'':>44}gen: {heard['general'][1].text}" if "general" in heard else ""),
             flush=True,
         )
     count = len(utterances)
     print(
         f"\n{count} utterances, {ref_words} reference words, {len(voices)} voices, speeds {SPEEDS}"
     )
-    for mode, label in (("auto", "grammar + general fallback"), ("general", "general model alone")):
+    labels = {"auto": "grammar + general fallback", "general": "general model alone"}
+    for mode in modes:
+        label = labels[mode]
         acc = totals[mode]
         print(
             f"{label:<27} word accuracy {1 - acc['edits'] / ref_words:6.1%}  mean WER "
@@ -137,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
             f"real-time factor {acc['decode'] / acc['audio']:4.2f}"
             + (f"  (fallback used {acc['general']}x)" if mode == "auto" else "")
         )
+    print(
+        "grammar + fallback by voice: "
+        + ", ".join(f"{name} {1 - e / w:.0%}" for name, (e, w) in per_voice.items() if w)
+    )
     return 0
 
 

@@ -20,7 +20,8 @@ def test_every_good_and_unit_of_the_goods_list_is_in_the_grammar() -> None:
 
 def test_the_grammar_follows_its_arguments() -> None:
     grammar = domain_grammar(sellers=["Ann", "Bob"], goods=["egg"], units={"egg": "each"})
-    assert "<seller> = ann | bob;" in grammar and "<good> = egg | eggs;" in grammar
+    assert "<seller> = ann | bob;" in grammar and "<noun> = eggs;" in grammar
+    assert "<one_noun> = egg;" in grammar
     assert "flour" not in grammar_words(grammar)
 
 

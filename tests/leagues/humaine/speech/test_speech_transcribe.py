@@ -1,11 +1,12 @@
 """Speech in: synthesised buyer utterances transcribed offline, with the fallback rule.
 
 The accuracy threshold comes from ``bench/bench_speech_accuracy.py`` (see
-docs/humaine-immersive.md): on the buyer voices the grammar with fallback reaches about
-80% word accuracy over 38 utterances, where the general model alone stays below 25%. This
-test takes four of them and asks for 70% (and for the grammar to beat the general model),
-low enough not to flake on a loaded machine, high enough to fail if the grammar or the
-audio path breaks.
+docs/humaine-immersive.md): on the buyer voices the grammar with fallback reaches 78% word
+accuracy over 38 utterances (64% to 88% by voice), the general model alone 35%. This test
+takes four in-domain utterances (each transcribed exactly here) and asks for 70% (decoding is
+deterministic, so load does not change the transcripts), low enough to allow a different
+pocketsphinx build a slip, high enough to fail if the grammar or the audio path breaks;
+and for the grammar to beat the general model on the issue's example.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ SAMPLES = (
     ("Celia, I want two eggs and three cups of flour for five dollars", "buyer-m1", 1.0),
     ("Watson, how much for five cups of sugar", "buyer-klatt", 1.2),
     ("I'm looking for three ounces of chocolate", "buyer-m2", 1.2),
-    ("Celia, I accept", "buyer-m1", 1.0),
+    ("Watson, it's a deal", "buyer-klatt", 1.0),
 )
 THRESHOLD = 0.70
 

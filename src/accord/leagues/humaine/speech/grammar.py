@@ -22,10 +22,10 @@ two orders of magnitude longer to decode).
 >>> g = domain_grammar()
 >>> g.splitlines()[0], "<seller> = celia | watson;" in g
 ('#JSGF V1.0;', True)
->>> "teaspoons" in g and "blueberries" in g
+>>> "<units> = cups | ounces | packets | teaspoons;" in g and "<one_noun> = egg | blueberry;" in g
 True
 >>> sorted(grammar_words(domain_grammar(sellers=["Ann"], goods=["egg"], units={"egg": "each"})))[:6]
-['a', 'about', 'accept', 'afternoon', 'agreed', 'alright']
+['a', 'about', 'accept', 'afternoon', 'agreed', 'all']
 """
 
 from __future__ import annotations
@@ -49,9 +49,11 @@ _FIXED = f"""
 <teen> = {" | ".join(_TEENS.split())};
 <tens> = {" | ".join(_TENS.split())};
 <count> = <digit> | <teen> | <tens> [<digit>];
-<amount> = <count> | a | an | some | any | more | a few;
-<item> = [<amount>] [<unit> of] <good>;
-<bundle> = <item> [[and] <item> [[and] <item> [[and] <item>]]] | [enough for] <amount> <product>;
+<many> = two | three | four | five | six | seven | eight | nine | <teen> | <tens> [<digit>];
+<item> = (a | an | one) (<unit> of <noun> | <one_noun>) | <many> [<units> of] <noun>
+  | [some | any | more | a few] [<units> of] <noun>;
+<bundle> = <item> [[and] <item> [[and] <item> [[and] <item>]]]
+  | [enough for] (a | one) (cake | batch of pancakes) | [enough for] <many> (cakes | batches of pancakes);
 <price> = (<count> | [<digit>] hundred [[and] <count>]) (dollars | dollar | bucks) [[and] <count> [cents]];
 <lead> = i want | i need | i would like | i'd like | i would like to buy | i'd like to buy
   | i want to buy | i'll buy | i will buy | can i have | can i get | can i buy
@@ -94,22 +96,24 @@ def domain_grammar(
 ) -> str:
     """The JSGF grammar (public rule ``<utterance>``) for these sellers, goods and units.
 
-    Units are spoken singular or plural; a good is spoken singular, and also plural
-    (``PLURALS`` of :mod:`..goods`) when it is countable, i.e. its unit is ``each`` or
-    ``packet`` ("two eggs", "a packet of blueberries"); a good whose unit is ``each`` is
-    counted without a unit.
+    Numbers agree with what they count: "one cup", "two cups", "an egg", "three eggs". A
+    good is countable when its unit is ``each`` or ``packet``: it is spoken plural
+    (``PLURALS`` of :mod:`..goods`: "eggs", "a packet of blueberries") except after
+    "a"/"one" ("an egg"); the other goods are mass nouns, always singular ("two cups of
+    flour"). A good whose unit is ``each`` is counted without a unit.
     """
     plural = {good: word for word, good in PLURALS.items()}
     countable = [g for g in goods if units.get(g) in ("each", "packet")]
-    good_words = [*goods, *(plural.get(g, g + "s") for g in countable)]
+    nouns = [plural.get(g, g + "s") if g in countable else g for g in goods]
     unit_names = sorted({units[g] for g in goods if g in units and units[g] != "each"})
-    unit_words = [w for u in unit_names for w in (u, u + "s")] or ["cup"]
+    unit_names = unit_names or ["cup"]
     head = (
         "#JSGF V1.0;\ngrammar humaine;\n"
         f"<seller> = {_alternatives(sellers, 'seller name')};\n"
-        f"<good> = {_alternatives(good_words, 'good')};\n"
-        f"<unit> = {_alternatives(unit_words, 'unit')};\n"
-        "<product> = cake | cakes | pancake | pancakes | batch of pancakes | batches of pancakes;"
+        f"<noun> = {_alternatives(nouns, 'good')};\n"
+        f"<one_noun> = {_alternatives(countable or goods, 'good')};\n"
+        f"<unit> = {_alternatives(unit_names, 'unit')};\n"
+        f"<units> = {_alternatives([u + 's' for u in unit_names], 'unit')};"
     )
     return head + _FIXED
 

@@ -7,10 +7,11 @@ language model), built once and reused:
   units, prices, accept and reject phrases);
 - the general decoder: pocketsphinx's general English language model.
 
-The rule: decode with the grammar first; when the grammar finds nothing (an empty
-hypothesis: no path of the grammar survives the search, as happens when the buyer says
-something the grammar cannot produce), decode again with the general model and return
-that, marked ``source="general"``. (A score-based rule was tried: pocketsphinx's
+The rule: decode with the grammar first, with narrow beams (fast); when that finds
+nothing (an empty hypothesis: no path of the grammar survived the search), decode with the
+grammar again at pocketsphinx's default, wider beams; when that finds nothing either (as
+happens when the buyer says something the grammar cannot produce), decode with the general
+model and return that, marked ``source="general"``. (A score-based rule was tried: pocketsphinx's
 posterior and the acoustic score against a phone loop did not separate in-domain from
 out-of-domain speech on the synthesised utterances, so the rule is the empty result.) Decoding holds a lock, so one transcriber
 can serve a threaded server (calls are serialised; build one per worker to decode in
@@ -89,6 +90,7 @@ class Transcriber:
         # 7e-29, 1e-48): a few times faster, the same transcripts on the bench. The general
         # model keeps the defaults (narrower beams ruin its transcripts).
         self._grammar_decoder: Any = Decoder(loglevel="FATAL", lm=None, **BEAMS)
+        self._wide_decoder: Any = None  # the grammar at default beams, built on first need
         self._general_decoder: Any = None  # built on first need (it loads a 30 MB model)
         missing = sorted(w for w in grammar_words(self.grammar) if not self._known(w))
         if missing:
@@ -138,6 +140,8 @@ class Transcriber:
             source: Literal["grammar", "general"] = "general" if mode == "general" else "grammar"
             decoder = self._grammar_decoder if source == "grammar" else self._general()
             text = self._decode(decoder, pcm)
+            if not text and source == "grammar":
+                text = self._decode(self._wide(), pcm)
             if not text and mode == "auto":
                 source, text = "general", self._decode(self._general(), pcm)
         return Transcript(
@@ -146,6 +150,15 @@ class Transcriber:
             seconds=time.perf_counter() - start,
             audio_seconds=audio_seconds,
         )
+
+    def _wide(self) -> Any:
+        if self._wide_decoder is None:
+            from pocketsphinx import Decoder
+
+            self._wide_decoder = Decoder(loglevel="FATAL", lm=None)
+            self._wide_decoder.add_jsgf_string("domain", self.grammar)
+            self._wide_decoder.activate_search("domain")
+        return self._wide_decoder
 
     def _general(self) -> Any:
         if self._general_decoder is None:
