@@ -166,7 +166,8 @@ def build_stack(
         keys = ui_app.state.page_keys
         if immersive:
             notes += _immersive_notes(ui_app)
-        notes.append(f"the buyer's link (chat and assistant): {keys.link('person', url['ui'])}")
+        pages = "avatars, chat and assistant" if immersive else "chat and assistant"
+        notes.append(f"the buyer's link ({pages}): {keys.link('person', url['ui'])}")
         notes.append(f"the admin's link (start a round): {keys.link('admin', url['ui'])}")
         mgr_app = create_manager_app(
             data / "manager.sqlite",
