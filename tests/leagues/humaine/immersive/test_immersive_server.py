@@ -136,6 +136,14 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
         second = r.json()
         assert second["addressee"] == "Watson" and second["rule"] == "last avatar clicked"
         assert second["permitted"] is False and second["reply"]["rule"] == "R0"
+        # the rule applied is logged: "heard" events in the UI server's SQLite log
+        log = stage["ui"].state.immersive.ui.log
+        logged = [b for r, route, b, _ in log.replay() if route == "heard" and r == rid]
+        assert [(b["addressee"], b["rule"], b["permitted"]) for b in logged] == [
+            ("Celia", "name in utterance", True),
+            ("Watson", "last avatar clicked", False),
+        ]
+        assert logged[0]["speechSeconds"] <= logged[0]["audioSeconds"]
         q = wait_queue(c, rid, 2)
         for item in q["items"]:
             assert item["seconds"] > 0.5
