@@ -107,6 +107,7 @@ def build_stack(
     seed: int | None,
     unauthenticated: Sequence[str] = (),
     open_admin: bool = False,
+    immersive: bool = False,
 ) -> tuple[list[Service], list[str]]:
     """The services to run and notes on what was left out (and why).
 
@@ -160,9 +161,13 @@ def build_stack(
             public_url=url["ui"],
             confirm_timeout=UI_CONFIRM_TIMEOUT,
             admin_secret=secret,
+            immersive=immersive,
         )
         keys = ui_app.state.page_keys
-        notes.append(f"the buyer's link (chat and assistant): {keys.link('person', url['ui'])}")
+        if immersive:
+            notes += _immersive_notes(ui_app)
+        pages = "avatars, chat and assistant" if immersive else "chat and assistant"
+        notes.append(f"the buyer's link ({pages}): {keys.link('person', url['ui'])}")
         notes.append(f"the admin's link (start a round): {keys.link('admin', url['ui'])}")
         mgr_app = create_manager_app(
             data / "manager.sqlite",
@@ -200,10 +205,28 @@ def build_stack(
                 agent = agent_factory(kind)(name, seed=seed or 0)
             except ValueError as e:
                 raise typer.BadParameter(str(e)) from None
+            if immersive and not agent.gestures:  # the avatars gesture as the agents ask
+                from .agents.base import SAMPLE_GESTURES
+
+                agent.gestures = SAMPLE_GESTURES
             agent_app = create_agent_app(agent, url["orchestrator"])
             services.append(Service(f"agent {name} ({kind})", agent_app, socks[name], "/health"))
     services += ui_services
     return services, notes
+
+
+def _immersive_notes(ui_app: Any) -> list[str]:
+    """What the immersive mode can do here (speech, head pose), for ``up`` to print."""
+    svc = ui_app.state.immersive
+    out = ["immersive mode: the buyer's link opens the avatars' page (/immersive/)"]
+    for what, missing in (
+        ("speech out (espeak-ng)", svc.speech_missing()),
+        ("speech in (pocketsphinx)", svc.listening_missing()),
+    ):
+        out.append(f"{what}: ready" if missing is None else f"{what} OFF: {missing}")
+    head = svc.headpose_missing()
+    out.append("head pose: OpenCV ready" if head is None else f"head pose off: {head}")
+    return out
 
 
 def _admin_secret(folder: Path, open_admin: bool) -> tuple[str | None, str]:
@@ -299,10 +322,27 @@ def up(
     ] = None,
     check: Annotated[bool, typer.Option(help="Probe every service once it is up.")] = False,
     open_admin: Annotated[bool, typer.Option(help=_OPEN_ADMIN_HELP)] = False,
+    immersive: Annotated[
+        bool,
+        typer.Option(
+            help="Immersive mode: the buyer's page shows Celia and Watson as avatars that "
+            "speak and gesture, and the buyer speaks (offline speech; docs/humaine-immersive.md)."
+        ),
+    ] = False,
 ) -> None:
     """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
     services, notes = build_stack(
-        host, port_base, data, celia, watson, agents, ui, seed, unauthenticated or [], open_admin
+        host,
+        port_base,
+        data,
+        celia,
+        watson,
+        agents,
+        ui,
+        seed,
+        unauthenticated or [],
+        open_admin,
+        immersive=immersive,
     )
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")

@@ -64,6 +64,7 @@ __all__ = [
 MAX_TEXT_CHARS = 5000
 """Longest message text accepted on the wire (R4 separately limits agents to 100 words)."""
 MAX_NAME_CHARS = 64
+MAX_BEHAVIOR_CHARS = 400
 
 BID_TYPES = ("SellOffer", "BuyOffer", "Accept", "Reject")
 
@@ -136,6 +137,17 @@ class RelayMessage(_Wire):
     timeStamp: int | float | str | None = None
     bid: BidModel | None = None
     token: str | None = None
+    behavior: str | list[Any] | dict[str, Any] | None = None
+    """Optional avatar behaviour of an agent's message (the immersive mode): a gesture
+    ("smile"), a list of them, or ``{"gesture": ...}``; see :mod:`.behaviour`. Agents
+    written for the original send none."""
+
+    @field_validator("behavior")
+    @classmethod
+    def _behavior(cls, v: Any) -> Any:
+        if v is not None and len(repr(v)) > MAX_BEHAVIOR_CHARS:
+            raise ValueError(f"behavior may take {MAX_BEHAVIOR_CHARS} characters; got more")
+        return v
 
     @field_validator("role")
     @classmethod

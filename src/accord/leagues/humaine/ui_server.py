@@ -141,6 +141,7 @@ def create_ui_app(
     admin_key: str | None = None,
     human_gap: float = 5.0,
     admin_secret: str | None = None,
+    immersive: bool = False,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -159,6 +160,8 @@ def create_ui_app(
     ``human_gap`` is R0's gap, shown to the person before a message is refused.
     ``admin_secret`` is the orchestrator's operator secret, sent (``X-Accord-Admin``) when
     the admin page starts a round or ends a phase (see :mod:`.admin`).
+    ``immersive`` adds the immersive page (``/immersive/``: avatars that speak and
+    gesture, the person speaking; :mod:`.immersive`), where the person's link then leads.
     """
     if not confirm_timeout > 0:
         raise ConfigError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
@@ -176,7 +179,21 @@ def create_ui_app(
         human_gap=human_gap,
     )
     service.admin_secret = admin_secret
-    app = create_app("Accord HUMAINE human UIs", service, static=UI_PAGES)
+    if immersive:
+        from accord.leagues.humaine.immersive import MAX_LISTEN_BYTES, ImmersiveService
+
+        extra = ImmersiveService(service)
+        service.pages[PERSON] = "immersive/"
+        app = create_app(
+            "Accord HUMAINE human UIs (immersive)",
+            service,
+            extra,
+            static=UI_PAGES | {"/immersive": STATIC / "immersive"},
+            max_body_bytes=MAX_LISTEN_BYTES,
+        )
+        app.state.immersive = extra
+    else:
+        app = create_app("Accord HUMAINE human UIs", service, static=UI_PAGES)
     app.state.rounds = service.rounds
     app.state.page_keys = service.keys
     return app
@@ -221,6 +238,7 @@ class UiService:
         self.log = EventLog(db_path, Path(f"{db_path}.round-secrets") if on_disk else None)
         keys_file = Path(f"{db_path}.page-keys") if on_disk else None
         self.keys = load_keys(self.log.db, person_key, admin_key, keys_file)
+        self.pages = dict(PAGES)
         self.rounds: dict[str, UiRound] = {}
         self.lock = threading.Lock()
         self.waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
@@ -281,7 +299,7 @@ class UiService:
         role = self.keys.role_of(key) if key else None
         if role is None:
             raise WebError(403, "this link's key is not valid here; ask for a new link")
-        page = RedirectResponse(PAGES[role], status_code=303)
+        page = RedirectResponse(self.pages[role], status_code=303)
         cookie = cookie_for(role, key)
         page.set_cookie(COOKIES[role], cookie, httponly=True, samesite="strict")
         return page

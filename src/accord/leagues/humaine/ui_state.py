@@ -148,6 +148,7 @@ class UiRound:
                 "rationale": None if permitted is not False else body.get("rationale"),
                 "at": at,
                 "authenticated": body.get("authenticated") is not False,
+                "behavior": body.get("behavior", body.get("behaviour")),
             }
         )
         speaker = str(body.get("speaker", ""))

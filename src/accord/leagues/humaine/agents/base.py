@@ -10,7 +10,7 @@ context, so one agent class runs over real HTTP and in a virtual-time simulation
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -57,6 +57,14 @@ class Heard:
     act: Act
 
 
+SAMPLE_GESTURES: dict[str, str | Sequence[str]] = {
+    "SellOffer": "smile",
+    "Accept": ["nod", "smile"],
+    "tell": "thinking",
+}
+"""The sample sellers' gestures in the immersive mode."""
+
+
 class NotBound(AccordError, RuntimeError):
     """An agent tried to speak before a context was attached with :meth:`SellerAgent.bind`."""
 
@@ -69,6 +77,10 @@ class SellerAgent:
     """
 
     kind = "base"
+    gestures: Mapping[str, str | Sequence[str]] = {}
+    """Gestures asked for when a message names none, by act ("SellOffer", "Accept",
+    "tell"): empty by default (no ``behavior`` sent, as the original's agents);
+    ``accord humaine up --immersive`` gives the sample sellers :data:`SAMPLE_GESTURES`."""
 
     def __init__(
         self, name: str = "Celia", *, seed: int = 0, names: tuple[str, ...] = DEFAULT_NAMES
@@ -230,17 +242,30 @@ class SellerAgent:
             return target
         return self.last_seller_offer.speaker if self.last_seller_offer else None
 
-    def offer(self, bundle: Mapping[str, int], price: float, text: str | None = None) -> None:
-        """Relay a SellOffer."""
+    def offer(
+        self,
+        bundle: Mapping[str, int],
+        price: float,
+        text: str | None = None,
+        behavior: str | Sequence[str] | None = None,
+    ) -> None:
+        """Relay a SellOffer. ``behavior``: the avatar's gesture(s) in the immersive mode
+        ("smile", ["wave", "smile"]; see :mod:`accord.leagues.humaine.behaviour`)."""
         clean = check_bundle(bundle)
         price = round(float(price), 2)
-        self._say(text or sell_offer_text(clean, price), "SellOffer", clean, price)
+        self._say(text or sell_offer_text(clean, price), "SellOffer", clean, price, behavior)
 
-    def accept(self, bundle: Mapping[str, int], price: float, text: str | None = None) -> None:
+    def accept(
+        self,
+        bundle: Mapping[str, int],
+        price: float,
+        text: str | None = None,
+        behavior: str | Sequence[str] | None = None,
+    ) -> None:
         """Relay an Accept for ``bundle`` at ``price`` (makes the deal)."""
         clean = check_bundle(bundle)
         price = round(float(price), 2)
-        self._say(text or accept_text(clean, price), "Accept", clean, price)
+        self._say(text or accept_text(clean, price), "Accept", clean, price, behavior)
 
     def _unknown_goods_note(self, heard: Heard) -> str | None:
         """What to say about goods the human asked for that nobody sells ("3 apples"):
@@ -253,16 +278,23 @@ class SellerAgent:
         words = " or ".join(heard.act.unknown[:3])
         return f"Sorry, I don't sell {words}: I sell {', '.join(GOODS)}."
 
-    def tell(self, text: str) -> None:
+    def tell(self, text: str, behavior: str | Sequence[str] | None = None) -> None:
         """Relay a message without a bid (small talk, or why we cannot offer)."""
-        self._send({"text": text})
+        self._send({"text": text, "behavior": behavior or self.gestures.get("tell")})
 
-    def _say(self, text: str, kind: str, bundle: dict[str, int], price: float) -> None:
+    def _say(
+        self,
+        text: str,
+        kind: str,
+        bundle: dict[str, int],
+        price: float,
+        behavior: str | Sequence[str] | None = None,
+    ) -> None:
         note = self._unknown_note
         if note:
             text, self._unknown_note = f"{note} {text}", None
         bid = {"type": kind, "quantity": bundle, "price": {"unit": "USD", "value": price}}
-        self._send({"text": text, "bid": bid})
+        self._send({"text": text, "bid": bid, "behavior": behavior or self.gestures.get(kind)})
 
     def _send(self, content: dict[str, Any]) -> None:
         if self.ctx is None:
@@ -276,6 +308,9 @@ class SellerAgent:
         }
         if "bid" in content:
             message["bid"] = content["bid"]
+        behavior = content.get("behavior")
+        if behavior:  # only when asked: the original's agents send none
+            message["behavior"] = behavior if isinstance(behavior, str) else list(behavior)
         if self.round_id:
             message["roundId"] = self.round_id
         if self.environment:

@@ -45,13 +45,19 @@ export function bundleText(quantity) {
     .map(([g, n]) => `${n} ${g}`).join(", ");
 }
 
+// an agent's text may hold SSML tags (immersive mode): the person reads it without them
+export function plainText(text) {
+  return String(text || "").replace(/<[^<>]{0,400}>/g, " ").replace(/\s+/g, " ")
+    .replace(/\s+([,.;:!?])/g, "$1").trim();
+}
+
 export function messageNode(m) {
   const who = m.speaker || "?";
   const cls = `msg-line from-${who.toLowerCase()}${m.permitted === false ? " blocked" : ""}`;
   return el("div", { class: cls },
     el("span", { class: "who" }, who, m.addressee ? el("span", { class: "to" }, ` to ${m.addressee}`) : null,
       m.authenticated === false ? el("span", { class: "unauth", title: "admitted without a secret" }, " (unauthenticated)") : null),
-    el("span", { class: "text" }, m.text),
+    el("span", { class: "text" }, m.speaker === "Human" ? m.text : plainText(m.text)),
     m.bid && m.bid.type && m.speaker !== "Human"
       ? el("span", { class: "bid" }, `${m.bid.type}: ${bundleText(m.bid.quantity)}` +
           (m.bid.price ? ` for $${money(m.bid.price.value)}` : ""))

@@ -1,0 +1,348 @@
+"""HUMAINE's immersive mode on the human UI server: the avatar controller and the ears.
+
+The UI server is the orchestrator's human UI, so it hears every *permitted* message
+(``/receiveMessage``) in the order the orchestrator permitted them, and nothing else
+reaches the avatars: a blocked message (R0-R4) is never spoken nor shown. This module
+adds, under ``/api/immersive/``:
+
+- ``GET queue?round=``: the sellers' permitted messages of the round, in order, each
+  with its display text (SSML tags removed), its gestures (the message's optional
+  ``behavior``, see :mod:`.behaviour`), the URL of its speech and the speech's length.
+  Speech is synthesised here, offline, with the speaker's voice (Celia female, Watson
+  male; :mod:`.speech`), once per message. The page plays the queue one message at a
+  time, so avatars never talk over each other.
+- ``GET audio/{roundId}/{n}.wav``: that speech.
+- ``POST listen?roundId=&focus=&focusBy=`` (body: a 16 kHz mono WAV from the page's
+  microphone): transcribed offline in a worker process (:mod:`.listening`), the addressee chosen (the name said, else the avatar
+  last clicked or looked at: :func:`.behaviour.choose_addressee`), then sent as the
+  Human's message by exactly the path of a typed one (``UiService.say``: same page
+  session, same secret, same rules). The transcript, the addressee and the rule applied
+  come back to the page and are logged (an ``heard`` event in the UI server's SQLite log).
+- ``POST look`` (body: a JPEG camera frame): a coarse head pose (:mod:`.headpose`),
+  when OpenCV is installed; the page then treats the avatar looked at as clicked.
+- ``GET config``: voices, gestures, whether speech and head pose are available.
+
+Example::
+
+    app = create_ui_app(orchestrator_url=..., immersive=True)  # the page: /immersive/
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from accord.leagues.humaine.behaviour import (
+    ADDRESSEE_RULES,
+    GESTURES,
+    choose_addressee,
+    display_text,
+    gestures_of,
+)
+from accord.leagues.humaine.listening import Listener, UnusableAudio
+from accord.web.errors import WebError
+
+if TYPE_CHECKING:
+    from accord.leagues.humaine.ui_server import UiService
+
+__all__ = ["MAX_LISTEN_BYTES", "ImmersiveService", "wav_seconds"]
+
+log = logging.getLogger(__name__)
+
+MAX_LISTEN_BYTES = 2 * 1024 * 1024
+"""Largest utterance accepted (about 65 s of 16 kHz 16-bit mono)."""
+MAX_LOOK_BYTES = 512 * 1024
+EAGER_ITEMS = 8
+"""The latest messages of a round synthesised when the queue is read."""
+CACHE_ITEMS = 256
+"""Synthesised messages kept in memory (older ones are made again when asked)."""
+
+
+def _speech() -> Any:
+    """The offline speech module (imported when first needed: it loads engines)."""
+    return importlib.import_module("accord.leagues.humaine.speech")
+
+
+def wav_seconds(wav: bytes) -> float:
+    """Length in seconds of a PCM WAV (from its header), 0.0 when unreadable.
+
+    >>> import io, wave
+    >>> buf = io.BytesIO()
+    >>> with wave.open(buf, "wb") as w:
+    ...     w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000)
+    ...     w.writeframes(b"\\0\\0" * 8000)
+    >>> wav_seconds(buf.getvalue())
+    0.5
+    """
+    import io
+    import wave
+
+    try:
+        with wave.open(io.BytesIO(wav), "rb") as w:
+            return w.getnframes() / float(w.getframerate())
+    except (wave.Error, EOFError, ZeroDivisionError):
+        return 0.0
+
+
+class ImmersiveService:
+    """The immersive routes over a :class:`~.ui_server.UiService` (see the module doc)."""
+
+    def __init__(self, ui: UiService) -> None:
+        self.ui = ui
+        self.cache: OrderedDict[tuple[str, int], tuple[bytes, float]] = OrderedDict()
+        self.synth_lock = asyncio.Lock()
+        self.listener = Listener(tuple(ui.names))
+        self.heard: dict[str, list[dict[str, Any]]] = {}
+        for rid, route, body, _at in ui.log.replay():
+            if route == "heard":
+                self.heard.setdefault(rid, []).append(body)
+
+    # -- availability ------------------------------------------------------------------
+    @staticmethod
+    def speech_missing() -> str | None:
+        """Why speech cannot run here (None when it can)."""
+        try:
+            speech = _speech()
+        except ImportError as e:
+            return f"the speech module cannot be loaded: {e}"
+        why: str | None = speech.speech_available()
+        return why
+
+    @staticmethod
+    def listening_missing() -> str | None:
+        """Why speech input cannot run here (None when it can)."""
+        try:
+            speech = _speech()
+        except ImportError as e:
+            return f"the speech module cannot be loaded: {e}"
+        why: str | None = speech.transcription_available()
+        return why
+
+    @staticmethod
+    def headpose_missing() -> str | None:
+        from accord.leagues.humaine.headpose import headpose_available
+
+        return headpose_available()
+
+    def router(self) -> APIRouter:
+        r = APIRouter(prefix="/api/immersive")
+        anyone = [self.ui.session("person", "admin")]
+        person = [self.ui.session("person")]
+        r.add_api_route("/config", self.config, methods=["GET"], dependencies=anyone)
+        r.add_api_route("/queue", self.queue, methods=["GET"], dependencies=anyone)
+        r.add_api_route(
+            "/audio/{round_id}/{index}.wav", self.audio, methods=["GET"], dependencies=anyone
+        )
+        r.add_api_route("/listen", self.listen, methods=["POST"], dependencies=person)
+        r.add_api_route("/look", self.look, methods=["POST"], dependencies=person)
+        return r
+
+    def config(self) -> dict[str, Any]:
+        names = self.ui.names
+        return {
+            "agents": names,
+            "gestures": list(GESTURES),
+            "voices": {n: self.voice_name(n) for n in names},
+            "speech": self.speech_missing(),
+            "listening": self.listening_missing(),
+            "headPose": self.headpose_missing(),
+            "rules": ADDRESSEE_RULES,
+            "humanGap": self.ui.human_gap,
+            "confirmWithin": 0.0 if self.ui.auto_confirm else self.ui.confirm_timeout,
+            "listenMode": "push-to-talk (ends on a click or after 0.9 s of silence)",
+        }
+
+    # -- speech out --------------------------------------------------------------------
+    def voice_name(self, speaker: str) -> str:
+        """The voice of ``speaker``: its own (Celia, Watson), else by seat (first seller
+        Celia's, second Watson's)."""
+        known = ("Celia", "Watson")
+        if speaker in known:
+            return speaker
+        seat = self.ui.names.index(speaker) if speaker in self.ui.names else 0
+        return known[min(seat, 1)]
+
+    def _spoken(self, rid: str) -> list[tuple[int, dict[str, Any]]]:
+        r = self.ui.find(rid)
+        with self.ui.lock:
+            return [
+                (i, dict(m))
+                for i, m in enumerate(r.transcript)
+                if m["permitted"] is True and m["speaker"] in self.ui.names
+            ]
+
+    async def _speech(self, rid: str, index: int, speaker: str, text: str) -> tuple[bytes, float]:
+        key = (rid, index)
+        async with self.synth_lock:
+            if key in self.cache:
+                self.cache.move_to_end(key)
+                return self.cache[key]
+            speech = _speech()
+            voice = speech.VOICES[self.voice_name(speaker)]
+            t0 = time.perf_counter()
+            utt = await asyncio.to_thread(speech.speak, text, voice)
+            log.info(
+                "round %s: message %d of %s synthesised: %.2f s of speech in %.2f s",
+                rid, index, speaker, utt.seconds, time.perf_counter() - t0,
+            )  # fmt: skip
+            self.cache[key] = (utt.wav, float(utt.seconds))
+            while len(self.cache) > CACHE_ITEMS:
+                self.cache.popitem(last=False)
+            return self.cache[key]
+
+    async def queue(
+        self, round_id: Annotated[str | None, Query(alias="round")] = None
+    ) -> dict[str, Any]:
+        """The permitted seller messages, in order, with gestures and speech."""
+        with self.ui.lock:
+            empty = not self.ui.rounds
+        if empty and not round_id:
+            return {"roundId": None, "items": [], "heard": []}
+        r = self.ui.find(round_id)
+        rid = r.round_id
+        speaks = self.speech_missing() is None
+        items = []
+        for i, m in self._spoken(rid):
+            raw = str(m.get("text", ""))
+            gestures, unknown = gestures_of({"behavior": m.get("behavior")})
+            item: dict[str, Any] = {
+                "id": i,
+                "speaker": m["speaker"],
+                "addressee": m.get("addressee", ""),
+                "text": display_text(raw),
+                "ssml": raw,
+                "gestures": gestures,
+                "unknownGestures": unknown,
+                "bid": m.get("bid"),
+                "audio": None,
+                "seconds": None,
+            }
+            if speaks:
+                item["audio"] = f"../api/immersive/audio/{rid}/{i}.wav"
+            items.append(item)
+        # the latest messages are synthesised now (the page is about to play them); older
+        # ones when their audio is asked for (a page opened late does not replay them)
+        for item in items[-EAGER_ITEMS:] if speaks else ():
+            try:
+                _wav, seconds = await self._speech(rid, item["id"], item["speaker"], item["ssml"])
+            except Exception as e:  # an engine failing on one text: that message is mimed
+                log.warning("round %s: message %d not synthesised: %s", rid, item["id"], e)
+                item["audio"], item["speechError"] = None, f"{type(e).__name__}: {e}"
+            else:
+                item["seconds"] = round(seconds, 3)
+        return {"roundId": rid, "items": items, "heard": self.heard.get(rid, [])}
+
+    async def audio(self, round_id: str, index: int) -> Response:
+        spoken = dict(self._spoken(round_id))
+        if index not in spoken:
+            raise WebError(
+                404, f"no permitted seller message {index} in round {round_id!r} to speak"
+            )
+        if (why := self.speech_missing()) is not None:
+            raise WebError(503, f"speech is not available here: {why}")
+        m = spoken[index]
+        wav, _ = await self._speech(round_id, index, str(m["speaker"]), str(m["text"]))
+        return Response(wav, media_type="audio/wav", headers={"Cache-Control": "no-store"})
+
+    # -- speech in ----------------------------------------------------------------------
+    def open(self) -> None:
+        """Start the speech-input worker process (when speech input can run here)."""
+        if self.listening_missing() is None:
+            self.listener.warm_up()
+
+    def close(self) -> None:
+        self.listener.close()
+
+    async def listen(
+        self,
+        request: Request,
+        roundId: str | None = None,
+        focus: str = "",
+        focusBy: str = "click",
+    ) -> dict[str, Any]:
+        """An utterance from the page's microphone, sent as the Human's message."""
+        wav = await request.body()
+        if len(wav) > MAX_LISTEN_BYTES:
+            raise WebError(413, f"an utterance may have {MAX_LISTEN_BYTES} bytes; got {len(wav)}")
+        if len(wav) < 44 or wav[:4] != b"RIFF" or wav[8:12] != b"WAVE":
+            raise WebError(
+                422,
+                f"expected a WAV file (RIFF/WAVE, 16-bit PCM mono) as the body; got "
+                f"{len(wav)} bytes starting {wav[:12]!r}",
+            )
+        if (why := self.listening_missing()) is not None:
+            raise WebError(503, f"speech input is not available here: {why}")
+        r = self.ui.find(roundId)
+        t0 = time.perf_counter()
+        try:
+            heard = await self.listener.transcribe(wav)
+        except UnusableAudio as e:
+            raise WebError(422, f"the utterance's audio is unusable: {e}") from e
+        stt = time.perf_counter() - t0
+        text = str(heard["text"]).strip()
+        entry: dict[str, Any] = {
+            "text": text,
+            "source": str(heard["source"]),
+            "sttSeconds": round(stt, 3),
+            "decodeSeconds": round(float(heard["seconds"]), 3),
+            "audioSeconds": round(float(heard["audio_seconds"]), 3),
+            "speechSeconds": round(float(heard["speech_seconds"]), 3),
+            "focus": focus,
+            "focusBy": focusBy,
+            "at": time.time(),
+        }
+        if not text:
+            entry |= {"addressee": None, "rule": None, "sent": False}
+            entry["why"] = "nothing was recognised: speak again, a little closer"
+            self._note(r.round_id, entry)
+            return entry
+        addressee, rule = choose_addressee(text, self.ui.names, focus=focus, focus_by=focusBy)
+        entry |= {"addressee": addressee, "rule": rule}
+        from accord.leagues.humaine.ui_server import Say
+
+        try:
+            said = await self.ui.say(Say(roundId=r.round_id, text=text, addressee=addressee))
+        except WebError as e:
+            entry |= {"sent": False, "why": e.message}
+            self._note(r.round_id, entry)
+            raise
+        reply = said.get("reply") or {}
+        entry |= {
+            "sent": True,
+            "permitted": reply.get("permitted"),
+            "rationale": reply.get("rationale"),
+        }
+        self._note(r.round_id, entry)
+        return entry | {"reply": reply}
+
+    def _note(self, rid: str, entry: dict[str, Any]) -> None:
+        log.info(
+            "round %s: heard %r (%s, %.2f s audio, %.2f s to transcribe) -> %s by rule %r",
+            rid, entry["text"], entry["source"], entry["audioSeconds"], entry["sttSeconds"],
+            entry.get("addressee") or "anyone", entry.get("rule"),
+        )  # fmt: skip
+        self.ui.record(rid, "heard", entry, time.time())
+        self.heard.setdefault(rid, []).append(entry)
+
+    # -- head pose ---------------------------------------------------------------------
+    async def look(self, request: Request) -> dict[str, Any]:
+        """A camera frame (JPEG/PNG): which avatar the person looks at, if any."""
+        from accord.leagues.humaine.headpose import estimate, headpose_available
+
+        if (why := headpose_available()) is not None:
+            raise WebError(503, f"head pose is not available here: {why}")
+        frame = await request.body()
+        if not frame or len(frame) > MAX_LOOK_BYTES:
+            raise WebError(422, f"expected one JPEG or PNG frame of at most "
+                                f"{MAX_LOOK_BYTES} bytes; got {len(frame)} bytes")  # fmt: skip
+        pose = await asyncio.to_thread(estimate, frame)
+        names = self.ui.names
+        looked = {"left": names[0], "right": names[-1]}.get(pose.yaw, "")
+        return {"yaw": pose.yaw, "faces": pose.faces, "focus": looked, "why": pose.why}
