@@ -4,9 +4,13 @@ A greedy one-step player in the spirit of D-Brane: it builds a few candidate ord
 from the orders each unit may give under the deals (a commitment forces its order, a hold
 commitment also allows a support, a DMZ forbids entering or staying), never moves into a
 supply centre owned by a named ally, adjudicates each candidate on a copy of the game
-(the other powers hold or give the orders the deals commit them to) and keeps the one with the most supply centres held or occupied
-afterwards. Retreats prefer supply centres; builds fill free home centres; disbands drop
-the units farthest from home. It can be asked about any power.
+(the other powers hold or give the orders the deals commit them to) and keeps the one
+with the most supply centres held or occupied afterwards. The candidates: a greedy set
+(each unit into a centre it does not own; a unit without one steps towards the nearest,
+unless it guards a threatened centre of its own), that set with one of its attacks on a
+held centre supported by another own unit, and random sets biased towards centres.
+Retreats prefer supply centres; builds fill free home centres; disbands drop the units
+farthest from home. It can be asked about any power.
 
 Example (needs the engine):
     >>> from accord.leagues.diplomacy.engine import new_game
