@@ -69,3 +69,19 @@ def test_tournament_resumes(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
     assert sum(r["games"] for r in rows) == 14
+    # each player but the last carries the test against the next one in the ranking
+    assert rows[-1]["vs_next"] is None
+    for hi, lo in zip(rows, rows[1:], strict=False):
+        t = hi["vs_next"]
+        assert (t["upper"], t["lower"]) == (hi["player"], lo["player"])
+        assert t["test"] == "paired sign-flip permutation" and t["games"] == 2
+        assert 0.0 < t["p"] <= 1.0 and t["significant"] == (t["p"] < 0.05)
+    text = runner.invoke(
+        app,
+        ["diplomacy", "tournament", "alliance", "--games", "2", "--last-year", "1901"]
+        + ["--out", str(tmp_path / "c.sqlite")],
+        env={"COLUMNS": "80"},
+    )
+    assert text.exit_code == 0 and "permutation test" in text.output
+    bad = runner.invoke(app, ["diplomacy", "tournament", "alliance", "--alpha", "2"])
+    assert bad.exit_code != 0 and "--alpha" in bad.output

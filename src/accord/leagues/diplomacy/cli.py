@@ -93,11 +93,17 @@ def tournament(
     ] = None,
     executor: Annotated[str, typer.Option(help="serial, processes or ray.")] = "serial",
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    alpha: Annotated[
+        float, typer.Option(help="Significance level of the tests between neighbours.")
+    ] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Run (or resume) an ANAC 2017 tournament on the virtual clock."""
+    if not 0.0 < alpha < 1.0:
+        raise typer.BadParameter(f"expected a level in (0, 1), got {alpha}", param_hint="--alpha")
     _need_engine()
-    from accord.leagues.diplomacy.tournament import make_jobs, run_tournament, summary
+    from accord.leagues.diplomacy.significance import neighbour_tests
+    from accord.leagues.diplomacy.tournament import make_jobs, per_game, run_tournament, summary
 
     try:
         jobs = make_jobs(players, games, seed, last_year=last_year)
@@ -113,27 +119,28 @@ def tournament(
     except AccordError as exc:
         raise typer.BadParameter(str(exc)) from exc
     rows = summary(recs, jobs)
+    tests = neighbour_tests(rows, per_game(recs, jobs), alpha=alpha)
     if as_json:
-        typer.echo(
-            json.dumps(
-                [
-                    {
-                        "player": r.player,
-                        "games": r.games,
-                        "points": r.points,
-                        "centres": r.centres,
-                        "mean_centres": r.mean_centres,
-                        "solos": r.solos,
-                    }
-                    for r in rows
-                ]
+        out_rows: list[dict[str, object]] = []
+        for i, r in enumerate(rows):
+            out_rows.append(
+                {
+                    "player": r.player,
+                    "games": r.games,
+                    "points": r.points,
+                    "centres": r.centres,
+                    "mean_centres": r.mean_centres,
+                    "solos": r.solos,
+                    "vs_next": tests[i].to_json() if i < len(tests) else None,
+                }
             )
-        )
+        typer.echo(json.dumps(out_rows))
         return
     table = Table(title=f"ANAC 2017 Diplomacy: {len(recs)} games")
-    for col in ("rank", "player", "games", "points", "centres", "mean SCs", "solos"):
+    for col in ("rank", "player", "games", "points", "centres", "mean SCs", "solos", "vs next"):
         table.add_column(col)
     for i, r in enumerate(rows, 1):
+        t = tests[i - 1] if i <= len(tests) else None
         table.add_row(
             str(i),
             r.player,
@@ -142,8 +149,14 @@ def tournament(
             str(r.centres),
             f"{r.mean_centres:.2f}",
             str(r.solos),
+            "" if t is None else f"{'*' if t.significant else 'ns'} p={t.p:.3g} ({t.by})",
         )
     Console().print(table)
+    Console().print(
+        "vs next: two-sided permutation test over games (paired when both played the same "
+        "games) on what ordered the pair (points, or centres when points are equal); "
+        f"* = significant at {alpha}, ns = not."
+    )
 
 
 @app.command("view")

@@ -25,7 +25,14 @@ from .deals import SEASONS, Deal, DealError, Dmz, OrderCommitment, province
 from .notary import Event, Notary, Proposal
 from .tactics import Plan, Tactics
 
-__all__ = ["AllianceNegotiator", "Negotiator", "RandomNegotiator", "Round", "NEGOTIATORS"]
+__all__ = [
+    "AllianceNegotiator",
+    "Negotiator",
+    "RandomNegotiator",
+    "Round",
+    "NEGOTIATORS",
+    "attack_deals",
+]
 
 
 @dataclass
@@ -177,16 +184,22 @@ class RandomNegotiator(Negotiator):
 class AllianceNegotiator(Negotiator):
     """Offers every power a mutual non-aggression deal (each keeps out of the other's
     supply centres this phase); powers that confirm become allies for two rounds, whose
-    centres the tactical module then spares. Accepts a proposal only when the tactical
-    module says it does not lower my plan's value; votes for a draw when three or fewer
-    powers remain."""
+    centres the tactical module then spares. With allies it proposes coordinated attacks
+    (`attack_deals`: my unit moves into a third power's centre, an ally's unit supports
+    the move), the ones the tactical module says gain me centres. Accepts a proposal only
+    when the tactical module says it does not lower my plan's value (an ally's idle unit
+    supporting my attack costs it nothing); votes for a draw when three or fewer powers
+    remain."""
 
     name = "alliance"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, attacks: int = 3, tries: int = 12) -> None:
         super().__init__(seed)
+        self.attacks = attacks
+        self.tries = tries
         self._last: dict[str, tuple[int, str]] = {}
         self._asked: tuple[int, str] | None = None
+        self._attacked: tuple[int, str] | None = None
 
     def negotiate(self, rnd: Round) -> None:
         game = rnd.game
@@ -209,6 +222,12 @@ class AllianceNegotiator(Negotiator):
                 rnd.accept(p.id)
             else:
                 rnd.reject(p.id)
+        partners = sorted(self.allies & alive)
+        if partners and self._attacked != (y, s):
+            self._attacked = (y, s)
+            for _gain, deal in attack_deals(rnd, partners, self.attacks, self.tries, self.rng):
+                with contextlib.suppress(DealError):  # one the board cannot obey
+                    rnd.propose(deal)
         if self._asked == (y, s):
             return
         self._asked = (y, s)
@@ -225,6 +244,80 @@ class AllianceNegotiator(Negotiator):
                     rnd.propose(Deal(rnd.power, (), tuple(zones)))
         if len(alive) <= 3 and s == "F":
             rnd.propose_draw()
+
+
+def attack_deals(
+    rnd: Round,
+    partners: Iterable[str],
+    attacks: int = 2,
+    tries: int = 6,
+    rng: random.Random | None = None,
+) -> list[tuple[float, Deal]]:
+    """Coordinated attacks: my unit moves into a centre of a third power (or a neutral
+    one) and a partner's unit supports the move, both committed in one deal.
+
+    Candidates are ranked (occupied targets first: those a lone move cannot take), the
+    first ``tries`` are valued with the tactical module and those that raise my plan's
+    value are returned, best first, at most one per unit of mine, partner unit and target.
+
+    >>> attack_deals.__name__
+    'attack_deals'
+    """
+    game = rnd.game
+    me = rnd.power
+    partners = [p for p in partners if p != me]
+    if not partners or attacks < 1:
+        return []
+    y, s = rnd.when
+    possible = game.get_all_possible_orders()
+    scs = set(game.map.scs)
+    friendly = set(game.get_centers(me))
+    for p in partners:
+        friendly |= set(game.get_centers(p))
+    occupied: dict[str, str] = {}
+    for p in game.powers:
+        for u in game.get_units(p):
+            occupied[province(u.split()[1])] = p
+    my_moves: dict[str, str] = {}  # "A PAR - BUR" -> its location key
+    for loc in game.get_orderable_locations(me):
+        for o in possible.get(loc, []):
+            if " - " in o and not o.endswith(" VIA"):
+                my_moves[o] = loc
+    cands: list[tuple[int, str, str, str, str]] = []
+    for partner in partners:
+        for loc in game.get_orderable_locations(partner):
+            for o in possible.get(loc, []):
+                words = o.split()
+                if len(words) != 7 or words[2] != "S" or words[5] != "-":
+                    continue
+                move = " ".join(words[3:])
+                target = province(words[6])
+                if move not in my_moves or target not in scs or target in friendly:
+                    continue
+                enemy = occupied.get(target)
+                if enemy in (me, *partners):
+                    continue
+                cands.append((0 if enemy else 1, move, o, partner, target))
+    (rng or random.Random(0)).shuffle(cands)
+    cands.sort(key=lambda c: c[0])
+    base = rnd.plan(allies=partners).value
+    scored: list[tuple[float, Deal]] = []
+    for _occ, move, support, partner, _target in cands[:tries]:
+        deal = Deal(me, (OrderCommitment(y, s, me, move), OrderCommitment(y, s, partner, support)))
+        gain = rnd.plan([deal], allies=partners).value - base
+        if gain > 0:
+            scored.append((gain, deal))
+    scored.sort(key=lambda g: -g[0])
+    out: list[tuple[float, Deal]] = []
+    used: set[str] = set()
+    for gain, deal in scored:
+        keys = {province(c.parsed.location) for c in deal.commitments}
+        keys.add("->" + province(deal.commitments[0].parsed.target or ""))
+        if keys & used:
+            continue
+        used |= keys
+        out.append((gain, deal))
+    return out[:attacks]
 
 
 def _blocked(game: Any, me: str, ally: str, mine: set[str], theirs: set[str]) -> bool:

@@ -4,9 +4,13 @@ A greedy one-step player in the spirit of D-Brane: it builds a few candidate ord
 from the orders each unit may give under the deals (a commitment forces its order, a hold
 commitment also allows a support, a DMZ forbids entering or staying), never moves into a
 supply centre owned by a named ally, adjudicates each candidate on a copy of the game
-(the other powers hold or give the orders the deals commit them to) and keeps the one with the most supply centres held or occupied
-afterwards. Retreats prefer supply centres; builds fill free home centres; disbands drop
-the units farthest from home. It can be asked about any power.
+(the other powers hold or give the orders the deals commit them to) and keeps the one
+with the most supply centres held or occupied afterwards. The candidates: a greedy set
+(each unit into a centre it does not own; a unit without one steps towards the nearest,
+unless it guards a threatened centre of its own), that set with one of its attacks on a
+held centre supported by another own unit, and random sets biased towards centres.
+Retreats prefer supply centres; builds fill free home centres; disbands drop the units
+farthest from home. It can be asked about any power.
 
 Example (needs the engine):
     >>> from accord.leagues.diplomacy.engine import new_game
@@ -113,8 +117,9 @@ def obeys(power: str, orders: Iterable[str], deals: Iterable[Deal], now: tuple[i
 class Tactics:
     """Greedy one-step order search on copies of the game (see the module docstring)."""
 
-    def __init__(self, candidates: int = 6, seed: int | None = None) -> None:
+    def __init__(self, candidates: int = 6, seed: int | None = None, supported: int = 2) -> None:
         self.candidates = max(1, candidates)
+        self.supported = max(0, supported)
         self.rng = random.Random(seed)
         self._scratch: Any = None
 
@@ -158,7 +163,15 @@ class Tactics:
         if not options:
             return Plan(power, (), float(len(mine)), feasible)
         scs = set(game.map.scs)
-        cands = [self._greedy(options, scs - mine)]
+        foreign = {
+            province(u.split()[1]): p
+            for p, pw in game.powers.items()
+            if p != power
+            for u in pw.units
+        }
+        greedy = self._greedy(options, scs - mine)
+        cands = [_approach(game, options, greedy, scs - mine - ally_scs, mine, foreign, allies)]
+        cands += self._supported(options, cands[0], (scs - mine) & set(foreign))
         for _ in range(self.candidates - 1):
             cands.append([self._pick(opts, scs - mine) for opts in options])
         best: tuple[float, list[str]] = (-1.0, cands[0])
@@ -191,6 +204,35 @@ class Tactics:
                 choice = holds[0] if holds else opts[0]
             out.append(choice)
         return out
+
+    def _supported(
+        self, options: list[list[str]], base: list[str], targets: set[str]
+    ) -> list[list[str]]:
+        """Variants of ``base`` where one unit attacks a held centre in ``targets`` and
+        another of my units supports the attack (a lone attack on a holding unit
+        bounces); at most `supported` of them, for different targets."""
+        found: dict[str, list[str]] = {}
+        order = list(range(len(options)))
+        self.rng.shuffle(order)
+        for i in order:
+            for move in options[i]:
+                p = parse_order(move)
+                dest = province(p.target) if p.target else ""
+                if p.kind != "-" or dest not in targets or dest in found:
+                    continue
+                wanted = " S " + move.removesuffix(" VIA")
+                for j in order:
+                    if j == i:
+                        continue
+                    sup = next((o for o in options[j] if o.endswith(wanted)), None)
+                    if sup is not None:
+                        cand = list(base)
+                        cand[i], cand[j] = move, sup
+                        found[dest] = cand
+                        break
+                if len(found) >= self.supported:
+                    return list(found.values())
+        return list(found.values())
 
     def _pick(self, opts: list[str], targets: set[str]) -> str:
         good = [o for o in opts if (t := parse_order(o).target) and province(t) in targets]
@@ -262,3 +304,87 @@ class Tactics:
 def _into(order: str, centres: set[str]) -> bool:
     t = parse_order(order).target
     return bool(t) and province(t or "") in centres
+
+
+_GRAPHS: dict[tuple[str, str], dict[str, list[str]]] = {}
+
+
+def _graph(game: Any, unit: str) -> dict[str, list[str]]:
+    """Where a unit of type ``unit`` ("A" or "F") can move from each location (cached)."""
+    key = (game.map.name, unit)
+    graph = _GRAPHS.get(key)
+    if graph is None:
+        m = game.map
+        graph = {
+            loc.upper(): [d.upper() for d in m.loc_abut.get(loc, []) if m.abuts(unit, loc, "-", d)]
+            for loc in m.locs
+        }
+        _GRAPHS[key] = graph
+    return graph
+
+
+def _distances(graph: dict[str, list[str]], targets: set[str]) -> dict[str, int]:
+    """Moves from each location to the nearest location in a province of ``targets``."""
+    frontier = [loc for loc in graph if province(loc) in targets]
+    dist = dict.fromkeys(frontier, 0)
+    while frontier:
+        nxt = []
+        for loc in frontier:
+            for d in graph[loc]:
+                if d not in dist:
+                    dist[d] = dist[loc] + 1
+                    nxt.append(d)
+        frontier = nxt
+    return dist
+
+
+def _approach(
+    game: Any,
+    options: list[list[str]],
+    base: list[str],
+    targets: set[str],
+    mine: set[str],
+    foreign: dict[str, str],
+    allies: set[str],
+) -> list[str]:
+    """``base`` with each holding unit sent one step towards the nearest centre in
+    ``targets`` instead, unless it holds one of my centres next to a foreign unit that
+    is not an ally's (the unit then stays to defend it). A unit that cannot get closer
+    keeps its order."""
+    if not targets:
+        return base
+    out = list(base)
+    taken = {province(t) for o in base if (t := parse_order(o).target)}
+    stay = {province(parse_order(o).location) for o in base if parse_order(o).kind != "-"}
+    abut = game.map.loc_abut
+    dists: dict[str, dict[str, int]] = {}
+    for i, order in enumerate(base):
+        p = parse_order(order)
+        if p.kind != "H":
+            continue
+        here = province(p.location)
+        if here in mine and any(
+            foreign.get(province(d)) not in (None, *allies)
+            for loc in (p.location, here)
+            for d in abut.get(loc, ())
+        ):
+            continue
+        dist = dists.get(p.unit)
+        if dist is None:
+            dist = dists[p.unit] = _distances(_graph(game, p.unit), targets)
+        best = (dist.get(p.location.upper(), 99), order)
+        for o in options[i]:
+            q = parse_order(o)
+            if q.kind != "-" or not q.target or o.endswith(" VIA"):
+                continue
+            dest = province(q.target)
+            if dest in taken or dest in stay:
+                continue
+            d = dist.get(q.target.upper(), 99)
+            if d < best[0]:
+                best = (d, o)
+        if best[1] != order:
+            out[i] = best[1]
+            taken.add(province(parse_order(best[1]).target or ""))
+            stay.discard(here)
+    return out

@@ -21,7 +21,7 @@ from .deals import POWERS
 from .negotiator import NEGOTIATORS
 from .scoring import Standing, standings
 
-__all__ = ["game_task", "make_jobs", "run_tournament", "summary"]
+__all__ = ["game_task", "make_jobs", "per_game", "run_tournament", "summary"]
 
 
 def game_task(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -104,3 +104,15 @@ def summary(
     for jid, rec in records.items():
         games.append((seats[jid]["seats"], rec["centres"], rec["survivors"]))
     return standings(games)
+
+
+def per_game(
+    records: Mapping[str, Mapping[str, Any]], jobs: Sequence[tuple[str, dict[str, Any]]]
+) -> dict[str, dict[str, tuple[int, int]]]:
+    """``seat -> game id -> (points, supply centres)``, the units of the significance tests."""
+    seats = dict(jobs)
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for jid, rec in records.items():
+        for power, seat in seats[jid]["seats"].items():
+            out.setdefault(seat, {})[jid] = (int(rec["points"][power]), int(rec["centres"][power]))
+    return out
