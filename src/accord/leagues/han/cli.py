@@ -5,6 +5,9 @@ accord han play tough fair --vs-agent            # agent against agent (free tex
 accord han tournament fair tough ledger liar --n 2 --json
 accord han serve --agents fair,tough --participants 25 --db han.sqlite
 accord han serve --agents none --pairs --participants 20   # person-vs-person baselines
+
+Each participant's agent runs in a fresh process; ``--shared-process`` (tournament and
+serve) runs them in this process instead (trusted agents only).
 """
 
 from __future__ import annotations

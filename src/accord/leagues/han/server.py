@@ -4,7 +4,8 @@ Each registered agent is a condition of a one-round study, so each participant m
 agent once; the experimenter makes links (N per agent) and watches progress on the
 study's admin page. A participant's game is a :class:`~accord.leagues.han.match.Match`
 with the person's side driven by the page; the platform builds a *fresh* agent for every
-participant. The page listens to ``GET /api/han/live``, a server-sent event stream (see
+participant, in a fresh process of its own unless ``shared_process`` (see
+:mod:`accord.leagues.han.isolation`). The page listens to ``GET /api/han/live``, a server-sent event stream (see
 :mod:`accord.web.live`) that moves the game to now and sends its ``state`` whenever
 something is due (agent events, the 5-second tick, the 1-minute warning, the time
 limit) or the person acted, and ends with the result. ``GET /api/han/state`` gives the
