@@ -3,12 +3,16 @@ over (tournament and server), and a failing agent process ends its game with BAT
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
+from accord.cli import app
+from accord.core.errors import ConfigError
 from accord.leagues.han.domain import EXAMPLE_1
 from accord.leagues.han.isolation import IsolatedAgent, isolated_factory
 from accord.leagues.han.match import play
@@ -124,3 +128,26 @@ def test_the_isolated_agent_plays_exactly_as_in_process() -> None:
     here = play(EXAMPLE_1, FavorLedgerTrader, Cooperative, seed=3)
     there = play(EXAMPLE_1, isolated_factory("ledger"), Cooperative, seed=3)
     assert there.game.history == here.game.history and there.result == here.result
+
+
+def test_cli_tournament_twice_in_one_process_is_the_same_unless_shared() -> None:
+    args = ["han", "tournament", "han_stateful:Counting", "--participants", "cooperative",
+            "--games", "example-1", "--n", "2", "--json"]  # fmt: skip
+
+    def likeability(*extra: str) -> float:
+        r = CliRunner().invoke(app, [*args, *extra])
+        assert r.exit_code == 0, r.output
+        return float(json.loads(r.output)["agents"][0]["likeability"])
+
+    assert likeability() == likeability()  # a fresh class and module for every game
+    import han_stateful  # the module the in-process runs use: start its count at 0
+
+    han_stateful.Counting.games = 0
+    shared = [likeability("--shared-process") for _ in range(2)]
+    assert shared[1] > shared[0]  # more happy faces each game: the class count carried over
+
+
+def test_a_study_agent_is_named_with_dots_not_a_colon(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="pkg.module.Class"):
+        create_han_app(tmp_path / "han.sqlite", ["han_stateful:Counting"], password="secret-pw")
+    assert not (tmp_path / "han.sqlite").exists()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import signal
+import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -67,6 +68,7 @@ class IsolatedAgent(HanAgent):
         self._sent = 0  # events of view.heard already sent
         self._dead: str | None = None
         self._first = True
+        self._lock = threading.Lock()  # one call at a time on the pipe (server threads)
 
     @property
     def alive(self) -> bool:
@@ -99,6 +101,10 @@ class IsolatedAgent(HanAgent):
             self._dead = "the agent's process was closed"
 
     def _call(self, op: str, payload: Any) -> Any:
+        with self._lock:
+            return self._call_locked(op, payload)
+
+    def _call_locked(self, op: str, payload: Any) -> Any:
         if self._dead is not None:
             raise AgentGone(self._dead)
         wait = max(self.timeout, STARTUP) if self._first else self.timeout
@@ -121,7 +127,7 @@ class IsolatedAgent(HanAgent):
             return out
         if kind == "gone":
             self._dead = str(out)
-            self.close()
+            self._proc.join(1.0)
             raise AgentGone(str(out))
         raise AgentError(str(out))
 

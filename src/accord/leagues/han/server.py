@@ -88,6 +88,11 @@ def han_design(
     twice = sorted({a for a in agents if agents.count(a) > 1})
     if twice:
         raise ConfigError(f"agent {twice[0]!r} is named twice; one condition per agent")
+    bad = [a for a in agents if ":" in a]
+    if bad:
+        raise ConfigError(
+            f"a study's agent is named pkg.module.Class (its condition's name); got {bad[0]!r}"
+        )
     if "pairs" in agents:
         raise ConfigError("'pairs' is the person-vs-person condition; use --pairs (pairs=True)")
     conditions = [Condition(name=a, params={"agent": a}) for a in agents]
