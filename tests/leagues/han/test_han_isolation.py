@@ -151,3 +151,25 @@ def test_a_study_agent_is_named_with_dots_not_a_colon(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="pkg.module.Class"):
         create_han_app(tmp_path / "han.sqlite", ["han_stateful:Counting"], password="secret-pw")
     assert not (tmp_path / "han.sqlite").exists()
+
+
+def test_a_served_agent_that_crashes_ends_that_game_with_batnas_and_the_server_goes_on(
+    tmp_path: Path,
+) -> None:
+    app_, study, service = create_han_app(
+        tmp_path / "han.sqlite", ["han_stateful.Crashing"], time_limit=30.0,
+        password="secret-pw",
+    )  # fmt: skip
+    with ServerThread(app_) as srv:
+        for inv in study.invite(2):  # each participant's agent crashes in its own process
+            c = httpx.Client(base_url=srv.url, timeout=10)
+            assert c.post(inv.path).status_code == 303
+            consent = {"agree": True, "version": "1"}
+            assert c.post("/api/participant/consent", json=consent).status_code == 200
+            s = c.get("/api/han/state").json()
+            assert s["result"]["points"] == SHORT.batna("person") and s["left"] > 0
+            (m,) = [service.matches[inv.pid]]
+            (v,) = m.game.violations
+            assert (v.side, m.game.result.outcome.value) == ("agent", "left")
+            assert "exited unexpectedly (exit code 3)" in v.reason
+    service.close()
