@@ -103,9 +103,11 @@ def test_a_game_over_http_with_bad_input_a_reused_link_and_results(tmp_path: Pat
             "agent": "fair",
             "games": 1,
             "points": 28.0,
-            "points_ci95": 0.0,
+            "points_ci95": None,
+            "points_n": 1,
             "likeability": 5.6,
-            "likeability_ci95": 0.0,
+            "likeability_ci95": None,
+            "likeability_n": 1,
         }
         rows = list(csv.DictReader(io.StringIO(admin.get("/api/han/games.csv").text)))
         assert len(rows) == 1 and rows[0]["agent1"] == "fair" and rows[0]["userPoints"] == "23"

@@ -17,11 +17,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from accord.core.errors import StateError
+from accord.core.errors import AccordError, StateError
 from accord.leagues.han.domain import GameSpec, Offer, Role
 from accord.leagues.han.events import Event, EventKind, Preference, Relation, SubClass
 
-__all__ = ["GameView", "HanAgent", "offer_event", "message", "expression"]
+__all__ = ["AgentGone", "GameView", "HanAgent", "offer_event", "message", "expression"]
 
 
 @dataclass
@@ -66,6 +66,11 @@ class GameView:
     def ranking(self) -> list[int]:
         """Issue indices from my most to my least valued."""
         return sorted(range(len(self.values)), key=lambda i: (-self.values[i], i))
+
+
+class AgentGone(AccordError):
+    """An agent that runs elsewhere is gone (its process died, hung or could not start):
+    raised by ``on_event``, recorded by the match, which then ends with both BATNAs."""
 
 
 class HanAgent(ABC):

@@ -5,6 +5,9 @@ accord han play tough fair --vs-agent            # agent against agent (free tex
 accord han tournament fair tough ledger liar --n 2 --json
 accord han serve --agents fair,tough --participants 25 --db han.sqlite
 accord han serve --agents none --pairs --participants 20   # person-vs-person baselines
+
+Each participant's agent runs in a fresh process; ``--shared-process`` (tournament and
+serve) runs them in this process instead (trusted agents only).
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.core.errors import AccordError
+
+SHARED = (
+    "run the agents in this process (trusted agents only, faster): each still gets a fresh "
+    "instance, but class attributes and module globals carry over between games and a "
+    "crashing or hanging agent takes this process with it; by default each participant's "
+    "agent runs in a fresh process"
+)
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
 
@@ -104,14 +114,17 @@ def tournament_cmd(
     out: Annotated[Path | None, typer.Option(help="SQLite file (resumable)")] = None,
     executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "serial",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+    shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
 ) -> None:
-    """Each agent against the pool of simulated participants: points and likeability proxy."""
+    """Each agent against the pool of simulated participants: points and likeability proxy.
+    Each game's agent runs in a fresh process (no state carried over) unless --shared-process."""
     from accord.leagues.han.tournament import run_tournament
 
     try:
         res = run_tournament(
-            agents, participants.split(","), n=n, games=games.split(","), out=out, executor=executor
-        )
+            agents, participants.split(","), n=n, games=games.split(","), out=out,
+            executor=executor, shared_process=shared_process,
+        )  # fmt: skip
     except AccordError as exc:
         raise _fail(exc) from None
     except sqlite3.DatabaseError as exc:
@@ -119,14 +132,16 @@ def tournament_cmd(
     if as_json:
         typer.echo(json.dumps({"agents": res["agents"]}))
         return
+    from accord.leagues.han.summary import shown
+
     t = Table("agent", "games", "points", "person points", "deals", "likeability (proxy)", "lies")
     for r in res["agents"]:
         t.add_row(
-            r["agent"], str(r["games"]), f"{r['points']:.2f} ± {r['points_ci95']:.2f}",
-            f"{r['person_points']:.2f} ± {r['person_points_ci95']:.2f}", str(r["deals"]),
-            f"{r['likeability']:.2f} ± {r['likeability_ci95']:.2f}", str(r["lies"]),
+            r["agent"], str(r["games"]), shown(r, "points"), shown(r, "person_points"),
+            str(r["deals"]), shown(r, "likeability"), str(r["lies"]),
         )  # fmt: skip
     Console().print(t)
+    Console().print("± is the 95 % t interval over games (n games, each one unit)")
 
 
 @app.command("serve")
@@ -157,6 +172,7 @@ def serve_cmd(
     ] = None,
     host: str = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8040,
+    shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""
@@ -174,8 +190,9 @@ def serve_cmd(
         sock = bound_socket(host, port)  # a taken port is refused before the study is made
         try:
             app_, study, _ = create_han_app(
-                db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait
-            )
+                db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait,
+                shared_process=shared_process,
+            )  # fmt: skip
         except BaseException:
             sock.close()
             raise

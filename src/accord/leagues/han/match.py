@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from accord.core.errors import ConfigError
-from accord.leagues.han.api import GameView, HanAgent
+from accord.leagues.han.api import AgentGone, GameView, HanAgent
 from accord.leagues.han.dispatch import SPACING, Outbox
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.engine import Game, GameResult
@@ -188,8 +188,8 @@ class Match:
                 self.game.refuse(role, t, f"flooding: {runner.overflow - before} events dropped")
             if ev is not None:
                 self._dispatch(ev, t)
-                if self.game.ended:
-                    return
+            if self.game.ended:
+                return
         if t >= self._next_tick:
             self._next_tick += TICK
             tick = Event(EventKind.TIME, "system", elapsed=t)
@@ -255,6 +255,11 @@ class Match:
                 return []
             try:
                 out = side.on_event(ev)
+            except AgentGone as exc:  # its process is gone: the game ends with BATNAs
+                self.game.refuse(role, t, str(exc))
+                self.game.leave(role, t)
+                self._finish(t)
+                return []
             except Exception as exc:  # an agent's bug is its failure, not the game's
                 self.game.refuse(role, t, f"{type(side).__name__}.on_event raised {exc!r}")
                 return []
@@ -293,6 +298,8 @@ class Match:
             if side is not None:
                 try:
                     side.on_event(end)
+                except AgentGone:
+                    pass  # already recorded when it went
                 except Exception as exc:
                     self.game.refuse(role, t, f"on_event(GAME_END) raised {exc!r}")
 
@@ -339,7 +346,10 @@ def play(
     _seed(a, seed)
     _seed(p, seed + 1)
     m = Match(spec, a, p, person_menu_only=person_menu_only, game_index=game_index)
-    return run(m, clock)
+    try:
+        return run(m, clock)
+    finally:
+        _close(a, p)
 
 
 def play_sequence(
@@ -351,7 +361,18 @@ def play_sequence(
     a, p = fresh(agent), fresh(person)
     _seed(a, seed)
     _seed(p, seed + 1)
-    return [run(Match(s, a, p, game_index=i)) for i, s in enumerate(specs)]
+    try:
+        return [run(Match(s, a, p, game_index=i)) for i, s in enumerate(specs)]
+    finally:
+        _close(a, p)
+
+
+def _close(*sides: HanAgent) -> None:
+    """Stop the processes of sides that run in one (:mod:`accord.leagues.han.isolation`)."""
+    for side in sides:
+        close = getattr(side, "close", None)
+        if callable(close):
+            close()
 
 
 def _seed(agent: HanAgent, seed: int) -> None:

@@ -4,7 +4,8 @@ Each registered agent is a condition of a one-round study, so each participant m
 agent once; the experimenter makes links (N per agent) and watches progress on the
 study's admin page. A participant's game is a :class:`~accord.leagues.han.match.Match`
 with the person's side driven by the page; the platform builds a *fresh* agent for every
-participant. The page listens to ``GET /api/han/live``, a server-sent event stream (see
+participant, in a fresh process of its own unless ``shared_process`` (see
+:mod:`accord.leagues.han.isolation`). The page listens to ``GET /api/han/live``, a server-sent event stream (see
 :mod:`accord.web.live`) that moves the game to now and sends its ``state`` whenever
 something is due (agent events, the 5-second tick, the 1-minute warning, the time
 limit) or the person acted, and ends with the result. ``GET /api/han/state`` gives the
@@ -28,7 +29,6 @@ import asyncio
 import contextlib
 import csv
 import io
-import math
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
@@ -46,13 +46,14 @@ from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
 from accord.leagues.han.pairing import Pair, WaitingRoom
 from accord.leagues.han.pairs import PAIRS, PairGames, is_pairs, outcome_for
 from accord.leagues.han.scoring import SURVEY, columns, csv_row
+from accord.leagues.han.summary import interval_fields, pair_units
 from accord.web.clock import Clock
 from accord.web.errors import WebError
 from accord.web.live import Message, sse
 from accord.web.requests import read_json
 from accord.web.study import Condition, Consent, Study, StudyDesign
 
-__all__ = ["PAIR_COLUMNS", "STATIC", "HanService", "han_design"]
+__all__ = ["PAIR_COLUMNS", "STATIC", "HanService", "han_design", "results_table"]
 
 STATIC = Path(__file__).parent / "static"
 CONSENT = (
@@ -87,6 +88,11 @@ def han_design(
     twice = sorted({a for a in agents if agents.count(a) > 1})
     if twice:
         raise ConfigError(f"agent {twice[0]!r} is named twice; one condition per agent")
+    bad = [a for a in agents if ":" in a]
+    if bad:
+        raise ConfigError(
+            f"a study's agent is named pkg.module.Class (its condition's name); got {bad[0]!r}"
+        )
     if "pairs" in agents:
         raise ConfigError("'pairs' is the person-vs-person condition; use --pairs (pairs=True)")
     conditions = [Condition(name=a, params={"agent": a}) for a in agents]
@@ -322,7 +328,7 @@ class HanService:
             pid, {"points": rec.result.points["person"], "likeability": row["likeability"]}
         )
         with self.lock:
-            self.agent_of.pop(pid, None)
+            _release(self.agent_of.pop(pid, None))
         return {"done": True, "next": self.study.view(pid).next}
 
     def record_row(
@@ -428,6 +434,8 @@ class HanService:
         self._closed = True
         with self.lock:
             pids = list(self._wakers)
+            for agent in self.agent_of.values():  # their processes, when isolated
+                _release(agent)
         for pid in pids:
             self.wake(pid)
 
@@ -446,34 +454,8 @@ class HanService:
         return out
 
     def results(self) -> list[dict[str, Any]]:
-        out = []
-        rows = self.rows()
-        for c in self.study.design.conditions:
-            rs = [
-                r
-                for r in rows
-                if r.get("condition", r["agent1"]) == c.name
-                and r.get("attentionPassed", 1)
-                and r["likeability"] != ""
-            ]
-            key = "userPoints" if is_pairs(c.params) else "vhPoints"
-            pts = [float(r[key]) for r in rs]
-            like = [float(r["likeability"]) for r in rs]
-            m = sum(like) / len(like) if like else 0.0
-            sd = (
-                math.sqrt(sum((x - m) ** 2 for x in like) / (len(like) - 1))
-                if len(like) > 1
-                else 0.0
-            )
-            out.append({
-                "agent": c.name, "games": len(rs),
-                **({"pairs": len({r["pairId"] for r in rs})} if is_pairs(c.params) else {}),
-                "points": round(sum(pts) / len(pts), 3) if pts else 0.0,
-                "points_ci95": _ci95(pts),
-                "likeability": round(m, 3),
-                "likeability_ci95": round(1.96 * sd / math.sqrt(len(like)), 3) if like else 0.0,
-            })  # fmt: skip
-        return out
+        """Per condition: see :func:`results_table`."""
+        return results_table(self.study.design.conditions, self.rows())
 
     def router(self) -> APIRouter:
         r = APIRouter(prefix="/api/han")
@@ -520,6 +502,44 @@ class HanService:
         return r
 
 
+def results_table(
+    conditions: Sequence[Condition], rows: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per condition: mean points and likeability, each with its 95 % t interval and n.
+
+    An agent's unit is one game; a pair's unit is the pair (its two people played one
+    game together, so they are not independent): ``points`` is the pair's mean per
+    person, ``joint_points`` its total, ``likeability`` the mean of its counted members'
+    answers. Rows of people who failed the attention check, or left without a survey,
+    are not counted.
+    """
+    out: list[dict[str, Any]] = []
+    for c in conditions:
+        rs = [
+            r
+            for r in rows
+            if r.get("condition", r["agent1"]) == c.name
+            and r.get("attentionPassed", 1)
+            and r["likeability"] != ""
+        ]
+        if not is_pairs(c.params):
+            out.append({
+                "agent": c.name, "games": len(rs),
+                **interval_fields("points", [float(r["vhPoints"]) for r in rs]),
+                **interval_fields("likeability", [float(r["likeability"]) for r in rs]),
+            })  # fmt: skip
+            continue
+        joint = pair_units(rs, lambda p: float(p[0]["userPoints"]) + float(p[0]["vhPoints"]))
+        like = pair_units(rs, lambda p: sum(float(r["likeability"]) for r in p) / len(p))
+        out.append({
+            "agent": c.name, "games": len(rs), "pairs": len(joint),
+            **interval_fields("points", [j / 2 for j in joint]),
+            **interval_fields("joint_points", joint),
+            **interval_fields("likeability", like),
+        })  # fmt: skip
+    return out
+
+
 def create_han_app(
     db: str | Path,
     agents: list[str],
@@ -532,6 +552,7 @@ def create_han_app(
     clock: Clock | None = None,
     pairs: bool = False,
     wait: float = 300.0,
+    shared_process: bool = False,
 ) -> tuple[Any, Study, HanService]:
     """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
 
@@ -539,12 +560,21 @@ def create_han_app(
     the same agent instance, with the survey after each game. ``pairs`` adds the
     person-vs-person condition ``pairs`` (its pairs play the first game); a participant
     waits at most ``wait`` seconds for a partner.
+
+    Each participant's agent runs in a fresh process of its own (see
+    :mod:`accord.leagues.han.isolation`), so nothing an earlier participant's game left
+    in a class or a module reaches the next; ``shared_process`` runs every agent in
+    this server's process instead (trusted agents only: a fresh instance each, but
+    class attributes and module globals carry over, and a crash or hang stops the server).
     """
     from accord.leagues.han.domain import domain
+    from accord.leagues.han.isolation import isolated_factory
     from accord.leagues.han.tournament import agent_class
     from accord.web.study import create_study_app
 
-    factories = {a: agent_class(a) for a in agents}
+    factories: dict[str, AgentFactory] = {
+        a: agent_class(a) if shared_process else isolated_factory(a) for a in agents
+    }
     names = [game] if isinstance(game, str) else list(game)
     if not names:
         raise ConfigError("a HAN study needs at least one game")
@@ -557,17 +587,15 @@ def create_han_app(
     return app, study, service
 
 
+def _release(agent: HanAgent | None) -> None:
+    """Stop ``agent``'s process, if it has one."""
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
+
+
 def _seen(e: Any, me: Role, issues: tuple[str, ...]) -> str:
     """``e`` as the person on side ``me`` reads it (offers turned for the agent's side)."""
     if me == "agent" and e.kind.value == "SEND_OFFER" and e.offer is not None:
         return f"offer {e.offer.mirrored().to_list()}"
     return str(e.describe(issues))
-
-
-def _ci95(xs: list[float]) -> float:
-    """Half-width of the normal 95 % interval of the mean of ``xs`` (0 below two values)."""
-    if len(xs) < 2:
-        return 0.0
-    m = sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return round(1.96 * sd / math.sqrt(len(xs)), 3)

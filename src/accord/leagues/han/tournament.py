@@ -4,7 +4,8 @@ Every agent meets every participant type ``n`` times on every game (a fresh agen
 a fresh participant each time, seeds from the game's index); the games run as tasks of
 :func:`accord.tournament.tasks.run_tasks` (serial, processes or Ray; with ``out`` a
 SQLite file that a killed run resumes from). :func:`summarize` gives each agent's mean
-points, its mean likeability proxy with a 95 % interval, deals and lies.
+points and likeability proxy, each with its 95 % t interval and n (games are the
+units; see :mod:`accord.leagues.han.summary`), deals and lies.
 
     >>> res = run_tournament(["fair", "tough"], ["cooperative"], n=1, games=["example-1"])
     >>> [(r["agent"], r["games"]) for r in res["agents"]]
@@ -13,7 +14,6 @@ points, its mean likeability proxy with a 95 % interval, deals and lies.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,11 @@ from accord.core.imports import import_object, is_import_path
 from accord.leagues.han.agents import EXAMPLE_AGENTS
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.domain import domain
+from accord.leagues.han.isolation import isolated_factory
 from accord.leagues.han.match import play
 from accord.leagues.han.participants import PARTICIPANTS
 from accord.leagues.han.scoring import csv_row, likeability_proxy
+from accord.leagues.han.summary import interval_fields
 from accord.tournament.tasks import Job, run_tasks
 
 __all__ = ["agent_class", "play_task", "run_tournament", "summarize"]
@@ -49,9 +51,11 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     game = domain(spec["game"])
     if spec.get("time") is not None:
         game = game.with_time(float(spec["time"]))
+    name = str(spec["agent"])
+    factory = agent_class(name) if spec.get("shared_process") else isolated_factory(name)
     rec = play(
         game,
-        agent_class(spec["agent"]),
+        factory,
         agent_class(spec["person"], PARTICIPANTS),
         seed=int(spec["seed"]),
     )
@@ -80,11 +84,16 @@ def run_tournament(
     executor: str = "serial",
     workers: int | None = None,
     time_limit: float | None = None,
+    shared_process: bool = False,
 ) -> dict[str, Any]:
     """Run the pool; returns ``{"agents": summary rows, "games": per-game records}``.
 
     Everything is checked before a game is played or ``out`` is made: ``n`` of at
-    least 1, known agents, participants and games, none named twice.
+    least 1, known agents, participants and games, none named twice. Every game's
+    agent runs in a fresh process (:mod:`accord.leagues.han.isolation`), so no state
+    kept in a class or a module passes from one game to the next; ``shared_process``
+    runs agents in the task's own process (trusted and faster: class attributes and
+    module globals then carry over between the games one worker runs).
     """
     if n < 1:
         raise ConfigError(f"games per agent, participant and game (n) must be at least 1; got {n}")
@@ -113,6 +122,7 @@ def run_tournament(
                         "game": g,
                         "seed": k,
                         "time": time_limit,
+                        "shared_process": shared_process,
                     }
                     jobs.append(Job(jid, spec))
     settings = {
@@ -121,6 +131,7 @@ def run_tournament(
         "n": n,
         "games": list(games),
         "time": time_limit,
+        "shared_process": shared_process,
     }
     run = run_tasks(play_task, jobs, out=out, settings=settings, executor=executor, workers=workers)
     records = list(run.records.values())
@@ -128,36 +139,21 @@ def run_tournament(
 
 
 def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per agent: games, mean points (± 95 % interval, games as units), deals, mean likeability proxy ± 95 % interval, lies."""
+    """Per agent: games, mean points, the participants' mean points and the mean
+    likeability proxy, each with its 95 % t interval and n (one game is one unit:
+    a fresh agent against a fresh participant), deals and lies."""
     out = []
     for a in dict.fromkeys(r["agent"] for r in records):
         rs = [r for r in records if r["agent"] == a]
-        pts = [float(r["points"]) for r in rs]
-        like = [float(r["likeability"]) for r in rs]
-        m, half = _mean_ci(like)
-        pm, phalf = _mean_ci(pts)
-        qm, qhalf = _mean_ci([float(r["person_points"]) for r in rs])
         out.append(
             {
                 "agent": a,
                 "games": len(rs),
-                "points": round(pm, 3),
-                "points_ci95": round(phalf, 3),
-                "person_points": round(qm, 3),
-                "person_points_ci95": round(qhalf, 3),
+                **interval_fields("points", [float(r["points"]) for r in rs]),
+                **interval_fields("person_points", [float(r["person_points"]) for r in rs]),
                 "deals": sum(r["outcome"] == "deal" for r in rs),
-                "likeability": round(m, 3),
-                "likeability_ci95": round(half, 3),
+                **interval_fields("likeability", [float(r["likeability"]) for r in rs]),
                 "lies": sum(int(r["lies"]) for r in rs),
             }
         )
     return out
-
-
-def _mean_ci(xs: Sequence[float]) -> tuple[float, float]:
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
-        return m, 0.0
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    return m, 1.96 * sd / math.sqrt(n)
