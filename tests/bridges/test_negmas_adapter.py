@@ -180,3 +180,10 @@ def test_without_negmas_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(sys.modules, "negmas_negolog", None)
     with pytest.raises(ConfigError, match=r"accord\[negmas\]"):
         get_agent("negmas_negolog:BoulwareAgent")
+
+
+def test_a_negmas_class_that_cannot_play_is_refused_before_it_is_built() -> None:
+    for path in ("negmas.sao:SAONegotiator", "negmas.sao:SAOState"):
+        with pytest.raises(ConfigError, match="not a concrete NegMAS SAO negotiator") as info:
+            get_agent(path)
+        assert path in str(info.value) and "--package" in str(info.value)
