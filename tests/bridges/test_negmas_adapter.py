@@ -180,3 +180,28 @@ def test_without_negmas_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(sys.modules, "negmas_negolog", None)
     with pytest.raises(ConfigError, match=r"accord\[negmas\]"):
         get_agent("negmas_negolog:BoulwareAgent")
+
+
+def test_a_negmas_class_that_cannot_play_is_refused_before_it_is_built() -> None:
+    for path in ("negmas.sao:SAONegotiator", "negmas.sao:SAOState"):
+        with pytest.raises(ConfigError, match="not a concrete NegMAS SAO negotiator") as info:
+            get_agent(path)
+        assert path in str(info.value) and "--package" in str(info.value)
+
+
+def test_a_negmas_agent_on_a_space_too_big_to_enumerate_fails_alone_at_start() -> None:
+    # 10^10 outcomes (the ANAC 2014 size): a ported agent that enumerates the space would
+    # take tens of GB; the bridge fails it at start, the session and process go on.
+    from accord.core.outcomes import IntegerIssue, OutcomeSpace
+    from accord.core.utilities import LinearAdditiveUtility
+
+    space = OutcomeSpace([IntegerIssue(f"i{k}", 0, 9) for k in range(10)])
+    up = LinearAdditiveUtility(space, [1.0] * 10, [{v: v / 9 for v in range(10)}] * 10)
+    down = LinearAdditiveUtility(space, [1.0] * 10, [{v: 1 - v / 9 for v in range(10)}] * 10)
+    agent = get_agent("negmas_genius_agents:HardHeaded")
+    result = Session(space, [agent, Boulware()], [up, down], Deadline(rounds=10), seed=0).run()
+    assert result.failure is not None and result.failure.party == 0
+    assert "10000000000 outcomes" in result.failure.message
+    assert "max_outcomes" in result.failure.message
+    opened = get_agent("negmas_genius_agents:HardHeaded", max_outcomes=None)
+    assert opened.max_outcomes is None  # the explicit open mode

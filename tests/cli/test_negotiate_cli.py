@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from typer.testing import CliRunner
 
 from accord.cli import app
@@ -56,3 +58,23 @@ def test_unknown_agent_and_scenario_are_named():
     assert result.exit_code == 2 and "unknown agent 'nosuch'" in result.output
     result = runner.invoke(app, ["negotiate", "lunchh", "-a", "boulware conceder"])
     assert result.exit_code == 2 and "lunch" in result.output
+
+
+def test_a_missing_extra_is_named_in_one_line_by_every_command(monkeypatch):
+    # NegMAS's agent packages not installed: importing them fails, as without the extra.
+    monkeypatch.setitem(sys.modules, "negmas_negolog", None)
+    name = "negmas_negolog:BoulwareAgent"
+    for args in (
+        ["negotiate", "lunch", "--agents", f"{name} boulware"],
+        ["agents", "check", name],
+        ["tournament", "--agents", f"{name},boulware", "--scenarios", "lunch"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code != 0, args
+        assert "pip install 'accord[negmas]'" in result.output, (args, result.output)
+
+
+def test_error_text_reaches_the_user_verbatim_not_read_as_markup():
+    result = runner.invoke(app, ["negotiate", "lunch", "-a", "boulware nosuchmod_x:Agent[bold]"])
+    assert result.exit_code == 2
+    assert "nosuchmod_x:Agent[bold]" in " ".join(result.output.split())

@@ -131,3 +131,10 @@ def test_humaine_fast_round_and_plan_commands(tmp_path: Path) -> None:
                  cwd=tmp_path)  # fmt: skip
     rounds = re.findall(r"│ (\d) │", out)
     assert len(rounds) == 6  # 3 pairs, each met twice with the utilities swapped
+
+
+@pytest.mark.parametrize("guide", sorted(p.name for p in DOCS.glob("*.md")))
+def test_guides_name_no_file_outside_what_users_have(guide: str) -> None:
+    text = (DOCS / guide).read_text()
+    found = re.findall(r"\.\./shared\S*|\bspec/\S+", text)
+    assert not found, f"{guide} points users at files they do not have: {found}"

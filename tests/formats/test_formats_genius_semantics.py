@@ -234,3 +234,45 @@ def test_integer_domain_clamps_above_one() -> None:
     assert u((5, 5)) == pytest.approx(0.75 * 1.0 + 0.25 * 1.0, abs=1e-12)
     assert u((0, 0)) == pytest.approx(0.75 * 0.7 + 0.25 * 0.5, abs=1e-12)
     assert u((-5, -5)) == pytest.approx(0.75 * 0.3, abs=1e-12)
+
+
+def test_legacy_profile_batch_is_exact_and_vectorised_on_a_finely_discretised_space() -> None:
+    # The second-hand car shape: a costed discrete issue, a clamped real issue and a price
+    # issue, real issues on a fine grid (as --discretize 400 gives): 800,000 outcomes.
+    from time import perf_counter
+
+    import numpy as np
+
+    from accord.core.outcomes import OutcomeSpace
+    from accord.formats.legacy import ClampedLinearTerm, PriceTerm, TableTerm
+
+    space = OutcomeSpace(
+        [
+            CategoricalIssue("cd", ["none", "good", "great", "best", "gold"]),
+            RealIssue("km", 0.0, 200_000.0),
+            RealIssue("price", 8_000.0, 12_000.0),
+        ]
+    ).discretize(400)
+    u = GeniusAdditiveUtility(
+        space,
+        [0.2, 0.3, 0.5],
+        [
+            TableTerm({"none": 0.0, "good": 0.4, "great": 0.7, "best": 0.9, "gold": 1.0}),
+            ClampedLinearTerm(-1.0 / 150_000.0, 1.2),
+            PriceTerm(8_000.0, 12_000.0),
+        ],
+        costs=[
+            {"none": 0.0, "good": 150.0, "great": 300.0, "best": 420.0, "gold": 900.0},
+            None,
+            None,
+        ],
+    )
+    rows = space.enumerate_rows()
+    start = perf_counter()
+    values = u.batch(rows)
+    elapsed = perf_counter() - start
+    picks = np.random.default_rng(3).integers(0, rows.shape[0], 3000)
+    assert values.tolist()[:5] == [u(space.outcome_of_row(r)) for r in rows[:5]]
+    assert [values[i] for i in picks] == [u(space.outcome_of_row(rows[i])) for i in picks]
+    assert 0.0 <= values.min() < values.max() <= 1.0
+    assert elapsed < 2.0, f"batch of {rows.shape[0]} outcomes took {elapsed:.1f} s"

@@ -142,6 +142,16 @@ def _import(path: str) -> AgentFactory:
     if not callable(obj):
         raise ConfigError(f"agent {path!r} is a {type(obj).__name__}, not a class or factory")
     factory: AgentFactory = bridged(obj)
+    if isinstance(factory, type) and not issubclass(factory, Negotiator):
+        roots = {c.__module__.partition(".")[0] for c in factory.__mro__}
+        platform = next((root for root in _BRIDGES if root in roots), None)
+        if platform is not None:
+            package = path.strip().partition(":")[0]
+            raise ConfigError(
+                f"agent {path!r} is a {platform} class ({factory.__name__}), not a concrete "
+                f"NegMAS SAO negotiator (an abstract base or another kind of class); "
+                f"see the ones it has: accord agents list --package {package}"
+            )
     return factory
 
 

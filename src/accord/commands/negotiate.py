@@ -68,6 +68,7 @@ def negotiate(
 ) -> None:
     """Run one negotiation session and print its trace summary, agreement and quality."""
     from rich.console import Console
+    from rich.markup import escape
 
     from accord.agents.registry import get_agent
     from accord.core import AccordError, ConfigError, Deadline, make_session
@@ -102,15 +103,17 @@ def negotiate(
             seed=seed,
         )
     except AccordError as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True, highlight=False)
+        Console(stderr=True).print(
+            f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False
+        )
         raise typer.Exit(2) from exc
     for note in notes:
-        console.print(f"note: {note}", soft_wrap=True)
+        console.print(f"note: {escape(note)}", soft_wrap=True)
     result = session.run()
     analysis = analyze(sc)
     if analysis.note is not None:
         notes.append(analysis.note)
-        console.print(f"note: {analysis.note}", soft_wrap=True)
+        console.print(f"note: {escape(analysis.note)}", soft_wrap=True)
     metrics = session_metrics(result, sc, analysis)
 
     if json_out:
@@ -218,10 +221,11 @@ def show(
     trace: bool,
 ) -> None:
     """The human-readable report of one session."""
+    from rich.markup import escape
     from rich.table import Table
 
     console.print(
-        f"[bold]{sc.name}[/bold]: {sc.space.cardinality} outcomes, "
+        f"[bold]{escape(sc.name)}[/bold]: {sc.space.cardinality} outcomes, "
         f"{sc.n_parties} parties, deadline {deadline}"
     )
     if trace:
@@ -233,7 +237,7 @@ def show(
             shown = ""
             if e.outcome is not None:
                 us = " ".join(f"{u(e.outcome):.3f}" for u in sc.utilities)
-                shown = f"u=[{us}] {sc.space.to_dict(e.outcome)}"
+                shown = escape(f"u=[{us}] {sc.space.to_dict(e.outcome)}")
             console.print(
                 f"  step {e.step:>4} t={e.time:.3f} {result.names[e.party]:>14} "
                 f"{e.action.value:<6} {shown}",
@@ -247,9 +251,14 @@ def show(
     )
     if result.failure is not None:
         f = result.failure
-        console.print(f"[red]failure of {f.name}[/red] ({f.kind.value}): {f.message}")
+        console.print(
+            f"[red]failure of {escape(f.name)}[/red] ({f.kind.value}): {escape(f.message)}",
+            soft_wrap=True,
+        )
     if result.agreement is not None:
-        console.print(f"agreement: {sc.space.to_dict(result.agreement)}", soft_wrap=True)
+        console.print(
+            f"agreement: {escape(str(sc.space.to_dict(result.agreement)))}", soft_wrap=True
+        )
     else:
         console.print("no agreement: every party gets its reservation value")
 

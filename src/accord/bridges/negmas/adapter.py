@@ -46,6 +46,8 @@ from accord.core.outcomes import Outcome
 from accord.core.protocols import SessionResult
 
 _NO_OFFER = object()
+#: Largest discrete space a NegMAS negotiator runs on by default (``max_outcomes``).
+MAX_OUTCOMES = 10_000_000
 
 
 def is_negmas_negotiator(obj: Any) -> bool:
@@ -89,6 +91,11 @@ class NegmasNegotiator(Negotiator):
             made by :func:`adapt_class`) build the NegMAS negotiator afresh, so that the
             session seed reproduces the session. This touches process-wide state: turn it
             off when something else in the process relies on those global generators.
+        max_outcomes: on a discrete space with more outcomes than this (the ANAC 2014
+            domains have 10^10) the negotiator fails at the start of the session, alone,
+            instead of running: many NegMAS agents enumerate the outcome space, which
+            there takes tens of GB and gets the whole process killed. ``None`` runs it
+            anyway.
     """
 
     negmas_class: ClassVar[type | None] = None
@@ -101,6 +108,7 @@ class NegmasNegotiator(Negotiator):
         time_base: str = "accord",
         deadline_rounds: int | None = None,
         seed_globals: bool = True,
+        max_outcomes: int | None = MAX_OUTCOMES,
         **params: Any,
     ) -> None:
         require_negmas()
@@ -134,12 +142,24 @@ class NegmasNegotiator(Negotiator):
         self.time_base = time_base
         self.deadline_rounds = None if deadline_rounds is None else int(deadline_rounds)
         self.seed_globals = seed_globals
+        self.max_outcomes = None if max_outcomes is None else int(max_outcomes)
         self._side: NegmasSide | None = None
         self._clock = Clock()
         self._pending: Any = _NO_OFFER
 
     # -- the Accord calls ----------------------------------------------------------------
     def on_start(self, view: NegotiatorView) -> None:
+        space = view.space
+        if (
+            self.max_outcomes is not None
+            and space.is_discrete
+            and int(space.cardinality) > self.max_outcomes
+        ):
+            raise ConfigError(
+                f"{int(space.cardinality)} outcomes: more than the NegMAS bridge runs "
+                f"(max_outcomes={self.max_outcomes}); NegMAS agents may enumerate the "
+                "outcome space. Pass max_outcomes=None (-p max_outcomes=null) to run it anyway"
+            )
         if self.seed_globals:
             from negmas.helpers.rand import apply_seed
 
@@ -254,7 +274,12 @@ def _signature(cls: type) -> inspect.Signature:
     names = {p.name for p in params}
     extra = [
         inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
-        for n, d in (("time_base", "accord"), ("deadline_rounds", None), ("seed_globals", True))
+        for n, d in (
+            ("time_base", "accord"),
+            ("deadline_rounds", None),
+            ("seed_globals", True),
+            ("max_outcomes", MAX_OUTCOMES),
+        )
         if n not in names
     ]
     var_kw = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
