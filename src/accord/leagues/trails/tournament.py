@@ -18,16 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
-from accord.leagues.trails.generator import CLASSES, generate
+from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, play
+from accord.leagues.trails.rules import Rules
 
 __all__ = ["against", "head_to_head", "play_task", "run_tournament", "summarize"]
 
 
 def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     """One game of a tournament (a module-level function, so processes and Ray can run it)."""
-    setup = generate(spec["cls"], int(spec["board"]))
-    r = play(setup, [spec["a"], spec["b"]], seed=int(spec["seed"]))
+    board = BoardSpec(**spec.get("spec", {}))
+    setup = generate(spec["cls"], int(spec["board"]), **board.to_dict())
+    rules = Rules(**spec["rules"]) if "rules" in spec else None
+    r = play(setup, [spec["a"], spec["b"]], seed=int(spec["seed"]), rules=rules)
     return {
         "cls": spec["cls"],
         "board": spec["board"],
@@ -52,8 +55,16 @@ def run_tournament(
     out: str | Path | None = None,
     executor: str = "serial",
     workers: int | None = None,
+    board: BoardSpec | None = None,
+    rules: Rules | None = None,
 ) -> dict[str, Any]:
-    """Play all ordered pairs on ``boards`` boards per class; returns games and tables."""
+    """Play all ordered pairs on ``boards`` boards per class; returns games and tables.
+
+    ``board`` sets the generator (size, colours, chips; default :class:`BoardSpec`) and
+    ``rules`` the game (visibility, turn protocol, scores; default ``Rules(max_turns=50)``).
+    """
+    from dataclasses import asdict
+
     from accord.tournament.tasks import Job, run_tasks
 
     unknown = [a for a in agents if a not in AGENTS]
@@ -71,10 +82,13 @@ def run_tournament(
         raise ConfigError(f"boards per dependency class must be at least 1; got {boards}")
     if seed < 0:
         raise ConfigError(f"the seed of the boards must be 0 or more; got {seed}")
+    board = board if board is not None else BoardSpec()
+    rules = rules if rules is not None else Rules(max_turns=50)
+    game = {"spec": board.to_dict(), "rules": asdict(rules)}
     jobs = [
         Job(
             f"{c}-{b}-{x}-{y}",
-            {"cls": c, "board": seed * 100_003 + b, "a": x, "b": y, "seed": seed + b},
+            {"cls": c, "board": seed * 100_003 + b, "a": x, "b": y, "seed": seed + b, **game},
         )
         for c in classes
         for b in range(boards)
@@ -91,6 +105,7 @@ def run_tournament(
             "boards": boards,
             "classes": list(classes),
             "seed": seed,
+            **game,
         },
         executor=executor,
         workers=workers,
