@@ -45,6 +45,11 @@ Rounds = Annotated[
 ]
 
 
+def _pm(mean: float, half: float | None, n: int) -> str:
+    """``mean ± half (n=N)``; ``± -`` when there is no interval (fewer than two units)."""
+    return f"{mean:.1f} ± {'-' if half is None else f'{half:.1f}'} (n={n})"
+
+
 def _game_params(
     rows: int,
     cols: int,
@@ -209,15 +214,16 @@ def tournament_cmd(
         typer.echo(json.dumps({"games": len(r["games"]), **payload}))
         return
     t = Table(
-        title=f"mean score (row) against partner (column) ± 95% interval, {len(r['games'])} games"
+        title=f"mean score (row) against partner (column) ± 95% t interval (n games), "
+        f"{len(r['games'])} games; self-play counts each game once"
     )
     t.add_column("agent")
     for n in names:
         t.add_column(n, justify="right")
     for n in names:
-        t.add_row(n, *(f"{r['table'][n][m]:.1f} ± {r['ci'][n][m]:.1f}" for m in names))
+        t.add_row(n, *(_pm(r["table"][n][m], r["ci"][n][m], r["n"][n][m]) for m in names))
     console.print(t)
-    c = Table(title="mean score by dependency class ± 95% interval")
+    c = Table(title="mean score by dependency class ± 95% t interval (n games)")
     c.add_column("agent")
     classes = list(r["by_class"])
     for cls in classes:
@@ -227,7 +233,10 @@ def tournament_cmd(
         rel = r["reliability"][n]
         c.add_row(
             n,
-            *(f"{r['by_class'][cls][n]:.1f} ± {r['by_class_ci'][cls][n]:.1f}" for cls in classes),
+            *(
+                _pm(r["by_class"][cls][n], r["by_class_ci"][cls][n], r["by_class_n"][cls][n])
+                for cls in classes
+            ),
             "-" if rel is None else f"{rel:.2f}",
         )
     console.print(c)
@@ -337,13 +346,13 @@ def report_cmd(
         return
     for group, by_agent in result.items():
         t_ = Table(title=f"{group}")
-        for c in ("agent", "games", "score ± 95%", "goal rate", "kept", "reliability"):
+        for c in ("agent", "games", "score ± 95% t (n)", "goal rate", "kept", "reliability"):
             t_.add_column(c, justify="left" if c == "agent" else "right")
         for agent, v in by_agent.items():
             t_.add_row(
                 agent,
                 str(v["games"]),
-                f"{v['score']} ± {v['score_ci95']}",
+                _pm(v["score"], v["score_ci95"], v["n"]),
                 *("-" if v[k] is None else str(v[k]) for k in ("goal_rate", "kept", "reliability")),
             )
         console.print(t_)
