@@ -4,6 +4,7 @@ both protocols, and the game parameters on the command line."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -205,3 +206,39 @@ def test_tournament_cli_under_counter_protocol_and_small_board() -> None:
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["games"] == 12 and set(out["table"]) == {"purb", "reliable"}
+
+
+def test_served_game_under_counter_protocol_lets_the_person_counter_propose(
+    tmp_path: Path,
+) -> None:
+    import httpx
+
+    from accord.leagues.trails.server import create_trails_app, trails_design
+    from accord.web.testing import ServerThread
+
+    spec = BoardSpec(rows=4, cols=6, n_colors=3, chips=7)
+    design = trails_design(["reliable"], board=spec, rules=Rules(protocol="counter", rounds=3))
+    app_, study = create_trails_app(tmp_path / "s", design, password="pw-trails")
+    with ServerThread(app_) as server:
+        (inv,) = study.invite(1)
+        c = httpx.Client(base_url=server.url)
+        c.post(inv.path)
+        c.post("/api/participant/consent", json={"agree": True, "version": "1"})
+        s = c.get("/api/trails/state").json()
+        assert (s["rows"], s["cols"], s["nColors"]) == (4, 6, 3)
+        assert s["rules"]["protocol"] == "counter" and s["rules"]["rounds"] == 3
+        assert sum(s["chips"][0]) == 7
+        assert (s["phase"], s["myTurn"]) == ("propose", True)
+        s = c.post("/api/trails/act", json={"kind": "pass"}).json()
+        # slot 2 was the agent's: it proposed (now the person answers) or passed (slot 3
+        # is the person's again)
+        if s["phase"] == "respond":
+            assert s["proposal"]["from"] == 1
+            s = c.post("/api/trails/act", json={"kind": "respond", "accept": False}).json()
+        assert (s["phase"], s["myTurn"], s["turn"]) == ("propose", True, 0)
+        give = [1 if k == max(range(3), key=lambda i: s["chips"][0][i]) else 0 for k in range(3)]
+        s = c.post(
+            "/api/trails/act", json={"kind": "propose", "give": give, "take": [0, 0, 0]}
+        ).json()
+        assert s.get("error") is None and s["turn"] == 0
+        assert s["phase"] in {"transfer", "move"}  # a gift: the agent answered; slots used up

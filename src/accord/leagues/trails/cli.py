@@ -103,6 +103,9 @@ def play_cmd(
     distance_penalty: Annotated[int, typer.Option(help="Z: points per square short")] = 10,
     dormant_limit: Annotated[int, typer.Option(help="turns without a move that end it")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="print the game as JSON")] = False,
+    html_out: Annotated[
+        Path | None, typer.Option("--html", help="also write a replay page (open in a browser)")
+    ] = None,
 ) -> None:
     """Play one game between two agents and print the turns and the scores."""
     from accord.leagues.trails.generator import generate
@@ -126,6 +129,10 @@ def play_cmd(
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    if html_out is not None:
+        from accord.leagues.trails.replay import replay_html
+
+        html_out.write_text(replay_html(r))
     if as_json:
         typer.echo(json.dumps(r))
         return

@@ -358,6 +358,8 @@ class TrailsService:
             "opponent": "person" if m.agents[other] is None else m.agents[other].name,  # type: ignore[union-attr]
             "last": last,
             "rules": {
+                "protocol": g.rules.protocol,
+                "rounds": g.rules.negotiation_rounds,
                 "X": g.rules.goal_bonus,
                 "Y": g.rules.chip_bonus,
                 "Z": g.rules.distance_penalty,
