@@ -68,3 +68,39 @@ def test_agent_vs_agent_game_is_replayed_step_by_step(
 def test_replay_refuses_a_record_that_is_not_a_game() -> None:
     with pytest.raises(ConfigError, match="missing \\['end', 'history', 'setup'\\]"):
         replay_html({"agents": ["a", "b"], "scores": [0, 0]})
+
+
+def test_replay_command_from_a_tournament_file_and_from_json(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = tmp_path / "t.sqlite"
+    args = ["trails", "tournament", "-a", "purb reliable", "--boards", "1", "--out", str(db)]
+    assert runner.invoke(app, args).exit_code == 0
+    page = tmp_path / "g.html"
+    r = runner.invoke(
+        app, ["trails", "replay", str(db), "--game", "mutual-0-purb-reliable", "--html", str(page)]
+    )
+    assert r.exit_code == 0, r.output
+    text = page.read_text()
+    assert '<script type="application/json" id="record">' in text and '"purb"' in text
+    # a protocol other than the stored run's is refused on resume, before any game
+    other = runner.invoke(app, [*args, "--protocol", "counter"], env={"COLUMNS": "200"})
+    assert other.exit_code == 2 and "protocol" in other.output
+    rec = tmp_path / "g.json"
+    rec.write_text(runner.invoke(app, ["trails", "play", "--json"]).stdout)
+    assert runner.invoke(app, ["trails", "replay", str(rec), "--html", str(page)]).exit_code == 0
+    env = {"COLUMNS": "200"}
+    bad = runner.invoke(
+        app, ["trails", "replay", str(db), "--game", "nope", "--html", str(page)], env=env
+    )
+    assert (
+        bad.exit_code == 2 and "no game 'nope'" in bad.output and "mutual-0-purb-purb" in bad.output
+    )
+    study = tmp_path / "x.sqlite"
+    study.write_bytes(b"")  # an empty file: no tasks table; left as it was
+    bad = runner.invoke(
+        app, ["trails", "replay", str(study), "--game", "a", "--html", str(page)], env=env
+    )
+    assert bad.exit_code == 2 and "expected a tournament's SQLite file" in bad.output
+    assert study.read_bytes() == b""
+    bad = runner.invoke(app, ["trails", "replay", str(db), "--html", str(page)], env=env)
+    assert bad.exit_code == 2 and "for a tournament file give --game" in bad.output

@@ -312,6 +312,29 @@ def serve_cmd(
     uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])
 
 
+@app.command("replay")
+def replay_cmd(
+    source: Annotated[
+        Path, typer.Argument(help="a game record (play --json) or a tournament's SQLite file")
+    ],
+    html_out: Annotated[Path, typer.Option("--html", help="the replay page to write")],
+    game: Annotated[
+        str | None, typer.Option(help="the game's id in a tournament file (mutual-0-purb-reliable)")
+    ] = None,
+) -> None:
+    """Write a page that replays a stored agent-vs-agent game turn by turn."""
+    from accord.leagues.trails.replay import load_record, replay_html
+
+    console = Console()
+    try:
+        record = load_record(source, game)
+        html_out.write_text(replay_html(record))
+    except AccordError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    typer.echo(f"replay of {' vs '.join(record['agents'])} written to {html_out}")
+
+
 @app.command("report")
 def report_cmd(
     agents: Annotated[

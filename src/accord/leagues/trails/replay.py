@@ -20,10 +20,47 @@ from typing import Any
 
 from accord.core.errors import ConfigError
 
-__all__ = ["replay_html"]
+__all__ = ["load_record", "replay_html"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 _NEEDED = ("agents", "scores", "end", "history", "setup")
+
+
+def load_record(source: str | Path, game: str | None = None) -> dict[str, Any]:
+    """A game record from a JSON file (``play --json``) or, with ``game`` (a task id such
+    as ``mutual-0-purb-reliable``), from a tournament's SQLite file."""
+    import sqlite3
+
+    path = Path(source)
+    if not path.is_file():
+        raise ConfigError(
+            f"expected a game record (JSON) or a tournament file; {path} is not a file"
+        )
+    if game is None:
+        try:
+            record = json.loads(path.read_text())
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ConfigError(
+                f"expected a game record (accord trails play --json) in {path}; "
+                f"not JSON ({exc}); for a tournament file give --game"
+            ) from None
+        if not isinstance(record, dict):
+            raise ConfigError(f"expected a game record (a JSON object) in {path}")
+        return record
+    try:  # read-only: a file that is not a tournament's is left as it was
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT record FROM tasks WHERE id = ?", (game,)).fetchone()
+            ids = [r[0] for r in conn.execute("SELECT id FROM tasks ORDER BY idx LIMIT 3")]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise ConfigError(f"expected a tournament's SQLite file; {path}: {exc}") from None
+    if row is None:
+        some = ", ".join(ids)
+        raise ConfigError(f"no game {game!r} in {path}; ids look like: {some or '(none stored)'}")
+    stored: dict[str, Any] = json.loads(row[0])
+    return stored
 
 
 def replay_html(record: dict[str, Any]) -> str:

@@ -44,6 +44,7 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
         "sent": [sum(sum(h["sent"][k]) for h in r["history"] if h["accepted"]) for k in (0, 1)],
         "violations": len(r["violations"]),
         "history": r["history"],
+        "setup": r["setup"],  # so a stored game can be replayed (accord trails replay)
     }
 
 
