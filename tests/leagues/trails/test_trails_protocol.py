@@ -123,7 +123,15 @@ def test_rules_refuse_unknown_protocol_and_zero_rounds() -> None:
 
 @pytest.mark.parametrize("protocol", ["alternating", "counter"])
 @pytest.mark.parametrize(
-    "agents", [["purb", "reliable"], ["unreliable", "purb"], ["greedy", "random"], ["purb", "purb"]]
+    "agents",
+    [
+        ["purb", "reliable"],
+        ["unreliable", "purb"],
+        ["greedy", "random"],
+        ["purb", "purb"],
+        ["sim-reciprocal", "sim-opportunist"],
+        ["sim-cooperative", "sim-forgetful"],
+    ],
 )
 def test_agents_play_both_protocols_without_violations(protocol: str, agents: list[str]) -> None:
     rules = Rules(protocol=protocol, max_turns=50)
