@@ -53,6 +53,7 @@ def test_trajectories_and_rows_by_hand() -> None:
     summary = compare(rows + rows)
     assert summary["agents"]["a"] == {
         "games": 2,
+        "n": 2,
         "score": 10.0,
         "score_ci95": 0.0,
         "goal_rate": 1.0,

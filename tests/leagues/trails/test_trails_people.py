@@ -125,14 +125,16 @@ def test_population_report_sets_agents_beside_three_populations(tmp_path: Path) 
     assert set(report["agents-vs-pdas"]) == {"purb", *pdas}
     assert set(report["agents-vs-simulated-people"]) == {"purb", *sims}
     # purb meets each of the 2 members on 3 boards (one a class) in both seats; a member
-    # too (its self-play game gives it both seats)
+    # meets the other member in both seats and itself once a board (a self-play game is
+    # one unit: its two seats are not independent)
     assert report["agents-vs-simulated-people"]["purb"]["games"] == 2 * 3 * 2
-    assert report["agents-vs-simulated-people"]["sim-cooperative"]["games"] == 2 * 3 * 2
+    assert report["agents-vs-simulated-people"]["sim-cooperative"]["games"] == 3 * 2 + 3
     assert report["agents-vs-pdas"]["reliable"]["kept"] == 1.0
     assert report["people"]["person"] == {
         "games": 1,
+        "n": 1,
         "score": -10.0,
-        "score_ci95": 0.0,
+        "score_ci95": None,
         "goal_rate": 0.0,
         "kept": 0.0,
         "reliability": round(0.9 / 1.9, 3),

@@ -49,10 +49,11 @@ def test_compare_gives_the_score_interval_and_null_not_nan() -> None:
     from accord.leagues.trails.analysis import compare
 
     out = compare([_row("a", 10), _row("a", 20), _row("a", 30)])["p"]["a"]
-    assert out["games"] == 3 and out["score"] == 20.0
-    assert out["score_ci95"] == round(1.96 * 10.0 / 3**0.5, 2)  # sd 10 over 3 games
+    assert out["games"] == out["n"] == 3 and out["score"] == 20.0
+    assert out["score_ci95"] == 24.84  # t with 2 df (4.30265) * sd 10 / sqrt(3)
     assert out["kept"] is None  # nobody promised: JSON null, never NaN
-    assert "NaN" not in json.dumps(compare([_row("a", 10)]))
+    one = compare([_row("a", 10)])
+    assert "NaN" not in json.dumps(one) and one["p"]["a"]["score_ci95"] is None
 
 
 @pytest.mark.parametrize("text", ["root:x:0:0:root:/root:/bin/bash\n", "a,b\n1,2\n"])
@@ -156,8 +157,8 @@ def test_tournament_json_says_how_many_games_are_behind_each_mean() -> None:
     d = json.loads(r.output)
     assert d["games"] == 3 * 4  # 3 classes x 1 board x 4 ordered pairs
     assert d["n"]["purb"]["reliable"] == 3 * 2  # both seatings on each class's board
-    assert d["n"]["purb"]["purb"] == 3 * 2  # self-play: both seats
-    assert d["by_class_n"]["mutual"]["purb"] == 4
+    assert d["n"]["purb"]["purb"] == 3  # self-play: one unit a game (both seats' mean)
+    assert d["by_class_n"]["mutual"]["purb"] == 3  # 2 games against reliable, 1 self-play
     assert d["ci"]["purb"]["reliable"] >= 0.0
 
 
@@ -239,6 +240,7 @@ def test_a_win_inside_the_interval_is_not_claimed_beyond_it() -> None:
     games += [{"cls": "mutual", "board": 0, "agents": ["purb", "unreliable"], "scores": [0, 0],
                "sent": [0, 0], "promised": [0, 0]}]  # fmt: skip
     c = summarize(games)["checks"]
-    assert c["vs_reliable"]["paired"] == {"pairs": 2, "gap": 10.0, "gap_ci": 39.2}
+    # gaps +30, -10: sd 28.284; t with 1 df (12.7062) * 28.284 / sqrt(2) = 254.12
+    assert c["vs_reliable"]["paired"] == {"pairs": 2, "gap": 10.0, "gap_ci": 254.12, "n": 2}
     assert c["purb_beats_unreliable_vs_reliable"] is True  # the means
-    assert c["purb_beats_unreliable_vs_reliable_beyond_ci"] is False  # 10 - 39.2 < 0
+    assert c["purb_beats_unreliable_vs_reliable_beyond_ci"] is False  # 10 - 254.12 < 0

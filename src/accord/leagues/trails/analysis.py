@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.core.stats import mean_interval
 from accord.leagues.trails.purb import Traits
 
 __all__ = ["compare", "player_rows", "population_report", "rows_from_study_csv", "trajectories"]
@@ -53,10 +54,11 @@ def trajectories(
 
 
 def player_rows(
-    game: dict[str, Any], cls: str = "", population: str = "agents"
+    game: dict[str, Any], cls: str = "", population: str = "agents", game_id: str | None = None
 ) -> list[dict[str, Any]]:
     """One row per player: agent, partner, class, score, promised and sent chips, ratio kept,
-    and the final reliability/helpfulness."""
+    and the final reliability/helpfulness; ``game`` is ``game_id`` (rows of one game share
+    it, so :func:`compare` counts a game once when both seats are one group)."""
     history = game.get("history", [])
     traj = trajectories(history)
     rows = []
@@ -68,6 +70,7 @@ def player_rows(
         rows.append(
             {
                 "population": population,
+                "game": game_id,
                 "agent": game["agents"][k],
                 "partner": game["agents"][1 - k],
                 "cls": cls or game.get("cls", ""),
@@ -115,7 +118,13 @@ def rows_from_study_csv(path: str | Path) -> list[dict[str, Any]]:
             names = [opponent, opponent]
             names[me] = "person"
             game = {"agents": names, "scores": d["scores"], "history": d.get("history", [])}
-            both = player_rows(game, cls=condition.split("-vs-", 1)[0], population="people")
+            gid = d.get("game")
+            both = player_rows(
+                game,
+                cls=condition.split("-vs-", 1)[0],
+                population="people",
+                game_id=None if gid is None else f"study:{gid}",
+            )
             rows.append(both[me])
             if opponent not in ("person", "partner"):
                 rows.append(both[1 - me] | {"population": "agents-vs-people"})
@@ -147,36 +156,48 @@ def population_report(
         rows += [
             r
             for g in t["games"]
-            for r in player_rows(g, population=label)
+            for r in player_rows(
+                g, population=label, game_id=f"{label}:{g['cls']}:{g['board']}:{g['agents']}"
+            )
             if r["partner"] in pop and (r["agent"] in agents or r["agent"] in pop)
         ]
     return compare(rows + people)
 
 
 def compare(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    """Per population and agent: games (the units), mean score with its 95 % interval,
-    goal rate, chips kept ratio (``None`` when nothing was promised) and reliability."""
+    """Per population and agent: games (the units, ``n``), mean score with its 95 % t
+    interval (``score_ci95``, None below two units), goal rate, chips kept ratio (``None``
+    when nothing was promised) and reliability.
+
+    The unit is the game: rows of one group that share a ``game`` id (both seats of a
+    self-play game, or two people who played each other) count once, with their mean
+    score; a row without an id is its own unit.
+
+        >>> rows = [{"population": "p", "agent": "x", "game": g, "score": s, "reached": False,
+        ...          "kept": None, "reliability": 1.0} for g, s in
+        ...         [("a", 10), ("a", 20), ("b", 30), (None, 40)]]
+        >>> v = compare(rows)["p"]["x"]
+        >>> v["n"], v["games"], v["score"], v["score_ci95"]
+        (3, 3, 28.33, 31.26)
+    """
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[(r["population"], r["agent"])].append(r)
     out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for (pop, agent), rs in sorted(groups.items()):
         kept = [r["kept"] for r in rs if r["kept"] is not None]
+        units: dict[object, list[float]] = defaultdict(list)
+        for i, r in enumerate(rs):
+            key = r.get("game")
+            units[("row", i) if key is None else key].append(float(r["score"]))
+        m = mean_interval(sum(v) / len(v) for v in units.values())
         out[pop][agent] = {
-            "games": len(rs),
-            "score": round(sum(r["score"] for r in rs) / len(rs), 2),
-            "score_ci95": _ci95([float(r["score"]) for r in rs]),
+            "games": m.n,
+            "n": m.n,
+            "score": round(m.mean, 2),
+            "score_ci95": None if math.isnan(m.half) else round(m.half, 2),
             "goal_rate": round(sum(r["reached"] for r in rs) / len(rs), 3),
             "kept": round(sum(kept) / len(kept), 3) if kept else None,
             "reliability": round(sum(r["reliability"] for r in rs) / len(rs), 3),
         }
     return dict(out)
-
-
-def _ci95(xs: list[float]) -> float:
-    """Half-width of the normal 95 % interval of the mean (0 below two values)."""
-    if len(xs) < 2:
-        return 0.0
-    m = sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return round(1.96 * sd / math.sqrt(len(xs)), 2)

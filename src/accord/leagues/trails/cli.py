@@ -10,17 +10,71 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ConfigError
+
+if TYPE_CHECKING:
+    from accord.leagues.trails.generator import BoardSpec
+    from accord.leagues.trails.rules import Rules
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
 
 _ALL = ["purb", "reliable", "unreliable", "greedy", "random"]
+
+# the game's parameters, shared by play, tournament and serve
+Rows = Annotated[int, typer.Option(help="board rows (2..12)")]
+Cols = Annotated[int, typer.Option(help="board columns (2..12)")]
+Colors = Annotated[int, typer.Option(help="number of colours (1..10)")]
+ChipsOpt = Annotated[int, typer.Option("--chips", help="chips per player (1..16)")]
+MinDistance = Annotated[int, typer.Option(help="least squares from a start to its goal")]
+Visibility = Annotated[str, typer.Option(help="full or own (the other's chips hidden)")]
+Protocol = Annotated[
+    str,
+    typer.Option(
+        help="alternating (one proposal a turn, proposer alternating) or counter "
+        "(alternating offers inside the phase, --rounds slots)"
+    ),
+]
+Rounds = Annotated[
+    int | None, typer.Option(help="proposal slots per phase under --protocol counter (2)")
+]
+
+
+def _pm(mean: float, half: float | None, n: int) -> str:
+    """``mean ± half (n=N)``; ``± -`` when there is no interval (fewer than two units)."""
+    return f"{mean:.1f} ± {'-' if half is None else f'{half:.1f}'} (n={n})"
+
+
+def _game_params(
+    rows: int,
+    cols: int,
+    colors: int,
+    chips: int,
+    min_distance: int,
+    visibility: str,
+    protocol: str,
+    rounds: int | None,
+    **scoring: int,
+) -> tuple[BoardSpec, Rules]:
+    """The board spec and rules from the options; a clear error before any work."""
+    from accord.leagues.trails.generator import BoardSpec
+    from accord.leagues.trails.rules import Rules
+
+    if rounds is not None and protocol != "counter":
+        raise ConfigError(
+            f"--rounds applies to --protocol counter; got --protocol {protocol} --rounds {rounds}"
+        )
+    spec = BoardSpec(rows, cols, colors, chips, min_distance)
+    rules = Rules(
+        max_turns=50, visibility=visibility, protocol=protocol,
+        rounds=2 if rounds is None else rounds, **scoring,
+    )  # fmt: skip
+    return spec, rules
 
 
 def _split(items: list[str]) -> list[str]:
@@ -36,19 +90,27 @@ def play_cmd(
     dependency: Annotated[str, typer.Option(help="mutual, unilateral or independent")] = "mutual",
     board: Annotated[int, typer.Option(help="board seed")] = 0,
     seed: Annotated[int, typer.Option(help="agents' seed")] = 0,
-    visibility: Annotated[
-        str, typer.Option(help="full or own (the other's chips hidden)")
-    ] = "full",
+    rows: Rows = 5,
+    cols: Cols = 5,
+    colors: Colors = 4,
+    chips: ChipsOpt = 6,
+    min_distance: MinDistance = 3,
+    visibility: Visibility = "full",
+    protocol: Protocol = "alternating",
+    rounds: Rounds = None,
     goal_bonus: Annotated[int, typer.Option(help="X: points for reaching the goal")] = 100,
     chip_bonus: Annotated[int, typer.Option(help="Y: points per chip left")] = 5,
     distance_penalty: Annotated[int, typer.Option(help="Z: points per square short")] = 10,
     dormant_limit: Annotated[int, typer.Option(help="turns without a move that end it")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="print the game as JSON")] = False,
+    html_out: Annotated[
+        Path | None, typer.Option("--html", help="also write a replay page (open in a browser)")
+    ] = None,
 ) -> None:
     """Play one game between two agents and print the turns and the scores."""
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import play
-    from accord.leagues.trails.rules import Rules, chips_to_letters
+    from accord.leagues.trails.rules import chips_to_letters
 
     console = Console()
     names = _split(agents)
@@ -57,15 +119,20 @@ def play_cmd(
             raise typer.BadParameter(
                 f"expected 2 agents, got {len(names)}: {names}", param_hint="--agents"
             )
-        rules = Rules(
+        spec, rules = _game_params(
+            rows, cols, colors, chips, min_distance, visibility, protocol, rounds,
             goal_bonus=goal_bonus, chip_bonus=chip_bonus, distance_penalty=distance_penalty,
-            dormant_limit=dormant_limit, max_turns=50, visibility=visibility,
+            dormant_limit=dormant_limit,
         )  # fmt: skip
-        setup = generate(dependency, board)
+        setup = generate(dependency, board, **spec.to_dict())
         r = play(setup, names, seed=seed, rules=rules)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    if html_out is not None:
+        from accord.leagues.trails.replay import replay_html
+
+        html_out.write_text(replay_html(r))
     if as_json:
         typer.echo(json.dumps(r))
         return
@@ -80,10 +147,15 @@ def play_cmd(
         t.add_column(c)
     for h in r["history"]:
         prop = (
-            f"{chips_to_letters(h['give'])} / {chips_to_letters(h['take'])}"
+            "; ".join(
+                f"{names[o['from']]}: {chips_to_letters(o['give'])} / {chips_to_letters(o['take'])}"
+                for o in h["offers"]
+            )
+            if rules.protocol == "counter"
+            else f"{chips_to_letters(h['give'])} / {chips_to_letters(h['take'])}"
             if h["give"] is not None
             else "-"
-        )
+        ) or "-"
         t.add_row(
             str(h["turn"] + 1),  # turns are counted from 1, as in the docs and on the page
             names[h["proposer"]],
@@ -112,6 +184,14 @@ def tournament_cmd(
     out: Annotated[Path | None, typer.Option(help="SQLite results file (resumable)")] = None,
     executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "serial",
     workers: Annotated[int | None, typer.Option(help="worker processes")] = None,
+    rows: Rows = 5,
+    cols: Cols = 5,
+    colors: Colors = 4,
+    chips: ChipsOpt = 6,
+    min_distance: MinDistance = 3,
+    visibility: Visibility = "full",
+    protocol: Protocol = "alternating",
+    rounds: Rounds = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
 ) -> None:
     """Every ordered pair of agents on every board of the three dependency classes."""
@@ -120,9 +200,13 @@ def tournament_cmd(
     console = Console()
     names = _split(agents)
     try:
-        r = run_tournament(
-            names, boards=boards, seed=seed, out=out, executor=executor, workers=workers
+        spec, rules = _game_params(
+            rows, cols, colors, chips, min_distance, visibility, protocol, rounds
         )
+        r = run_tournament(
+            names, boards=boards, seed=seed, out=out, executor=executor, workers=workers,
+            board=spec, rules=rules,
+        )  # fmt: skip
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -137,15 +221,16 @@ def tournament_cmd(
         typer.echo(json.dumps({"games": len(r["games"]), **payload}))
         return
     t = Table(
-        title=f"mean score (row) against partner (column) ± 95% interval, {len(r['games'])} games"
+        title=f"mean score (row) against partner (column) ± 95% t interval (n games), "
+        f"{len(r['games'])} games; self-play counts each game once"
     )
     t.add_column("agent")
     for n in names:
         t.add_column(n, justify="right")
     for n in names:
-        t.add_row(n, *(f"{r['table'][n][m]:.1f} ± {r['ci'][n][m]:.1f}" for m in names))
+        t.add_row(n, *(_pm(r["table"][n][m], r["ci"][n][m], r["n"][n][m]) for m in names))
     console.print(t)
-    c = Table(title="mean score by dependency class ± 95% interval")
+    c = Table(title="mean score by dependency class ± 95% t interval (n games)")
     c.add_column("agent")
     classes = list(r["by_class"])
     for cls in classes:
@@ -155,7 +240,10 @@ def tournament_cmd(
         rel = r["reliability"][n]
         c.add_row(
             n,
-            *(f"{r['by_class'][cls][n]:.1f} ± {r['by_class_ci'][cls][n]:.1f}" for cls in classes),
+            *(
+                _pm(r["by_class"][cls][n], r["by_class_ci"][cls][n], r["by_class_n"][cls][n])
+                for cls in classes
+            ),
             "-" if rel is None else f"{rel:.2f}",
         )
     console.print(c)
@@ -175,9 +263,14 @@ def serve_cmd(
     dependency: Annotated[str, typer.Option(help="mutual, unilateral or independent")] = "mutual",
     title: Annotated[str, typer.Option(help="the study's title")] = "Colored Trails study",
     seed: Annotated[int, typer.Option(help="seed of the boards")] = 0,
-    visibility: Annotated[
-        str, typer.Option(help="full (each sees the other's chips) or own (hidden)")
-    ] = "full",
+    rows: Rows = 5,
+    cols: Cols = 5,
+    colors: Colors = 4,
+    chips: ChipsOpt = 6,
+    min_distance: MinDistance = 3,
+    visibility: Visibility = "full",
+    protocol: Protocol = "alternating",
+    rounds: Rounds = None,
     host: Annotated[str, typer.Option(help="address (loopback by default)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8070,
     password: Annotated[str | None, typer.Option(help="experimenter password")] = None,
@@ -190,9 +283,13 @@ def serve_cmd(
 
     console = Console()
     try:
-        design = trails_design(
-            _split(opponent), dependency=dependency, title=title, seed=seed, visibility=visibility
+        spec, rules = _game_params(
+            rows, cols, colors, chips, min_distance, visibility, protocol, rounds
         )
+        design = trails_design(
+            _split(opponent), dependency=dependency, title=title, seed=seed,
+            visibility=visibility, board=spec, rules=rules,
+        )  # fmt: skip
         sock = bound_socket(host, port)  # a taken port is refused before the study is made
         try:
             app_, study = create_trails_app(folder, design, password=password)
@@ -213,6 +310,29 @@ def serve_cmd(
     if study.initial_password is not None:
         typer.echo(f"experimenter password: {study.initial_password}")
     uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])
+
+
+@app.command("replay")
+def replay_cmd(
+    source: Annotated[
+        Path, typer.Argument(help="a game record (play --json) or a tournament's SQLite file")
+    ],
+    html_out: Annotated[Path, typer.Option("--html", help="the replay page to write")],
+    game: Annotated[
+        str | None, typer.Option(help="the game's id in a tournament file (mutual-0-purb-reliable)")
+    ] = None,
+) -> None:
+    """Write a page that replays a stored agent-vs-agent game turn by turn."""
+    from accord.leagues.trails.replay import load_record, replay_html
+
+    console = Console()
+    try:
+        record = load_record(source, game)
+        html_out.write_text(replay_html(record))
+    except AccordError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    typer.echo(f"replay of {' vs '.join(record['agents'])} written to {html_out}")
 
 
 @app.command("report")
@@ -256,13 +376,13 @@ def report_cmd(
         return
     for group, by_agent in result.items():
         t_ = Table(title=f"{group}")
-        for c in ("agent", "games", "score ± 95%", "goal rate", "kept", "reliability"):
+        for c in ("agent", "games", "score ± 95% t (n)", "goal rate", "kept", "reliability"):
             t_.add_column(c, justify="left" if c == "agent" else "right")
         for agent, v in by_agent.items():
             t_.add_row(
                 agent,
                 str(v["games"]),
-                f"{v['score']} ± {v['score_ci95']}",
+                _pm(v["score"], v["score_ci95"], v["n"]),
                 *("-" if v[k] is None else str(v[k]) for k in ("goal_rate", "kept", "reliability")),
             )
         console.print(t_)

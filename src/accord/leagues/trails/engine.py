@@ -5,6 +5,9 @@ One turn (documented defaults; the paper leaves the turn protocol open):
 1. **Propose** (phase ``PROPOSE``): the proposer (player ``turn % 2``, so roles alternate)
    sends one :class:`Propose` (chips it gives, chips it asks for) or :class:`Pass`.
 2. **Respond** (``RESPOND``): the other player accepts or rejects (:class:`Respond`).
+   Under ``rules.protocol == "counter"`` steps 1-2 repeat up to ``rules.rounds`` times with
+   the proposer alternating (a rejection or a pass hands the next slot to the other
+   player); an acceptance ends the negotiation (see :class:`~.rules.Rules`).
 3. **Transfer** (``TRANSFER``): player 0 then player 1 choose what they actually send
    (:class:`Transfer`, any sub-multiset of their own chips, whatever was promised); both
    transfers are applied together once both have chosen. Agreements are not enforced.
@@ -183,6 +186,7 @@ class TurnRecord:
     proposer: int
     proposal: Propose | None = None
     accepted: bool = False
+    offers: list[dict[str, Any]] = field(default_factory=list)
     promised: list[list[int]] = field(default_factory=lambda: [[], []])
     sent: list[list[int]] = field(default_factory=lambda: [[], []])
     moved: list[int] = field(default_factory=lambda: [0, 0])
@@ -197,6 +201,7 @@ class TurnRecord:
             "give": list(p.give) if p else None,
             "take": list(p.take) if p else None,
             "accepted": self.accepted,
+            "offers": self.offers,
             "promised": self.promised,
             "sent": self.sent,
             "moved": self.moved,
@@ -218,6 +223,8 @@ class Game:
         self.turn = 0
         self.phase = Phase.PROPOSE
         self.actor = 0
+        self.proposer = 0  # who proposes (or proposed) in the current slot
+        self.slot = 0  # the proposal slot of this negotiation phase
         self.dormant = [0, 0]
         self.proposal: Propose | None = None
         self.agreed = False
@@ -235,10 +242,6 @@ class Game:
     @property
     def done(self) -> bool:
         return self.phase is Phase.ENDED
-
-    @property
-    def proposer(self) -> int:
-        return self.turn % 2
 
     def scores(self) -> list[int]:
         """Each player's score if the game ended now."""
@@ -341,15 +344,22 @@ class Game:
                 self.proposal = Propose(
                     tuple(int(x) for x in action.give), tuple(int(x) for x in action.take)
                 )
-                rec.proposal = self.proposal
+                rec.proposal, rec.proposer = self.proposal, player
+                rec.offers.append(
+                    {"from": player, "give": list(self.proposal.give),
+                     "take": list(self.proposal.take), "accepted": False}
+                )  # fmt: skip
                 self.phase, self.actor = Phase.RESPOND, 1 - player
             else:
-                self._to_transfer()
+                self._next_slot()
         elif self.phase is Phase.RESPOND:
             assert isinstance(action, Respond)
-            self.agreed = bool(action.accept)
-            rec.accepted = self.agreed
-            self._to_transfer()
+            if action.accept:
+                self.agreed = rec.accepted = True
+                rec.offers[-1]["accepted"] = True
+                self._to_transfer()
+            else:
+                self._next_slot()
         elif self.phase is Phase.TRANSFER:
             assert isinstance(action, Transfer)
             self._sends[player] = np.array(action.send, dtype=np.int64)
@@ -370,6 +380,16 @@ class Game:
                 self.actor = 1
             else:
                 self._close_turn()
+
+    def _next_slot(self) -> None:
+        """After a pass or a rejection: the other player's slot, or the transfer phase."""
+        self.slot += 1
+        if self.slot >= self.rules.negotiation_rounds:
+            self._to_transfer()
+            return
+        self.proposer = 1 - self.proposer
+        self.proposal = None
+        self.phase, self.actor = Phase.PROPOSE, self.proposer
 
     def _to_transfer(self) -> None:
         self.record.promised = [self.promised(k).tolist() for k in range(2)]
@@ -400,6 +420,7 @@ class Game:
         else:
             self.turn += 1
             self.proposal, self.agreed = None, False
+            self.proposer, self.slot = self.turn % 2, 0
             self.record = TurnRecord(self.turn, self.proposer)
             self.phase, self.actor = Phase.PROPOSE, self.proposer
 

@@ -9,7 +9,8 @@ goal, else *task-dependent*. The classes:
 - ``independent``: both are task-independent.
 
 Every dependent player can reach its goal with the two players' chips pooled, so trade
-can help. Defaults: 5x5 board, 4 colours, 6 chips each, start-goal distance >= 3.
+can help. Defaults (:class:`BoardSpec`): 5x5 board, 4 colours, 6 chips each, start-goal
+distance >= 3.
 
     >>> s = generate("mutual", seed=3)
     >>> dependency_class(s)
@@ -20,15 +21,62 @@ can help. Defaults: 5x5 board, 4 colours, 6 chips each, start-goal distance >= 3
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+from typing import Any
+
 import numpy as np
 
 from accord.core.errors import ConfigError
 from accord.leagues.trails.engine import Setup
-from accord.leagues.trails.rules import Board
+from accord.leagues.trails.rules import COLOR_LETTERS, Board
 
-__all__ = ["CLASSES", "dependency_class", "generate"]
+__all__ = ["CLASSES", "BoardSpec", "dependency_class", "generate"]
 
 CLASSES = ("mutual", "unilateral", "independent")
+MAX_SIDE = 12
+MAX_CHIPS = 16
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """The generator's parameters, checked on creation (before any board is drawn).
+
+    ``rows x cols`` (each 2..12), ``n_colors`` (1..10), ``chips`` per player (1..16) and
+    the least Manhattan distance between a start and its goal (``min_distance``).
+
+        >>> BoardSpec(rows=2, cols=2)
+        Traceback (most recent call last):
+        ...
+        accord.core.errors.ConfigError: a 2x2 board cannot hold a start and a goal 3 squares apart (the farthest are 2 apart); use a larger board or --min-distance <= 2
+    """
+
+    rows: int = 5
+    cols: int = 5
+    n_colors: int = 4
+    chips: int = 6
+    min_distance: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("rows", "cols"):
+            v = getattr(self, name)
+            if not 2 <= v <= MAX_SIDE:
+                raise ConfigError(f"board {name} must be 2..{MAX_SIDE}; got {v}")
+        if not 1 <= self.n_colors <= len(COLOR_LETTERS):
+            raise ConfigError(f"colours must be 1..{len(COLOR_LETTERS)}; got {self.n_colors}")
+        if not 1 <= self.chips <= MAX_CHIPS:
+            raise ConfigError(f"chips per player must be 1..{MAX_CHIPS}; got {self.chips}")
+        if self.min_distance < 1:
+            raise ConfigError(f"min_distance must be >= 1; got {self.min_distance}")
+        far = self.rows + self.cols - 2
+        if self.min_distance > far:
+            raise ConfigError(
+                f"a {self.rows}x{self.cols} board cannot hold a start and a goal "
+                f"{self.min_distance} squares apart (the farthest are {far} apart); "
+                f"use a larger board or --min-distance <= {far}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def dependency_class(setup: Setup) -> str:
@@ -70,10 +118,7 @@ def generate(
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
     if seed < 0:
         raise ConfigError(f"a board seed is 0 or more; got {seed}")
-    if rows * cols < 4 or min_distance > rows + cols - 2:
-        raise ConfigError(
-            f"a {rows}x{cols} board cannot hold starts and goals {min_distance} apart"
-        )
+    BoardSpec(rows, cols, n_colors, chips, min_distance)  # checks the parameters
     rng = np.random.default_rng(seed)
     for _ in range(tries):
         colors = tuple(int(c) for c in rng.integers(0, n_colors, rows * cols))

@@ -30,7 +30,8 @@ COLORED_TRAILS = ProtocolInfo(
     min_parties=2,
     max_parties=2,
     description="chip trades that need not be kept, moves paid with chips; ends at a goal "
-    "or after 3 dormant turns (accord.leagues.trails)",
+    "or after 3 dormant turns; turn protocol 'alternating' (one proposal a turn, default) or "
+    "'counter' (alternating offers inside the phase) (accord.leagues.trails)",
 )
 COLORED_TRAILS_ONESHOT = ProtocolInfo(
     "colored-trails-oneshot-v1",

@@ -27,11 +27,20 @@ from numpy.typing import NDArray
 
 from accord.core.errors import ConfigError
 
-__all__ = ["COLOR_LETTERS", "Board", "Chips", "Rules", "chips_from_letters", "chips_to_letters"]
+__all__ = [
+    "COLOR_LETTERS",
+    "PROTOCOLS",
+    "Board",
+    "Chips",
+    "Rules",
+    "chips_from_letters",
+    "chips_to_letters",
+]
 
 Chips = NDArray[np.int64]
 COLOR_LETTERS = "ABCDEFGHIJ"
 _VISIBILITY = ("full", "own")
+PROTOCOLS = ("alternating", "counter")
 
 
 def chips_from_letters(text: str, n_colors: int) -> Chips:
@@ -202,6 +211,17 @@ class Rules:
         dormant_limit: the game ends when a player has not moved this many turns in a row.
         max_turns: an optional cap on turns (None: no cap, as in the paper).
         visibility: ``"full"`` (each sees the other's chips) or ``"own"``.
+        protocol: the negotiation phase. ``"alternating"`` (default): one proposal per turn,
+            made by player ``turn % 2``, answered accept/reject. ``"counter"``: alternating
+            offers inside the phase: up to ``rounds`` proposal slots, the first taken by
+            player ``turn % 2`` and then alternating; in each slot the proposer proposes or
+            passes; an acceptance ends the phase with that agreement, a rejection or a pass
+            moves to the next slot; after the last slot the phase ends without agreement.
+        rounds: the proposal slots per negotiation phase under ``"counter"`` (2: both
+            players may propose in the same phase); ``"alternating"`` is ``rounds = 1``.
+
+    >>> Rules(protocol="counter").negotiation_rounds, Rules().negotiation_rounds
+    (2, 1)
     """
 
     goal_bonus: int = 100
@@ -210,14 +230,25 @@ class Rules:
     dormant_limit: int = 3
     max_turns: int | None = None
     visibility: str = "full"
+    protocol: str = "alternating"
+    rounds: int = 2
 
     def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ConfigError(f"protocol must be one of {PROTOCOLS}; got {self.protocol!r}")
+        if self.rounds < 1:
+            raise ConfigError(f"rounds (proposal slots per phase) must be >= 1; got {self.rounds}")
         if self.dormant_limit < 1:
             raise ConfigError(f"dormant_limit must be >= 1; got {self.dormant_limit}")
         if self.max_turns is not None and self.max_turns < 1:
             raise ConfigError(f"max_turns must be >= 1 or None; got {self.max_turns}")
         if self.visibility not in _VISIBILITY:
             raise ConfigError(f"visibility must be one of {_VISIBILITY}; got {self.visibility!r}")
+
+    @property
+    def negotiation_rounds(self) -> int:
+        """Proposal slots per negotiation phase (1 under ``"alternating"``)."""
+        return self.rounds if self.protocol == "counter" else 1
 
     def best_score(
         self, board: Board, position: int, goal: int, chips: Chips | Sequence[int]

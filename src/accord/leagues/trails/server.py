@@ -49,7 +49,7 @@ from accord.leagues.trails.engine import (
     StepResult,
     Transfer,
 )
-from accord.leagues.trails.generator import CLASSES, generate
+from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, advance, make_agent, observe_all
 from accord.leagues.trails.rules import Rules
 from accord.leagues.trails.store import GameStore
@@ -78,10 +78,16 @@ def trails_design(
     seed: int = 0,
     study_id: str = "trails",
     visibility: str = "full",
+    board: BoardSpec | None = None,
+    rules: Rules | None = None,
 ) -> StudyDesign:
     """A one-round study, one condition per opponent (an agent name or ``person``);
-    ``visibility`` ``"own"`` hides each player's chips from the other (people and agents)."""
+    ``visibility`` ``"own"`` hides each player's chips from the other (people and agents);
+    ``board`` sets the generator (size, colours, chips) and ``rules`` the turn protocol
+    (``protocol``, ``rounds``; its visibility is overridden by ``visibility``)."""
     Rules(visibility=visibility)  # refuses an unknown visibility
+    spec = board if board is not None else BoardSpec()
+    proto = rules if rules is not None else Rules()
     if dependency not in CLASSES:
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
     if not opponents:
@@ -98,7 +104,14 @@ def trails_design(
         conds.append(
             Condition(
                 name=f"{dependency}-vs-{o}",
-                params={"opponent": o, "dependency": dependency, "visibility": visibility},
+                params={
+                    "opponent": o,
+                    "dependency": dependency,
+                    "visibility": visibility,
+                    "protocol": proto.protocol,
+                    "rounds": proto.rounds,
+                    "board": spec.to_dict(),
+                },  # fmt: skip
             )
         )
     return StudyDesign(
@@ -199,7 +212,13 @@ class TrailsService:
     def _start(self, pid: str) -> _Match | None:
         view = self.study.view(pid)
         opponent, dependency = str(view.params["opponent"]), str(view.params["dependency"])
-        rules = Rules(visibility=str(view.params.get("visibility", "full")))
+        p = view.params
+        rules = Rules(
+            visibility=str(p.get("visibility", "full")),
+            protocol=str(p.get("protocol", "alternating")),
+            rounds=int(p.get("rounds", 2)),
+        )
+        spec = BoardSpec(**dict(p.get("board") or {}))
         gid = f"g{len(self.matches) + 1:04d}"
         if opponent == "person":
             cond = str(view.condition)
@@ -210,12 +229,12 @@ class TrailsService:
                 return None
             del self.waiting[cond]
             self.store.set_waiting(cond, None)
-            game = _RecordedGame(generate(dependency, self._board_seed()), rules)
+            game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
             m = _Match(gid, game, [other, pid], [None, None])
         else:
             agent = make_agent(opponent)
             agent.start(1, np.random.default_rng(self._board_seed()))
-            game = _RecordedGame(generate(dependency, self._board_seed()), rules)
+            game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
             m = _Match(gid, game, [pid, None], [None, agent])
         self.store.add_game(gid, len(self.matches), m.seats, opponent, game.setup, game.rules)
         self.matches[gid] = m
@@ -339,6 +358,8 @@ class TrailsService:
             "opponent": "person" if m.agents[other] is None else m.agents[other].name,  # type: ignore[union-attr]
             "last": last,
             "rules": {
+                "protocol": g.rules.protocol,
+                "rounds": g.rules.negotiation_rounds,
                 "X": g.rules.goal_bonus,
                 "Y": g.rules.chip_bonus,
                 "Z": g.rules.distance_penalty,

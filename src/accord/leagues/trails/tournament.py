@@ -18,16 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
-from accord.leagues.trails.generator import CLASSES, generate
+from accord.core.stats import mean_interval
+from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, play
+from accord.leagues.trails.rules import Rules
 
-__all__ = ["against", "head_to_head", "play_task", "run_tournament", "summarize"]
+__all__ = ["against", "beyond", "head_to_head", "play_task", "run_tournament", "summarize"]
 
 
 def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     """One game of a tournament (a module-level function, so processes and Ray can run it)."""
-    setup = generate(spec["cls"], int(spec["board"]))
-    r = play(setup, [spec["a"], spec["b"]], seed=int(spec["seed"]))
+    board = BoardSpec(**spec.get("spec", {}))
+    setup = generate(spec["cls"], int(spec["board"]), **board.to_dict())
+    rules = Rules(**spec["rules"]) if "rules" in spec else None
+    r = play(setup, [spec["a"], spec["b"]], seed=int(spec["seed"]), rules=rules)
     return {
         "cls": spec["cls"],
         "board": spec["board"],
@@ -40,6 +44,7 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
         "sent": [sum(sum(h["sent"][k]) for h in r["history"] if h["accepted"]) for k in (0, 1)],
         "violations": len(r["violations"]),
         "history": r["history"],
+        "setup": r["setup"],  # so a stored game can be replayed (accord trails replay)
     }
 
 
@@ -52,8 +57,16 @@ def run_tournament(
     out: str | Path | None = None,
     executor: str = "serial",
     workers: int | None = None,
+    board: BoardSpec | None = None,
+    rules: Rules | None = None,
 ) -> dict[str, Any]:
-    """Play all ordered pairs on ``boards`` boards per class; returns games and tables."""
+    """Play all ordered pairs on ``boards`` boards per class; returns games and tables.
+
+    ``board`` sets the generator (size, colours, chips; default :class:`BoardSpec`) and
+    ``rules`` the game (visibility, turn protocol, scores; default ``Rules(max_turns=50)``).
+    """
+    from dataclasses import asdict
+
     from accord.tournament.tasks import Job, run_tasks
 
     unknown = [a for a in agents if a not in AGENTS]
@@ -71,10 +84,13 @@ def run_tournament(
         raise ConfigError(f"boards per dependency class must be at least 1; got {boards}")
     if seed < 0:
         raise ConfigError(f"the seed of the boards must be 0 or more; got {seed}")
+    board = board if board is not None else BoardSpec()
+    rules = rules if rules is not None else Rules(max_turns=50)
+    game = {"spec": board.to_dict(), "rules": asdict(rules)}
     jobs = [
         Job(
             f"{c}-{b}-{x}-{y}",
-            {"cls": c, "board": seed * 100_003 + b, "a": x, "b": y, "seed": seed + b},
+            {"cls": c, "board": seed * 100_003 + b, "a": x, "b": y, "seed": seed + b, **game},
         )
         for c in classes
         for b in range(boards)
@@ -91,6 +107,7 @@ def run_tournament(
             "boards": boards,
             "classes": list(classes),
             "seed": seed,
+            **game,
         },
         executor=executor,
         workers=workers,
@@ -102,9 +119,22 @@ def run_tournament(
 def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Mean score of each agent against each partner (``table[agent][partner]``), per class
     (``by_class[cls][agent]`` and ``by_class_pair[cls][agent][partner]``), the half-widths
-    of their 95% confidence intervals (``ci``, ``by_class_ci``; normal approximation) and
-    the number of scores behind each mean (``n``, ``by_class_n``: one per game and seat), each
-    agent's sent/promised ratio, and the PURB checks."""
+    of their 95% intervals (``ci``, ``by_class_ci``: Student t on independent units, None
+    below two units) and the number of units behind each mean (``n``, ``by_class_n``), each
+    agent's sent/promised ratio, and the PURB checks.
+
+    The unit is the game: an agent's score in a game is one unit; in self-play (an agent
+    against itself) the two seats are not independent, so the game counts once, with the
+    mean of both seats.
+
+        >>> g = [{"cls": "mutual", "agents": ["x", "x"], "scores": [10, 20], "sent": [0, 0],
+        ...       "promised": [0, 0]},
+        ...      {"cls": "mutual", "agents": ["x", "x"], "scores": [30, 30], "sent": [0, 0],
+        ...       "promised": [0, 0]}]
+        >>> s = summarize(g)
+        >>> s["table"]["x"]["x"], s["n"]["x"]["x"], s["ci"]["x"]["x"]
+        (22.5, 2, 95.3)
+    """
     pair: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     cls_: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     cls_pair: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
@@ -112,13 +142,13 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     )
     kept: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for g in games:
+        for me, other, score in _units(g):
+            pair[me][other].append(score)
+            cls_[g["cls"]][me].append(score)
+            cls_pair[g["cls"]][me][other].append(score)
         for k in (0, 1):
-            me, other = g["agents"][k], g["agents"][1 - k]
-            pair[me][other].append(g["scores"][k])
-            cls_[g["cls"]][me].append(g["scores"][k])
-            cls_pair[g["cls"]][me][other].append(g["scores"][k])
-            kept[me][0] += g["sent"][k]
-            kept[me][1] += g["promised"][k]
+            kept[g["agents"][k]][0] += g["sent"][k]
+            kept[g["agents"][k]][1] += g["promised"][k]
 
     table = {a: {b: _mean(v) for b, v in row.items()} for a, row in pair.items()}
     return {
@@ -137,18 +167,34 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _units(g: dict[str, Any]) -> list[tuple[str, str, float]]:
+    """A game's independent units: (agent, partner, score); self-play gives one unit, the
+    mean of both seats."""
+    a, b = g["agents"]
+    s0, s1 = g["scores"]
+    if a == b:
+        return [(a, a, (s0 + s1) / 2.0)]
+    return [(a, b, float(s0)), (b, a, float(s1))]
+
+
 def _mean(xs: Sequence[float]) -> float:
     return round(float(sum(xs)) / len(xs), 2) if xs else 0.0
 
 
-def _ci(xs: Sequence[float]) -> float:
-    """Half-width of the normal-approximation 95% interval of the mean (0 for one value)."""
-    n = len(xs)
-    if n < 2:
-        return 0.0
-    m = float(sum(xs)) / n
-    var = float(sum((x - m) ** 2 for x in xs)) / (n - 1)
-    return round(1.96 * math.sqrt(var / n), 2)
+def _ci(xs: Sequence[float]) -> float | None:
+    """Half-width of the Student t 95% interval of the mean of independent units (None
+    below two units: no interval can be given)."""
+    half = mean_interval(xs).half
+    return None if math.isnan(half) else round(half, 2)
+
+
+def beyond(gap: float, half: float | None, above: bool) -> bool:
+    """Whether ``gap`` is above (``above``) or not below zero beyond its interval; with no
+    interval (None) nothing is shown beyond chance, so "above" is False and "not below" is
+    judged on the mean."""
+    if above:
+        return half is not None and gap - half > 0
+    return gap + (half or 0.0) >= 0
 
 
 def head_to_head(games: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
@@ -179,6 +225,7 @@ def head_to_head(games: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, A
         "boards": len(gaps),
         "gap": _mean(gaps),
         "gap_ci": _ci(gaps),
+        "n": len(gaps),
     }
 
 
@@ -196,7 +243,7 @@ def against(games: Sequence[dict[str, Any]], a: str, b: str, partner: str) -> di
         for (c, bd, k, who), v in score.items()
         if who == a and (c, bd, k, b) in score
     ]
-    return {"pairs": len(gaps), "gap": _mean(gaps), "gap_ci": _ci(gaps)}
+    return {"pairs": len(gaps), "gap": _mean(gaps), "gap_ci": _ci(gaps), "n": len(gaps)}
 
 
 def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -219,7 +266,9 @@ def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]])
         },
         "purb_beats_unreliable_vs_reliable": t["purb"]["reliable"] > t["unreliable"]["reliable"],
         # the same, told apart from chance: the paired gap's 95% interval is above zero
-        "purb_beats_unreliable_vs_reliable_beyond_ci": paired["gap"] - paired["gap_ci"] > 0,
+        "purb_beats_unreliable_vs_reliable_beyond_ci": beyond(
+            paired["gap"], paired["gap_ci"], above=True
+        ),
         "unreliable_against": {
             "purb": t["unreliable"]["purb"],
             "reliable": t["unreliable"]["reliable"],
@@ -227,5 +276,5 @@ def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]])
         "purb_limits_exploitation": t["unreliable"]["purb"] < t["unreliable"]["reliable"],
         "head_to_head": h2h,
         "purb_wins_head_to_head": t["purb"]["unreliable"] > t["unreliable"]["purb"],
-        "purb_not_exploited": h2h["gap"] + h2h["gap_ci"] >= 0,
+        "purb_not_exploited": beyond(h2h["gap"], h2h["gap_ci"], above=False),
     }

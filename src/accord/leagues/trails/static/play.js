@@ -113,6 +113,9 @@ function render(s) {
   $("main").hidden = false;
   $("turn").textContent = s.turn + 1;
   $("phase").textContent = s.phase;
+  $("protocol").textContent = s.rules.protocol === "counter"
+    ? `up to ${s.rules.rounds} proposals a turn, by turns: after a rejection or a pass the other may propose`
+    : "one proposal a turn";
   $("whose").textContent = s.done ? "game over" : s.myTurn ? "your turn" : "waiting for the other player";
   $("score").textContent = s.score;
   $("best").textContent = s.best;
