@@ -34,10 +34,10 @@ MAX_ITEMS = 19  # "fewer than 20 items" per issue
 def _count(x: object) -> int:
     """``x`` as an item count: an integer (numpy's too) or a float with no fraction."""
     if isinstance(x, bool):
-        raise ValueError(f"not a whole number: {x!r}")
+        raise InvalidOffer(f"not a whole number: {x!r}")
     if isinstance(x, float):
         if not x.is_integer():
-            raise ValueError(f"not a whole number: {x!r}")
+            raise InvalidOffer(f"not a whole number: {x!r}")
         return int(x)
     return operator.index(x)  # type: ignore[arg-type]
 
@@ -55,7 +55,7 @@ class Offer:
         refused, never rounded."""
         try:
             return cls(tuple((_count(a), _count(u), _count(p)) for a, u, p in rows))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, InvalidOffer) as exc:
             raise InvalidOffer(
                 f"an offer is a list of [agent, undecided, person] counts per issue; got {rows!r}"
             ) from exc

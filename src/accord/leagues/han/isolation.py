@@ -153,7 +153,7 @@ def isolated_factory(agent: str, timeout: float = TIMEOUT) -> Any:
     ...
     accord.core.errors.ConfigError: unknown HAN agent 'nobody'; known: fair, tough, ledger, liar or pkg.module:Class
     """
-    from accord.leagues.han.tournament import agent_class
+    from accord.leagues.han.naming import agent_class
 
     cls = agent_class(agent)
 
@@ -171,7 +171,7 @@ def _child_main(conn: Connection, name: str) -> None:
     agent: HanAgent | None = None
     error = ""
     try:
-        from accord.leagues.han.tournament import agent_class
+        from accord.leagues.han.naming import agent_class
 
         agent = agent_class(name)()
     except Exception as exc:  # noqa: BLE001 - reported to the parent as a failure

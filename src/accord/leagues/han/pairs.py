@@ -18,8 +18,10 @@ row of ``games.csv`` names the pair, their side and their partner.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.engine import GameOutcome
@@ -27,11 +29,40 @@ from accord.leagues.han.events import Event, EventKind, InvalidEvent, event_from
 from accord.leagues.han.match import Match
 from accord.leagues.han.pairing import Pair, WaitingRoom
 from accord.web.errors import WebError
-
-if TYPE_CHECKING:
-    from accord.leagues.han.server import HanService
+from accord.web.study import Study
 
 __all__ = ["PAIRS", "PairGames", "is_pairs"]
+
+
+class PairHost(Protocol):
+    """What the pairs need of the study's service (:class:`~accord.leagues.han.server.HanService`)."""
+
+    @property
+    def specs(self) -> Sequence[GameSpec]: ...
+
+    @property
+    def study(self) -> Study: ...
+
+    @property
+    def lock(self) -> threading.RLock: ...
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    @property
+    def heartbeat(self) -> float: ...
+
+    def wake(self, pid: str) -> None: ...
+
+    def game_state(self, m: Match, me: Role, pair: Pair | None = None) -> dict[str, Any]: ...
+
+    def match_due(self, m: Match) -> float: ...
+
+    def record_row(
+        self, pid: str, m: Match, body: Any, *, me: Role = "person",
+        pair: Pair | None = None, left: bool = False,
+    ) -> Any: ...  # fmt: skip
+
 
 PAIRS = {"partner": "person"}
 """The params of a person-vs-person condition."""
@@ -46,7 +77,7 @@ def is_pairs(params: dict[str, Any]) -> bool:
 class PairGames:
     """The person-vs-person side of a :class:`~accord.leagues.han.server.HanService`."""
 
-    def __init__(self, service: HanService, room: WaitingRoom) -> None:
+    def __init__(self, service: PairHost, room: WaitingRoom) -> None:
         self.s = service
         self.room = room
         self.matches: dict[str, Match] = {}  # by pair id

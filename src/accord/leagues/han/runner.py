@@ -46,6 +46,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from accord.core.errors import ConfigError
 from accord.leagues.han.dispatch import SPACING
 from accord.leagues.han.events import Event
 
@@ -62,7 +63,7 @@ class Inbox:
 
     def __init__(self, flush: InboxFlush = "flushable") -> None:
         if flush not in ("flushable", "all"):
-            raise ValueError(f"flush is 'flushable' or 'all'; got {flush!r}")
+            raise ConfigError(f"flush is 'flushable' or 'all'; got {flush!r}")
         self.flush = flush
         self._queue: deque[Event] = deque()
         self.dropped: list[tuple[float, Event]] = []  # (arrival time of the flusher, event)

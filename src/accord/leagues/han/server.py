@@ -569,7 +569,7 @@ def create_han_app(
     """
     from accord.leagues.han.domain import domain
     from accord.leagues.han.isolation import isolated_factory
-    from accord.leagues.han.tournament import agent_class
+    from accord.leagues.han.naming import agent_class
     from accord.web.study import create_study_app
 
     factories: dict[str, AgentFactory] = {

@@ -19,31 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
-from accord.core.imports import import_object, is_import_path
-from accord.leagues.han.agents import EXAMPLE_AGENTS
-from accord.leagues.han.api import HanAgent
 from accord.leagues.han.domain import domain
 from accord.leagues.han.isolation import isolated_factory
 from accord.leagues.han.match import play
+from accord.leagues.han.naming import agent_class
 from accord.leagues.han.participants import PARTICIPANTS
 from accord.leagues.han.scoring import csv_row, likeability_proxy
 from accord.leagues.han.summary import interval_fields
 from accord.tournament.tasks import Job, run_tasks
 
 __all__ = ["agent_class", "play_task", "run_tournament", "summarize"]
-
-
-def agent_class(name: str, table: dict[str, type[HanAgent]] | None = None) -> type[HanAgent]:
-    """An example agent (or participant with ``table``) by name, or any ``pkg.mod:Class``."""
-    table = EXAMPLE_AGENTS if table is None else table
-    if name in table:
-        return table[name]
-    if is_import_path(name):
-        cls = import_object(name)
-        if isinstance(cls, type) and issubclass(cls, HanAgent):
-            return cls
-        raise ConfigError(f"{name!r} is not a HanAgent subclass")
-    raise ConfigError(f"unknown HAN agent {name!r}; known: {', '.join(table)} or pkg.module:Class")
 
 
 def play_task(spec: dict[str, Any]) -> dict[str, Any]:

@@ -34,7 +34,7 @@ import importlib
 import logging
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -47,14 +47,46 @@ from accord.leagues.humaine.behaviour import (
     gestures_of,
 )
 from accord.leagues.humaine.listening import Listener, UnusableAudio
+from accord.leagues.humaine.say import Say
 from accord.web.errors import WebError
-
-if TYPE_CHECKING:
-    from accord.leagues.humaine.ui_server import UiService
 
 __all__ = ["MAX_LISTEN_BYTES", "ImmersiveService", "wav_seconds"]
 
 log = logging.getLogger(__name__)
+
+
+class UiHost(Protocol):
+    """What the immersive routes need of the UI server's ``UiService``."""
+
+    @property
+    def names(self) -> list[str]: ...
+
+    @property
+    def rounds(self) -> Any: ...
+
+    @property
+    def log(self) -> Any: ...
+
+    @property
+    def lock(self) -> Any: ...
+
+    @property
+    def human_gap(self) -> Any: ...
+
+    @property
+    def auto_confirm(self) -> Any: ...
+
+    @property
+    def confirm_timeout(self) -> Any: ...
+
+    def find(self, round_id: str | None) -> Any: ...
+
+    def session(self, *roles: str) -> Any: ...
+
+    def record(self, round_id: str | None, route: str, body: dict[str, Any], at: float) -> str: ...
+
+    async def say(self, body: Say) -> dict[str, Any]: ...
+
 
 MAX_LISTEN_BYTES = 2 * 1024 * 1024
 """Largest utterance accepted (about 65 s of 16 kHz 16-bit mono)."""
@@ -94,7 +126,7 @@ def wav_seconds(wav: bytes) -> float:
 class ImmersiveService:
     """The immersive routes over a :class:`~.ui_server.UiService` (see the module doc)."""
 
-    def __init__(self, ui: UiService) -> None:
+    def __init__(self, ui: UiHost) -> None:
         self.ui = ui
         self.cache: OrderedDict[tuple[str, int], tuple[bytes, float]] = OrderedDict()
         self.synth_lock = asyncio.Lock()
@@ -305,8 +337,6 @@ class ImmersiveService:
             return entry
         addressee, rule = choose_addressee(text, self.ui.names, focus=focus, focus_by=focusBy)
         entry |= {"addressee": addressee, "rule": rule}
-        from accord.leagues.humaine.ui_server import Say
-
         try:
             said = await self.ui.say(Say(roundId=r.round_id, text=text, addressee=addressee))
         except WebError as e:

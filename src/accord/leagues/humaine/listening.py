@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from accord.core.errors import InvalidValue
+
 __all__ = ["MARGIN", "QUIET", "Listener", "UnusableAudio", "trim_silence"]
 
 QUIET = 0.02
@@ -33,7 +35,7 @@ MARGIN = 0.15
 _TRANSCRIBER: Any = None
 
 
-class UnusableAudio(ValueError):
+class UnusableAudio(InvalidValue):
     """The audio could not be decoded (not a 16-bit PCM WAV, too long...)."""
 
 

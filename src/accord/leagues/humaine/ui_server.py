@@ -69,6 +69,7 @@ from accord.leagues.humaine.page_sessions import (
     cookie_for,
     load_keys,
 )
+from accord.leagues.humaine.say import Say
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
 from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
@@ -81,17 +82,9 @@ DEFAULT_AGENTS = (
     {"name": "Celia", "protocol": "http", "host": "127.0.0.1", "port": 14007},
     {"name": "Watson", "protocol": "http", "host": "127.0.0.1", "port": 14008},
 )
-MAX_SAY_CHARS = 1000
 DEFAULT_CONFIRM_TIMEOUT = 60.0
 """Seconds the person has to confirm a deal before it is declined for them (shown on
 the pages; give the orchestrator a longer ``confirm_timeout``)."""
-
-
-class Say(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    roundId: str | None = None
-    text: str = Field(min_length=1, max_length=MAX_SAY_CHARS)
-    addressee: str | None = None
 
 
 class AllocationIn(BaseModel):
