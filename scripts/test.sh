@@ -15,4 +15,4 @@ if [ "${ACCORD_SKIP_INSTALL_CHECK:-0}" != 1 ]; then
   bash scripts/check_install.sh
 fi
 echo "== pytest"
-.venv/bin/python -m pytest --doctest-modules src/accord tests "$@"
+.venv/bin/python -m pytest --doctest-modules --durations=15 src/accord tests "$@"
