@@ -68,9 +68,9 @@ def test_raising_invalid_and_slow_agents_are_recorded(tmp_path: Path, executor: 
     )
     bad = res.parties[with_boulware & (res.parties.agent != "Boulware")]
     assert len(bad) == 6 and bad["failed"].all()  # 3 agents x 2 rotations
-    # a failed session pays everyone its reservation value
+    # a failure never pays: the failing agent scores 0, its opponent its reservation value
     for p in res.parties.itertuples():
-        assert p.utility == pytest.approx(p.reservation)
+        assert p.utility == (0.0 if p.failed else pytest.approx(p.reservation))
     res.close()
 
 

@@ -127,6 +127,13 @@ def tournament_command(
     learning: Annotated[
         bool | None, typer.Option("--learning/--no-learning", help="agents read earlier sessions")
     ] = None,
+    failure_score: Annotated[
+        str | None,
+        typer.Option(
+            help="what an agent scores in a session it failed: zero (default; a failure "
+            "never pays) or reservation (its reservation value, as NegMAS does)"
+        ),
+    ] = None,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="write the HTML report")
     ] = True,
@@ -157,6 +164,7 @@ def tournament_command(
             isolated=isolated,
             learning=learning,
             discretize=discretize,
+            failure_score=failure_score,
         )
         if profiles:
             spec: Any = "pairs" if profiles.strip() == "pairs" else _split(profiles)

@@ -30,6 +30,7 @@ from accord.core.protocols import DEFAULT_PROTOCOL, protocol_info
 from accord.core.scenario import Scenario
 
 PAIRINGS = ("product", "combinations")
+FAILURE_SCORES = ("zero", "reservation")
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "learning": (bool,),
     "isolated": (bool,),
     "pairing": (str,),
+    "failure_score": (str,),
     "name": (str,),
 }
 
@@ -144,6 +146,11 @@ class TournamentConfig:
         discretize: grid values per real issue (and per huge integer issue) for
             scenarios that cannot be enumerated; None: 10 when needed; 0: never (then
             only agents that handle real issues can play).
+        failure_score: what the agent that failed a session scores in it: ``zero``
+            (default: 0, the lowest utility of a normalised profile, so a failure never
+            pays) or ``reservation`` (its reservation value, as NegMAS does: an agent that
+            fails often can then outrank agents that negotiate). Its opponents get their
+            reservation value either way, as for no agreement.
         name: a label for reports.
         protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
             versioned id (``aop-v1``) or import path ``package.module:Class``; stored as
@@ -168,6 +175,7 @@ class TournamentConfig:
     name: str = "tournament"
     protocol: str = DEFAULT_PROTOCOL
     discretize: int | None = None
+    failure_score: str = "zero"
 
     def __post_init__(self) -> None:
         _check_types(self)
@@ -197,6 +205,10 @@ class TournamentConfig:
             v = getattr(self, what)
             if v is not None and not v > 0:
                 raise ConfigError(f"{what} must be > 0 seconds or unset, got {v}")
+        if self.failure_score not in FAILURE_SCORES:
+            raise ConfigError(
+                f"failure_score must be one of {FAILURE_SCORES}, got {self.failure_score!r}"
+            )
         if self.discretize is not None and self.discretize != 0 and self.discretize < 2:
             raise ConfigError(
                 f"discretize must be 0 (keep real issues) or >= 2 levels, got {self.discretize}"
@@ -266,5 +278,7 @@ class TournamentConfig:
             d.pop("discretize", None)
         if d["protocol"] == DEFAULT_PROTOCOL:
             d.pop("protocol")  # results written before protocols were selectable resume
+        if d.get("failure_score") == "reservation":
+            d.pop("failure_score")  # results written before the setting scored failures so
         text = json.dumps(d, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]

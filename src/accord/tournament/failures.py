@@ -9,12 +9,14 @@
 (2, 3, 2, 'A')
 >>> summary.text().splitlines()[0]
 '2 of 3 sessions failed; most common reasons:'
+>>> summary.text().splitlines()[-1]
+'failures by agent: A 2'
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -38,6 +40,7 @@ class FailureSummary:
     failed: int
     total: int
     reasons: list[Reason]
+    by_agent: dict[str, int] = field(default_factory=dict)
 
     def text(self, top: int = 5) -> str:
         """A few lines for the terminal."""
@@ -48,6 +51,9 @@ class FailureSummary:
             lines.append(f"  {r.count:>5}  {r.agent} ({r.kind}): {_first_line(r.message, 200)}")
         if len(self.reasons) > top:
             lines.append(f"  ... and {len(self.reasons) - top} other reasons (see the report)")
+        if self.by_agent:
+            counts = ", ".join(f"{a} {n}" for a, n in self.by_agent.items())
+            lines.append(f"failures by agent: {counts}")
         return "\n".join(lines)
 
 
@@ -74,7 +80,9 @@ def failure_summary(sessions: pd.DataFrame) -> FailureSummary:
                 )
             )
         reasons.sort(key=lambda r: (-r.count, r.agent, r.kind, r.message))
-    return FailureSummary(len(f), len(sessions), reasons)
+    counts = f["failure_agent"].fillna("(no agent)").value_counts()
+    by_agent = {str(a): int(n) for a, n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))}
+    return FailureSummary(len(f), len(sessions), reasons, by_agent)
 
 
 def _shape(message: str) -> str:

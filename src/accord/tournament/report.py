@@ -186,7 +186,9 @@ def _failures(sessions: pd.DataFrame) -> str:
             f"<td style='text-align:left'>{_e(r.message)}{tb}</td></tr>"
         )
     return (
-        f"<p>{summary.failed} of {summary.total} sessions failed.</p>"
+        f"<p>{summary.failed} of {summary.total} sessions failed. By agent: "
+        + _e(", ".join(f"{a} {n}" for a, n in summary.by_agent.items()))
+        + ".</p>"
         "<table><tr><th>agent</th><th>kind</th><th>sessions</th><th>reason</th></tr>"
         f"{''.join(rows)}</table>"
     )

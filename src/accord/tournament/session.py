@@ -48,6 +48,7 @@ class RunContext:
     isolated: bool = False
     limits: Limits = field(default_factory=Limits)
     protocol: str = DEFAULT_PROTOCOL
+    failure_score: str = "zero"
 
     @classmethod
     def from_config(cls, config: TournamentConfig, scenarios: Mapping[str, Scenario]) -> RunContext:
@@ -62,6 +63,7 @@ class RunContext:
             isolated=config.isolated,
             limits=Limits(config.cpu_limit, config.memory_limit, limit or config.call_timeout),
             protocol=config.protocol,
+            failure_score=config.failure_score,
         )
 
 
@@ -116,7 +118,9 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
             if isinstance(n, IsolatedNegotiator):
                 n.close()
         k, message = build_error
-        return _failed_record(spec, scenario, k, FailureKind.EXCEPTION, message, "", started)
+        return _failed_record(
+            spec, scenario, k, FailureKind.EXCEPTION, message, "", started, ctx.failure_score
+        )
     session = make_session(
         ctx.protocol,
         scenario.space,
@@ -158,9 +162,26 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
         finished,
         f"{_HOST}:{os.getpid()}",
     )
-    parties = _party_rows(spec, scenario, result.utilities)
+    culprit = f.party if f is not None and result.reason is EndReason.FAILURE else None
+    finals = failure_finals(result.utilities, culprit, ctx.failure_score)
+    parties = _party_rows(spec, scenario, finals)
     trace = encode_trace(spec.id, result.trace, scenario.space, utilities)
     return SessionRecord(spec.id, session_row, parties, trace)
+
+
+def failure_finals(finals: Sequence[float], culprit: int | None, score: str) -> list[float]:
+    """The utilities stored for a session: the party that failed it (``culprit``) scores 0
+    when ``score`` is ``zero`` (a failure never pays); everyone else keeps ``finals``.
+
+    >>> failure_finals([0.75, 0.75], 1, "zero"), failure_finals([0.75, 0.75], 1, "reservation")
+    ([0.75, 0.0], [0.75, 0.75])
+    >>> failure_finals([0.75, 0.75], None, "zero")  # nobody to blame: no agreement for all
+    [0.75, 0.75]
+    """
+    out = [float(u) for u in finals]
+    if culprit is not None and score == "zero" and 0 <= culprit < len(out):
+        out[culprit] = 0.0
+    return out
 
 
 def _party_rows(
@@ -240,7 +261,8 @@ def lost_session(task: Task, death: Death, ctx: RunContext) -> SessionRecord:
     where = f" in {spec.agents[k]}'s {death.op}()" if k is not None and death.op else ""
     kind = FailureKind.TIMEOUT if "did not return" in death.message else FailureKind.EXCEPTION
     message = f"{death.message}{where}"
-    return _failed_record(spec, ctx.scenarios[spec.scenario], k, kind, message, "", time.time())
+    scenario = ctx.scenarios[spec.scenario]
+    return _failed_record(spec, scenario, k, kind, message, "", time.time(), ctx.failure_score)
 
 
 def _failed_record(
@@ -251,8 +273,10 @@ def _failed_record(
     message: str,
     trace: str,
     started: float,
+    failure_score: str,
 ) -> SessionRecord:
-    finals = [scenario.utilities[p].reservation_at(0.0) for p in spec.profiles]
+    reservations = [scenario.utilities[p].reservation_at(0.0) for p in spec.profiles]
+    finals = failure_finals(reservations, k, failure_score)
     row = (
         spec.id,
         spec.index,

@@ -108,7 +108,8 @@ class Store(SqliteFile):
             self._check_agents(agents or {})
         if old is not None and old != fp:
             raise ConfigError(
-                f"{self.path} holds another tournament (fingerprint {old}, this one is {fp}); "
+                f"{self.path} holds another tournament (fingerprint {old}, this one is {fp}"
+                f"{self._changed_settings(config)}); "
                 "use another output file to start a new tournament, the same settings "
                 "to resume, or --fresh to start over"
             )
@@ -161,6 +162,18 @@ class Store(SqliteFile):
                     for sp in specs
                 ],
             )
+
+    def _changed_settings(self, config: TournamentConfig) -> str:
+        """``; settings changed: failure_score from 'reservation' to 'zero'`` (or "")."""
+        stored = json.loads(self.meta("config") or "{}")
+        now = config.to_dict()
+        skip = {"agents", "scenarios", "name"}
+        found = [
+            f"{k} from {stored.get(k, '(unset)')!r} to {now.get(k, '(unset)')!r}"
+            for k in sorted((set(stored) | set(now)) - skip)
+            if stored.get(k, "(unset)") != now.get(k, "(unset)")
+        ]
+        return f"; settings changed: {', '.join(found)}" if found else ""
 
     def _check_agents(self, agents: dict[str, Any]) -> None:
         from accord.tournament.fingerprint import changes
