@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from accord.core.errors import InvalidValue
 
-__all__ = ["arpa_model", "sample_sentences"]
+__all__ = ["arpa_model", "sample_sentences", "sentence_matcher"]
 
 _Item = tuple[str, object]  # ("w", word) | ("ref", rule) | ("opt"/"grp", alternatives)
 _RULE = re.compile(r"(?:public\s+)?<(\w+)>\s*=\s*(.*?);", re.S)
@@ -131,3 +131,41 @@ def _p(
     if k in prob:
         return prob[k]
     return backoff.get(k[:-1], 1.0) * _p(prob, backoff, k[1:])
+
+
+def sentence_matcher(grammar: str) -> re.Pattern[str]:
+    """A compiled pattern that full-matches the sentences of the grammar's public rule
+    (words joined by single spaces, plus a trailing space).
+
+    >>> g = "#JSGF V1.0;\\ngrammar humaine;\\npublic <u> = [celia] (yes | no [thanks]);"
+    >>> m = sentence_matcher(g)
+    >>> bool(m.fullmatch("celia no thanks ")), bool(m.fullmatch("thanks "))
+    (True, False)
+    """
+    body = grammar.split("grammar", 1)[-1].split(";", 1)[-1]
+    rules = {
+        m.group(1): _parse(_TOKEN.findall(m.group(2)), 0, None)[0] for m in _RULE.finditer(body)
+    }
+    public = re.search(r"public\s+<(\w+)>", body)
+    if public is None:
+        raise InvalidValue("the grammar has no public rule")
+    memo: dict[str, str] = {}
+
+    def pattern(alternatives: list[list[_Item]]) -> str:
+        out = []
+        for sequence in alternatives:
+            parts = []
+            for kind, value in sequence:
+                if kind == "w":
+                    parts.append(re.escape(str(value)) + " ")
+                elif kind == "ref":
+                    if value not in memo:
+                        memo[str(value)] = "(?:" + pattern(rules[str(value)]) + ")"
+                    parts.append(memo[str(value)])
+                else:
+                    inner = "(?:" + pattern(value) + ")"  # type: ignore[arg-type]
+                    parts.append(inner + "?" if kind == "opt" else inner)
+            out.append("".join(parts))
+        return "|".join(out)
+
+    return re.compile(pattern(rules[public.group(1)]))

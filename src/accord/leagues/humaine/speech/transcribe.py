@@ -8,9 +8,11 @@ language model), built once and reused:
   reject phrases; see :mod:`.domain_lm`); ``search="fsg"`` uses the grammar itself;
 - the general decoder: pocketsphinx's general English language model.
 
-The rule: decode with the domain decoder; when that finds nothing (an empty hypothesis,
-as on silence), decode with the general model and return that, marked
-``source="general"``. The trigram search is about eight times faster than the grammar
+The rule: decode with the domain decoder; when its hypothesis is not a sentence of the
+grammar (checked with :func:`.domain_lm.sentence_matcher`), decode with the grammar's FSG
+search (narrow beams, then the default ones) and take its hypothesis if it finds one; when
+nothing is found (an empty hypothesis, as on silence), decode with the general model and
+return that, marked ``source="general"``. The trigram search is about eight times faster than the grammar
 search and, unlike it, always ends on a complete hypothesis: the FSG search returned a
 partial path ("Celia no i can") or nothing for short takes such as "Celia, I accept",
 whose last word did not reach a final state of the grammar. (A score-based rule was tried:
@@ -36,7 +38,7 @@ import numpy as np
 
 from accord.core.errors import InvalidValue
 
-from .domain_lm import arpa_model, sample_sentences
+from .domain_lm import arpa_model, sample_sentences, sentence_matcher
 from .errors import InvalidAudio, SpeechUnavailable
 from .grammar import domain_grammar, grammar_words
 from .wav import read_pcm16, resample, to_int16
@@ -126,6 +128,8 @@ class Transcriber:
         self._names = {s.lower(): s for s in (sellers or ("Celia", "Watson"))}
         self._lock = threading.Lock()
         self._ngram: Any = None  # the trigram decoder, if that is the search
+        self._fsg_decoder: Any = None  # the grammar at narrow beams, built on first need
+        self._matcher = sentence_matcher(self.grammar if grammar is None else grammar)
         if search not in ("ngram", "fsg"):
             raise InvalidValue(f"search must be 'ngram' or 'fsg', got {search!r}")
         self.search: Search = search
@@ -196,7 +200,10 @@ class Transcriber:
             source: Literal["grammar", "general"] = "general" if mode == "general" else "grammar"
             decoder = self._grammar_decoder if source == "grammar" else self._general()
             text = self._decode(decoder, padded if decoder is self._ngram else pcm)
-            if not text and source == "grammar" and self.search == "fsg":
+            if decoder is self._ngram and text and not self._matcher.fullmatch(text + " "):
+                # Not a sentence of the grammar: let the grammar's search have its say.
+                text = self._decode(self._fsg(), pcm) or self._decode(self._wide(), pcm) or text
+            elif not text and source == "grammar" and self.search == "fsg":
                 text = self._decode(self._wide(), pcm)
             if not text and mode == "auto":
                 source, text = "general", self._decode(self._general(), pcm)
@@ -206,6 +213,16 @@ class Transcriber:
             seconds=time.perf_counter() - start,
             audio_seconds=audio_seconds,
         )
+
+    def _fsg(self) -> Any:
+        if self._fsg_decoder is None:
+            from pocketsphinx import Decoder
+
+            self._fsg_decoder = Decoder(loglevel="FATAL", lm=None, **BEAMS)
+            _add_variants(self._fsg_decoder)
+            self._fsg_decoder.add_jsgf_string("domain", self.grammar)
+            self._fsg_decoder.activate_search("domain")
+        return self._fsg_decoder
 
     def _wide(self) -> Any:
         if self._wide_decoder is None:
