@@ -1,24 +1,27 @@
 """HUMAINE immersive mode: word accuracy and decode time of the offline speech input.
 
 Synthesises buyer utterances of the domain with espeak-ng (four buyer voices, three
-speeds), transcribes each with the :class:`Transcriber` twice: the domain grammar with
-its general-model fallback (what the platform uses), and pocketsphinx's general model
-alone (the baseline the issue measured). Prints the per-utterance word error rate (WER)
-of both, side by side, then for each: the word accuracy over all utterances
-(1 - total word edits / total reference words), the mean WER, and the mean decode time
-and real-time factor (decode seconds per second of audio).
+speeds), transcribes each with three set-ups, side by side in one run: the domain trigram
+model with its general-model fallback (``ngram``, what the platform uses), the domain
+grammar's FSG search with the same fallback (``fsg``, the previous set-up), and
+pocketsphinx's general model alone (``general``, the baseline the issue measured). Prints
+the per-utterance word error rate (WER) of each, then for each: the word accuracy over all
+utterances (1 - total word edits / total reference words), the mean WER, the mean decode
+wall time, the mean CPU seconds per utterance (``time.process_time``) and the real-time
+factor; and the load average at the start and the end (the machine may be shared).
 
 The original platform used a cloud speech-to-text service; it cannot run offline, so there
 is no peer figure to put beside ours.
 
     python bench/bench_speech_accuracy.py            # all utterances
     python bench/bench_speech_accuracy.py --limit 8  # the first eight
-    python bench/bench_speech_accuracy.py --grammar-only
+    python bench/bench_speech_accuracy.py --no-general --no-fsg  # only the platform's set-up
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -68,6 +71,15 @@ UTTERANCES: tuple[str, ...] = (
     "Yes please",
     "Sounds good, thank you",
     "Celia, I accept the offer",
+    # short accepts and rejects (the immersive page's deal-closing words)
+    "Celia, I accept",
+    "Watson, no thanks",
+    "I accept",
+    "Yes",
+    "Watson, I accept",
+    "Celia, no thanks",
+    "I accept",
+    "Yes",
     # rejects
     "No thanks",
     "No thank you, that's too expensive",
@@ -83,9 +95,8 @@ SPEEDS: tuple[float, ...] = (1.0, 0.85, 1.2)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=0, help="only the first N utterances")
-    parser.add_argument(
-        "--grammar-only", action="store_true", help="skip the general model (a quicker run)"
-    )
+    parser.add_argument("--no-general", action="store_true", help="skip the general model")
+    parser.add_argument("--no-fsg", action="store_true", help="skip the grammar (FSG) search")
     args = parser.parse_args(argv)
     for reason in (speech_available(), transcription_available()):
         if reason is not None:
@@ -93,19 +104,23 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     utterances = UTTERANCES[: args.limit] if args.limit > 0 else UTTERANCES
     voices = list(BUYER_VOICES.values())
-    modes = ("auto",) if args.grammar_only else ("auto", "general")
-    start = time.perf_counter()
-    transcriber = Transcriber()
-    print(f"transcriber built in {time.perf_counter() - start:.2f} s")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    setups: dict[str, tuple[Transcriber, str]] = {}
+    for name in ("ngram", "fsg"):
+        if name == "fsg" and args.no_fsg:
+            continue
+        start = time.perf_counter()
+        setups[name] = (Transcriber(search=name), "auto")  # type: ignore[arg-type]
+        print(f"{name} transcriber built in {time.perf_counter() - start:.2f} s")
+    if not args.no_general:
+        setups["general"] = (setups["ngram"][0], "general")
     totals = {
-        mode: {"edits": 0.0, "wer": 0.0, "decode": 0.0, "audio": 0.0, "general": 0}
-        for mode in ("auto", "general")
+        name: {"edits": 0.0, "wer": 0.0, "decode": 0.0, "cpu": 0.0, "audio": 0.0, "fallback": 0}
+        for name in setups
     }
     ref_words = 0
     per_voice: dict[str, list[float]] = {v.name: [0.0, 0.0] for v in voices}  # edits, words
-    print(
-        f"{'voice':<12} {'speed':>5} {'audio':>6} {'WER g+f':>8} {'WER gen':>8}  reference / grammar+fallback / general"
-    )
+    print(f"{'voice':<12} {'speed':>5} {'audio':>6} " + " ".join(f"{n:>8}" for n in setups))
     for i, text in enumerate(utterances):
         voice = voices[i % len(voices)]
         speed = SPEEDS[(i // len(voices)) % len(SPEEDS)]
@@ -113,45 +128,53 @@ def main(argv: list[str] | None = None) -> int:
         n = len(words(text))
         ref_words += n
         heard = {}
-        for mode in modes:
+        for name, (transcriber, mode) in setups.items():
+            cpu = time.process_time()
             t = transcriber.transcribe(spoken.wav, mode=mode)  # type: ignore[arg-type]
+            cpu = time.process_time() - cpu
             wer = word_error_rate(text, t.text)
-            acc = totals[mode]
+            acc = totals[name]
             acc["edits"] += wer * n
             acc["wer"] += wer
             acc["decode"] += t.seconds
+            acc["cpu"] += cpu
             acc["audio"] += t.audio_seconds
-            acc["general"] += t.source == "general"
-            heard[mode] = (wer, t)
-            if mode == "auto":
+            acc["fallback"] += mode == "auto" and t.source == "general"
+            heard[name] = (wer, t)
+            if name == "ngram":
                 per_voice[voice.name][0] += wer * n
                 per_voice[voice.name][1] += n
         print(
             f"{voice.name:<12} {speed:>5.2f} {spoken.seconds:>5.1f}s "
-            f"{heard['auto'][0]:>8.2f} {heard.get('general', (float('nan'),))[0]:>8.2f}  {text}\n"
-            f"{'':>44}g+f: {heard['auto'][1].text}"
-            + (" (general fallback)" if heard["auto"][1].source == "general" else "")
-            + (f"\n{'':>44}gen: {heard['general'][1].text}" if "general" in heard else ""),
-            flush=True,
+            + " ".join(f"{w:>8.2f}" for w, _ in heard.values())
+            + f"  {text}"
         )
+        for name, (_, t) in heard.items():
+            fallback = " (general fallback)" if name != "general" and t.source == "general" else ""
+            print(f"{'':>30}{name:>8}: {t.text}{fallback}", flush=True)
     count = len(utterances)
     print(
         f"\n{count} utterances, {ref_words} reference words, {len(voices)} voices, speeds {SPEEDS}"
     )
-    labels = {"auto": "grammar + general fallback", "general": "general model alone"}
-    for mode in modes:
-        label = labels[mode]
-        acc = totals[mode]
+    labels = {
+        "ngram": "domain trigram + fallback",
+        "fsg": "domain FSG + fallback",
+        "general": "general model alone",
+    }
+    for name in setups:
+        acc = totals[name]
         print(
-            f"{label:<27} word accuracy {1 - acc['edits'] / ref_words:6.1%}  mean WER "
-            f"{acc['wer'] / count:5.3f}  mean decode {acc['decode'] / count:5.2f} s  "
-            f"real-time factor {acc['decode'] / acc['audio']:4.2f}"
-            + (f"  (fallback used {acc['general']}x)" if mode == "auto" else "")
+            f"{labels[name]:<26} word accuracy {1 - acc['edits'] / ref_words:6.1%}  mean WER "
+            f"{acc['wer'] / count:5.3f}  decode {acc['decode'] / count:5.2f} s  "
+            f"CPU {acc['cpu'] / count:5.2f} s/utterance  real-time factor "
+            f"{acc['decode'] / acc['audio']:4.2f}"
+            + (f"  (fallback used {acc['fallback']}x)" if name != "general" else "")
         )
     print(
-        "grammar + fallback by voice: "
+        "domain trigram + fallback by voice: "
         + ", ".join(f"{name} {1 - e / w:.0%}" for name, (e, w) in per_voice.items() if w)
     )
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -27,8 +27,8 @@ from accord.web.testing import chromium_env
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 LOCAL = ("127.0.0.1",)
-ACCEPT = "Celia, I accept your offer"
-"""The spoken acceptance (the bare "Celia, I accept" is not yet recognised reliably)."""
+ACCEPT = "Celia, I accept"
+"""The spoken acceptance, exactly as the issue words it."""
 LEAD_IN = 0.6
 """Seconds of silence before each utterance in the fake microphone's file."""
 TRIES = 3

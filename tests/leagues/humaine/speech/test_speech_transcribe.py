@@ -1,8 +1,8 @@
 """Speech in: synthesised buyer utterances transcribed offline, with the fallback rule.
 
 The accuracy threshold comes from ``bench/bench_speech_accuracy.py`` (see
-docs/humaine-immersive.md): on the buyer voices the grammar with fallback reaches 78% word
-accuracy over 38 utterances (64% to 88% by voice), the general model alone 35%. This test
+docs/humaine-immersive.md): on the buyer voices the domain decoder with fallback reaches 80% word
+accuracy over 46 utterances (70% to 86% by voice), the general model alone 35%. This test
 takes four in-domain utterances (each transcribed exactly here) and asks for 70% (decoding is
 deterministic, so load does not change the transcripts), low enough to allow a different
 pocketsphinx build a slip, high enough to fail if the grammar or the audio path breaks;
