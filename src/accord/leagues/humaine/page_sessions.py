@@ -20,8 +20,6 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import secrets
 import sqlite3
 from dataclasses import dataclass, field
@@ -29,6 +27,7 @@ from pathlib import Path
 
 from accord.core.errors import ConfigError
 from accord.leagues.humaine.credentials import digest, matches
+from accord.leagues.humaine.private_files import read_private, write_private
 
 __all__ = ["ADMIN", "COOKIES", "PERSON", "PageKeys", "cookie_for", "load_keys"]
 
@@ -113,7 +112,7 @@ def load_keys(
     is known only by its stored digest (old links work; no new link can be printed)."""
     db.execute(_TABLE)
     stored = dict(db.execute("SELECT role, key FROM page_keys").fetchall())
-    known = _read_keys(keys_file)
+    known = read_private(keys_file)
     chosen = {PERSON: person, ADMIN: admin}
     digests: dict[str, str] = {}
     for role in (PERSON, ADMIN):
@@ -132,22 +131,5 @@ def load_keys(
         db.execute("INSERT OR REPLACE INTO page_keys VALUES (?, ?)", (role, digests[role]))
     keys = PageKeys(chosen[PERSON], chosen[ADMIN], digests)
     if keys_file is not None:
-        _write_keys(keys_file, {r: k for r, k in chosen.items() if k})
+        write_private(keys_file, {r: k for r, k in chosen.items() if k})
     return keys
-
-
-def _read_keys(path: Path | None) -> dict[str, str]:
-    if path is None or not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-
-def _write_keys(path: Path, keys: dict[str, str]) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(keys, f)
-    os.chmod(path, 0o600)

@@ -26,13 +26,13 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from accord.leagues.humaine.goods import GOODS
+from accord.leagues.humaine.private_files import read_private, write_private
 from accord.tournament.sqlite import SqliteFile
 
 __all__ = ["BOOKED", "EventLog", "UiRound"]
@@ -295,7 +295,7 @@ class EventLog:
         self._db = self.file.conn
         self._db.execute("PRAGMA secure_delete = ON")  # moved-out secrets leave no trace
         self.secrets_file = secrets_file
-        self._secrets: dict[str, str] = _read_json(secrets_file)
+        self._secrets: dict[str, str] = read_private(secrets_file)
         self._move_old_secrets()
 
     @property
@@ -307,7 +307,7 @@ class EventLog:
         if isinstance(token, str) and token and self._secrets.get(round_id) != token:
             self._secrets[round_id] = token
             if self.secrets_file is not None:
-                _write_private(self.secrets_file, self._secrets)
+                write_private(self.secrets_file, self._secrets)
 
     def _move_old_secrets(self) -> None:
         if self.secrets_file is None:
@@ -340,21 +340,3 @@ class EventLog:
                 body = body | {"token": secret}
             out.append((r["round_id"], r["route"], body, float(r["at"])))
         return out
-
-
-def _read_json(path: Path | None) -> dict[str, str]:
-    if path is None or not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-
-def _write_private(path: Path, data: dict[str, str]) -> None:
-    """Write ``data`` as JSON to ``path``, readable by its owner only (0600)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-    os.chmod(path, 0o600)
