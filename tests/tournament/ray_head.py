@@ -76,10 +76,17 @@ def _ray_command() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "ray.scripts.scripts"]
 
 
+def _short_base() -> str:
+    """TMPDIR, or /tmp when TMPDIR is too long for Ray's Unix sockets (< 108 bytes with
+    the session and socket names Ray appends: CI runs with a 150-character TMPDIR)."""
+    base = tempfile.gettempdir()
+    return base if len(base) <= 30 else "/tmp"
+
+
 @contextlib.contextmanager
 def ray_head(cpus: int = 2, timeout: float = 60.0) -> Iterator[Head]:
     """Start a head with ``RAY_AUTH_MODE=token`` on 127.0.0.1, yield it, then kill it."""
-    d = Path(tempfile.mkdtemp(prefix="acr"))  # short: Ray's socket paths must stay < 108 B
+    d = Path(tempfile.mkdtemp(prefix="acr", dir=_short_base()))
     token = d / "token"
     token.write_text(secrets.token_hex(16))
     ports = {name: _free_port() for name in _PORTS}
