@@ -130,11 +130,14 @@ def test_idle_units_approach_centres_but_defend_threatened_ones() -> None:
     game = new_game()
     game.clear_units()
     game.clear_centers()
-    # Germany's army in Munich has no centre within one move (Kiel and Berlin are its
-    # own): instead of holding it steps towards the nearest other centre.
+    # Germany's army in Munich has no centre it lacks within one move (Kiel and Berlin
+    # are its own): instead of holding it steps towards the nearest centre it lacks, two
+    # moves away (Holland or Denmark through Kiel, Belgium through Burgundy or Ruhr,
+    # Warsaw through Silesia, Vienna through Bohemia or Tyrolia, ...). Berlin is no
+    # nearer to any of them, so it is not a step towards one.
     game.set_units("GERMANY", ["A MUN"])
     game.set_centers("GERMANY", ["MUN", "KIE", "BER"])
-    towards = {f"A MUN - {p}" for p in ("BUR", "RUH", "SIL", "BOH", "TYR")}
+    towards = {f"A MUN - {p}" for p in ("BUR", "RUH", "KIE", "SIL", "BOH", "TYR")}
     (order,) = Tactics(candidates=1, seed=1).plan(game, "GERMANY").orders
     assert order in towards, order
     # the same army stays home when a foreign army stands next to Munich
