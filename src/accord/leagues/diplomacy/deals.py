@@ -39,12 +39,17 @@ POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"
 SEASONS = ("S", "F")
 """Phases a deal may be about: Spring and Fall movement (ANAC)."""
 
-PROVINCES = frozenset(
-    "ADR AEG ALB ANK APU ARM BAL BAR BEL BER BLA BOH BOT BRE BUD BUL BUR CLY CON DEN EAS "
-    "EDI ENG FIN GAL GAS GRE HEL HOL ION IRI KIE LON LVN LVP LYO MAO MAR MOS MUN NAF NAO "
-    "NAP NTH NWG NWY PAR PIC PIE POR PRU ROM RUH RUM SER SEV SIL SKA SMY SPA STP SWE SWI "
-    "SYR TRI TUN TUS TYR TYS UKR VEN VIE WAL WAR WES YOR".split()
-)
+# fmt: off
+PROVINCES = frozenset([
+    "ADR", "AEG", "ALB", "ANK", "APU", "ARM", "BAL", "BAR", "BEL", "BER", "BLA", "BOH",
+    "BOT", "BRE", "BUD", "BUL", "BUR", "CLY", "CON", "DEN", "EAS", "EDI", "ENG", "FIN",
+    "GAL", "GAS", "GRE", "HEL", "HOL", "ION", "IRI", "KIE", "LON", "LVN", "LVP", "LYO",
+    "MAO", "MAR", "MOS", "MUN", "NAF", "NAO", "NAP", "NTH", "NWG", "NWY", "PAR", "PIC",
+    "PIE", "POR", "PRU", "ROM", "RUH", "RUM", "SER", "SEV", "SIL", "SKA", "SMY", "SPA",
+    "STP", "SWE", "SWI", "SYR", "TRI", "TUN", "TUS", "TYR", "TYS", "UKR", "VEN", "VIE",
+    "WAL", "WAR", "WES", "YOR",
+])
+# fmt: on
 """The 76 provinces of the standard map (Switzerland included: impassable, but named)."""
 
 COASTS = frozenset({"BUL/EC", "BUL/SC", "SPA/NC", "SPA/SC", "STP/NC", "STP/SC"})
@@ -100,9 +105,7 @@ def parse_order(order: str) -> ParsedOrder:
     unit, loc, kind = words[0], words[1], words[2]
     for w in (words[1], words[3] if len(words) > 3 else "", words[4] if len(words) > 4 else ""):
         if w and w not in ("A", "F", "-", "VIA") and not _is_location(w):
-            raise DealError(
-                f"illegal order {order!r}: {w!r} is not a location of the standard map"
-            )
+            raise DealError(f"illegal order {order!r}: {w!r} is not a location of the standard map")
     if len(words) > 6 and not _is_location(words[6]):
         raise DealError(f"illegal order {order!r}: {words[6]!r} is not a location of the map")
     if kind == "H" and len(words) == 3:

@@ -72,9 +72,9 @@ def map_error(game_map: Any, order: str) -> str | None:
         return f"{order!r}: no {'army' if p.unit == 'A' else 'fleet'} can be in {p.location}"
     if p.kind == "-":
         dest = p.target or ""
-        if words[-1] == "VIA" or not game_map.abuts(p.unit, p.location, "-", dest):
-            if not _convoyable(game_map, p.unit, p.location, dest):
-                return f"{order!r}: {unit} cannot reach {dest}"
+        direct = words[-1] != "VIA" and game_map.abuts(p.unit, p.location, "-", dest)
+        if not direct and not _convoyable(game_map, p.unit, p.location, dest):
+            return f"{order!r}: {unit} cannot reach {dest}"
         return None
     if p.kind in ("S", "C"):
         other = f"{words[3]} {words[4]}"
@@ -106,7 +106,7 @@ def _unreachable(game: Any, b: Board, c: OrderCommitment, now: tuple[int, int]) 
     p = c.parsed
     moves = (c.year * 2 + SEASONS.index(c.phase)) - (now[0] * 2 + now[1])
     dist = distances_from(game.map, p.unit, p.location)
-    for prov, (power, unit) in b.units.items():
+    for power, unit in b.units.values():
         if power == c.power and unit[0] == p.unit and dist.get(unit.split()[1], 99) <= moves:
             return None
     if c.year > now[0] and province(p.location) in game.powers[c.power].homes:
@@ -202,11 +202,7 @@ def play_game(
                 {"kind": e.kind, "id": e.proposal, "from": e.sender, "to": list(e.to)}
                 for e in notary.log[start:]
             ]
-            row["deals"] = {
-                e.proposal: _deal_json(notary, e.proposal)
-                for e in notary.log[start:]
-                if e.kind == "propose"
-            }
+            row["deals"] = {e.proposal: _deal_json(notary, e.proposal) for e in notary.log[start:]}
         alive = [p for p in POWERS if not game.powers[p].is_eliminated()]
         if draws and set(alive) <= draws:
             end = "draw"
@@ -244,10 +240,7 @@ def play_game(
 
 
 def _deal_json(notary: Notary, pid: str) -> dict[str, object]:
-    for p in notary.confirmed:
-        if p.id == pid:
-            return p.deal.to_json()
-    prop = notary.proposals.get(pid)
+    prop = notary.find(pid)
     return prop.deal.to_json() if prop else {}
 
 

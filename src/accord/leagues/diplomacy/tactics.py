@@ -117,9 +117,12 @@ def best_orders(
 
 
 def _meets(order: str, kind: str, must: str) -> bool:
-    if order.upper() == must:
+    """True when ``order`` keeps the commitment ``must`` (a hold is also kept by a
+    support from the same unit)."""
+    order = order.upper()
+    if order == must:
         return True
-    return must.endswith(" H") and kind == "S"
+    return kind == "S" and must.endswith(" H") and order.startswith(must[:-1])
 
 
 def obeys(power: str, orders: Iterable[str], deals: Iterable[Deal], now: tuple[int, int]) -> bool:
@@ -161,16 +164,60 @@ def later_needs(
     >>> later_needs("FRANCE", [d], (1901, 0))
     [('A', 'PAR', 1)]
     """
-    out = []
+    best: dict[tuple[str, str], int] = {}
     for d in deals:
         for c in d.commitments:
             if c.power == power and c.when > now:
                 p = _parse(c.order)
-                need = (p.unit, p.location, _phases_between(now, c.when))
-                if need not in out:
-                    out.append(need)
+                left = _phases_between(now, c.when)
+                key = (p.unit, p.location.upper())
+                best[key] = min(left, best.get(key, left))
+    out = [(u, loc, left) for (u, loc), left in best.items()]
     out.sort(key=lambda n: (n[2], n[0], n[1]))
     return out
+
+
+def keepers(
+    game_map: Any,
+    needs: Sequence[tuple[str, str, int]],
+    units: Sequence[str],
+    options: Sequence[Sequence[str]],
+) -> dict[int, int]:
+    """The most later-phase needs that distinct units can keep: ``need index -> unit index``.
+
+    Unit ``i`` (``"A PAR"``, or "" for none) can keep need ``(type, location, moves left)``
+    when one of ``options[i]`` leaves it within ``moves left`` moves of the location. A
+    maximum bipartite matching (augmenting paths), needs tried earliest first.
+
+    >>> keepers(None, [], ["A PAR"], [["A PAR H"]])
+    {}
+    """
+    can: list[list[int]] = []
+    for utype, where, left in needs:
+        dist = distances_from(game_map, utype, where)
+        row = []
+        for i, unit in enumerate(units):
+            if not unit or unit[0] != utype:
+                continue
+            if any(dist.get(_end(o), 99) <= left for o in options[i]):
+                row.append(i)
+        row.sort(key=lambda i: dist.get(units[i].split()[1].upper(), 99))
+        can.append(row)
+    owner: dict[int, int] = {}  # unit -> need
+
+    def augment(k: int, seen: set[int]) -> bool:
+        for i in can[k]:
+            if i in seen:
+                continue
+            seen.add(i)
+            if i not in owner or augment(owner[i], seen):
+                owner[i] = k
+                return True
+        return False
+
+    for k in range(len(needs)):
+        augment(k, set())
+    return {k: i for i, k in owner.items()}
 
 
 class Tactics:
@@ -244,24 +291,12 @@ class Tactics:
         options: list[list[str]],
     ) -> None:
         needs = later_needs(power, deals, now)
-        taken: dict[int, int] = {}  # unit index -> moves left of the need it keeps
-        for utype, where, left in needs:
+        units = [b.units.get(province(loc)) for loc in locs]
+        match = keepers(game.map, needs, [u[1] if u else "" for u in units], options)
+        for k, i in match.items():
+            utype, where, left = needs[k]
             dist = distances_from(game.map, utype, where)
-            best: tuple[int, int] | None = None
-            for i, loc in enumerate(locs):
-                unit = b.units.get(province(loc))
-                if unit is None or unit[1][0] != utype:
-                    continue
-                d = dist.get(loc.upper(), 99)
-                if d <= left + 1 and (best is None or d < best[0]):
-                    best = (d, i)
-            if best is None:
-                continue  # out of reach already: nothing this phase can keep it
-            i = best[1]
-            keep = [o for o in options[i] if dist.get(_end(o), 99) <= left]
-            if keep:
-                options[i] = keep
-                taken[i] = left
+            options[i] = [o for o in options[i] if dist.get(_end(o), 99) <= left]
         dmz_next = {
             prov
             for d in deals
