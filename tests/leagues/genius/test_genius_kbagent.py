@@ -243,9 +243,7 @@ def test_partial_offers_are_completed_with_per_issue_expectations() -> None:
             assert vals.min() - 1e-9 <= m.expectations[i] <= vals.max() + 1e-9
     row = np.array([0, -1, -1, -1, -1, -1])
     exp = agent.model.types[agent.believed_type].expectations
-    assert agent._completed_value(view, row) == pytest.approx(
-        prof.table[0, 0] + exp[1:].sum()
-    )
+    assert agent._completed_value(view, row) == pytest.approx(prof.table[0, 0] + exp[1:].sum())
     with pytest.raises(Exception, match="partial must be 'expect' or 'mean'"):
         KBAgent(partial="zero")  # type: ignore[arg-type]
 
@@ -292,7 +290,7 @@ def test_the_response_delay_is_scheduled_not_slept() -> None:
         clock.advance(0.5)
         waited += 0.5
         assert waited <= 30.0  # at most a quarter of the turn
-    assert 0.0 < waited and any(a.kind.value == "offer" for a in out)
+    assert waited > 0.0 and any(a.kind.value == "offer" for a in out)
     offer = s.submit(1, Action.make_offer({"Salary": "7,000 NIS"}))
     assert agent.act(view) == []  # a new offer: a new delay
     while not (out := agent.act(view)):

@@ -150,9 +150,7 @@ class KBAgent(GeniusAgent):
             raise ConfigError(f"likelihood must be 'paper' or 'code', got {likelihood!r}")
         if partial not in ("expect", "mean"):
             raise ConfigError(f"partial must be 'expect' or 'mean', got {partial!r}")
-        if response_delay is not None and (
-            len(response_delay) != 2 or min(response_delay) < 0
-        ):
+        if response_delay is not None and (len(response_delay) != 2 or min(response_delay) < 0):
             raise ConfigError(
                 f"response_delay must be (mean, sd) seconds, both >= 0, got {response_delay!r}"
             )
