@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "accord.plots": 0,
     "accord.agents": 1,
     "accord.bridges": 1,  # beside the agents: imports core and agents, nothing above
+    "accord.drivers": 2,  # the replay driver, sandboxed seats (issue 24): core (and sandbox)
     "accord.tournament": 2,
     "accord.web": 3,
     "accord.leagues": 4,
