@@ -270,6 +270,8 @@ class TournamentConfig:
                 v = [a.to_dict() for a in v]
             elif f.name == "scenarios":
                 v = [s.name if isinstance(s, Scenario) else s for s in v]
+            elif f.name == "protocol_path" and v is None:
+                continue  # a protocol known by its id: as written before the setting
             out[f.name] = v
         return out
 
@@ -281,8 +283,6 @@ class TournamentConfig:
             d.pop("discretize", None)
         if d["protocol"] == DEFAULT_PROTOCOL:
             d.pop("protocol")  # results written before protocols were selectable resume
-        if d.get("protocol_path") is None:
-            d.pop("protocol_path", None)  # nor does a protocol known by its id
         if d.get("failure_score") == "reservation":
             d.pop("failure_score")  # results written before the setting scored failures so
         text = json.dumps(d, sort_keys=True, default=str)
