@@ -81,10 +81,14 @@ class NegmasNegotiator(Negotiator):
         negotiator: the NegMAS negotiator (a new instance per session); subclasses made
             by :func:`adapt_class` build it from ``params`` instead.
         name: the Accord name (default: the NegMAS negotiator's class name).
-        time_base: ``"accord"`` (``relative_time`` is Accord's ``t``) or ``"negmas"``
-            (``(round + 1) / (rounds + 1)`` as in NegMAS's own mechanism).
+        time_base: ``"negmas"`` (default: ``relative_time`` is ``(round + 1) / (rounds +
+            1)`` as in NegMAS's own mechanism) or ``"accord"`` (Accord's ``t``).
+        discount_clock: the exponent of the NegMAS utility's discount ``delta**x``:
+            ``"negmas"`` (NegMAS's relative time, as ``ExpDiscountedUFun`` with
+            ``factor="relative_time"`` in NegMAS) or ``"accord"`` (Accord's ``t``, the
+            rule Accord scores with); default: the same as ``time_base``.
         deadline_rounds: the deadline in rounds the NegMAS negotiator is told
-            (``nmi.n_steps``); by default inferred from the view after the first action.
+            (``nmi.n_steps``); by default the session's (``view.deadline``).
         seed_globals: at the start of a session, seed the generators NegMAS agents draw
             from (Python's and numpy's global ones, and those NegMAS's ``apply_seed``
             reaches) with a number from the view's seeded generator, then (for classes
@@ -105,7 +109,8 @@ class NegmasNegotiator(Negotiator):
         negotiator: Any = None,
         *,
         name: str | None = None,
-        time_base: str = "accord",
+        time_base: str = "negmas",
+        discount_clock: str | None = None,
         deadline_rounds: int | None = None,
         seed_globals: bool = True,
         max_outcomes: int | None = MAX_OUTCOMES,
@@ -114,6 +119,10 @@ class NegmasNegotiator(Negotiator):
         require_negmas()
         if time_base not in TIME_BASES:
             raise ConfigError(f"time_base must be one of {TIME_BASES}, got {time_base!r}")
+        if discount_clock is not None and discount_clock not in TIME_BASES:
+            raise ConfigError(
+                f"discount_clock must be one of {TIME_BASES} (or unset), got {discount_clock!r}"
+            )
         if deadline_rounds is not None and int(deadline_rounds) < 1:
             raise ConfigError(f"deadline_rounds must be >= 1, got {deadline_rounds}")
         if negotiator is None:
@@ -140,6 +149,7 @@ class NegmasNegotiator(Negotiator):
         super().__init__(name or type(negotiator).__name__)
         self.negmas = negotiator
         self.time_base = time_base
+        self.discount_clock = discount_clock or time_base
         self.deadline_rounds = None if deadline_rounds is None else int(deadline_rounds)
         self.seed_globals = seed_globals
         self.max_outcomes = None if max_outcomes is None else int(max_outcomes)
@@ -171,8 +181,8 @@ class NegmasNegotiator(Negotiator):
         ufun = utility(view.utility, os, self._clock)
         side = NegmasSide(view, os, self.negmas.id, self.time_base, self.deadline_rounds)
         self._side = side
-        self._clock.t = view.time
         state = side.update(None)
+        self._tick(side)
         if not self.negmas.join(side.nmi, state, preferences=ufun, role="negotiator"):
             raise ProtocolViolation(f"{type(self.negmas).__name__} refused to join the session")
         self.negmas._on_negotiation_start(state)
@@ -206,8 +216,8 @@ class NegmasNegotiator(Negotiator):
         side = self._side
         if side is None:
             return
-        self._clock.t = result.time
-        state = side.finish(result.agreement, result.reason.value, result.time)
+        state = side.finish(result.agreement, result.reason.value, result.time, result.rounds)
+        self._clock.t = state.relative_time if self.discount_clock == "negmas" else result.time
         if self.negmas.nmi is not None:
             self.negmas._on_negotiation_end(state)
 
@@ -216,11 +226,15 @@ class NegmasNegotiator(Negotiator):
         side = self._side
         if side is None:  # pragma: no cover - the session always calls on_start first
             raise ProtocolViolation("the NegMAS bridge was called before on_start")
-        self._clock.t = view.time
         state = side.update(offer)
+        self._tick(side)
         ids = side.mechanism.negotiator_ids
         dest = ids[(view.index + 1) % view.n_parties]
         return self.negmas(state, dest=dest)
+
+    def _tick(self, side: NegmasSide) -> None:
+        """Move the discount clock to the current moment on the chosen clock."""
+        self._clock.t = side.negmas_time() if self.discount_clock == "negmas" else side.view.time
 
     def _unsupported(self, kind: str) -> ProtocolViolation:
         return ProtocolViolation(
@@ -238,8 +252,9 @@ _ADAPTED: dict[type, type[NegmasNegotiator]] = {}
 def adapt_class(cls: type) -> type[NegmasNegotiator]:
     """An Accord ``Negotiator`` subclass that builds ``cls(**params)`` for every session.
 
-    The subclass takes the NegMAS class's parameters plus ``time_base`` and
-    ``deadline_rounds`` (see :class:`NegmasNegotiator`), and is cached per class.
+    The subclass takes the NegMAS class's parameters plus ``time_base``,
+    ``discount_clock``, ``deadline_rounds``, ``seed_globals`` and ``max_outcomes`` (see
+    :class:`NegmasNegotiator`), and is cached per class.
     """
     require_negmas()
     if not is_negmas_negotiator(cls):
@@ -275,7 +290,8 @@ def _signature(cls: type) -> inspect.Signature:
     extra = [
         inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
         for n, d in (
-            ("time_base", "accord"),
+            ("time_base", "negmas"),
+            ("discount_clock", None),
             ("deadline_rounds", None),
             ("seed_globals", True),
             ("max_outcomes", MAX_OUTCOMES),
