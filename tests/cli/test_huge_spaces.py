@@ -54,7 +54,7 @@ def test_every_builtin_agent_negotiates_on_the_anac2014_domain_and_the_output_sa
         assert isinstance(notes, list) and notes == [
             f"{AGENT_NOTE} by utility without enumerating them (exact, by hyper-rectangle cells)"
         ]
-        assert doc["pareto_distance"] is not None  # analysed by cells, not enumerated
+        assert doc["pareto_distance_undiscounted"] is not None  # analysed by cells, not enumerated
 
 
 def test_scenarios_show_says_how_agents_play_a_huge_space():

@@ -35,6 +35,7 @@ agent:
 from __future__ import annotations
 
 import inspect
+from abc import ABC
 from typing import Any, ClassVar
 
 from accord.bridges.negmas._require import require_negmas
@@ -52,7 +53,8 @@ MAX_OUTCOMES = 10_000_000
 
 def is_negmas_negotiator(obj: Any) -> bool:
     """Whether ``obj`` is a concrete NegMAS negotiator class that SAO can run (a subclass
-    of NegMAS's ``GBNegotiator``, as every SAO negotiator is; False when NegMAS is absent).
+    of NegMAS's ``GBNegotiator``, as every SAO negotiator is, and not a base class: see
+    :func:`why_not`; False when NegMAS is absent).
 
     >>> from negmas.sao import NaiveTitForTatNegotiator, SAONegotiator
     >>> is_negmas_negotiator(NaiveTitForTatNegotiator), is_negmas_negotiator(int)
@@ -60,18 +62,59 @@ def is_negmas_negotiator(obj: Any) -> bool:
     >>> is_negmas_negotiator(SAONegotiator)  # propose() is abstract
     False
     """
-    if not isinstance(obj, type):
-        return False
+    return isinstance(obj, type) and why_not(obj) is None
+
+
+def why_not(cls: type) -> str | None:
+    """Why the NegMAS class ``cls`` cannot play, or None when it can.
+
+    A base class is refused with the reason: abstract methods, ``ABC`` among its own
+    bases (its author marks it as a base), or a class attribute it declares without a
+    value for subclasses to set (NegoLog's ``NegologNegotiatorWrapper`` and its
+    ``negolog_agent_class``).
+
+    >>> from negmas.sao import SAONegotiator, AspirationNegotiator
+    >>> why_not(AspirationNegotiator) is None
+    True
+    >>> why_not(SAONegotiator)  # NegMAS names it SAOPRNegotiator
+    'SAOPRNegotiator is a base class: propose() is abstract'
+    """
     try:
         from negmas.gb.negotiators.base import GBNegotiator
     except ImportError:
-        return False
-    if not issubclass(obj, GBNegotiator) or inspect.isabstract(obj):
-        return False
-    return not any(
-        getattr(getattr(obj, m, None), "__isabstractmethod__", False)
+        return "NegMAS is not installed"
+    name = getattr(cls, "__name__", repr(cls))
+    if not isinstance(cls, type) or not issubclass(cls, GBNegotiator):
+        return f"{name} is not a NegMAS SAO negotiator (a subclass of negmas.gb.GBNegotiator)"
+    abstract = sorted(getattr(cls, "__abstractmethods__", ()) or ())
+    abstract += [
+        m
         for m in ("propose", "respond", "__call__")
-    )
+        if getattr(getattr(cls, m, None), "__isabstractmethod__", False) and m not in abstract
+    ]
+    if abstract:
+        return f"{name} is a base class: {', '.join(f'{m}()' for m in abstract)} " + (
+            "is abstract" if len(abstract) == 1 else "are abstract"
+        )
+    if ABC in cls.__bases__:
+        return f"{name} is a base class: it derives from ABC directly (its subclasses play)"
+    for klass in cls.__mro__:
+        if klass.__module__.partition(".")[0] == "negmas":
+            break  # NegMAS's own annotations are instance fields, not hooks to fill
+        for attr in getattr(klass, "__annotations__", {}):
+            if not attr.startswith("_") and not hasattr(cls, attr) and _class_level(klass, attr):
+                return (
+                    f"{name} is a base class: it declares {attr!r} without a value, which "
+                    "its subclasses set"
+                )
+    return None
+
+
+def _class_level(klass: type, attr: str) -> bool:
+    """Whether ``attr`` is annotated as a class-level hook (``Type[...]``, ``ClassVar``,
+    ``type[...]``) rather than an instance field set in ``__init__``."""
+    note = str(klass.__annotations__.get(attr, ""))
+    return note.startswith(("Type[", "type[", "ClassVar", "typing.Type", "typing.ClassVar"))
 
 
 class NegmasNegotiator(Negotiator):
@@ -257,11 +300,9 @@ def adapt_class(cls: type) -> type[NegmasNegotiator]:
     :class:`NegmasNegotiator`), and is cached per class.
     """
     require_negmas()
-    if not is_negmas_negotiator(cls):
-        raise ConfigError(
-            f"{getattr(cls, '__qualname__', cls)!r} is not a NegMAS SAO negotiator class "
-            "(a concrete subclass of negmas.sao.SAONegotiator or negmas.gb.GBNegotiator)"
-        )
+    reason = why_not(cls)
+    if reason is not None:
+        raise ConfigError(f"{getattr(cls, '__qualname__', cls)!r} cannot play: {reason}")
     adapted = _ADAPTED.get(cls)
     if adapted is None:
         doc = (cls.__doc__ or "").strip().splitlines()
