@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .board import board
 from .deals import SEASONS, Deal, DealError, Dmz, OrderCommitment, province
 from .notary import Event, Notary, Proposal
 from .tactics import Plan, Tactics
@@ -123,11 +124,7 @@ class Negotiator:
 
 
 def _unit_orders(rnd: Round, power: str) -> list[str]:
-    possible = rnd.game.get_all_possible_orders()
-    out: list[str] = []
-    for loc in rnd.game.get_orderable_locations(power):
-        out.extend(possible.get(loc, []))
-    return out
+    return board(rnd.game).orders_of(power)
 
 
 def random_deal(rnd: Round, rng: random.Random) -> Deal | None:
@@ -269,7 +266,8 @@ def attack_deals(
     if not partners or attacks < 1:
         return []
     y, s = rnd.when
-    possible = game.get_all_possible_orders()
+    b = board(game)
+    possible = b.possible
     scs = set(game.map.scs)
     friendly = set(game.get_centers(me))
     for p in partners:
@@ -279,14 +277,14 @@ def attack_deals(
         for u in game.get_units(p):
             occupied[province(u.split()[1])] = p
     my_moves: dict[str, str] = {}  # "A PAR - BUR" -> its location key
-    for loc in game.get_orderable_locations(me):
-        for o in possible.get(loc, []):
+    for loc in b.orderable.get(me, ()):
+        for o in possible.get(loc, ()):
             if " - " in o and not o.endswith(" VIA"):
                 my_moves[o] = loc
     cands: list[tuple[int, str, str, str, str]] = []
     for partner in partners:
-        for loc in game.get_orderable_locations(partner):
-            for o in possible.get(loc, []):
+        for loc in b.orderable.get(partner, ()):
+            for o in possible.get(loc, ()):
                 words = o.split()
                 if len(words) != 7 or words[2] != "S" or words[5] != "-":
                     continue
