@@ -135,7 +135,7 @@ def test_with_the_defaults_accord_and_negmas_make_the_same_offers_agreement_and_
         # undiscounted: the same number on both sides (same conversion, exact)
         assert u(agreement) == pytest.approx(float(theirs.preferences(agreement)), abs=1e-12)
         # as NegMAS computes it at the end of its session (discount on its clock)
-        expected = at_state(theirs.preferences, agreement, mechanism.nmi, mechanism.state)
+        expected = at_state(theirs.preferences, agreement, mechanism.shared_nmi, mechanism.state)
         side = ours._side
         got = at_state(ours.negmas.preferences, agreement, side.nmi, side.state)
         assert side.state.step == mechanism.state.step
