@@ -51,6 +51,12 @@ class Round:
     sent: int = 0
     errors: list[str] = field(default_factory=list)
     cache: dict[tuple[object, ...], Plan] = field(default_factory=dict)
+    real_time: bool = False
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        """The powers of the game."""
+        return self.notary.powers
 
     @property
     def when(self) -> tuple[int, str]:
@@ -91,6 +97,10 @@ class Round:
         """Reject ``pid`` (withdraws my acceptance before confirmation)."""
         self.notary.reject(self.power, pid)
 
+    def withdraw(self, pid: str) -> None:
+        """Withdraw my acceptance of ``pid`` before it is confirmed (as `reject`)."""
+        self.notary.reject(self.power, pid)
+
     def propose_draw(self) -> None:
         """Vote for a draw this round (the game ends if every survivor votes)."""
         self.draws.add(self.power)
@@ -118,9 +128,13 @@ class Negotiator:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
         self.allies: set[str] = set()
+        self.errors: list[str] = []
 
     def negotiate(self, rnd: Round) -> None:
         """Called at the start of the round and at every tick until the deadline."""
+
+    def close(self) -> None:
+        """Called once when the game is over (a sandboxed negotiator ends its process)."""
 
 
 def _unit_orders(rnd: Round, power: str) -> list[str]:

@@ -48,10 +48,25 @@ class GameRecord:
     errors: list[str] = field(default_factory=list)
     violations: int = 0
 
+    def deals_by_power(self) -> dict[str, list[dict[str, Any]]]:
+        """The confirmed deals of each power: ``{power: [{id, phase, deal}]}``."""
+        out: dict[str, list[dict[str, Any]]] = {p: [] for p in POWERS}
+        for row in self.phases:
+            for e in row.get("events", []):
+                if e["kind"] != "confirm":
+                    continue
+                deal = row["deals"].get(e["id"], {})
+                for power in e["to"]:
+                    out.setdefault(power, []).append(
+                        {"id": e["id"], "phase": row["phase"], "deal": deal}
+                    )
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {
             "players": self.players,
+            "deals": self.deals_by_power(),
             "centres": self.centres,
             "survivors": self.survivors,
             "end": self.end,
@@ -165,6 +180,36 @@ def play_game(
     unknown = set(negotiators) - set(POWERS)
     if unknown:
         raise ConfigError(f"negotiators: {sorted(unknown)} are not powers; expected {POWERS}")
+    try:
+        return _play(
+            negotiators,
+            names=names,
+            seed=seed,
+            clock=clock,
+            round_seconds=round_seconds,
+            ticks=ticks,
+            last_year=last_year,
+            candidates=candidates,
+            request_limit=request_limit,
+        )
+    finally:
+        for neg in negotiators.values():
+            if neg is not None:
+                neg.close()
+
+
+def _play(
+    negotiators: Mapping[str, Negotiator | None],
+    *,
+    names: Mapping[str, str] | None,
+    seed: int | None,
+    clock: str,
+    round_seconds: float,
+    ticks: int,
+    last_year: int,
+    candidates: int,
+    request_limit: int,
+) -> GameRecord:
     game = new_game()
     rng = random.Random(seed)
     tactics = Tactics(candidates=candidates, seed=rng.randrange(2**31))
@@ -223,6 +268,8 @@ def play_game(
         if solo_winner(_centres(game)):
             end = "solo"
             break
+    for power, neg in active.items():
+        record.errors.extend(e if e.startswith(power) else f"{power}: {e}" for e in neg.errors)
     centres = _centres(game)
     record.centres = centres
     record.survivors = [p for p in POWERS if not game.powers[p].is_eliminated()]
@@ -278,7 +325,19 @@ def _negotiate(
         deadline = time.monotonic() + round_seconds
     cache: dict[tuple[object, ...], Any] = {}
     rounds = {
-        p: Round(p, game, notary, tactics, deadline, now, draws, limit, cache=cache) for p in alive
+        p: Round(
+            p,
+            game,
+            notary,
+            tactics,
+            deadline,
+            now,
+            draws,
+            limit,
+            cache=cache,
+            real_time=clock == "real",
+        )
+        for p in alive
     }
     while now() < deadline:
         order = list(alive)
