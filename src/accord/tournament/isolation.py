@@ -90,7 +90,7 @@ class IsolatedNegotiator(Negotiator):
 
     # -- the negotiator API ------------------------------------------------------------
     def on_start(self, view: NegotiatorView) -> None:
-        self._call("start", view, view.index, view.names, view.rng)
+        self._call("start", view, view.index, view.names, view.rng, view.deadline)
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         out: Outcome | None = self._call("propose", view)
@@ -184,8 +184,8 @@ def _child_main(
                 raise IsolatedAgentError(error)
             assert neg is not None
             if op == "start":
-                index, names, rng = extra
-                view = NegotiatorView(utility, index, names, offers, rng, memory)
+                index, names, rng, deadline = extra
+                view = NegotiatorView(utility, index, names, offers, rng, memory, deadline)
             assert view is not None
             *now, new = state
             view.update(*now)
