@@ -100,3 +100,19 @@ def test_a_slow_sandbox_is_a_timeout_and_a_raising_one_an_exception() -> None:
     assert raised.failure is not None
     assert raised.failure.kind.value == "exception"
     assert raised.failure.message.startswith("AgentRaised: ")
+
+
+def test_in_the_os_sandbox_the_play_is_the_same() -> None:
+    from accord.sandbox import sandbox_available
+
+    reason = sandbox_available()
+    if reason is not None:
+        pytest.skip(reason)
+    global MODE
+    old, MODE = MODE, "os"
+    try:
+        boxed = _play(AOPRules(), sandboxed=True)
+    finally:
+        MODE = old
+    inside = _play(AOPRules(), sandboxed=False)
+    assert list(boxed.trace) == list(inside.trace)

@@ -789,6 +789,23 @@ class OfferSession(AgentDriver):
         self.time_limit = time_limit
         self.views = views
 
+    @classmethod
+    def factory(cls, rules: OfferRules) -> Any:
+        """A session factory for :func:`~accord.core.protocols.registry.register_protocol`
+        (and ``make_session``) playing ``rules`` with negotiators; it carries ``info``."""
+
+        def make(
+            space: OutcomeSpace,
+            negotiators: Sequence[Negotiator],
+            utilities: Sequence[UtilityFunction],
+            deadline: Deadline,
+            **kwargs: Any,
+        ) -> OfferSession:
+            return cls(rules, space, negotiators, utilities, deadline, **kwargs)
+
+        make.info = rules.info  # type: ignore[attr-defined]
+        return make
+
     @property
     def steps(self) -> int:
         """Actions taken so far."""
