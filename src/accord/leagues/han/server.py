@@ -553,6 +553,7 @@ def create_han_app(
     pairs: bool = False,
     wait: float = 300.0,
     shared_process: bool = False,
+    sandbox: str = "os",
 ) -> tuple[Any, Study, HanService]:
     """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
 
@@ -566,14 +567,20 @@ def create_han_app(
     in a class or a module reaches the next; ``shared_process`` runs every agent in
     this server's process instead (trusted agents only: a fresh instance each, but
     class attributes and module globals carry over, and a crash or hang stops the server).
+    ``sandbox`` (``os``, the default, ``process`` or ``none``, see :mod:`accord.sandbox`)
+    is how each participant's agent process is isolated.
     """
     from accord.leagues.han.domain import domain
     from accord.leagues.han.isolation import isolated_factory
     from accord.leagues.han.naming import agent_class
+    from accord.sandbox import require_mode
     from accord.web.study import create_study_app
 
+    shared_process = shared_process or sandbox == "none"
+    if not shared_process and agents:
+        require_mode(sandbox)  # refused with one line where the OS sandbox cannot run
     factories: dict[str, AgentFactory] = {
-        a: agent_class(a) if shared_process else isolated_factory(a) for a in agents
+        a: agent_class(a) if shared_process else isolated_factory(a, mode=sandbox) for a in agents
     }
     names = [game] if isinstance(game, str) else list(game)
     if not names:
