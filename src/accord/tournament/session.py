@@ -70,7 +70,7 @@ class RunContext:
             time_limit=limit,
             sandboxed=plan({a.name: a for a in config.agents}, config.sandbox_choice),
             limits=cls.limits_of(config),
-            protocol=config.protocol,
+            protocol=config.protocol_path or config.protocol,
             failure_score=config.failure_score,
         )
 

@@ -110,7 +110,9 @@ def tournament_cmd(
         str, typer.Option(help="comma-separated simulated participants")
     ] = "cooperative,greedy,emotional,impatient",
     n: Annotated[int, typer.Option(help="games per agent, participant type and game")] = 1,
-    games: Annotated[str, typer.Option(help="comma-separated games")] = "example-1,example-2",
+    games: Annotated[
+        str, typer.Option(help="comma-separated games: example-1, example-2 or game files (*.json)")
+    ] = "example-1,example-2",
     out: Annotated[Path | None, typer.Option(help="SQLite file (resumable)")] = None,
     executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "serial",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
@@ -125,7 +127,8 @@ def tournament_cmd(
     ] = "os",
 ) -> None:
     """Each agent against the pool of simulated participants: points and likeability proxy.
-    Each game's agent runs in a fresh process (no state carried over) unless --shared-process."""
+    Each game's agent runs in a fresh OS sandbox (no state carried over, the organiser's
+    game values hidden) unless --sandbox process or --shared-process."""
     from accord.leagues.han.tournament import run_tournament
 
     try:

@@ -38,7 +38,7 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     if spec.get("time") is not None:
         game = game.with_time(float(spec["time"]))
     name = str(spec["agent"])
-    mode = spec.get("sandbox", "os")
+    mode = _mode(spec.get("sandbox", "os"))
     shared = spec.get("shared_process") or mode == "none"
     factory = agent_class(name) if shared else isolated_factory(name, mode=mode)
     rec = play(
@@ -62,6 +62,13 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _mode(sandbox: str | bool) -> str:
+    """``True``/``False`` (the older switch) as ``os``/``process``."""
+    if isinstance(sandbox, bool):
+        return "os" if sandbox else "process"
+    return str(sandbox)
+
+
 def run_tournament(
     agents: Sequence[str],
     participants: Sequence[str] = tuple(PARTICIPANTS),
@@ -73,7 +80,7 @@ def run_tournament(
     workers: int | None = None,
     time_limit: float | None = None,
     shared_process: bool = False,
-    sandbox: str = "os",
+    sandbox: str | bool = "os",
 ) -> dict[str, Any]:
     """Run the pool; returns ``{"agents": summary rows, "games": per-game records}``.
 
@@ -85,9 +92,12 @@ def run_tournament(
     module globals then carry over between the games one worker runs).
 
     ``sandbox`` is how each game's process is isolated (:mod:`accord.sandbox`): ``os``
-    (default: bubblewrap; refused with one line where it cannot run), ``process`` (a
-    plain child process, weaker) or ``none`` (the same as ``shared_process``).
+    (default: bubblewrap, the only way to keep a game file's values from an agent that
+    goes looking for them; refused with one line where it cannot run), ``process`` (a
+    plain child process, weaker: it can read the organiser's files and processes) or
+    ``none`` (the same as ``shared_process``). ``True``/``False`` mean ``os``/``process``.
     """
+    sandbox = _mode(sandbox)
     if sandbox not in ("os", "process", "none"):
         raise ConfigError(f"sandbox must be one of os, process, none; got {sandbox!r}")
     shared_process = shared_process or sandbox == "none"
