@@ -63,6 +63,7 @@ STARTUP = 30.0
 """Seconds for the process to start, import the agent and build it."""
 HOST = "accord.leagues.han.isolation:HanHost"
 _MAX_EVENTS = 1000  # events one call may return
+_MAX_TEXT = 100_000  # characters of one message (the game decides what it accepts)
 
 
 class AgentError(AccordError):
@@ -184,14 +185,16 @@ def decode_event(raw: Any) -> Event:
     if raw.get("kind") == "SEND_MESSAGE" and "preference" not in raw:
         if sub == "BATNA_INFO" and "value" in raw:
             core["batna"] = raw["value"]
-        else:
-            core["text"] = raw.get("text", "")
+        else:  # the text itself is checked below (the game, not the channel, limits it)
+            core["text"] = "x" if isinstance(raw.get("text"), str) else raw.get("text")
             core["subclass"] = sub
     e = event_from_json(core, "agent")
     extra: dict[str, Any] = {}
     if "text" in raw:
-        if not isinstance(raw["text"], str) or len(raw["text"]) > 500:
-            raise InvalidEvent(f"text must be at most 500 characters; got {raw['text']!r:.80}")
+        if not isinstance(raw["text"], str) or len(raw["text"]) > _MAX_TEXT:
+            raise InvalidEvent(
+                f"text must be at most {_MAX_TEXT} characters; got {raw['text']!r:.80}"
+            )
         extra["text"] = raw["text"]
     for key, low, high in (("code", -1, 11), ("value", -1, 10_000)):
         if key in raw:
