@@ -230,7 +230,7 @@ def check_before_running(
             raise ConfigError(f"--export must be 'csv' or 'parquet', got {export!r}")
         if export == "parquet" and importlib.util.find_spec("pyarrow") is None:
             raise ConfigError(
-                "--export parquet needs pyarrow: pip install 'accord[parquet]' (or use csv)"
+                "--export parquet needs pyarrow: pip install '.[parquet]' in the Accord clone, or use csv"
             )
     from accord.tournament.isolation import describe_plan, plan
 

@@ -245,6 +245,7 @@ class SandboxedNegotiator(Negotiator):
             "index": view.index,
             "names": view.names,
             "rng": view.rng,
+            "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }
         try:
@@ -348,6 +349,7 @@ class NegotiatorHost(Host):
                 offers,
                 payload["rng"],
                 payload["memory"],
+                payload["deadline"],
             )
             self.sessions[sid] = (neg, view, offers)
             soft, hard = resource.getrlimit(resource.RLIMIT_CPU)

@@ -86,7 +86,7 @@ class BaseSession(Mechanism):
         log = self._offers
         mem = list(memories) if memories is not None else [None] * n
         self.views = tuple(
-            NegotiatorView(u, k, self.names, log, (self.seed, k), m)
+            NegotiatorView(u, k, self.names, log, (self.seed, k), m, deadline)
             for k, (u, m) in enumerate(zip(utilities, mem, strict=True))
         )
         self.phase = Phase.CREATED

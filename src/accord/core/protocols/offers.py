@@ -727,7 +727,7 @@ def negotiation_views(
     mem = list(memories) if memories is not None else [None] * len(names)
     return tuple(
         [
-            NegotiatorView(u, k, names, offers, (seed, k), mem[k])
+            NegotiatorView(u, k, names, offers, (seed, k), mem[k], setup.deadline)
             for k, u in enumerate(setup.utilities)
         ]
     )
