@@ -149,7 +149,8 @@ def test_a_plain_process_can_find_a_game_file_which_is_why_competitions_sandbox(
 
     with tempfile.TemporaryDirectory() as tmp:
         f = _write(Path(tmp), GAME)
-        said = _snooped(play(load_game(f), isolated_factory("han_hostile:Snoop"), Cooperative))
+        weak = isolated_factory("han_hostile:Snoop", mode="process")  # the weaker mode
+        said = _snooped(play(load_game(f), weak, Cooperative))
     assert said.startswith("snoop view=[] found=")  # its view: its own values only
     assert "(1, 5, 2)" not in said  # no copy of the game in its fresh process ...
     assert "file:" in said  # ... but the file on disk is there for the reading

@@ -47,7 +47,7 @@ from accord.core.protocols.base import Mechanism, Phase
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import IllegalAction, Rules
 
-__all__ = ["AgentDriver", "Seat", "SlowCall", "format_traceback"]
+__all__ = ["AgentDriver", "Seat", "SlowCall", "failure_of", "format_traceback"]
 
 
 class SlowCall(NegotiatorTimeout):
@@ -72,6 +72,16 @@ class Seat(Protocol):
 def format_traceback(exc: BaseException, limit: int = 20_000) -> str:
     """The formatted traceback of ``exc`` (its last ``limit`` characters)."""
     return "".join(_tb.format_exception(exc))[-limit:]
+
+
+def failure_of(party: int, name: str, exc: BaseException) -> Failure:
+    """The failure an agent's exception is: a timeout (:class:`SlowCall`, or a
+    :class:`NegotiatorTimeout` raised by a caller that pre-empts slow calls), else an
+    exception, with its traceback."""
+    if type(exc) is SlowCall:
+        return Failure(party, name, FailureKind.TIMEOUT, str(exc))
+    kind = FailureKind.TIMEOUT if isinstance(exc, NegotiatorTimeout) else FailureKind.EXCEPTION
+    return Failure(party, name, kind, f"{type(exc).__name__}: {exc}", format_traceback(exc))
 
 
 class AgentDriver(Mechanism):
@@ -187,15 +197,7 @@ class AgentDriver(Mechanism):
         return None
 
     def _fail(self, k: int, exc: BaseException, now: float) -> None:
-        if type(exc) is SlowCall:
-            failure = Failure(k, self.names[k], FailureKind.TIMEOUT, str(exc))
-        else:
-            kind = (
-                FailureKind.TIMEOUT if isinstance(exc, NegotiatorTimeout) else FailureKind.EXCEPTION
-            )
-            message = f"{type(exc).__name__}: {exc}"
-            failure = Failure(k, self.names[k], kind, message, format_traceback(exc))
-        self.state, _ = self.rules.fail(self.state, k, failure, now)
+        self.state, _ = self.rules.fail(self.state, k, failure_of(k, self.names[k], exc), now)
         self._finish()
 
     def _finish(self) -> Any:

@@ -662,6 +662,7 @@ def create_han_app(
     pairs: bool = False,
     wait: float = 300.0,
     shared_process: bool = False,
+    sandbox: str = "os",
     agent_timeout: float | None = None,
 ) -> tuple[Any, Study, HanService]:
     """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
@@ -681,17 +682,24 @@ def create_han_app(
     its game ends with both BATNAs. Only that participant ever waits on its agent: the
     others' requests go on (each game has its own lock), and the agent's events reach the
     page one per 1.1 s at most, as in ``play`` (flood protection).
+    ``sandbox`` (``os``, the default, ``process`` or ``none``, see :mod:`accord.sandbox`)
+    is how each participant's agent process is isolated.
     """
     from accord.leagues.han.domain import domain
     from accord.leagues.han.isolation import TIMEOUT, isolated_factory
     from accord.leagues.han.naming import agent_class
+    from accord.sandbox import require_mode
     from accord.web.study import create_study_app
 
     timeout = TIMEOUT if agent_timeout is None else agent_timeout
     if not timeout > 0:
         raise ConfigError(f"agent_timeout is a number of seconds above 0; got {agent_timeout}")
+    shared_process = shared_process or sandbox == "none"
+    if not shared_process and agents:
+        require_mode(sandbox)  # refused with one line where the OS sandbox cannot run
     factories: dict[str, AgentFactory] = {
-        a: agent_class(a) if shared_process else isolated_factory(a, timeout) for a in agents
+        a: agent_class(a) if shared_process else isolated_factory(a, timeout, mode=sandbox)
+        for a in agents
     }
     names = [game] if isinstance(game, str) else list(game)
     if not names:
