@@ -7,7 +7,7 @@ route, such as the manager, must not undo deals), it is released as a permitted 
 If a UI declines, the Accept is blocked after all: rule "confirm", the money comes back,
 the seller gets ``/receiveRejection`` with the reason and the log says not permitted.
 
-The question goes on each UI's *confirmation channel*, an :class:`~.fanout.Outbox` of its
+The question goes on each UI's *confirmation channel*, an :class:`accord.web.delivery.Outbox` of its
 own with a long timeout: a person may take a while to click Confirm, and meanwhile every
 other message still reaches the UI (and everybody else) at once.
 """
@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from .fanout import Outbox
+from accord.web.delivery import Outbox
 
 __all__ = ["DECLINED", "acknowledged", "confirm"]
 

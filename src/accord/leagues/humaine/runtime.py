@@ -17,9 +17,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from accord.web.delivery import Delivery, Outbox
+
 from .confirmation import confirm
 from .credentials import HASH_FIELD, TOKEN_FIELD, Credentials, digest, new_secret
-from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
 from .round import Durations, LogEntry, Phase, Round
@@ -234,7 +235,7 @@ class Orchestrator:
                 del rt.delivery_errors[:-200]
 
             timeout = self.confirm_timeout if confirmations else self.call_timeout
-            box = Outbox(party.url, party.name, timeout, failed)
+            box = Outbox(party.name, party.url, timeout=timeout, on_failure=failed)
             rt.outboxes[key] = box
         return box
 

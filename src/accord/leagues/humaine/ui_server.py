@@ -72,7 +72,7 @@ from accord.leagues.humaine.page_sessions import (
 from accord.leagues.humaine.say import Say
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
-from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
+from accord.leagues.humaine.ui_state import BOOKED, HeardLog, UiRound
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
 from accord.web.app import create_app
 from accord.web.errors import WebError
@@ -228,7 +228,7 @@ class UiService:
         self.auto_confirm = auto_confirm
         self.human_gap = human_gap
         on_disk = str(db_path) != ":memory:"  # secrets it must send: 0600 files beside it
-        self.log = EventLog(db_path, Path(f"{db_path}.round-secrets") if on_disk else None)
+        self.log = HeardLog(db_path, Path(f"{db_path}.round-secrets") if on_disk else None)
         keys_file = Path(f"{db_path}.page-keys") if on_disk else None
         self.keys = load_keys(self.log.db, person_key, admin_key, keys_file)
         self.pages = dict(PAGES)

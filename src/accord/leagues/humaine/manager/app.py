@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -39,6 +38,7 @@ from accord.leagues.humaine.manager.services import (
 from accord.leagues.humaine.manager.store import ManagerStore, NotFound, StoreError
 from accord.leagues.humaine.messages import UI_ROUTES
 from accord.web.app import create_app
+from accord.web.auth import new_secret
 from accord.web.errors import WebError
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def create_manager_app(
     if admin_password is not None:
         store.set_admin(admin_user, auth.hash_password(admin_password))
     elif not store.has_admin():
-        app.state.initial_password = secrets.token_urlsafe(9)
+        app.state.initial_password = new_secret(9)
         store.set_admin(admin_user, auth.hash_password(app.state.initial_password))
     return app
 
