@@ -173,6 +173,8 @@ def test_money_that_would_overflow_is_blocked_not_a_crash(env: Env) -> None:
     rej = env.watson.wait_for("/receiveRejection", 1, round_id=rid)[0]
     assert "at most 1e+09 USD" in rej["rationale"]
     # a price of 0 is a gift, and a deal: the human gets the goods for nothing
+    time.sleep(0.25)  # R0's gap (0.2 s here) after the human's last message
+    env.post("/relayMessage", human(rid, "Watson, 2 eggs for 0 dollars?", "Watson"))
     gift = agent(rid, "Watson", "Have them for free.", "Accept", {"egg": 2}, 0.0)
     assert env.post("/relayMessage", gift).json()["permitted"]
     state = env.client.get(f"/rounds/{rid}").json()
@@ -182,7 +184,8 @@ def test_money_that_would_overflow_is_blocked_not_a_crash(env: Env) -> None:
 
 def test_allocation_errors_in_the_post_phase(env: Env) -> None:
     rid = start_round(env.client, env.body(duration=0.4, post=20))
-    env.post("/relayMessage", human(rid, "Watson, a cake?", "Watson"))
+    say = "Watson, 2 eggs, 2 flour, 1 milk, 1 sugar and 3 vanilla for $5?"
+    env.post("/relayMessage", human(rid, say, "Watson"))
     kit = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1, "vanilla": 3}
     assert env.post("/relayMessage", agent(rid, "Watson", "ok", "Accept", kit, 5.0)).json()[
         "permitted"

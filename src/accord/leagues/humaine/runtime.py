@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from accord.web.delivery import Delivery, Outbox
 
+from .agents.intent import read_intent
 from .confirmation import confirm
 from .credentials import HASH_FIELD, TOKEN_FIELD, Credentials, digest, new_secret
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
@@ -166,9 +167,12 @@ class Orchestrator:
             HUMAN,
             spec.roundNumber,
             track_delivery=True,
-            # no buyer confirmation guards a seller's Accept: it must take an offer the
-            # buyer made (generation 1, or generation 2 without a UI to confirm)
-            seller_accepts_need_offer=record.generation == 1 or not uis,
+            # a seller's Accept must take an offer the buyer made, always (the buyer's
+            # confirmation, where there is one, comes on top)
+            seller_accepts_need_offer=True,
+            read_intent=lambda text, names=tuple(a.name for a in spec.agents): read_intent(
+                text, names
+            ),
         )
         agents = {a.name: Party(a.name, a.base_url(), "agent") for a in spec.agents}
         speakers: list[tuple[str, Any]] = [(a.name, a) for a in spec.agents]
@@ -284,7 +288,10 @@ class Orchestrator:
             body = utility | {"name": name, "roundId": rt.round_id} | self._secret(creds, name)
             futures += self._send(rt, [party], "/setUtility", body)
         rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
-        return await self._gather(futures)
+        replies = await self._gather(futures)
+        # parties often echo the body they got (the original's agents echo the utility):
+        # their secrets must not reach whoever started the round
+        return withheld(replies, set(creds.tokens.values()))
 
     @staticmethod
     def _secret(creds: Credentials, speaker: str) -> dict[str, str]:
@@ -446,7 +453,8 @@ class Orchestrator:
         if msg.bid is not None:
             price = None if msg.bid.price is None else msg.bid.price.value
             bid = Bid(msg.bid.type, msg.bid.quantity, price)
-        utt = Utterance(msg.speaker, msg.text, forward.get("addressee") or "", bid)
+        intent = read_intent(msg.text, rnd.agents) if is_human and bid is None else None
+        utt = Utterance(msg.speaker, msg.text, forward.get("addressee") or "", bid, intent)
         decision = rnd.submit(utt, now=at, wire=forward)
         entry = rnd.log[-1]
         self._persist_entry(rt, entry)
@@ -679,6 +687,25 @@ class Orchestrator:
         """Wait until all deliveries queued for a round went out (tests, shutdown)."""
         rt = self.resolve(round_id)
         await asyncio.gather(*(b.drain() for b in list(rt.outboxes.values())))
+
+
+def withheld(value: Any, secrets: set[str]) -> Any:
+    """``value`` with every secret taken out: ``token`` fields dropped, any text that
+    holds one of ``secrets`` replaced by a notice.
+
+    >>> withheld([{"status": "ok", "utility": {"token": "s3cret-xyz"}}, "s3cret-xyz"],
+    ...          {"s3cret-xyz"})
+    [{'status': 'ok', 'utility': {}}, '(a secret, withheld)']
+    """
+    if isinstance(value, dict):
+        return {
+            k: withheld(v, secrets) for k, v in value.items() if k not in (TOKEN_FIELD, HASH_FIELD)
+        }
+    if isinstance(value, list):
+        return [withheld(v, secrets) for v in value]
+    if isinstance(value, str) and any(s and s in value for s in secrets):
+        return "(a secret, withheld)"
+    return value
 
 
 def hashed(spec: dict[str, Any]) -> dict[str, Any]:

@@ -60,6 +60,7 @@ from accord.leagues.humaine.manager.services import (
     local_utility_source,
 )
 from accord.leagues.humaine.messages import UI_ROUTES
+from accord.leagues.humaine.notices import plain_notice
 from accord.leagues.humaine.optimizer import best_allocation
 from accord.leagues.humaine.page_sessions import (
     ADMIN,
@@ -438,7 +439,10 @@ class UiService:
         }
         reply = await self.forward("/relayMessage", msg, r.token)
         self.record(r.round_id, "said", msg, time.time())
-        return {"sent": msg, "reply": reply}
+        out = {"sent": msg, "reply": reply}
+        if isinstance(reply, dict) and reply.get("permitted") is False:
+            out["notice"] = plain_notice("Human", str(reply.get("rationale") or ""))
+        return out
 
     def _parse(self, r: UiRound, allocation: dict[str, Any]) -> dict[str, Any]:
         try:

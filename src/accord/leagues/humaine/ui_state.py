@@ -11,8 +11,8 @@ A ``/confirmAccept`` makes a *pending* deal; a ``decision`` event (the person's 
 the timeout, or auto-confirmation) makes it ``confirmed`` or ``declined``. The same body
 again while its deal waits is the same deal; after the decision it is a new deal (the
 orchestrator asks once per deal, and an old yes must not buy twice). Only
-confirmed deals (and ``unanswered`` ones, see :meth:`UiRound.settle_unanswered`) count
-as bought.
+confirmed deals count as bought: an ``unanswered`` one (see
+:meth:`UiRound.settle_unanswered`) was not bought, since the orchestrator fails closed.
 
 Example:
     >>> r = UiRound("r1", created=0.0)
@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from accord.leagues.humaine.goods import GOODS
+from accord.leagues.humaine.notices import shown
 from accord.leagues.humaine.private_files import read_private, write_private
 from accord.tournament.sqlite import SqliteFile
 from accord.web.store import EventLog
 
 __all__ = ["BOOKED", "HeardLog", "UiRound"]
 
-BOOKED = ("confirmed", "unanswered")
+BOOKED = ("confirmed",)
 """Deal statuses whose goods and price count (the orchestrator keeps these deals)."""
 
 
@@ -201,13 +202,13 @@ class UiRound:
 
     def settle_unanswered(self) -> None:
         """After a restart nobody waits for a pending deal's answer any more: the
-        orchestrator's call failed, and it keeps a deal it got no answer for."""
+        orchestrator's call failed, and a deal nobody confirmed is not bought."""
         for deal in self.deals:
             if deal["status"] == "pending":
                 deal["status"], deal["by"] = "unanswered", "restart"
 
     def booked(self) -> list[dict[str, Any]]:
-        """The deals that count: confirmed (or kept unanswered by the orchestrator)."""
+        """The deals that count: those the buyer confirmed."""
         return [d for d in self.deals if d["status"] in BOOKED]
 
     def have(self) -> dict[str, int]:
@@ -261,7 +262,7 @@ class UiRound:
             "spent": spent,
             "left": None if self.budget is None else round(self.budget - spent, 2),
             "utility": self.utility,
-            "transcript": self.transcript,
+            "transcript": [shown(e) for e in self.transcript],
             "offers": self.offers,
             "deals": self.booked(),
             "pending": pending,
@@ -332,6 +333,7 @@ class HeardLog:
                 body = json.loads(r["body"])
                 self.append(r["round_id"], r["route"], body, float(r["at"]))
             self.file.execute(f"DROP TABLE {_OLD_TABLE}")
+        self.file.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # no old page left behind
 
     def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
         if "token" in body and self.secrets_file is not None:

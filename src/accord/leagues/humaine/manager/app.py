@@ -26,6 +26,7 @@ from fastapi import APIRouter, Body, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.leagues.humaine.confirmation import ABSTAINED
 from accord.leagues.humaine.manager import auth
 from accord.leagues.humaine.manager.competition import Competition
 from accord.leagues.humaine.manager.schedule import ScheduleError
@@ -190,8 +191,9 @@ class ManagerService:
         # the orchestrator's human-UI routes
         r.add_api_route("/receiveRoundTotals", self.receive_totals, methods=["POST"])
         r.add_api_route("/endRound", self.end_round, methods=["POST"], include_in_schema=False)
+        r.add_api_route("/confirmAccept", _abstain, methods=["POST"], include_in_schema=False)
         for route in UI_ROUTES:
-            if route not in ("receiveRoundTotals", "endRound"):
+            if route not in ("receiveRoundTotals", "endRound", "confirmAccept"):
                 r.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
         return r
 
@@ -318,3 +320,8 @@ class ManagerService:
 
 def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
     return {"status": "acknowledged", "roundId": body.get("roundId")}
+
+
+def _abstain(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    """The manager is no buyer: it neither confirms nor declines a deal."""
+    return {"status": ABSTAINED, "roundId": body.get("roundId")}
