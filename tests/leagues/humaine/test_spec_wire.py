@@ -106,7 +106,10 @@ def test_round_flow_bodies_and_phase_timing(env: Env) -> None:
         "roundId": rid,
     }
     assert replies[2]["utility"]["name"] == "Celia"
-    assert replies[3] == {"status": "Acknowledged", "utility": su}  # Appendix C's reply
+    # Appendix C's reply, the agent's echo of its utility: without its secret (the caller
+    # of /startRound is no party and learns no party's secret)
+    assert replies[3] == {"status": "Acknowledged", "utility": plain(su)}
+    assert su["token"] not in str(replies) and "token" not in str(replies)
     assert env.celia.wait_for("/setUtility", round_id=rid)[0]["name"] == "Celia"
     meta = env.ui.wait_for("/sendRoundMetadata", round_id=rid)[0]
     assert plain(meta) == {

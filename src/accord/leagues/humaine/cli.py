@@ -172,7 +172,7 @@ def build_stack(
         if password:
             notes.append(f"manager admin user 'admin', password {password}")
         ui_services = [
-            Service("human UIs", ui_app, socks["ui"], "/", "/  (open the links below)"),
+            Service("human UIs", ui_app, socks["ui"], "/", f"/join?key={keys.person}"),
             Service("competition manager", mgr_app, socks["manager"], "/", "/"),
         ]
     ui_urls = [url["ui"]] if ui_factories else []
@@ -311,8 +311,8 @@ def up(
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")
     table.add_column("URL")
-    for s in services:
-        table.add_row(s.name, s.url + s.page)
+    for s in services:  # the links with their keys follow, whole, below the table
+        table.add_row(s.name, s.url + ("/" if "key=" in s.page else s.page))
     console.print(table)
     for note in notes:  # whole, on lines of their own: links must survive copying
         console.print(f"note: {note}", soft_wrap=True, markup=False, highlight=False)

@@ -13,6 +13,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -170,9 +171,7 @@ class Orchestrator:
             # a seller's Accept must take an offer the buyer made, always (the buyer's
             # confirmation, where there is one, comes on top)
             seller_accepts_need_offer=True,
-            read_intent=lambda text, names=tuple(a.name for a in spec.agents): read_intent(
-                text, names
-            ),
+            read_intent=partial(read_intent, names=tuple(a.name for a in spec.agents)),
         )
         agents = {a.name: Party(a.name, a.base_url(), "agent") for a in spec.agents}
         speakers: list[tuple[str, Any]] = [(a.name, a) for a in spec.agents]
@@ -291,7 +290,7 @@ class Orchestrator:
         replies = await self._gather(futures)
         # parties often echo the body they got (the original's agents echo the utility):
         # their secrets must not reach whoever started the round
-        return withheld(replies, set(creds.tokens.values()))
+        return list(withheld(replies, set(creds.tokens.values())))
 
     @staticmethod
     def _secret(creds: Credentials, speaker: str) -> dict[str, str]:

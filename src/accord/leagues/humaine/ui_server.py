@@ -136,6 +136,7 @@ def create_ui_app(
     human_gap: float = 5.0,
     admin_secret: str | None = None,
     immersive: bool = False,
+    spoken_auto_send: float | None = None,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -156,6 +157,9 @@ def create_ui_app(
     the admin page starts a round or ends a phase (see :mod:`.admin`).
     ``immersive`` adds the immersive page (``/immersive/``: avatars that speak and
     gesture, the person speaking; :mod:`.immersive`), where the person's link then leads.
+    A spoken take is shown to the person and sent only when they send it (as heard or
+    edited); ``spoken_auto_send`` (the operator's explicit choice, 0-1) sends takes of at
+    least that confidence at once.
     """
     if not confirm_timeout > 0:
         raise ConfigError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
@@ -176,7 +180,7 @@ def create_ui_app(
     if immersive:
         from accord.leagues.humaine.immersive import MAX_LISTEN_BYTES, ImmersiveService
 
-        extra = ImmersiveService(service)
+        extra = ImmersiveService(service, auto_send_at=spoken_auto_send)
         service.pages[PERSON] = "immersive/"
         app = create_app(
             "Accord HUMAINE human UIs (immersive)",

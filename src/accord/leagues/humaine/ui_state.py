@@ -130,6 +130,8 @@ class UiRound:
         elif verdict:
             permitted = route != "receiveRejection" and body.get("permitted") is not False
         key = _key(body)
+        if verdict and permitted is False:
+            self._unbook(key)
         if key in self.index:
             entry = self.transcript[self.index[key]]
             if verdict:
@@ -164,6 +166,13 @@ class UiRound:
                 }
             elif bid.get("type") in ("Accept", "Reject"):
                 self.offers.pop(speaker, None)
+
+    def _unbook(self, key: tuple[str, str, str]) -> None:
+        """The orchestrator blocked a held Accept (declined, or nobody confirmed it in
+        its time): a deal still waiting here is no deal; the page stops asking."""
+        i = self.deal_index.get(key)
+        if i is not None and self.deals[i]["status"] == "pending":
+            self.deals[i]["status"], self.deals[i]["by"] = "declined", "orchestrator"
 
     def _deal(self, body: dict[str, Any], at: float) -> None:
         key = _key(body)
