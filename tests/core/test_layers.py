@@ -1,7 +1,7 @@
 """Imports point down the layers and never form a cycle, function-local imports included.
 
 Layers, lowest first (``ARCHITECTURE.md``): core (with formats, scenarios and plots)
-< agents < tournament < web < leagues < cli/commands. A module may import its own layer
+< agents < sandbox < tournament < web < leagues < cli/commands. A module may import its own layer
 and the layers below. Every ``import`` statement counts, wherever it is: module level,
 inside a function, under ``try`` or ``if TYPE_CHECKING:`` (a cycle of type-only imports
 is still two modules that cannot be understood apart).
@@ -24,11 +24,12 @@ LAYERS: dict[str, int] = {
     "accord.plots": 0,
     "accord.agents": 1,
     "accord.bridges": 1,  # beside the agents: imports core and agents, nothing above
-    "accord.tournament": 2,
-    "accord.web": 3,
-    "accord.leagues": 4,
-    "accord.commands": 5,
-    "accord.cli": 5,
+    "accord.sandbox": 2,  # one sandbox for every entrant's code (issue 22): core only
+    "accord.tournament": 3,
+    "accord.web": 4,
+    "accord.leagues": 5,
+    "accord.commands": 6,
+    "accord.cli": 6,
 }
 
 # Import cycles that exist and are being removed (issue 17 part 4: the SCML world).
@@ -154,7 +155,7 @@ def test_the_checker_sees_cycles_and_relative_and_local_imports(tmp_path: Path) 
         ("accord.leagues.x.n", 2),
         ("accord.web.y", 4),
     ]
-    assert layer_of("accord.leagues.x.m") == 4 and layer_of("accord.core.errors") == 0
+    assert layer_of("accord.leagues.x.m") == 5 and layer_of("accord.core.errors") == 0
 
 
 def test_no_module_imports_from_a_higher_layer() -> None:

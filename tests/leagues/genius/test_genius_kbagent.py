@@ -167,21 +167,134 @@ def test_the_code_likelihood_option_is_the_softmax_of_the_java_agent() -> None:
         KBAgent(likelihood="java")  # type: ignore[arg-type]
 
 
-def test_a_partial_agreement_worse_than_the_status_quo_at_the_deadline_is_refused() -> None:
+def test_the_deadline_guard_is_an_option_the_paper_lacks() -> None:
+    from accord.leagues.genius.protocol import Action, VirtualClock
+
+    answers = {}
+    for guard in (False, True):
+        clock = VirtualClock()
+        s = GeniusSession(JC, (0, 0), Rules(turn_seconds=1), clock)
+        s.start()
+        agent = KBAgent(deadline_guard=guard)
+        view = PartyView(s, 0, 0)
+        agent.on_start(view)
+        clock.advance(13.5)  # the last turn: alpha = SQ(13) = 162
+        low = s.submit(1, Action.make_offer({"Salary": "7,000 NIS"}))
+        # completed with expectations it is worth far more than 162; implemented at the
+        # deadline it is worth 100*.2*8 - 6*14 = 76 < SQ(14) = 156
+        ok = s.submit(1, Action.make_offer({"Working Hours": "10 hours"}))
+        # implemented at the deadline: 100*.3*8 - 84 = 156 = SQ(14)
+        actions = agent.act(view)
+        answers[guard] = [a.kind.value for a in actions if a.offer in (low.offer, ok.offer)]
+    assert answers[False] == ["accept", "accept"]  # the paper's rule: thresholds only
+    assert answers[True] == ["reject", "accept"]  # the explicit option
+
+
+def _first_acceptance(side: int, own_type: int, issue: int, **kw: object) -> int | None:
+    """Turn at which the KBAgent (empty database) accepts ``issue`` at its best value alone."""
     from accord.leagues.genius.protocol import Action, VirtualClock
 
     clock = VirtualClock()
-    s = GeniusSession(JC, (0, 0), Rules(turn_seconds=1), clock)
+    types = (own_type, 0) if side == 0 else (0, own_type)
+    s = GeniusSession(JC, types, Rules(turn_seconds=1), clock)
     s.start()
+    agent = KBAgent(**kw)  # type: ignore[arg-type]
+    view = PartyView(s, side, 0)
+    agent.on_start(view)
+    prof, iss = JC.types[side][own_type], JC.issues[issue]
+    best = iss.values[int(np.argmax(prof.table[issue, : len(iss.values)]))]
+    for t in range(14):
+        clock.advance(t + 0.5 - clock.now)
+        offer = s.submit(1 - side, Action.make_offer({iss.name: best}))
+        for a in agent.act(view):
+            if a.offer == offer.offer:
+                if a.kind.value == "accept":
+                    return t
+                s.submit(side, a)
+    return None
+
+
+def test_a_single_issue_partial_offer_of_its_best_value_is_accepted_by_turn_5() -> None:
+    # the original accepts the best salary alone from about turn 5 (issue 26); with the
+    # uniform mean of each issue's evaluations (the earlier rule) and the deadline guard it
+    # accepted none of these before turn 13
+    for side in (0, 1):
+        for own_type in range(3):
+            turn = _first_acceptance(side, own_type, 0)
+            assert turn is not None and turn <= 5, (side, own_type, turn)
+    heaviest = int(np.argmax(JC.types[0][2].weights))  # working hours, compromise employer
+    hours = _first_acceptance(0, 2, heaviest)
+    assert hours is not None and hours <= 5
+    late = _first_acceptance(0, 2, 0, partial="mean", deadline_guard=True)
+    assert late is None or late > 5
+
+
+def test_partial_offers_are_completed_with_per_issue_expectations() -> None:
     agent = KBAgent()
+    view = PartyView(GeniusSession(JC, (0, 0), Rules()), 0, 0)
+    agent.on_start(view)
+    prof = view.profile
+    for m in agent.model.types:
+        # the prior: the mean value of each issue over the Pareto-optimal outcomes both
+        # sides prefer to disagreement, within each issue's range
+        assert m.expectations.shape == (6,)
+        for i, issue in enumerate(JC.issues):
+            vals = prof.table[i, : len(issue.values)]
+            assert vals.min() - 1e-9 <= m.expectations[i] <= vals.max() + 1e-9
+    row = np.array([0, -1, -1, -1, -1, -1])
+    exp = agent.model.types[agent.believed_type].expectations
+    assert agent._completed_value(view, row) == pytest.approx(prof.table[0, 0] + exp[1:].sum())
+    with pytest.raises(Exception, match="partial must be 'expect' or 'mean'"):
+        KBAgent(partial="zero")  # type: ignore[arg-type]
+
+
+def test_expectations_are_learnt_from_the_agreed_values_in_the_database() -> None:
+    agreed = (0, 1, 0, 2, 1, 0)
+    log = SessionLog(
+        types=(0, 0),
+        offers=((1, 0, agreed),),
+        accepted=((0, agreed),),
+        agreement=True,
+        utilities=(400.0, 400.0),
+    )
+    prof = JC.types[0][0]
+    m = OpponentModel(JC, 0, prof, [log], 14)
+    want = [prof.table[i, v] for i, v in enumerate(agreed)]
+    assert m.types[0].expectations.tolist() == pytest.approx(want)
+
+
+def test_the_empty_database_prior_concedes_at_a_human_pace() -> None:
+    for side in (0, 1):
+        for own_type in range(3):
+            agent = KBAgent()
+            types = (own_type, 0) if side == 0 else (0, own_type)
+            view = PartyView(GeniusSession(JC, types, Rules()), side, 0)
+            agent.on_start(view)
+            for plan in agent.plans:
+                distinct = {plan.plan.offer(t) for t in range(14)}
+                assert len(distinct) >= 5, (side, own_type, len(distinct))  # was 3
+
+
+def test_the_response_delay_is_scheduled_not_slept() -> None:
+    from accord.leagues.genius.protocol import Action, VirtualClock
+
+    clock = VirtualClock()
+    s = GeniusSession(JC, (0, 0), Rules(turn_seconds=120), clock)
+    s.start()
+    agent = KBAgent(response_delay=(5.0, 2.0))
     view = PartyView(s, 0, 0)
     agent.on_start(view)
-    clock.advance(13.5)  # the last turn: alpha = SQ(13) = 162
-    low = s.submit(1, Action.make_offer({"Salary": "7,000 NIS"}))
-    # completed with mean evaluations it is worth 458 - 78 = 380 >= 162, but implemented
-    # at the deadline it is worth 100*.2*8 - 6*14 = 76 < SQ(14) = 156: rejected
-    ok = s.submit(1, Action.make_offer({"Working Hours": "10 hours"}))
-    # implemented at the deadline: 100*.3*8 - 84 = 156 = SQ(14): accepted
-    actions = agent.act(view)
-    answers = {a.offer: a.kind.value for a in actions if a.offer is not None}
-    assert answers == {low.offer: "reject", ok.offer: "accept"}
+    assert agent.act(view) == []  # turn 0 is new: the answer is scheduled, not sent
+    waited = 0.0
+    while not (out := agent.act(view)):
+        clock.advance(0.5)
+        waited += 0.5
+        assert waited <= 30.0  # at most a quarter of the turn
+    assert waited > 0.0 and any(a.kind.value == "offer" for a in out)
+    offer = s.submit(1, Action.make_offer({"Salary": "7,000 NIS"}))
+    assert agent.act(view) == []  # a new offer: a new delay
+    while not (out := agent.act(view)):
+        clock.advance(0.5)
+    assert [a.offer for a in out] == [offer.offer]
+    with pytest.raises(Exception, match="response_delay must be"):
+        KBAgent(response_delay=(-1.0, 2.0))

@@ -67,8 +67,21 @@ def test_an_action_after_the_end_is_refused(tmp_path: Path) -> None:
     assert store.session("s1")["reason"] == "opt_out"  # type: ignore[index]
 
 
-def test_a_person_against_the_kbagent_opts_out(tmp_path: Path) -> None:
+def test_with_people_the_kbagent_answers_after_a_scheduled_delay(tmp_path: Path) -> None:
     live, store, clock = _create(tmp_path, ("person:ann", "agent:kbagent"))
+    assert live.session.offers == []  # it is "thinking": nothing sent, nothing blocked
+    live.submit(0, Action.comment(0))  # the person can act meanwhile
+    waited = 0
+    while not live.session.offers:
+        clock.advance(1)
+        waited += 1
+        live.poll()
+        assert waited <= 30  # Gaussian (5 s, sd 2 s), at most a quarter of the turn
+    assert [o.party for o in live.session.offers] == [1]
+
+
+def test_a_person_against_the_kbagent_opts_out(tmp_path: Path) -> None:
+    live, store, clock = _create(tmp_path, ("person:ann", "agent:kbagent-instant"))
     assert [o.party for o in live.session.offers] == [1]  # the agent opened
     clock.advance(250)
     live.poll()

@@ -127,8 +127,21 @@ def test_bad_settings_are_refused_before_anything_starts() -> None:
         GeniusSession(JC, (3, 0))
 
 
+def test_a_qo_folder_without_status_quo_opt_out_or_time_effect_is_refused(
+    qo_folder: Path,
+) -> None:
+    from accord.core.errors import FormatError
+
+    with pytest.raises(FormatError, match=r"Side_ACompromise.xml: no <reservation>, <optout>"):
+        load_domain(qo_folder)
+    with pytest.warns(UserWarning, match="read as 0: Side_ACompromise.xml"):
+        d = load_domain(qo_folder, missing="zero")
+    assert d.types[0][0].status_quo == 0.0
+
+
 def test_the_qo_genius_folder_loads_as_the_same_kind_of_domain(qo_folder: Path) -> None:
-    d = load_domain(qo_folder)
+    with pytest.warns(UserWarning, match="read as 0"):
+        d = load_domain(qo_folder, missing="zero")
     assert isinstance(d, Domain) and d.size == 1296 and d.sides == ("A", "B")
     assert [p.name for p in d.types[0]] == ["compromise", "long-term", "short-term"]
     assert [i.no_agreement for i in d.issues][2:5] == ["No agreement"] * 3

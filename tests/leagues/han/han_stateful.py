@@ -46,3 +46,21 @@ class Hanging(HanAgent):
         if event.kind is EventKind.GAME_START:
             time.sleep(60)
         return []
+
+
+class Stuck(HanAgent):
+    """Hangs at the start of its game, far longer than any test waits."""
+
+    def on_event(self, event: Event) -> list[Event]:
+        if event.kind is EventKind.GAME_START:
+            time.sleep(3600)
+        return []
+
+
+class Flooding(HanAgent):
+    """Answers the start of its game with twenty faces at once."""
+
+    def on_event(self, event: Event) -> list[Event]:
+        if event.kind is EventKind.GAME_START:
+            return [expression("happy") for _ in range(20)]
+        return []

@@ -1,5 +1,8 @@
 """Negotiation protocols as small state machines, with a registry.
 
+Every protocol's rules implement the pure :class:`Rules` contract (:mod:`.rules`: who
+acts, what is legal, what an action does, what a party sees; no clock, no agent calls).
+
 The contract (:class:`Mechanism`: phase, ``step``, ``run``, ``result``) and the
 capability record (:class:`ProtocolInfo`) are in :mod:`.base`; the shared pieces of a
 turn-taking protocol in :mod:`.machine`; alternating offers (AOP/SAOP and the
@@ -29,27 +32,45 @@ from accord.core.protocols.result import (
     SessionResult,
     TraceEntry,
 )
+from accord.core.protocols.rules import (
+    ActionField,
+    ActionSpec,
+    Event,
+    FieldKind,
+    IllegalAction,
+    Legal,
+    Rules,
+    Visibility,
+)
 from accord.core.protocols.ultimatum import ULTIMATUM, Ultimatum
 
 __all__ = [
     "AOP",
     "AOP_SIMULTANEOUS",
     "Action",
+    "ActionField",
+    "ActionSpec",
     "BaseSession",
     "DEFAULT_PROTOCOL",
     "EndReason",
+    "Event",
     "Failure",
     "FailureKind",
+    "FieldKind",
+    "IllegalAction",
+    "Legal",
     "Mechanism",
     "Phase",
     "ProtocolInfo",
     "RegisteredProtocol",
+    "Rules",
     "Session",
     "SessionResult",
     "TraceEntry",
     "TurnStyle",
     "ULTIMATUM",
     "Ultimatum",
+    "Visibility",
     "check_protocol_agents",
     "known_protocols",
     "make_session",

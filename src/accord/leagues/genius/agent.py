@@ -52,6 +52,11 @@ class PartyView:
         return self._session.turn
 
     @property
+    def elapsed(self) -> float:
+        """Seconds on the session's clock since the start."""
+        return self._session.elapsed
+
+    @property
     def period(self) -> int:
         """Time period used in utilities now (``turn + rules.first_turn``)."""
         return self._session.period

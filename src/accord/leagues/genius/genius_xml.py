@@ -5,15 +5,20 @@ The folder holds one domain file and per-type profiles named ``Side_A<Type>.xml`
 only when a side has no typed profile). Profiles are read **raw**, as the BIU protocol
 evaluates them: evaluations as written (may be negative), weights not renormalised,
 ``<reservation>`` is the status quo, ``<optout>`` the opt-out value, ``<timeeffect>`` the
-change per turn and ``<weightmultiplyer>`` the multiplier (100 when absent; the other
-three default to 0). A value named "No agreement" is the issue's "No agreement" value.
+change per turn and ``<weightmultiplyer>`` the multiplier (100 when absent). A profile
+without ``<reservation>``, ``<optout>`` or ``<timeeffect>`` is refused with one error
+naming every missing value (the GENIUS QO template folders have none of the three); with
+``missing="zero"`` they are read as 0 and each is reported as a :class:`UserWarning`. A
+value named "No agreement" is the issue's "No agreement" value.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Literal
 
 from accord.core.errors import FormatError
 from accord.formats._xml import fail, get_attr, get_float, parse_xml
@@ -26,6 +31,8 @@ __all__ = [
 
 _SIDE = re.compile(r"^side_?([ab])_?(.*)$", re.IGNORECASE)
 _NO_AGREEMENT = "no agreement"
+_REQUIRED = ("reservation", "optout", "timeeffect")
+Missing = Literal["refuse", "zero"]
 
 
 def _constant(path: Path, root: ET.Element, tag: str, default: float) -> float:
@@ -36,6 +43,10 @@ def _constant(path: Path, root: ET.Element, tag: str, default: float) -> float:
 def _type_name(rest: str) -> str:
     words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", rest) or [rest]
     return "-".join(w.lower() for w in words)
+
+
+def _missing(path: Path, root: ET.Element) -> list[str]:
+    return [tag for tag in _REQUIRED if root.find(tag) is None]
 
 
 def _profile(path: Path, root: ET.Element, issues: tuple[Issue, ...], name: str) -> Profile:
@@ -74,8 +85,14 @@ def _profile(path: Path, root: ET.Element, issues: tuple[Issue, ...], name: str)
     )
 
 
-def read_biu_folder(folder: Path) -> Domain:
-    """Read a GENIUS BIU/QO folder as a :class:`Domain` with sides ``A`` and ``B``."""
+def read_biu_folder(folder: Path, missing: Missing = "refuse") -> Domain:
+    """Read a GENIUS BIU/QO folder as a :class:`Domain` with sides ``A`` and ``B``.
+
+    ``missing``: ``"refuse"`` (default) raises :class:`FormatError` when a profile lacks
+    the status quo, the opt-out or the time effect; ``"zero"`` reads them as 0 and warns.
+    """
+    if missing not in ("refuse", "zero"):
+        raise FormatError(f"missing must be 'refuse' or 'zero', got {missing!r}")
     files = sorted(folder.glob("*.xml"), key=lambda f: natural_key(f.stem))
     domain_file = [f for f in files if not is_profile(parse_xml(f))]
     if len(domain_file) != 1:
@@ -106,5 +123,16 @@ def read_biu_folder(folder: Path) -> Domain:
         entries = typed[side] or ([("default", default[side])] if side in default else [])
         if not entries:
             raise FormatError(f"{folder}: no profile file Side_{side.upper()}*.xml found")
-        sides.append(tuple(_profile(p, parse_xml(p), issues, n) for n, p in entries))
+        roots = [(n, p, parse_xml(p)) for n, p in entries]
+        gaps = [(p.name, _missing(p, r)) for _, p, r in roots if _missing(p, r)]
+        if gaps:
+            listed = "; ".join(f"{f}: no <{'>, <'.join(tags)}>" for f, tags in gaps)
+            if missing == "refuse":
+                raise FormatError(
+                    f"{folder}: expected each profile to give <reservation value=...> (status "
+                    f"quo), <optout value=...> and <timeeffect value=...>; missing in {listed}. "
+                    "Add them, or load with missing='zero' to read them as 0."
+                )
+            warnings.warn(f"{folder}: read as 0: {listed}", UserWarning, stacklevel=2)
+        sides.append(tuple(_profile(p, r, issues, n) for n, p, r in roots))
     return Domain(folder.name, issues, ("A", "B"), (sides[0], sides[1]))

@@ -13,12 +13,25 @@ backward induction (:func:`thresholds`, eqs. 4-7)::
 The believed type is updated by Bayes' rule (eqs. 8-9) each time an opponent's offer
 arrives (likelihood ``P_l(o, t)``) or the opponent accepts one of the agent's offers
 (likelihood ``Q_l(o)``); the prior is uniform. The agent sends at most one offer a turn,
-answers every offer, accepts when the running agreement with the offer, its open issues
-valued at the agent's mean evaluation of each issue, is worth at least the threshold of
-the believed type and more than the running agreement alone; it never opts out. The
-paper says nothing about partial offers; our rule (as the original code, which completes
-them with average evaluations) adds one safeguard: a partial agreement is accepted only if,
-implemented as it stands at the deadline, it is worth at least the status quo.
+answers every offer and never opts out. It accepts when the running agreement with the
+offer, its open issues completed with the believed type's **per-issue expectations**
+(:class:`~accord.leagues.genius.knowledge.TypeModel.expectations`), is worth at least the
+threshold of the believed type and more than the running agreement alone.
+
+Choices the paper leaves open (it says nothing about partial offers):
+
+- ``partial="expect"`` (default) completes open issues with per-issue expectations, as
+  the original agent does with its knowledge base's per-issue averages;
+  ``partial="mean"`` uses the uniform mean of each issue's evaluations (our earlier rule).
+- The paper has no extra acceptance rule; ``deadline_guard=True`` adds one that is not in
+  the paper: a partial agreement is accepted only if, implemented as it stands at the
+  deadline, it is worth at least the status quo (off by default).
+- ``response_delay=(mean, sd)`` seconds: the original waited a Gaussian delay (mean 5 s,
+  sd 2 s) before answering people. The agent then answers only once the session's clock
+  has passed the moment it scheduled (it never sleeps: the server keeps polling and the
+  other participants are not held up). Off by default (agent-only games run on virtual
+  clocks); on in studies with people (:mod:`accord.leagues.genius.live`). The delay is
+  clipped to ``[0, turn_seconds / 4]`` so that it never costs the agent a turn.
 
 ``KBAgent(likelihood="code")`` identifies the type as the original Java code does instead:
 the likelihood of a received offer under type ``l`` is the Luce/softmax
@@ -114,16 +127,38 @@ class TypePlan:
         )
 
 
+HUMAN_DELAY = (5.0, 2.0)
+"""The original agent's response delay towards people: Gaussian, mean and sd in seconds."""
+
+
 class KBAgent(GeniusAgent):
-    """The KBAgent; ``logs`` is its database of past sessions (empty: the documented prior)."""
+    """The KBAgent; ``logs`` is its database of past sessions (empty: the documented prior).
+
+    >>> KBAgent(response_delay=HUMAN_DELAY).response_delay
+    (5.0, 2.0)
+    """
 
     def __init__(
-        self, logs: Sequence[SessionLog] = (), likelihood: Literal["paper", "code"] = "paper"
+        self,
+        logs: Sequence[SessionLog] = (),
+        likelihood: Literal["paper", "code"] = "paper",
+        partial: Literal["expect", "mean"] = "expect",
+        deadline_guard: bool = False,
+        response_delay: tuple[float, float] | None = None,
     ) -> None:
         if likelihood not in ("paper", "code"):
             raise ConfigError(f"likelihood must be 'paper' or 'code', got {likelihood!r}")
+        if partial not in ("expect", "mean"):
+            raise ConfigError(f"partial must be 'expect' or 'mean', got {partial!r}")
+        if response_delay is not None and (len(response_delay) != 2 or min(response_delay) < 0):
+            raise ConfigError(
+                f"response_delay must be (mean, sd) seconds, both >= 0, got {response_delay!r}"
+            )
         self.logs = tuple(logs)
         self.likelihood = likelihood
+        self.partial = partial
+        self.deadline_guard = deadline_guard
+        self.response_delay = None if response_delay is None else tuple(response_delay)
 
     def on_start(self, view: PartyView) -> None:
         prof = view.profile
@@ -144,6 +179,8 @@ class KBAgent(GeniusAgent):
         self._seen: set[int] = set()
         self._accepted_mine: set[int] = set()
         self._offered_turn = -1
+        self._due: float | None = None
+        self._waiting_for: tuple[int, frozenset[int]] | None = None
 
     @property
     def believed_type(self) -> int:
@@ -172,7 +209,9 @@ class KBAgent(GeniusAgent):
         return np.array(out)
 
     def _safe_at_deadline(self, view: PartyView, row: npt.NDArray[np.int64]) -> bool:
-        """A partial agreement that would be implemented at the deadline must beat the status quo."""
+        """Option (not in the paper): a partial agreement must beat the SQ at the deadline."""
+        if not self.deadline_guard:
+            return True
         if bool((row >= 0).all()) or view.rules.deadline_rule != "paper":
             return True
         dl = view.turns
@@ -181,10 +220,37 @@ class KBAgent(GeniusAgent):
     def _completed_value(self, view: PartyView, row: npt.NDArray[np.int64]) -> float:
         prof = view.profile
         cols = np.arange(row.size)
-        own = np.where(row >= 0, prof.table[cols, np.maximum(row, 0)], self.issue_mean)
+        fill = (
+            self.issue_mean
+            if self.partial == "mean"
+            else self.model.types[self.believed_type].expectations
+        )
+        own = np.where(row >= 0, prof.table[cols, np.maximum(row, 0)], fill)
         return float(own.sum()) + view.period * prof.time_effect
 
+    def _ready(self, view: PartyView) -> bool:
+        """With a response delay: is the scheduled moment to answer what is new here yet?"""
+        if self.response_delay is None:
+            return True
+        news = (
+            view.turn if self._offered_turn < view.turn else -1,
+            frozenset(o.id for o in view.pending()),
+        )
+        if news == (-1, frozenset()):
+            return True
+        now = view.elapsed
+        if self._waiting_for != news:
+            self._waiting_for = news
+            mean, sd = self.response_delay
+            cap = view.rules.turn_seconds / 4
+            left = view.rules.turn_seconds * (view.turn + 1) - now
+            self._due = now + min(max(float(view.rng.normal(mean, sd)), 0.0), cap, left / 2)
+        return self._due is not None and now >= self._due
+
     def act(self, view: PartyView) -> list[Action]:
+        if not self._ready(view):
+            return []
+        self._waiting_for = None
         out: list[Action] = []
         turn = min(view.turn, view.turns - 1)
         for o in view.my_offers():

@@ -290,13 +290,19 @@ class LiveSession:
 
 
 def _agent(name: str, store: GeniusStore, domain: Domain) -> GeniusAgent:
-    """An agent by name; the KBAgent's database is the store's finished sessions of the domain."""
+    """An agent by name; the KBAgent's database is the store's finished sessions of the domain.
+
+    With people the KBAgent answers after the original's human-like delay
+    (:data:`~accord.leagues.genius.kbagent.HUMAN_DELAY`), scheduled on the session clock;
+    ``kbagent-instant`` answers at once.
+    """
     from accord.leagues.genius.pdas import make_agent
 
-    if name == "kbagent":
-        from accord.leagues.genius.kbagent import KBAgent
+    if name in ("kbagent", "kbagent-instant"):
+        from accord.leagues.genius.kbagent import HUMAN_DELAY, KBAgent
 
-        return KBAgent(store.logs(domain.name, domain_obj=domain))
+        delay = HUMAN_DELAY if name == "kbagent" else None
+        return KBAgent(store.logs(domain.name, domain_obj=domain), response_delay=delay)
     return make_agent(name)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from accord.core.errors import InvalidScenario
 from accord.leagues.genius.domain import Domain
-from accord.leagues.genius.genius_xml import read_biu_folder
+from accord.leagues.genius.genius_xml import Missing, read_biu_folder
 
 __all__ = ["bundled_domains", "load_domain"]
 
@@ -23,8 +23,12 @@ def bundled_domains() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
-def load_domain(source: str | Path) -> Domain:
-    """A bundled domain by name, a native JSON file or a GENIUS BIU/QO folder."""
+def load_domain(source: str | Path, missing: Missing = "refuse") -> Domain:
+    """A bundled domain by name, a native JSON file or a GENIUS BIU/QO folder.
+
+    ``missing``: for a GENIUS folder, what to do when a profile lacks its status quo,
+    opt-out or time effect (see :func:`~accord.leagues.genius.genius_xml.read_biu_folder`).
+    """
     if isinstance(source, str) and source in bundled_domains():
         text = (resources.files("accord.leagues.genius") / "domains" / f"{source}.json").read_text(
             encoding="utf-8"
@@ -32,7 +36,7 @@ def load_domain(source: str | Path) -> Domain:
         return Domain.from_dict(json.loads(text), source)
     path = Path(source)
     if path.is_dir():
-        return read_biu_folder(path)
+        return read_biu_folder(path, missing)
     if path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

@@ -114,7 +114,10 @@ class Match:
         self.views: dict[Role, GameView] = {
             r: GameView.of(spec, r, game_index) for r in ("agent", "person")
         }
-        self.boxes: dict[Role, Outbox] = {r: Outbox(spacing) for r in ("agent", "person")}
+        # flood protection spaces agents' events; a person's events go out as sent
+        self.boxes: dict[Role, Outbox] = {
+            r: Outbox(spacing if self.sides[r] is not None else 0.0) for r in ("agent", "person")
+        }
         self.feed: list[tuple[float, Event]] = []  # what both sides saw, in order
         self.expression: dict[Role, tuple[str, float]] = {}
         self.runners: dict[Role, Runner] = {}

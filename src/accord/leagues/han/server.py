@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
+import functools
 import io
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -40,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
 from accord.leagues.han.api import HanAgent
+from accord.leagues.han.dispatch import SPACING
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
 from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
@@ -138,6 +140,7 @@ class HanService:
         spec: GameSpec | Sequence[GameSpec],
         clock: Callable[[], float] | None = None,
         room: WaitingRoom | None = None,
+        spacing: float = SPACING,
     ) -> None:
         missing = [
             c.name
@@ -159,10 +162,13 @@ class HanService:
         self.played: dict[str, int] = {}  # games finished (survey answered) per participant
         self.fresh = Fresh()
         self.matches: dict[str, Match] = {}
-        self.lock = threading.RLock()  # re-entered: waking a page while pairing
+        self.lock = threading.RLock()  # the maps below, pairing; never held over an agent call
+        self._game_locks: dict[str, threading.RLock] = {}
+        self._last: dict[str, dict[str, Any]] = {}  # each page's last state (see state())
         self._wakers: dict[str, set[tuple[asyncio.Event, asyncio.AbstractEventLoop]]] = {}
         self._closed = False
         self.heartbeat = HEARTBEAT
+        self.spacing = spacing
         self.pairs = PairGames(self, room or WaitingRoom())
 
     def _is_pairs(self, pid: str) -> bool:
@@ -170,8 +176,14 @@ class HanService:
 
     # -- games ---------------------------------------------------------------------------
     def match(self, pid: str) -> Match:
-        with self.lock:
-            m = self.matches.get(pid)
+        """``pid``'s running game, moved to now (built or rebuilt on first use).
+
+        Only ``pid``'s own lock is held while its agent is called (building it, its
+        answers): a slow or hung agent delays its own participant, never the others.
+        """
+        with self.game_lock(pid):
+            with self.lock:
+                m = self.matches.get(pid)
             if m is None:
                 view = self.study.view(pid)
                 if view.status != "consented":
@@ -181,18 +193,29 @@ class HanService:
                 m = self._resume(pid) if pid not in self.agent_of else None
                 if m is None:
                     m = self._next_game(pid, str(view.params["agent"]))
-                self.matches[pid] = m
+                with self.lock:
+                    self.matches[pid] = m
             m.advance(self.clock())
             return m
+
+    def game_lock(self, pid: str) -> threading.RLock:
+        """The lock of ``pid``'s game: held while its agent is called, by no one else."""
+        with self.lock:
+            lock = self._game_locks.get(pid)
+            if lock is None:
+                lock = self._game_locks[pid] = threading.RLock()
+            return lock
 
     def _next_game(self, pid: str, name: str) -> Match:
         """Start ``pid``'s next game of the sequence against the same agent instance."""
         agent = self.agent_of.get(pid)
         if agent is None:
-            agent = self.agent_of[pid] = self.fresh(self.agents[name])
+            agent = self.fresh(self.agents[name])
+            with self.lock:
+                self.agent_of[pid] = agent
         k = self.played.get(pid, 0)
         spec = self.specs[k]
-        m = Match(spec, agent, None, start=self.clock(), spacing=0.0, game_index=k)
+        m = Match(spec, agent, None, start=self.clock(), spacing=self.spacing, game_index=k)
         self.study.record(pid, "game_start", {"agent": name, "game": spec.name, "index": k})
         return m
 
@@ -209,11 +232,13 @@ class HanService:
         if not starts:
             return None
         name = str(log[starts[0]].data["agent"])
-        agent = self.agent_of[pid] = self.fresh(self.agents[name])
+        agent = self.fresh(self.agents[name])
+        with self.lock:
+            self.agent_of[pid] = agent
         running: Match | None = None
         for k, i in enumerate(starts):
             stop = starts[k + 1] if k + 1 < len(starts) else len(log)
-            m = Match(self.specs[k], agent, None, start=0.0, spacing=0.0, game_index=k)
+            m = Match(self.specs[k], agent, None, start=0.0, spacing=self.spacing, game_index=k)
             running = m
             for e in log[i + 1 : stop]:
                 t = float(e.data.get("t", 0.0))
@@ -230,10 +255,25 @@ class HanService:
                 running.t0 = self.clock() - (self.study.clock.wall() - log[i].at)
         return running
 
-    def state(self, pid: str) -> dict[str, Any]:
+    def state(self, pid: str, *, wait: bool = True) -> dict[str, Any]:
+        """What ``pid``'s page shows now. With ``wait`` false (the live stream), a game
+        whose agent is being called answers with the last state sent instead of waiting."""
         if self._is_pairs(pid):
             return self.pairs.state(pid)
-        return self.game_state(self.match(pid), "person")
+        lock = self.game_lock(pid)
+        if not lock.acquire(blocking=wait):
+            with self.lock:
+                last = self._last.get(pid)
+            if last is not None:
+                return last
+            lock.acquire()
+        try:
+            out = self.game_state(self.match(pid), "person")
+        finally:
+            lock.release()
+        with self.lock:
+            self._last[pid] = out
+        return out
 
     def game_state(self, m: Match, me: Role, pair: Pair | None = None) -> dict[str, Any]:
         """What the person on side ``me`` sees; the board's columns are always (other
@@ -278,6 +318,12 @@ class HanService:
     def event(self, pid: str, raw: Any) -> dict[str, Any]:
         if self._is_pairs(pid):
             return self.pairs.event(pid, raw)
+        with self.game_lock(pid):
+            out = self._event(pid, raw)
+        self.wake(pid)
+        return out
+
+    def _event(self, pid: str, raw: Any) -> dict[str, Any]:
         m = self.match(pid)
         if m.game.ended:
             raise WebError(409, "the game is over; answer the survey")
@@ -298,7 +344,6 @@ class HanService:
             reason = m.game.violations[-1].reason
             self.study.record(pid, "refused", {"error": reason, "t": m.elapsed(now)})
             raise WebError(422, reason)
-        self.wake(pid)
         return self.state(pid)
 
     def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
@@ -306,8 +351,13 @@ class HanService:
         me: Role = "person"
         if self._is_pairs(pid):
             pair, m, me = self.pairs.survey_target(pid)
-        else:
-            m = self.match(pid)
+            return self._survey(pid, body, pair, m, me)
+        with self.game_lock(pid):
+            return self._survey(pid, body, None, self.match(pid), me)
+
+    def _survey(
+        self, pid: str, body: SurveyIn, pair: Pair | None, m: Match, me: Role
+    ) -> dict[str, Any]:
         if not m.game.ended:
             raise WebError(409, "the survey comes after the game")
         keys = [k for k, _, _ in SURVEY]
@@ -386,7 +436,7 @@ class HanService:
             while not self._closed:
                 wake.clear()
                 try:
-                    s = await asyncio.to_thread(self.state, pid)
+                    s = await asyncio.to_thread(functools.partial(self.state, pid, wait=False))
                 except WebError as exc:
                     yield sse(Message("error", {"error": exc.message}))
                     return
@@ -553,6 +603,7 @@ def create_han_app(
     pairs: bool = False,
     wait: float = 300.0,
     shared_process: bool = False,
+    agent_timeout: float | None = None,
 ) -> tuple[Any, Study, HanService]:
     """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
 
@@ -566,14 +617,22 @@ def create_han_app(
     in a class or a module reaches the next; ``shared_process`` runs every agent in
     this server's process instead (trusted agents only: a fresh instance each, but
     class attributes and module globals carry over, and a crash or hang stops the server).
+    ``agent_timeout`` is the seconds one call of an agent may take (default
+    :data:`~accord.leagues.han.isolation.TIMEOUT`); a late agent's process is killed and
+    its game ends with both BATNAs. Only that participant ever waits on its agent: the
+    others' requests go on (each game has its own lock), and the agent's events reach the
+    page one per 1.1 s at most, as in ``play`` (flood protection).
     """
     from accord.leagues.han.domain import domain
-    from accord.leagues.han.isolation import isolated_factory
+    from accord.leagues.han.isolation import TIMEOUT, isolated_factory
     from accord.leagues.han.naming import agent_class
     from accord.web.study import create_study_app
 
+    timeout = TIMEOUT if agent_timeout is None else agent_timeout
+    if not timeout > 0:
+        raise ConfigError(f"agent_timeout is a number of seconds above 0; got {agent_timeout}")
     factories: dict[str, AgentFactory] = {
-        a: agent_class(a) if shared_process else isolated_factory(a) for a in agents
+        a: agent_class(a) if shared_process else isolated_factory(a, timeout) for a in agents
     }
     names = [game] if isinstance(game, str) else list(game)
     if not names:

@@ -1,0 +1,209 @@
+"""The bubblewrap command line of an ``os`` sandbox, and whether one can run here.
+
+Visible inside, read-only: the system's libraries and binaries (``/usr``, ``/lib*``,
+``/bin``), the Python runtime (``sys.base_prefix``, ``sys.prefix``), the directories of
+the organiser's ``sys.path`` that installed packages come from (site-packages and what
+their ``.pth`` files add), Accord's own package with its bundled data (scenario files,
+league domain data, static pages) hidden, and the agent's own code directories.
+Writable: a private tmpfs scratch (``/tmp``) and the agent's learning-data directory
+where the league allows one. Nothing else: no working directory, no results, no other
+entrants' code, no network (a new network namespace), no other processes (a new PID
+namespace with its own ``/proc``).
+
+When the organiser runs as root, bubblewrap runs privileged and the launcher drops to a
+uid of the sandbox's own (unused by anyone else), so ``RLIMIT_NPROC`` holds (root is
+exempt from it); directories are passed as open file descriptors, so the runtime may
+live under ``/root``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+__all__ = ["Mounts", "bwrap_command", "SCRATCH"]
+
+SCRATCH = "/tmp"
+_SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
+_ETC = ("/etc/ld.so.cache", "/etc/localtime")
+_CODE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pth")
+_UID_BASE = 0x60000000
+_uid_counter = 0
+
+
+def running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def next_uid() -> int:
+    """A uid (and gid) used by no one else: one per sandbox of this organiser process."""
+    global _uid_counter
+    _uid_counter += 1
+    return _UID_BASE + ((os.getpid() & 0xFFFFF) << 6) + (_uid_counter & 63)
+
+
+def accord_package_dir() -> Path:
+    import accord
+
+    return Path(accord.__file__).resolve().parent
+
+
+def hidden_data(package: Path) -> tuple[list[str], list[str]]:
+    """Accord's bundled data: ``(directories holding no code, data files beside code)``."""
+    dirs: list[str] = []
+    files: list[str] = []
+    for root, subdirs, names in os.walk(package):
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        here = Path(root)
+        if not any(n.endswith(_CODE_SUFFIXES) for n in names) and not _has_code(here):
+            dirs.append(str(here))
+            subdirs[:] = []
+            continue
+        files += [
+            str(here / n) for n in names if not n.endswith(_CODE_SUFFIXES) and n != "py.typed"
+        ]
+    return dirs, files
+
+
+def _has_code(path: Path) -> bool:
+    return any(p.suffix in (".py", ".so") for p in path.rglob("*"))
+
+
+def runtime_paths() -> tuple[list[str], list[str]]:
+    """``(directories to mount read-only, sys.path for the sandbox)`` from this process's
+    runtime: the prefixes, site-packages, ``.pth`` additions and Accord's package."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
+    mounts = set(prefixes)
+    stdlib = {sysconfig.get_path(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    pth_dirs = set(_pth_entries())
+    accord_parent = str(accord_package_dir().parent)
+    path: list[str] = []
+    for entry in sys.path:
+        if not entry or not os.path.exists(entry):
+            continue
+        real = os.path.realpath(entry)
+        under_prefix = any(real == p or real.startswith(p + os.sep) for p in prefixes)
+        if under_prefix or entry in stdlib or real in pth_dirs:
+            path.append(entry)
+            if not under_prefix:
+                mounts.add(real)
+        elif real == accord_parent:
+            path.append(entry)  # only the accord package of it is mounted (below)
+    if accord_parent not in {os.path.realpath(p) for p in path}:
+        path.append(accord_parent)
+    return sorted(mounts), path
+
+
+def _pth_entries() -> Iterator[str]:
+    for site in {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}:
+        try:
+            names = os.listdir(site)
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith(".pth"):
+                continue
+            try:
+                lines = Path(site, name).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in lines:
+                line = line.strip()
+                if line and not line.startswith(("#", "import ", "import\t")):
+                    full = os.path.realpath(os.path.join(site, line))
+                    if os.path.isdir(full):
+                        yield full
+
+
+class Mounts:
+    """The bwrap arguments and the directory fds they refer to (close them after start)."""
+
+    def __init__(self) -> None:
+        self.args: list[str] = []
+        self.fds: list[int] = []
+        self._dirs: set[str] = set()
+
+    def ro(self, src: str, dest: str | None = None) -> None:
+        self._bind("--ro-bind-fd", src, dest)
+
+    def rw(self, src: str, dest: str | None = None) -> None:
+        self._bind("--bind-fd", src, dest)
+
+    def _bind(self, flag: str, src: str, dest: str | None) -> None:
+        dest = dest or src
+        # bwrap makes missing parents 0700 (unreadable once the launcher drops root)
+        for parent in reversed(list(Path(dest).parents)[:-1]):
+            if str(parent) not in self._dirs:
+                self._dirs.add(str(parent))
+                self.args += ["--dir", str(parent)]
+        fd = os.open(src, os.O_PATH | os.O_CLOEXEC)
+        self.fds.append(fd)
+        self.args += [flag, str(fd), dest]
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+
+def bwrap_command(
+    inner: Sequence[str],
+    *,
+    code_paths: Sequence[str],
+    code_mounts: Sequence[str] = (),
+    data_dir: str | None,
+    scratch_bytes: int,
+    drop_root: bool,
+) -> Mounts:
+    """The mounts and bwrap arguments running ``inner`` in a fresh sandbox.
+
+    The returned :class:`Mounts` holds ``args`` (the whole command line) and ``fds``
+    (pass them to the child; close them afterwards).
+    """
+    m = Mounts()
+    m.args = ["bwrap"]
+    if drop_root:  # privileged bwrap; the launcher drops to a uid of its own
+        m.args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        m.args += ["--unshare-user", "--disable-userns"]
+    m.args += [
+        "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+        "--hostname", "sandbox", "--clearenv",
+        "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", SCRATCH,
+        "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
+        "--setenv", "MKL_NUM_THREADS", "1", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+    ]  # fmt: skip
+    for path in _SYSTEM:
+        if os.path.islink(path):
+            m.args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            m.ro(path)
+    for path in _ETC:
+        if os.path.exists(path):
+            m.ro(path)
+    m.args += ["--proc", "/proc", "--dev", "/dev"]
+    m.args += ["--perms", "1777", "--size", str(scratch_bytes), "--tmpfs", SCRATCH]
+    runtime, syspath = runtime_paths()
+    for path in runtime:
+        if not path.startswith(("/usr/", "/lib")):
+            m.ro(path)
+    package = accord_package_dir()
+    m.ro(str(package))
+    copies = {str(package)} | {os.path.realpath(os.path.join(p, "accord")) for p in syspath}
+    for copy in sorted(c for c in copies if os.path.isfile(os.path.join(c, "__init__.py"))):
+        dirs, files = hidden_data(Path(copy))  # every copy of Accord on the path
+        for d in dirs:
+            m.args += ["--tmpfs", d, "--remount-ro", d]
+        for f in files:
+            m.args += ["--ro-bind", "/dev/null", f]
+    for path in code_mounts or code_paths:
+        real = os.path.realpath(path)
+        m.ro(real, real)
+    if data_dir is not None:
+        m.rw(os.path.realpath(data_dir), os.path.realpath(data_dir))
+    m.args += ["--chdir", SCRATCH, "--", *inner]
+    return m

@@ -1,0 +1,468 @@
+"""One sandboxed agent process: :class:`Sandbox` and :func:`start_sandbox`.
+
+The organiser's side of the channel: it starts the process (under bubblewrap in ``os``
+mode), sends requests as frames, reads answers with a deadline on every frame, checks
+each answer's shape, and turns every way an agent can fail into one typed
+:class:`~accord.sandbox.limits.AgentFailure`. Nothing the agent sends is unpickled or
+evaluated. The child's stdout is discarded and its stderr drained into a capped tail
+(shown with a crash), so a flood can neither block nor corrupt anything.
+
+    >>> box = start_sandbox("accord.sandbox.host:EchoHost", "echo", mode="process")
+    >>> box.call("echo", {"x": [1, 2]})
+    {'x': [1, 2]}
+    >>> box.close()
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+from accord.sandbox.bwrap import SCRATCH, bwrap_command, next_uid, runtime_paths
+from accord.sandbox.frames import FrameReader, FrameTimeout, PeerClosed, write_frame
+from accord.sandbox.limits import (
+    AgentCrashed,
+    AgentFailure,
+    AgentProtocolError,
+    AgentRaised,
+    AgentTimeout,
+    Limits,
+    SandboxMode,
+    SandboxUnavailable,
+)
+
+__all__ = ["Sandbox", "probe", "sandbox_available", "start_sandbox"]
+
+Serve = Callable[[str, Any], Any]
+_BOOT = (
+    "import sys; sys.path[:] = {path!r} + [p for p in sys.path if p not in {path!r}]; "
+    "from accord.sandbox.launcher import main; main({rfd}, {wfd})"
+)
+_TAIL = 8192  # bytes of the agent's stderr kept for crash reports
+_SIGNALS = {
+    signal.SIGXCPU: "the CPU-time limit of {cpu:g} s was exceeded",
+    signal.SIGXFSZ: "the file-size limit of {fsize} MB was exceeded",
+    signal.SIGKILL: "killed (SIGKILL: the CPU hard limit, or the kernel)",
+    signal.SIGSEGV: "a segmentation fault",
+}
+
+
+def _preexec(limits: Limits) -> Callable[[], None]:
+    cpu = max(1, int(limits.cpu_seconds + 0.999))
+    mem = limits.memory_mb * 1024 * 1024
+    fsize = limits.file_size_mb * 1024 * 1024
+    table = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (mem, mem)),
+        (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
+        (resource.RLIMIT_NPROC, (limits.processes, limits.processes)),
+        (resource.RLIMIT_FSIZE, (fsize, fsize)),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ]
+
+    def apply() -> None:  # in the child, between fork and exec: before any agent code
+        for res, value in table:
+            resource.setrlimit(res, value)
+
+    return apply
+
+
+def rlimits_of(limits: Limits) -> dict[str, tuple[int, int]]:
+    cpu = max(1, int(limits.cpu_seconds + 0.999))
+    mem = limits.memory_mb * 1024 * 1024
+    fsize = limits.file_size_mb * 1024 * 1024
+    return {
+        "RLIMIT_CPU": (cpu, cpu + 1),
+        "RLIMIT_AS": (mem, mem),
+        "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+        "RLIMIT_NPROC": (limits.processes, limits.processes),
+        "RLIMIT_FSIZE": (fsize, fsize),
+    }
+
+
+class Sandbox:
+    """One agent in a process of its own, started at once (ready at the first call).
+
+    Args:
+        host: ``"pkg.module:HostClass"``, trusted code that builds the agent inside.
+        agent: what the host builds (a built-in name or ``pkg.module:Class``).
+        code_paths: directories put on the agent's ``sys.path`` (mounted read-only).
+        code_mounts: further files or directories of the agent's code, mounted
+            read-only but not put on ``sys.path`` (say a package inside a bigger folder).
+        data_dir: the agent's own learning-data directory (writable) where allowed.
+        limits: see :class:`~accord.sandbox.limits.Limits`.
+        mode: ``"os"`` (bubblewrap) or ``"process"`` (weaker; see ``PROCESS_GIVES_UP``).
+        extra: JSON-able settings passed to the host as ``context.extra``.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        agent: str,
+        *,
+        code_paths: Sequence[str] = (),
+        code_mounts: Sequence[str] = (),
+        data_dir: str | None = None,
+        limits: Limits | None = None,
+        mode: SandboxMode | str = SandboxMode.OS,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.host, self.agent = host, agent
+        self.limits = limits or Limits()
+        self.mode = SandboxMode.parse(mode)
+        self.failure: AgentFailure | None = None
+        self.startup_seconds: float | None = None
+        self._closed = False
+        self._tail: collections.deque[bytes] = collections.deque()
+        self._tmp: str | None = None
+        started = time.monotonic()
+        req_r, req_w = os.pipe()
+        ans_r, ans_w = os.pipe()
+        _, path = runtime_paths()
+        inner = [
+            os.path.realpath(sys.executable), "-I", "-S", "-B", "-c",
+            _BOOT.format(path=path, rfd=req_r, wfd=ans_w),
+        ]  # fmt: skip
+        drop = None
+        fds = [req_r, ans_w]
+        mounts = None
+        if self.mode is SandboxMode.OS:
+            if os.geteuid() == 0:
+                uid = next_uid()
+                drop = (uid, uid)
+                if data_dir is not None:
+                    _chown_tree(data_dir, uid)
+            mounts = bwrap_command(
+                inner,
+                code_paths=code_paths,
+                code_mounts=code_mounts,
+                data_dir=data_dir,
+                scratch_bytes=self.limits.file_size_mb * 1024 * 1024,
+                drop_root=drop is not None,
+            )
+            args, scratch, cwd = mounts.args, SCRATCH, None
+            fds += mounts.fds
+        else:
+            self._tmp = tempfile.mkdtemp(prefix="accord-agent-")
+            args, scratch, cwd = inner, self._tmp, self._tmp
+        try:
+            self._proc = subprocess.Popen(
+                args,
+                pass_fds=fds,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                preexec_fn=_preexec(self.limits),  # noqa: PLW1509 - only setrlimit calls
+                start_new_session=True,
+            )
+        finally:
+            os.close(req_r)
+            os.close(ans_w)
+            if mounts is not None:
+                mounts.close()
+        self._w = req_w
+        os.set_blocking(req_w, False)
+        self._reader = FrameReader(ans_r, self.limits.max_frame_bytes)
+        self._started = started
+        self._lock = threading.Lock()
+        assert self._proc.stderr is not None
+        threading.Thread(target=self._drain, args=(self._proc.stderr,), daemon=True).start()
+        config = {
+            "host": host,
+            "agent": agent,
+            "code_paths": [os.path.realpath(p) for p in code_paths],
+            "data_dir": os.path.realpath(data_dir) if data_dir is not None else None,
+            "scratch": scratch,
+            "drop": drop,
+            "rlimits": rlimits_of(self.limits),
+            "extra": extra or {},
+        }
+        with contextlib.suppress(FrameTimeout, PeerClosed):  # the first call says why
+            write_frame(req_w, config, started + self.limits.startup_timeout, trusted_pickle=True)
+        self._ready = False
+
+    # -- public API ---------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        """True while the process may still answer."""
+        return self.failure is None and not self._closed and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def call(
+        self,
+        op: str,
+        payload: Any = None,
+        timeout: float | None = None,
+        *,
+        serve: Serve | None = None,
+        trusted_pickle: bool = False,
+    ) -> Any:
+        """Send ``op`` with ``payload``; the host's JSON answer.
+
+        ``serve(name, args)`` answers the host's questions during the call (its answer
+        may be any picklable object when ``trusted_pickle``; raise
+        :class:`AgentProtocolError` there to reject a question and kill the agent).
+        ``timeout`` (default ``limits.call_timeout``) bounds the whole call.
+        Raises an :class:`AgentFailure`; after any but :class:`AgentRaised` the process
+        is gone and every later call raises the same kind of failure.
+        """
+        with self._lock:
+            return self._call(op, payload, timeout, serve, trusted_pickle)
+
+    def close(self) -> None:
+        """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._ready and self.failure is None and self._proc.poll() is None:
+            with contextlib.suppress(FrameTimeout, PeerClosed, OSError):
+                write_frame(self._w, {"op": "__close__"}, time.monotonic() + 0.2)
+        os.close(self._w)
+        try:
+            self._proc.wait(1.0)
+        except subprocess.TimeoutExpired:
+            self._kill()
+        os.close(self._reader.fd)
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def stderr_tail(self) -> str:
+        """The last few kilobytes the agent wrote to stderr."""
+        return b"".join(self._tail).decode("utf-8", "replace")[-_TAIL:]
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plumbing -----------------------------------------------------------------------
+    def _call(
+        self, op: str, payload: Any, timeout: float | None, serve: Serve | None, pickled: bool
+    ) -> Any:
+        if self.failure is not None:
+            raise type(self.failure)(self.failure.reason, self.failure.agent_traceback)
+        if self._closed:
+            raise AgentCrashed("the sandbox was closed")
+        if not self._ready:
+            self._wait_ready()
+        limit = timeout if timeout is not None else self.limits.call_timeout
+        deadline = time.monotonic() + limit
+        try:
+            write_frame(self._w, {"op": op, "payload": payload}, deadline, trusted_pickle=pickled)
+            while True:
+                msg = self._reader.read(deadline)
+                kind = msg.get("t") if isinstance(msg, dict) else None
+                if kind == "ok" and "value" in msg:
+                    return msg["value"]
+                if kind == "raised":
+                    raise AgentRaised(
+                        _text(msg.get("error"), 2000),
+                        _text(msg.get("traceback"), 8000),
+                        _text(msg.get("type"), 100),
+                    )
+                if kind == "ask" and serve is not None and isinstance(msg.get("name"), str):
+                    try:
+                        reply = {"value": serve(msg["name"], msg.get("args"))}
+                    except AgentFailure:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - a bad question: the agent's
+                        reply = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
+                    write_frame(self._w, reply, deadline, trusted_pickle=pickled)
+                    continue
+                raise AgentProtocolError(
+                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
+                )
+        except FrameTimeout:
+            self._fail(
+                AgentTimeout(f"{op}() did not answer within {limit:g} s; the process was killed")
+            )
+        except PeerClosed:
+            self._fail(self._crash())
+        except AgentRaised:
+            raise
+        except AgentFailure as exc:
+            self._fail(exc)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait_ready(self) -> None:
+        deadline = self._started + self.limits.startup_timeout
+        try:
+            msg = self._reader.read(deadline)
+        except FrameTimeout:
+            self._fail(
+                AgentTimeout(
+                    f"the agent did not start within {self.limits.startup_timeout:g} s; "
+                    "the process was killed"
+                )
+            )
+        except PeerClosed:
+            self._fail(self._crash())
+        except AgentFailure as exc:
+            self._fail(exc)
+        kind = msg.get("t") if isinstance(msg, dict) else None
+        if kind == "fatal":
+            self._fail(
+                AgentCrashed(
+                    f"could not start the agent {self.agent!r}: {_text(msg.get('error'), 2000)}",
+                    _text(msg.get("traceback"), 8000),
+                )
+            )
+        if kind != "ready":
+            self._fail(AgentProtocolError(f"the agent sent {msg!r:.120} instead of starting"))
+        self._ready = True
+        self.startup_seconds = time.monotonic() - self._started
+
+    def _fail(self, exc: AgentFailure) -> None:
+        self._kill()
+        self.failure = exc
+        raise exc
+
+    def _kill(self) -> None:
+        if self._proc.poll() is None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self._proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):  # a process in D state
+            self._proc.wait(5.0)
+
+    def _crash(self) -> AgentCrashed:
+        try:
+            code = self._proc.wait(2.0)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            return AgentCrashed("the agent closed its channel; the process was killed")
+        sig = (
+            -code if code < 0 else (code - 128 if self.mode is SandboxMode.OS and code > 128 else 0)
+        )
+        tail = self.stderr_tail()
+        if sig > 0:
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = f"signal {sig}"
+            why = _SIGNALS.get(sig, "").format(  # type: ignore[call-overload]
+                cpu=self.limits.cpu_seconds, fsize=self.limits.file_size_mb
+            )
+            return AgentCrashed(
+                f"the agent process died from {name}" + (f" ({why})" if why else ""), tail
+            )
+        if "MemoryError" in tail:
+            return AgentCrashed(
+                f"the agent process ran out of memory (limit {self.limits.memory_mb} MB) "
+                f"and exited with code {code}",
+                tail,
+            )
+        return AgentCrashed(f"the agent process exited unexpectedly (exit code {code})", tail)
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        size = 0
+        while True:
+            try:
+                chunk = stream.read1(65536)  # type: ignore[attr-defined]
+            except (OSError, ValueError):
+                return
+            if not chunk:
+                return
+            self._tail.append(chunk)
+            size += len(chunk)
+            while size > _TAIL and len(self._tail) > 1:
+                size -= len(self._tail.popleft())
+
+
+def _text(x: Any, cap: int) -> str:
+    return (x if isinstance(x, str) else repr(x))[:cap]
+
+
+def _chown_tree(path: str, uid: int) -> None:
+    os.chown(path, uid, uid)
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            os.lchown(os.path.join(root, name), uid, uid)
+
+
+def start_sandbox(
+    host: str,
+    agent: str,
+    *,
+    code_paths: Sequence[str] = (),
+    code_mounts: Sequence[str] = (),
+    data_dir: str | None = None,
+    limits: Limits | None = None,
+    mode: SandboxMode | str = SandboxMode.OS,
+    extra: dict[str, Any] | None = None,
+) -> Sandbox:
+    """A started :class:`Sandbox`; in ``os`` mode raises :class:`SandboxUnavailable` (one
+    line: why and how to fix it) where bubblewrap cannot run."""
+    mode = SandboxMode.parse(mode)
+    if mode is SandboxMode.OS:
+        reason = sandbox_available()
+        if reason is not None:
+            raise SandboxUnavailable(reason)
+    return Sandbox(
+        host,
+        agent,
+        code_paths=code_paths,
+        code_mounts=code_mounts,
+        data_dir=data_dir,
+        limits=limits,
+        mode=mode,
+        extra=extra,
+    )
+
+
+def probe() -> str | None:
+    """Start one trivial ``os`` sandbox: None if it answers, else why not (one line)."""
+    try:
+        box = Sandbox("accord.sandbox.host:EchoHost", "probe", limits=Limits(startup_timeout=30))
+    except OSError as exc:
+        return f"bubblewrap could not start ({exc}); apt-get install bubblewrap, or --sandbox process (weaker)"
+    try:
+        if box.call("echo", 1) == 1:
+            return None
+        return "the OS sandbox answered wrongly to a probe; use --sandbox process (weaker)"
+    except AgentFailure as exc:
+        detail = (box.stderr_tail().strip().splitlines() or [exc.reason])[-1]
+        return (
+            f"bubblewrap cannot create the sandbox here ({detail[:200]}); enable unprivileged "
+            "user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root, or "
+            "run with --sandbox process (weaker)"
+        )
+    finally:
+        box.close()
+
+
+@functools.cache
+def sandbox_available() -> str | None:
+    """None if the ``os`` sandbox can run here, else one line saying why and how to fix it.
+
+    Cached per process (it starts one trivial sandbox to find out).
+    """
+    if not sys.platform.startswith("linux"):
+        return (
+            f"the OS sandbox needs Linux with bubblewrap (this is {sys.platform}); "
+            "run with --sandbox process to accept a weaker, process-only isolation"
+        )
+    if shutil.which("bwrap") is None:
+        return (
+            "the OS sandbox needs bubblewrap, which is not installed: "
+            "apt-get install bubblewrap (or run with --sandbox process, weaker)"
+        )
+    return probe()
