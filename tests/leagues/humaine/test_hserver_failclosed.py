@@ -183,3 +183,28 @@ def test_the_reference_bodies_are_still_accepted() -> None:
         if "/receiveMessage" in key or key.startswith("driver human"):
             sent = example.get("body") or example.get("sent")
             assert RelayMessage.model_validate(sent).text == sent["text"], key
+
+
+def test_a_deal_held_when_the_orchestrator_stops_is_no_deal_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The buyer's UI is still thinking when the orchestrator stops: the restarted
+    orchestrator cannot ask again, so the held Accept is blocked and the money is back."""
+    db = tmp_path / "eo.db"
+    app = create_orchestrator_app(db_path=db, rule_config=FAST)
+    ui = Party("ui", confirm="acknowledged", confirm_delay=30)  # never answers in time
+    with Stage(app, ui=ui) as stage:
+        rid = stage.new_round()
+        post = stage.client.post
+        post("/relayMessage", json=human(rid, "Watson, 2 eggs for $9", "Watson"))
+        r = post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", {"egg": 2}, 9.0))
+        assert r.json()["awaiting"] == "the buyer's confirmation"
+        ui.wait_for("/confirmAccept", 1, round_id=rid)
+        assert stage.client.get(f"/rounds/{rid}").json()["remainingBudget"] == 41.0
+    again = create_orchestrator_app(db_path=db, rule_config=FAST)
+    with TestClient(again) as client:
+        state = client.get(f"/rounds/{rid}").json()
+    assert state["remainingBudget"] == 50.0 and state["purchases"] == {}
+    last = [d for d in state["decisions"] if d["speaker"] == "Watson"][-1]
+    assert (last["permitted"], last["rule"]) == (False, "confirm")
+    assert "restarted before the buyer answered" in last["rationale"]

@@ -63,11 +63,11 @@ class Service:
     sock: socket.socket
     probe: str  # path to GET for a health check
     page: str = ""  # path worth opening in a browser
+    url: str = ""  # from the bound socket (kept: the socket closes when the server stops)
 
-    @property
-    def url(self) -> str:
+    def __post_init__(self) -> None:
         host, port = self.sock.getsockname()[:2]
-        return f"http://{host}:{port}"
+        self.url = f"http://{host}:{port}"
 
 
 def _bind(
@@ -98,6 +98,7 @@ def build_stack(
     unauthenticated: Sequence[str] = (),
     open_admin: bool = False,
     immersive: bool = False,
+    spoken_auto_send: float | None = None,
 ) -> tuple[list[Service], list[str]]:
     """The services to run and notes on what was left out (and why).
 
@@ -152,6 +153,7 @@ def build_stack(
             confirm_timeout=UI_CONFIRM_TIMEOUT,
             admin_secret=secret,
             immersive=immersive,
+            spoken_auto_send=spoken_auto_send,
         )
         keys = ui_app.state.page_keys
         if immersive:
@@ -293,6 +295,16 @@ def up(
             "speak and gesture, and the buyer speaks (offline speech; docs/humaine-immersive.md)."
         ),
     ] = False,
+    spoken_auto_send: Annotated[
+        float | None,
+        typer.Option(
+            help="Immersive mode: send a spoken take at once when its confidence (0-1; 1 "
+            "for a sentence of the domain grammar) is at least this, instead of waiting "
+            "for the buyer to send it. Off by default: misheard takes could buy things.",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = None,
 ) -> None:
     """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
     services, notes = build_stack(
@@ -307,6 +319,7 @@ def up(
         unauthenticated or [],
         open_admin,
         immersive=immersive,
+        spoken_auto_send=spoken_auto_send,
     )
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")

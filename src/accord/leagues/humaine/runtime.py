@@ -13,6 +13,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -21,7 +22,7 @@ from pydantic import ValidationError
 from accord.web.delivery import Delivery, Outbox
 
 from .agents.intent import read_intent
-from .confirmation import confirm
+from .confirmation import UNCONFIRMED, confirm
 from .credentials import HASH_FIELD, TOKEN_FIELD, Credentials, digest, new_secret
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
@@ -34,6 +35,9 @@ __all__ = ["HumaineError", "Orchestrator", "Party", "RoundRuntime", "infer_addre
 
 
 log = logging.getLogger("accord.humaine.orchestrator")
+
+HELD = "held"
+"""The stored rule of a permitted Accept still waiting for the buyer's confirmation."""
 
 
 class Orchestrator:
@@ -456,7 +460,8 @@ class Orchestrator:
         utt = Utterance(msg.speaker, msg.text, forward.get("addressee") or "", bid, intent)
         decision = rnd.submit(utt, now=at, wire=forward)
         entry = rnd.log[-1]
-        self._persist_entry(rt, entry)
+        held = decision.permitted and decision.deal and self._held(rt, decision)
+        self._persist_entry(rt, replace(entry, rule=HELD) if held else entry)
         self._route(rt, forward, decision, entry)
         reply: dict[str, Any] = {
             "status": "Acknowledged" if decision.permitted else "Blocked",
@@ -573,6 +578,7 @@ class Orchestrator:
         channels = [self._outbox(rt, ui, confirmations=True) for ui in rt.uis]
         declined = await confirm(channels, body)
         if declined is None:
+            self._persist_entry(rt, entry)  # no longer held: a restart keeps it
             self._release(rt, body, d)
             logged = body | {"permitted": True, "rationale": d.rationale}
             self._send(rt, rt.uis, "/receiveLog", logged)
@@ -649,11 +655,27 @@ class Orchestrator:
             )
             if rec.allocation is not None:
                 rt.round.allocation = Allocation.from_wire(rec.allocation)
+            self._unhold(rt)
             self.rounds[rec.round_id] = rt
             if rec.status is Phase.FAILED:
                 rt.round.fail(rec.error or "failed before a restart")
             elif rec.status not in (Phase.CREATED, Phase.ENDED):
                 rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
+
+    def _unhold(self, rt: RoundRuntime) -> None:
+        """Deals still held for the buyer's confirmation when the orchestrator stopped:
+        nobody can answer for them any more, so they are no deals (fail closed)."""
+        for e in list(rt.round.log):
+            if e.permitted and e.deal and e.rule == HELD:
+                why = f"{UNCONFIRMED}: the orchestrator restarted before the buyer answered"
+                blocked = rt.round.decline_deal(e.seq, why)
+                if blocked is not None:
+                    self._persist_entry(rt, blocked)
+                    if self.store is not None:
+                        for p in rt.round.purchases:
+                            if p.seq == e.seq:
+                                self.store.save_purchase(rt.round_id, p)
+                    log.warning("round %s: held deal %d dropped at restart", rt.round_id, e.seq)
 
     # ---------------------------------------------------------------- reading
     def describe(self, rt: RoundRuntime, full: bool = True) -> dict[str, Any]:

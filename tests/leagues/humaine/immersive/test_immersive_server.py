@@ -105,7 +105,9 @@ def test_spoken_take_waits_for_the_buyer_then_goes_the_typed_path(stage, needs_s
 
     ui, orch = stage["urls"]["ui"], stage["urls"]["orch"]
     buyer = speech.BUYER_VOICES["buyer-f2"]
-    with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
+    with httpx.Client(
+        base_url=ui, trust_env=False, timeout=120
+    ) as c:  # decoding on a loaded machine
         join(c)
         rid = start_round(c)
         r = c.post(
