@@ -260,6 +260,30 @@ def tournament(
         console.print(PROCESS_GIVES_UP, markup=False)
 
 
+@app.command("live")
+def live(
+    power: Annotated[str, typer.Option(help="The power you play.")] = "FRANCE",
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    round_seconds: Annotated[
+        float, typer.Option(help="Seconds per negotiation round (you may end one early).")
+    ] = 120.0,
+    last_year: Annotated[int, typer.Option(help="The game ends at Winter of this year.")] = 1920,
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8000,
+) -> None:
+    """Play one power in the browser against six negotiating agents."""
+    _need_engine()
+    from accord.leagues.diplomacy.live import LiveGame, live_app
+    from accord.web.runner import serve
+
+    try:
+        game = LiveGame(power.upper(), seed=seed, round_seconds=round_seconds, last_year=last_year)
+    except AccordError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--power") from exc
+    app_, link = live_app(game)
+    typer.echo(f"Open http://127.0.0.1:{port}{link} (your link: keep it to yourself)")
+    serve(app_, "127.0.0.1", port)
+
+
 @app.command("view")
 def view(
     game: Annotated[Path, typer.Argument(help="A game record written by 'play --out'.")],

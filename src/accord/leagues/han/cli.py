@@ -110,20 +110,31 @@ def tournament_cmd(
         str, typer.Option(help="comma-separated simulated participants")
     ] = "cooperative,greedy,emotional,impatient",
     n: Annotated[int, typer.Option(help="games per agent, participant type and game")] = 1,
-    games: Annotated[str, typer.Option(help="comma-separated games")] = "example-1,example-2",
+    games: Annotated[
+        str, typer.Option(help="comma-separated games: example-1, example-2 or game files (*.json)")
+    ] = "example-1,example-2",
     out: Annotated[Path | None, typer.Option(help="SQLite file (resumable)")] = None,
     executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "serial",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
     shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="how each game's agent process is isolated: os (bubblewrap: only its own "
+            "code visible, hard limits), process (a plain child process: weaker) or none "
+            "(= --shared-process)"
+        ),
+    ] = "os",
 ) -> None:
     """Each agent against the pool of simulated participants: points and likeability proxy.
-    Each game's agent runs in a fresh process (no state carried over) unless --shared-process."""
+    Each game's agent runs in a fresh OS sandbox (no state carried over, the organiser's
+    game values hidden) unless --sandbox process or --shared-process."""
     from accord.leagues.han.tournament import run_tournament
 
     try:
         res = run_tournament(
             agents, participants.split(","), n=n, games=games.split(","), out=out,
-            executor=executor, shared_process=shared_process,
+            executor=executor, shared_process=shared_process, sandbox=sandbox,
         )  # fmt: skip
     except AccordError as exc:
         raise _fail(exc) from None
@@ -173,6 +184,14 @@ def serve_cmd(
     host: str = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8040,
     shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="how each game's agent process is isolated: os (bubblewrap: only its own "
+            "code visible, hard limits), process (a plain child process: weaker) or none "
+            "(= --shared-process)"
+        ),
+    ] = "os",
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""
@@ -189,7 +208,7 @@ def serve_cmd(
         try:
             app_, study, _ = create_han_app(
                 db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait,
-                shared_process=shared_process,
+                shared_process=shared_process, sandbox=sandbox,
             )  # fmt: skip
         except BaseException:
             sock.close()
