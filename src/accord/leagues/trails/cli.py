@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -59,7 +59,7 @@ def _game_params(
     visibility: str,
     protocol: str,
     rounds: int | None,
-    **scoring: int,
+    **scoring: Any,
 ) -> tuple[BoardSpec, Rules]:
     """The board spec and rules from the options; a clear error before any work."""
     from accord.leagues.trails.generator import BoardSpec
