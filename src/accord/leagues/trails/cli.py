@@ -276,10 +276,8 @@ def serve_cmd(
     password: Annotated[str | None, typer.Option(help="experimenter password")] = None,
 ) -> None:
     """Start the study server: the experimenter makes links, people play in a browser."""
-    import uvicorn
-
     from accord.leagues.trails.server import create_trails_app, trails_design
-    from accord.web.runner import bound_socket
+    from accord.web.runner import bound_socket, serve
 
     console = Console()
     try:
@@ -309,7 +307,7 @@ def serve_cmd(
     typer.echo(f"experimenter page: http://{host}:{bound}/study/admin.html (user experimenter)")
     if study.initial_password is not None:
         typer.echo(f"experimenter password: {study.initial_password}")
-    uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])
+    serve(app_, log_level="warning", sock=sock)
 
 
 @app.command("replay")
