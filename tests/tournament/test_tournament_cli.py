@@ -6,9 +6,8 @@ import base64
 import re
 from pathlib import Path
 
-import pytest
 import yaml
-from tournament_helpers import F, T
+from tournament_helpers import F, T, table
 from typer.testing import CliRunner
 
 from accord.tournament.cli import app, build_config, default_out
@@ -131,10 +130,26 @@ def test_default_tournament_configuration() -> None:
     assert default_out(cfg, None) == DEFAULT_OUT
 
 
-@pytest.mark.slow
 def test_default_tournament_runs(tmp_path: Path) -> None:
+    """The default tournament's path (processes, learning, leaderboards, report) on its
+    own agents and scenarios, cut to one repetition of 10 rounds: what the full run adds
+    is more of the same sessions (it took 82 s of the suite), and the full schedule is
+    counted below without playing it."""
     from accord.tournament.cli import default_tournament
+    from accord.tournament.scenarios import resolve_scenarios
+    from accord.tournament.schedule import schedule
 
-    run = default_tournament(tmp_path / "d.sqlite", workers=2)
-    assert run.ran == run.total > 0
+    full = default_config()
+    small = full.with_(reps=1, rounds=10)
+    out = tmp_path / "d.sqlite"
+    run = default_tournament(out, workers=2, config=small)
+    scenarios = resolve_scenarios(small.scenarios)
+    assert run.ran == run.total == len(schedule(small, scenarios)) > 0
     assert (tmp_path / "d.html").is_file()
+    rows = table(out, "SELECT COUNT(*), COUNT(DISTINCT scenario) FROM sessions")
+    assert rows == [(run.total, 3)]
+    # every agent of the default tournament played, the learner included
+    agents = {a for (a,) in table(out, "SELECT DISTINCT agent FROM parties")}
+    assert agents == {a.name for a in full.agents}
+    # the full default schedule: three repetitions of the same pairings
+    assert len(schedule(full, resolve_scenarios(full.scenarios))) == 3 * run.total

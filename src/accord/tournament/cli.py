@@ -402,11 +402,15 @@ def leaderboard_table(board: Any, title: str) -> Table:
 
 
 def default_tournament(
-    out: Path = DEFAULT_OUT, executor: str = "processes", workers: int | None = None
+    out: Path = DEFAULT_OUT,
+    executor: str = "processes",
+    workers: int | None = None,
+    config: TournamentConfig | None = None,
 ) -> TournamentRun:
-    """Run the default tournament, print its leaderboards and where the report is."""
+    """Run the default tournament (or ``config``, a variant of it), print its
+    leaderboards and where the report is."""
     console = Console()
-    cfg = default_config()
+    cfg = default_config() if config is None else config
     run = run_with_progress(cfg, out, executor, workers, None, console)
     show_results(out, console, report=True, run=run)
     return run

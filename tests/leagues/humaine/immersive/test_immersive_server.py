@@ -16,21 +16,23 @@ from imm_kit import CELIA_SSML, WATSON_BLOCKED, WATSON_TEXT
 
 from accord.leagues.humaine.behaviour import display_text
 
-pytestmark = pytest.mark.timeout(60)
+# Bounds are generous (waits return as soon as the condition holds): speech is
+# synthesised and transcribed on the CPU, which a loaded machine shares.
+pytestmark = pytest.mark.timeout(600)
 
 
 def start_round(c: httpx.Client) -> str:
     r = c.post("/api/admin/start", json={"warmUp": 0, "round": 60, "post": 5})
     assert r.status_code == 200, r.text
     rid = str(r.json()["roundId"])
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while c.get("/api/state").json()["phase"] != "active":
         assert time.monotonic() < deadline
         time.sleep(0.05)
     return rid
 
 
-def wait_queue(c: httpx.Client, rid: str, n: int, timeout: float = 8.0) -> dict[str, Any]:
+def wait_queue(c: httpx.Client, rid: str, n: int, timeout: float = 120.0) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
         q = c.get("/api/immersive/queue", params={"round": rid}).json()
@@ -40,7 +42,7 @@ def wait_queue(c: httpx.Client, rid: str, n: int, timeout: float = 8.0) -> dict[
         time.sleep(0.05)
 
 
-def blocked_seen(orch: str, rid: str, text: str, timeout: float = 5.0) -> dict[str, Any]:
+def blocked_seen(orch: str, rid: str, text: str, timeout: float = 60.0) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
         decisions = httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()["decisions"]
@@ -99,19 +101,25 @@ def wav_of(text: str, voice: Any, rate: float = 1.0) -> bytes:
     return bytes(speech.speak(text, voice, rate=rate).wav)
 
 
-@pytest.mark.parametrize("stage", [5.0], indirect=True)  # the spec's R0 gap
+# R0's gap here is longer than the spec's 5 s (test_hserver_rules checks the 5 s on a
+# virtual clock): the second utterance must fall within it whatever the load, and each
+# utterance is transcribed on the CPU first (seconds on a loaded machine).
+@pytest.mark.parametrize("stage", [600.0], indirect=True)
 def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_speech) -> None:
     from accord.leagues.humaine import speech
 
     ui, orch = stage["urls"]["ui"], stage["urls"]["orch"]
     buyer = speech.BUYER_VOICES["buyer-f2"]
-    with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
+    first_wav = wav_of("Celia, I want two eggs and two cups of flour", buyer)
+    second_wav = wav_of("I want three cups of milk", buyer)
+    # a generous bound, not a timing check: transcription shares 2 cores with everything
+    with httpx.Client(base_url=ui, trust_env=False, timeout=300) as c:
         join(c)
         rid = start_round(c)
         r = c.post(
             "/api/immersive/listen",
             params={"roundId": rid, "focus": "Watson", "focusBy": "click"},
-            content=wav_of("Celia, I want two eggs and two cups of flour", buyer),
+            content=first_wav,
         )
         assert r.status_code == 200, r.text
         heard = r.json()
@@ -122,7 +130,9 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
         # as a typed message: the orchestrator logged the Human's message to Celia
         human = [
             d
-            for d in httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()["decisions"]
+            for d in httpx.get(f"{orch}/rounds/{rid}", trust_env=False, timeout=300).json()[
+                "decisions"
+            ]
             if d["speaker"] == "Human"
         ]
         assert [(d["addressee"], d["permitted"]) for d in human] == [("Celia", True)]
@@ -131,7 +141,7 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
         r = c.post(
             "/api/immersive/listen",
             params={"roundId": rid, "focus": "Watson", "focusBy": "click"},
-            content=wav_of("I want three cups of milk", buyer),
+            content=second_wav,
         )
         second = r.json()
         assert second["addressee"] == "Watson" and second["rule"] == "last avatar clicked"
