@@ -364,6 +364,10 @@ def show_results(
         for metric, board in boards.items():
             console.print(leaderboard_table(board, _TITLES[metric]))
         console.print(failure_summary(res.sessions).text(), soft_wrap=True, markup=False)
+        from accord.tournament.rationality import below_reservation, summary_line
+
+        table = below_reservation(res.parties, res.sessions, res.scenarios)
+        console.print(summary_line(table), soft_wrap=True, markup=False)
         if export:
             for p in res.export(path.with_suffix("").with_name(path.stem + "-" + export), export):
                 console.print(f"exported {p}", soft_wrap=True)
