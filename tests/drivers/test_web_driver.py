@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from accord.commands.play import build_game
@@ -151,3 +152,35 @@ def test_a_person_plays_alternating_offers_in_chromium(web_page: Any) -> None:
         assert text.startswith("agreement: agreement on ")
         assert page.locator("#status").text_content() == "The negotiation is over."
     assert game.rules.result(game.state).reason.value == "agreement"
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["play", "han"], "error: protocol 'han-v1' has no Rules yet, so it cannot be played here"),
+        (["play", "aop", "--as", "2"], "error: --as must be 0 or 1; got 2"),
+        (["play", "nosuch"], "error: unknown protocol 'nosuch'."),
+    ],
+)
+def test_accord_play_says_what_is_wrong_before_serving(args: list[str], error: str) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli import app
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert result.output.strip().startswith(error)
+
+
+def test_the_ultimatum_game_is_playable_from_its_rules_alone() -> None:
+    game = build_game("ultimatum", "lunch", "hardliner", rounds=10, clock=VirtualClock())
+    with _client(game) as client:
+        view = client.get(f"/api/state?{_q(game)}").json()
+        assert [a["kind"] for a in view["legal"]["actions"]] == ["offer", "end"]
+        offer = {"kind": "offer", "args": {"Food": "Pizza", "Drink": "Beer"}}
+        client.post(f"/api/act?{_q(game)}", json=offer)
+        done = client.get(f"/api/state?{_q(game)}").json()
+    assert done["over"] is True
+    assert done["observation"]["result"]["reason"] in {"agreement", "rejected"}
+    assert [e["kind"] for e in done["events"]][0] == "offer"
+    assert [e["kind"] for e in done["events"]][-1] == "over"

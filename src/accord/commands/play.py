@@ -97,9 +97,14 @@ def play(
     ] = ":memory:",
 ) -> None:
     """Play a protocol in the browser against a built-in agent."""
+    from accord.core.errors import AccordError
     from accord.web.runner import BackgroundServer, bound_socket
 
-    game = build_game(protocol, scenario, against, rounds, you, log_path=log)
+    try:
+        game = build_game(protocol, scenario, against, rounds, you, log_path=log)
+    except AccordError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     web = create_app(f"accord play {protocol}", game, static={"/": PLAY_PAGE})
     sock = bound_socket("127.0.0.1", port)
     host, real_port = sock.getsockname()[:2]

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.core.errors import AccordError, ConfigError
+from accord.core.errors import AccordError, ConfigError, UsageError
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
@@ -381,7 +381,7 @@ class NegotiatorHost(Host):
                 gc.collect()
             used = resource.getrusage(resource.RUSAGE_SELF)
             return used.ru_utime + used.ru_stime
-        raise ValueError(f"unknown op {op!r}")
+        raise UsageError(f"unknown op {op!r}")
 
 
 def _plain(v: Any) -> Any:

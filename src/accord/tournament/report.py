@@ -185,10 +185,13 @@ def _rationality(res: Results) -> str:
     if table.empty or int(table["below"].sum()) == 0:
         return note + "<p>None.</p>"
     table = table.sort_values(["below", "agent"], ascending=[False, True])
+    cells = zip(
+        table["agent"], table["below"].astype(int), table["agreements"].astype(int), strict=True
+    )
     rows = "".join(
-        f"<tr><td>{_e(r.agent)}</td><td>{int(r.below)}</td><td>{int(r.agreements)}</td>"
-        f"<td>{r.below / r.agreements:.1%}</td></tr>"
-        for r in table.itertuples()
+        f"<tr><td>{_e(agent)}</td><td>{below}</td><td>{agreed}</td>"
+        f"<td>{below / agreed:.1%}</td></tr>"
+        for agent, below, agreed in cells
     )
     head = "<tr><th>agent</th><th>below</th><th>agreements</th><th>share</th></tr>"
     return note + f"<table>{head}{rows}</table>"

@@ -176,3 +176,13 @@ def test_a_competition_on_a_game_file_whose_values_the_agent_cannot_read(
     assert said.startswith("snoop view=[] found=")
     assert "(1, 5, 2)" not in said and "[1, 5, 2]" not in said  # the person's points
     assert "file:" not in said and "parent-memory" not in said
+
+
+def test_the_game_file_in_the_guide_loads(tmp_path: Path) -> None:
+    import re
+
+    guide = Path(__file__).resolve().parents[3] / "docs" / "han.md"
+    block = re.search(r"```json\n(.*?)```", guide.read_text(), re.S)
+    assert block is not None
+    spec = load_game(_write(tmp_path, json.loads(block.group(1))))
+    assert (spec.name, spec.max_points("agent"), spec.total_time) == ("antiques", 23, 120.0)

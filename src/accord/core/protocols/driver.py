@@ -6,7 +6,8 @@ It is the only code that calls agents. Each step it tells the rules the time
 its :class:`Seat`, and applies the answer (:meth:`Rules.apply`). Whatever a seat
 raises is that party's failure, recorded through :meth:`Rules.fail`, never a crash: an
 exception, an :class:`~accord.core.protocols.rules.IllegalAction` (an answer the rules
-refuse), a call slower than its limit. Only ``KeyboardInterrupt`` passes.
+refuse), a call slower than its limit. Only the user's Ctrl-C passes
+(:mod:`accord.core.interrupts`; an agent raising ``KeyboardInterrupt`` fails).
 
 A seat is anything with ``name``, ``start(state)``, ``act(state, party)`` and
 ``end(result)``. An in-process negotiator's seat
@@ -43,6 +44,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from accord.core.errors import NegotiatorTimeout
+from accord.core.interrupts import user_interrupted
 from accord.core.protocols.base import Mechanism, Phase
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import IllegalAction, Rules
@@ -140,9 +142,9 @@ class AgentDriver(Mechanism):
         for k, seat in enumerate(self.seats):
             try:
                 seat.start(self.state)
-            except KeyboardInterrupt:
-                raise
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+                if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                    raise  # the user's Ctrl-C stops the run; an agent's does not
                 self._fail(k, exc, 0.0)
                 return True
         return False
@@ -179,9 +181,9 @@ class AgentDriver(Mechanism):
                     state, _ = rules.fail(state, k, failure, clock() - t0)
                 self.state = state
                 return self._finish()
-            except KeyboardInterrupt:
-                raise
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+                if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                    raise
                 self.state = state
                 self._fail(k, exc, clock() - t0)
                 return self._result
@@ -207,8 +209,8 @@ class AgentDriver(Mechanism):
         for seat in self.seats:
             try:
                 seat.end(result)
-            except KeyboardInterrupt:
-                raise
-            except BaseException:  # noqa: BLE001, S112 - a failing end hook changes nothing
+            except BaseException as exc:  # noqa: BLE001 - a failing end hook changes nothing
+                if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                    raise
                 continue
         return result

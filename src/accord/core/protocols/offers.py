@@ -637,6 +637,10 @@ class NegotiatorSeat:
                 raise SlowCall(f"propose took {took:.3f} s; the limit is {limit:.3f} s")
         if type(offer) is tuple:
             return offer
+        return self._convert(party, offer)
+
+    def _convert(self, party: int, offer: Any) -> OfferAction:
+        """An offer in another documented form as a tuple; None is END."""
         if offer is None:
             return Response.END
         try:
@@ -667,10 +671,15 @@ class NegotiatorSeat:
             took = _time.perf_counter() - start
             if took > limit:
                 raise SlowCall(f"respond took {took:.3f} s; the limit is {limit:.3f} s")
+        if answer is Response.REJECT:
+            if not self._counter:
+                return answer
+            if limit is None:  # the hot path: a counter-offer, untimed
+                offer = self.negotiator.propose(view)
+                return offer if type(offer) is tuple else self._convert(party, offer)
+            return self._propose(party, view)
         if answer is Response.ACCEPT or answer is Response.END:
             return answer
-        if answer is Response.REJECT:
-            return self._propose(party, view) if self._counter else answer
         raise IllegalAction(
             party,
             answer,

@@ -195,11 +195,9 @@ def serve_cmd(
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""
-    import uvicorn
-
     from accord.core.errors import ConfigError
     from accord.leagues.han.server import create_han_app
-    from accord.web.runner import bound_socket
+    from accord.web.runner import bound_socket, serve
 
     try:
         if participants < 1:
@@ -228,4 +226,4 @@ def serve_cmd(
         for inv in study.invite(participants * (len(names) + pairs), label="han"):
             c.print(f"http://{host}:{port}{inv.path}")
     c.print(f"admin page: http://{host}:{port}/study/admin.html")
-    uvicorn.Server(uvicorn.Config(app_, log_level="info")).run(sockets=[sock])
+    serve(app_, log_level="info", sock=sock)

@@ -31,7 +31,7 @@ import threading
 from dataclasses import replace
 from typing import Any
 
-from accord.core.errors import AccordError, ConfigError
+from accord.core.errors import AccordError, ConfigError, UsageError
 from accord.core.imports import is_import_path
 from accord.leagues.han.api import AgentGone, GameView, HanAgent
 from accord.leagues.han.events import Event, InvalidEvent, SubClass, event_from_json
@@ -283,6 +283,6 @@ class HanHost(Host):
             try:
                 out = self.agent.on_event(payload["event"])
             except Exception as exc:  # noqa: BLE001 - the message the match records
-                raise RuntimeError(f"{type(self.agent).__name__}.on_event raised {exc!r}") from exc
+                raise AgentError(f"{type(self.agent).__name__}.on_event raised {exc!r}") from exc
             return [encode_event(e) for e in out]
-        raise ValueError(f"unknown op {op!r}")
+        raise UsageError(f"unknown op {op!r}")
