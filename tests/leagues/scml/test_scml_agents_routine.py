@@ -10,6 +10,8 @@ within ``SCORE_TOLERANCE``. The scores are sums of floating-point products; the 
 of summation and the platform's maths library (a fused multiply-add, a different numpy
 build) may change their last bits, e.g. -0.9223920102420412 against ...413, while any
 change of behaviour moves a contract and so the digest.
+Issue 26 changed the market agent's defaults on purpose; the same
+worlds are played here with its former settings (:class:`MarketBefore`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,22 @@ from typing import Any
 
 import pytest
 
+from accord.leagues.scml.agents.market import MarketAgent
 from accord.leagues.scml.generate import generate_config
 from accord.leagues.scml.world import World
+
+
+class MarketBefore(MarketAgent):
+    """The market agent with its settings before issue 26."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            demand_input_share=None,
+            speculative_days=1.0,
+            middle_short_sales=True,
+            stock_days=(2.0, 4.0, 2.0),
+        )
+
 
 DATA = Path(__file__).with_name("data") / "scml_agents_before_routine.json"
 MIXES = {
@@ -42,7 +58,8 @@ def figures(mix: str, seed: int) -> dict[str, Any]:
     cfg = generate_config(n_steps=20, seed=seed, max_factories_per_level=3)
     kinds = MIXES[mix]
     agents = [kinds[i % len(kinds)] for i in range(cfg.n_factories)]
-    w = World(cfg, agents, seed=seed).run()
+    playing = [MarketBefore if a == "market" else a for a in agents]
+    w = World(cfg, playing, seed=seed).run()
     w.check_invariants()
     book = w.book
     rows = [
