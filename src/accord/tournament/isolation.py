@@ -329,6 +329,7 @@ class NegotiatorHost(Host):
         from accord.tournament.agents import agent_factory
 
         agent_factory(agent)  # import it now: a module that cannot load fails at start
+        gc.freeze()  # what exists now is never garbage: collections then scan sessions only
         self.sessions: dict[int, tuple[Negotiator, NegotiatorView, OfferLog]] = {}
 
     def handle(self, op: str, payload: Any) -> Any:
