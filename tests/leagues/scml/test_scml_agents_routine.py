@@ -5,7 +5,8 @@ requests, ``accord.leagues.scml.agents.routine``) without changing what they do.
 before the routine was factored out (recorded from main at commit b5cc223 with
 ``python tests/leagues/scml/test_scml_agents_routine.py``): every factory's score and a
 digest of every contract (parties, terms, status). The same worlds must give exactly the
-same figures now.
+same figures now. Issue 26 changed the market agent's defaults on purpose; the same
+worlds are played here with its former settings (:class:`MarketBefore`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,22 @@ from typing import Any
 
 import pytest
 
+from accord.leagues.scml.agents.market import MarketAgent
 from accord.leagues.scml.generate import generate_config
 from accord.leagues.scml.world import World
+
+
+class MarketBefore(MarketAgent):
+    """The market agent with its settings before issue 26."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            demand_input_share=None,
+            speculative_days=1.0,
+            middle_short_sales=True,
+            stock_days=(2.0, 4.0, 2.0),
+        )
+
 
 DATA = Path(__file__).with_name("data") / "scml_agents_before_routine.json"
 MIXES = {
@@ -35,7 +50,8 @@ def figures(mix: str, seed: int) -> dict[str, Any]:
     cfg = generate_config(n_steps=20, seed=seed, max_factories_per_level=3)
     kinds = MIXES[mix]
     agents = [kinds[i % len(kinds)] for i in range(cfg.n_factories)]
-    w = World(cfg, agents, seed=seed).run()
+    playing = [MarketBefore if a == "market" else a for a in agents]
+    w = World(cfg, playing, seed=seed).run()
     w.check_invariants()
     book = w.book
     rows = [

@@ -196,13 +196,11 @@ def serve_cmd(
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""
-    import uvicorn
-
     from accord.core.errors import ConfigError
     from accord.leagues.han.server import create_han_app
+    from accord.web.runner import bound_socket, serve
 
     _weaker_note(sandbox, shared_process)
-    from accord.web.runner import bound_socket
 
     try:
         if participants < 1:
@@ -231,7 +229,7 @@ def serve_cmd(
         for inv in study.invite(participants * (len(names) + pairs), label="han"):
             c.print(f"http://{host}:{port}{inv.path}")
     c.print(f"admin page: http://{host}:{port}/study/admin.html")
-    uvicorn.Server(uvicorn.Config(app_, log_level="info")).run(sockets=[sock])
+    serve(app_, log_level="info", sock=sock)
 
 
 def _weaker_note(sandbox: str, shared_process: bool) -> None:
