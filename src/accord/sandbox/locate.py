@@ -44,7 +44,7 @@ def agent_code(agent: str) -> AgentCode:
     except (ImportError, ValueError) as exc:
         raise ConfigError(f"cannot import module {top!r} for agent {agent!r}: {exc}") from None
     if spec is None:
-        raise ConfigError(
+        raise ConfigError(  # (callers above the sandbox add how to install an extra)
             f"cannot import module {top!r} for agent {agent!r}: it is neither on the path "
             f"nor in {cwd}"
         )

@@ -78,8 +78,10 @@ def run(
 
     _one_of(isolation, ("none", "all"), "--isolation")
     _one_of(sandbox, ("os", "process"), "--sandbox")
+    _weaker_note(sandbox, isolation)
     _at_least_one(days, "--days")
     _positive(call_timeout, "--call-timeout")
+    _known_types(_split(agents), "--agents")
     try:
         counts = [int(x) for x in _split(levels)] if levels else None
         cfg = generate_config(n_steps=days, factories_per_level=counts, seed=seed)
@@ -238,6 +240,7 @@ def tournament(
         _at_least_one(workers, "--workers")
     _one_of(isolation, ("all", "competitors", "none"), "--isolation")
     _one_of(sandbox, ("os", "process"), "--sandbox")
+    _weaker_note(sandbox, isolation)
     for amount, option in (
         (call_timeout, "--call-timeout"),
         (cpu_seconds, "--cpu-seconds"),
@@ -250,6 +253,7 @@ def tournament(
 
     non = _split(non_competitors)
     comps = _split(competitors)
+    _known_types([*comps, *non], "--competitors/--non-competitors")
     if track == "collusion" and non == ["market"] and "market" in comps:
         non = ["trader"] if "trader" not in comps else ["donothing"]
     try:
@@ -324,6 +328,24 @@ def _score_caption(track: str, spec: Any) -> str:
     )
 
 
+def _known_types(names: list[str], option: str) -> None:
+    """One line and exit 2 on an agent type that does not load, before any work (no
+    world is run and no results file is created)."""
+    from rich.markup import escape
+
+    from accord.core.errors import ConfigError
+    from accord.leagues.scml.registry import load_agent_type
+
+    for name in names:
+        try:
+            load_agent_type(name)
+        except ConfigError as exc:
+            Console(stderr=True).print(
+                f"[red]error:[/red] {option}: {escape(str(exc))}", soft_wrap=True, highlight=False
+            )
+            raise typer.Exit(2) from None
+
+
 def _at_least_one(value: int, option: str) -> None:
     if value < 1:
         raise typer.BadParameter(f"must be at least 1, got {value}", param_hint=option)
@@ -338,3 +360,11 @@ def _one_of(value: str, allowed: tuple[str, ...], option: str) -> None:
     if value not in allowed:
         choices = ", ".join(repr(a) for a in allowed)
         raise typer.BadParameter(f"must be one of {choices}, got {value!r}", param_hint=option)
+
+
+def _weaker_note(sandbox: str, isolation: str) -> None:
+    """Say what ``--sandbox process`` gives up (the stored spec records the mode too)."""
+    if sandbox == "process" and isolation != "none":
+        from accord.sandbox import PROCESS_GIVES_UP
+
+        typer.echo(f"note: {PROCESS_GIVES_UP}", err=True)

@@ -198,7 +198,7 @@ class ManagerService:
 
     # -- login -----------------------------------------------------------------------------
     def login(self, body: Login, response: Response) -> dict[str, str]:
-        """The web layer's login (salted scrypt, failed logins limited, only the token's
+        """The web layer's login (slow salted hashes, failed logins limited, only the token's
         digest stored), with the manager's cookie."""
         users = self.store.auth
         token = users.login(body.username, body.password)
