@@ -1,7 +1,7 @@
 """Golden playthroughs of the GENIUS, HAN and Colored Trails leagues.
 
 Seeded games of built-in agents, recorded with the code before the port to the shared
-``Rules`` contract and drivers, so that the port can be checked game by game. Each
+``Settings`` contract and drivers, so that the port can be checked game by game. Each
 ``*_games()`` yields ``(key, record)`` with a JSON-able record: the inputs that name the
 game and everything observable about how it went (events, result, violations).
 
@@ -166,9 +166,9 @@ def genius_games() -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def trails_games() -> Iterator[tuple[str, dict[str, Any]]]:
+    from accord.leagues.trails.board import Settings
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import AGENTS, play
-    from accord.leagues.trails.rules import Rules
 
     names = list(AGENTS)
     k = 0
@@ -180,7 +180,9 @@ def trails_games() -> Iterator[tuple[str, dict[str, Any]]]:
                     if k % 4:
                         continue
                     board = k % 7
-                    r = play(generate(cls, board), [a, b], rules=Rules(protocol=protocol), seed=k)
+                    r = play(
+                        generate(cls, board), [a, b], rules=Settings(protocol=protocol), seed=k
+                    )
                     r.pop("setup")
                     yield f"{cls}|{board}|{protocol}|{a}|{b}|{k}", r
 

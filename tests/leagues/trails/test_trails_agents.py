@@ -8,11 +8,11 @@ import pytest
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import make_view
 from accord.leagues.trails.baselines import Unreliable
+from accord.leagues.trails.board import Board
 from accord.leagues.trails.engine import Game, Propose, Setup, TurnRecord
 from accord.leagues.trails.generator import CLASSES, generate
 from accord.leagues.trails.match import AGENTS, play
 from accord.leagues.trails.purb import Purb, PurbConfig, Traits
-from accord.leagues.trails.rules import Board
 
 
 def test_traits_hand_worked_sequence() -> None:

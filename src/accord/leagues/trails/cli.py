@@ -19,8 +19,8 @@ from rich.table import Table
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
+    from accord.leagues.trails.board import Settings
     from accord.leagues.trails.generator import BoardSpec
-    from accord.leagues.trails.rules import Rules
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
 
@@ -60,17 +60,17 @@ def _game_params(
     protocol: str,
     rounds: int | None,
     **scoring: int,
-) -> tuple[BoardSpec, Rules]:
+) -> tuple[BoardSpec, Settings]:
     """The board spec and rules from the options; a clear error before any work."""
+    from accord.leagues.trails.board import Settings
     from accord.leagues.trails.generator import BoardSpec
-    from accord.leagues.trails.rules import Rules
 
     if rounds is not None and protocol != "counter":
         raise ConfigError(
             f"--rounds applies to --protocol counter; got --protocol {protocol} --rounds {rounds}"
         )
     spec = BoardSpec(rows, cols, colors, chips, min_distance)
-    rules = Rules(
+    rules = Settings(
         max_turns=50, visibility=visibility, protocol=protocol,
         rounds=2 if rounds is None else rounds, **scoring,
     )  # fmt: skip
@@ -108,9 +108,9 @@ def play_cmd(
     ] = None,
 ) -> None:
     """Play one game between two agents and print the turns and the scores."""
+    from accord.leagues.trails.board import chips_to_letters
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import play
-    from accord.leagues.trails.rules import chips_to_letters
 
     console = Console()
     names = _split(agents)

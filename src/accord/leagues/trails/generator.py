@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from accord.core.errors import ConfigError
+from accord.leagues.trails.board import COLOR_LETTERS, Board
 from accord.leagues.trails.engine import Setup
-from accord.leagues.trails.rules import COLOR_LETTERS, Board
 
 __all__ = ["CLASSES", "BoardSpec", "dependency_class", "generate"]
 

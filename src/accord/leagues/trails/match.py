@@ -16,6 +16,7 @@ import numpy as np
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import Agent, make_view
 from accord.leagues.trails.baselines import BASELINES
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     EndMove,
     Game,
@@ -29,7 +30,6 @@ from accord.leagues.trails.engine import (
 )
 from accord.leagues.trails.people import SIMULATED_PEOPLE
 from accord.leagues.trails.purb import Purb
-from accord.leagues.trails.rules import Rules
 
 __all__ = ["AGENTS", "advance", "make_agent", "observe_all", "play"]
 
@@ -107,7 +107,7 @@ def play(
     setup: Setup,
     agents: Sequence[str | Agent],
     *,
-    rules: Rules | None = None,
+    rules: Settings | None = None,
     seed: int = 0,
     max_turns: int = 50,
 ) -> dict[str, Any]:
@@ -119,7 +119,7 @@ def play(
         raise ConfigError(f"a Colored Trails game has 2 agents; got {len(agents)}")
     if seed < 0:
         raise ConfigError(f"the agents' seed is 0 or more; got {seed}")
-    rules = rules if rules is not None else Rules(max_turns=max_turns)
+    rules = rules if rules is not None else Settings(max_turns=max_turns)
     game = Game(setup, rules)
     players = [make_agent(a) for a in agents]
     seeds = np.random.SeedSequence(seed).spawn(2)

@@ -19,9 +19,9 @@ from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.core.stats import mean_interval
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, play
-from accord.leagues.trails.rules import Rules
 
 __all__ = ["against", "beyond", "head_to_head", "play_task", "run_tournament", "summarize"]
 
@@ -30,7 +30,7 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     """One game of a tournament (a module-level function, so processes and Ray can run it)."""
     board = BoardSpec(**spec.get("spec", {}))
     setup = generate(spec["cls"], int(spec["board"]), **board.to_dict())
-    rules = Rules(**spec["rules"]) if "rules" in spec else None
+    rules = Settings(**spec["rules"]) if "rules" in spec else None
     r = play(setup, [spec["a"], spec["b"]], seed=int(spec["seed"]), rules=rules)
     return {
         "cls": spec["cls"],
@@ -58,12 +58,12 @@ def run_tournament(
     executor: str = "serial",
     workers: int | None = None,
     board: BoardSpec | None = None,
-    rules: Rules | None = None,
+    rules: Settings | None = None,
 ) -> dict[str, Any]:
     """Play all ordered pairs on ``boards`` boards per class; returns games and tables.
 
     ``board`` sets the generator (size, colours, chips; default :class:`BoardSpec`) and
-    ``rules`` the game (visibility, turn protocol, scores; default ``Rules(max_turns=50)``).
+    ``rules`` the game (visibility, turn protocol, scores; default ``Settings(max_turns=50)``).
     """
     from dataclasses import asdict
 
@@ -85,7 +85,7 @@ def run_tournament(
     if seed < 0:
         raise ConfigError(f"the seed of the boards must be 0 or more; got {seed}")
     board = board if board is not None else BoardSpec()
-    rules = rules if rules is not None else Rules(max_turns=50)
+    rules = rules if rules is not None else Settings(max_turns=50)
     game = {"spec": board.to_dict(), "rules": asdict(rules)}
     jobs = [
         Job(
