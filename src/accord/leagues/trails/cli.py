@@ -43,6 +43,14 @@ Protocol = Annotated[
 Rounds = Annotated[
     int | None, typer.Option(help="proposal slots per phase under --protocol counter (2)")
 ]
+SandboxOpt = Annotated[
+    str,
+    typer.Option(
+        "--sandbox",
+        help="where agents named pkg.module:Class run: os (default), process (weaker), "
+        "off (this process: trusted code only)",
+    ),
+]
 
 
 def _pm(mean: float, half: float | None, n: int) -> str:
@@ -102,6 +110,7 @@ def play_cmd(
     chip_bonus: Annotated[int, typer.Option(help="Y: points per chip left")] = 5,
     distance_penalty: Annotated[int, typer.Option(help="Z: points per square short")] = 10,
     dormant_limit: Annotated[int, typer.Option(help="turns without a move that end it")] = 3,
+    sandbox: SandboxOpt = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the game as JSON")] = False,
     html_out: Annotated[
         Path | None, typer.Option("--html", help="also write a replay page (open in a browser)")
@@ -125,7 +134,7 @@ def play_cmd(
             dormant_limit=dormant_limit,
         )  # fmt: skip
         setup = generate(dependency, board, **spec.to_dict())
-        r = play(setup, names, seed=seed, rules=rules)
+        r = play(setup, names, seed=seed, rules=rules, sandbox=sandbox)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -192,6 +201,7 @@ def tournament_cmd(
     visibility: Visibility = "full",
     protocol: Protocol = "alternating",
     rounds: Rounds = None,
+    sandbox: SandboxOpt = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
 ) -> None:
     """Every ordered pair of agents on every board of the three dependency classes."""
@@ -205,7 +215,7 @@ def tournament_cmd(
         )
         r = run_tournament(
             names, boards=boards, seed=seed, out=out, executor=executor, workers=workers,
-            board=spec, rules=rules,
+            board=spec, rules=rules, sandbox=sandbox,
         )  # fmt: skip
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")

@@ -125,7 +125,7 @@ class TrailsRules(Rules[Setup, Game, Action]):
         if len(state.history) > turns:
             events.append(Event("turn", None, state.history[-1].to_dict()))
         if state.done:
-            events.append(Event("end", None, self.result(state)))
+            events.append(Event("end", None, self.result(state) or {}))
         return tuple(events)
 
     def observe(self, state: Game, party: int | None) -> dict[str, Any]:
