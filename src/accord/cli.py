@@ -157,6 +157,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     cls=LazyGroup,
+    # Plain help: rich's help formatter imports a Markdown parser (about 30 ms).
+    rich_markup_mode=None,
 )
 app.command()(negotiate)
 

@@ -46,3 +46,19 @@ def test_an_agent_in_the_working_directory_is_found_by_import_path(tmp_path: Pat
     text = " ".join(out.stdout.split())
     assert "protocol ultimatum-v1" in text
     assert "ended by agreement after 2 steps" in text
+
+
+def test_help_starts_without_the_heavy_modules(tmp_path: Path) -> None:
+    """``accord --help`` and ``accord negotiate --help`` import typer and rich, not the
+    core's numpy, pydantic (newer typers parse with it) or rich's Markdown parser."""
+    heavy = ("numpy", "pydantic", "markdown_it", "pandas", "accord.core")
+    code = (
+        "import sys; from accord.cli import app\n"
+        "try:\n    app(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED', sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    for args in (("--help",), ("negotiate", "--help")):
+        out = _python(code, tmp_path, *args)
+        assert out.returncode == 0, out.stderr
+        assert "Usage:" in out.stdout
+        assert out.stdout.rsplit("LOADED", 1)[1].split() == ["[]"], (args, out.stdout[-300:])

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "accord.agents": 1,
     "accord.bridges": 1,  # beside the agents: imports core and agents, nothing above
     "accord.sandbox": 2,  # one sandbox for every entrant's code (issue 22): core only
+    "accord.drivers": 3,  # replay driver, sandboxed seats (issue 24): core and sandbox
     "accord.tournament": 3,
     "accord.web": 4,
     "accord.leagues": 5,

@@ -38,6 +38,9 @@ CHUNK = 1 << 16
 a :class:`Columns` is made, so setting it changes the logs made after."""
 
 
+_DTYPES: dict[str, np.dtype[Any]] = {}
+
+
 class Columns:
     """Rows of fixed types (``array`` type codes, one per column), oldest first.
 
@@ -54,7 +57,10 @@ class Columns:
         self._codes = codes
         self._chunk = chunk
         self._cols = tuple(array(c) for c in codes)
-        self._dtype = np.dtype([(f"c{i}", np.dtype(c)) for i, c in enumerate(codes)])
+        dtype = _DTYPES.get(codes)
+        if dtype is None:  # one per set of type codes: a session makes two logs
+            dtype = _DTYPES[codes] = np.dtype([(f"c{i}", np.dtype(c)) for i, c in enumerate(codes)])
+        self._dtype = dtype
         self._file: IO[bytes] | None = None
         self._spilled = 0
 

@@ -85,6 +85,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "memory_limit": (int,),
     "seconds": (int, float, type(None)),
     "time_limit": (int, float, type(None)),
+    "protocol_path": (str, type(None)),
     "cpu_limit": (int, float),
     "call_timeout": (int, float),
     "discretize": (int, type(None)),
@@ -155,6 +156,8 @@ class TournamentConfig:
         protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
             versioned id (``aop-v1``) or import path ``package.module:Class``; stored as
             the versioned id (see :mod:`accord.core.protocols.registry`).
+        protocol_path: set from ``protocol`` when that is an import path (the workers
+            import it; results name the id).
     """
 
     agents: tuple[AgentSpec, ...]
@@ -176,15 +179,15 @@ class TournamentConfig:
     protocol: str = DEFAULT_PROTOCOL
     discretize: int | None = None
     failure_score: str = "zero"
+    protocol_path: str | None = None
 
     def __post_init__(self) -> None:
         _check_types(self)
         if not isinstance(self.protocol, str):
             raise ConfigError(f"protocol must be a name such as 'aop', got {self.protocol!r}")
-        if ":" not in self.protocol:  # an import path stays a path, so workers can import it
-            object.__setattr__(self, "protocol", protocol_info(self.protocol).id)
-        else:
-            protocol_info(self.protocol)
+        if ":" in self.protocol:  # results name the id; workers import the path
+            object.__setattr__(self, "protocol_path", self.protocol)
+        object.__setattr__(self, "protocol", protocol_info(self.protocol_path or self.protocol).id)
         object.__setattr__(self, "agents", tuple(AgentSpec.parse(a) for a in self.agents))
         object.__setattr__(self, "scenarios", tuple(self.scenarios))
         if not self.agents:
@@ -267,6 +270,8 @@ class TournamentConfig:
                 v = [a.to_dict() for a in v]
             elif f.name == "scenarios":
                 v = [s.name if isinstance(s, Scenario) else s for s in v]
+            elif f.name == "protocol_path" and v is None:
+                continue  # a protocol known by its id: as written before the setting
             out[f.name] = v
         return out
 

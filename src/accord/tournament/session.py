@@ -62,7 +62,7 @@ class RunContext:
             time_limit=limit,
             isolated=config.isolated,
             limits=Limits(config.cpu_limit, config.memory_limit, limit or config.call_timeout),
-            protocol=config.protocol,
+            protocol=config.protocol_path or config.protocol,
             failure_score=config.failure_score,
         )
 

@@ -4,7 +4,10 @@
 state and give an :class:`~fastapi.APIRouter` (``router()``); a service may also have
 ``open()`` and ``close()`` (plain or ``async``), run at start-up and shut-down. The app
 answers every failure with the one error body (:mod:`accord.web.errors`), refuses
-bodies over ``max_body_bytes`` with a 413, and serves static folders after the routes.
+bodies over ``max_body_bytes`` with a 413, adds the safety baseline of
+:mod:`accord.web.safety` (strict CSP and security headers, number and depth bounds,
+idempotent actions), serves the pages' shared helpers at ``/accord`` (``safe.js``) and
+static folders after the routes.
 
     >>> from fastapi import APIRouter
     >>> from fastapi.testclient import TestClient
@@ -34,6 +37,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.web.errors import WebError, install_error_handlers
 from accord.web.requests import DEFAULT_MAX_BODY
+from accord.web.safety import CSP, Idempotency, RequestBounds, SecurityHeaders
+
+COMMON = Path(__file__).resolve().parent / "static" / "common"
+"""The pages' shared helpers (``safe.js``), served by every app at ``/accord``."""
 
 __all__ = ["BodyLimit", "Service", "create_app"]
 
@@ -93,8 +100,11 @@ def create_app(
     version: str = "1",
     static: Mapping[str, str | Path] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY,
+    csp: str = CSP,
 ) -> FastAPI:
-    """A FastAPI app serving ``services`` (or plain routers), with the one error body.
+    """A FastAPI app serving ``services`` (or plain routers), with the one error body
+    and the safety baseline of :mod:`accord.web.safety` (security headers with the
+    Content-Security-Policy ``csp``, request bounds, idempotent actions).
 
     ``static`` maps mount paths to folders (``{"/": pages}``; HTML index files served),
     mounted after every route so a page folder at ``/`` does not hide the API.
@@ -115,10 +125,14 @@ def create_app(
 
     app = FastAPI(title=title, description=description, version=version, lifespan=lifespan)
     install_error_handlers(app)
+    app.add_middleware(Idempotency)
+    app.add_middleware(RequestBounds)
     app.add_middleware(BodyLimit, limit=max_body_bytes)
+    app.add_middleware(SecurityHeaders, csp=csp)
     for item in items:
         app.include_router(item if isinstance(item, APIRouter) else item.router())
-    for mount, folder in sorted((static or {}).items(), key=lambda kv: -len(kv[0])):
+    mounts = {"/accord": COMMON, **(static or {})}
+    for mount, folder in sorted(mounts.items(), key=lambda kv: -len(kv[0])):
         name = f"static:{mount}"
         app.mount(mount, StaticFiles(directory=str(folder), html=True), name=name)
     app.state.services = list(items)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -52,7 +53,7 @@ def test_viewer_steps_through_the_game(
     with ServerThread(viewer_app(record)) as server:
         web_page.goto(server.url + "/")
         expect(web_page.locator("body")).to_have_attribute("data-ready", "0")
-        expect(web_page.locator("#map svg")).to_have_count(1)
+        expect(web_page.locator("#map img")).to_have_attribute("src", "/api/phase/0/map.svg")
         expect(web_page.locator("#phase")).to_contain_text("S1901M")
         assert web_page.locator("#centres tr[data-power='FRANCE'] .n").inner_text() == "3"
         expect(web_page.locator("#deals li.confirmed").first).to_be_visible()
@@ -68,3 +69,33 @@ def test_viewer_steps_through_the_game(
         expect(web_page.locator("body")).to_have_attribute("data-ready", "1")
         expect(web_page.locator("#phase")).to_contain_text("F1901M")
         screenshot(web_page, "diplomacy-viewer")
+
+
+HOSTILE = '<img src=x onerror="window.__xss=1;alert(1)">'
+
+
+@pytest.mark.browser
+def test_agent_text_is_shown_as_text_never_run(
+    record: dict[str, Any], web_page: Any, screenshot: Any
+) -> None:
+    """A negotiator's deal text and name that are HTML run nothing in the viewer."""
+    from playwright.sync_api import expect
+
+    rec = json.loads(json.dumps(record))
+    rec["players"]["FRANCE"] = HOSTILE
+    row = rec["phases"][0]
+    pid = next(iter(row["deals"]))
+    row["deals"][pid]["proposer"] = HOSTILE
+    row["deals"][pid]["commitments"] = [[1901, "S", HOSTILE, HOSTILE]]
+    row["events"][0]["from"] = HOSTILE
+    dialogs: list[str] = []
+    web_page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    with ServerThread(viewer_app(rec)) as server:
+        web_page.goto(server.url + "/")
+        expect(web_page.locator("body")).to_have_attribute("data-ready", "0")
+        expect(web_page.locator("#deals")).to_contain_text(HOSTILE)
+        expect(web_page.locator("#view")).to_contain_text(HOSTILE)
+        assert web_page.locator("#deals img, #events img, #view img").count() == 0
+        assert web_page.evaluate("window.__xss") is None
+        assert dialogs == []
+        screenshot(web_page, "diplomacy-viewer-hostile-text")

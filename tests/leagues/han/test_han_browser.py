@@ -37,7 +37,10 @@ def test_a_person_bargains_reaches_a_deal_and_fills_the_survey(
         _open(page, server.url, inv.path)
         # the fair agent greets, smiles and offers [[2,0,3],[2,0,3],[3,0,2],[3,0,2]]
         expect(page.locator("#history")).to_contain_text("We should try to split things evenly.")
-        expect(page.locator("#history")).to_contain_text("offer [[2, 0, 3]", timeout=10_000)
+        expect(page.locator("#history")).to_contain_text(
+            "offer: you get 3 Oil, 3 Iron, 2 Foodstuffs, 2 Lumber; the other side gets 2 Oil",
+            timeout=10_000,
+        )
         expect(page.locator("#cell-0-2 .count")).to_have_text(" 3")
         expect(page.locator("#points")).to_have_text("27")  # mine: 3*4 + 3*3 + 2*1 + 2*2
         # move one Oil of mine to undecided by a click, then drag it to the agent

@@ -78,7 +78,7 @@ def test_a_pair_bargains_to_a_deal_each_seeing_their_own_side(tmp_path: Path) ->
         assert sa["points_on_table"] == 3 * 5 + 1 * 5 + 2 * 5
         assert sa["history"][-1] == {
             "t": 5.0, "who": "agent", "kind": "SEND_OFFER",
-            "text": "offer [[5, 0, 0], [0, 0, 5], [0, 0, 5], [0, 0, 5]]",
+            "text": "offer: you get 5 Iron, 5 Foodstuffs, 5 Lumber; the other side gets 5 Oil",
         }  # fmt: skip
         # both people are held to the menus
         r = b.post("/api/han/event", json={"kind": "SEND_MESSAGE", "text": "deal?"})

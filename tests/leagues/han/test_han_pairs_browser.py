@@ -88,7 +88,7 @@ def test_two_people_pair_exchange_an_offer_reach_a_deal_and_fill_the_survey(
         expect(a.locator("#cell-1-2 .count")).to_have_text(" 5")
         expect(a.locator("#points")).to_have_text("30")  # 3*5 + 1*5 + 2*5
         expect(a.locator("#history")).to_contain_text(
-            "Partner: offer [[5, 0, 0], [0, 0, 5], [0, 0, 5], [0, 0, 5]]"
+            "Partner: offer: you get 5 Iron, 5 Foodstuffs, 5 Lumber; the other side gets 5 Oil"
         )
         a.click("button[data-preset='1']")
         a.click("#emo-happy")

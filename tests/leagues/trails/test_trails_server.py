@@ -31,8 +31,10 @@ def test_person_against_purb_to_the_end(tmp_path: Path) -> None:
         assert s["chips"][1] is not None and len(s["colors"]) == s["rows"] * s["cols"]
         bad = person.post("/api/trails/act", json={"kind": "propose", "give": [1], "take": [0]})
         assert bad.status_code == 422 and bad.json()["status"] == "Failed"
-        wrong = person.post("/api/trails/act", json={"kind": "move", "cell": 999}).json()
-        assert "expected Propose or Pass" in wrong["error"]
+        wrong = person.post("/api/trails/act", json={"kind": "move", "cell": 999})
+        assert wrong.status_code == 409 and wrong.json()["code"] == "refused"
+        assert "now is the time to make or pass on a proposal" in wrong.json()["error"]
+        assert person.get("/api/trails/state").json() == s  # refused: nothing changed
         for _ in range(40):  # the person passes, answers no, sends nothing, never moves
             if s["done"]:
                 break

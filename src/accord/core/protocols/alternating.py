@@ -1,4 +1,4 @@
-"""Alternating offers: bilateral AOP and multilateral SAOP as one small state machine.
+"""Alternating offers: bilateral AOP and multilateral SAOP as one set of pure rules.
 
 Parties act in turn order. The first acting party proposes. Every later party either
 accepts the standing offer, rejects it and makes a counter-offer (which replaces it), or
@@ -10,6 +10,9 @@ returns normally.
 
 With ``simultaneous_start=True`` (the SCML variant) every party proposes in the first
 round and one of those proposals, drawn at random, becomes the standing offer.
+
+The rules are :class:`AOPRules` (a :class:`~accord.core.protocols.rules.Rules`: no clock,
+no agent calls); :class:`Session` is the agent driver running them with negotiators.
 
     >>> from accord.core.outcomes import CategoricalIssue, OutcomeSpace
     >>> from accord.core.utilities import LinearAdditiveUtility
@@ -26,31 +29,38 @@ round and one of those proposals, drawn at random, becomes the standing offer.
 
 from __future__ import annotations
 
-import time as _time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from accord.core.errors import ConfigError
-from accord.core.negotiator import Negotiator, NegotiatorView, Response
-from accord.core.outcomes import Outcome, OutcomeSpace
-from accord.core.protocols.base import Phase, ProtocolInfo, TurnStyle
-from accord.core.protocols.machine import FAILED, BaseSession
-from accord.core.protocols.result import Action, EndReason, FailureKind, SessionResult
+from accord.core.negotiator import Negotiator, Response
+from accord.core.outcomes import OutcomeSpace
+from accord.core.protocols.base import ProtocolInfo, TurnStyle
+from accord.core.protocols.offers import (
+    NegotiationSetup,
+    OfferAction,
+    OfferRules,
+    OfferSession,
+    OfferState,
+    TraceEvents,
+    nothing,
+    proposal_specs,
+    response_specs,
+)
+from accord.core.protocols.result import Action, EndReason
+from accord.core.protocols.rules import IllegalAction, Legal
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
 
-__all__ = ["AOP", "AOP_SIMULTANEOUS", "Phase", "Session"]
+__all__ = ["AOP", "AOP_SIMULTANEOUS", "AOPRules", "Session"]
 
 _DRAW_STREAM = 2**32  # the session's own random stream, apart from the parties' (seed, k)
 _ACCEPT = Response.ACCEPT
-_REJECT = Response.REJECT
 _END = Response.END
 _OFFER = Action.OFFER
 _ACC = Action.ACCEPT
 _ENDA = Action.END
-_FAILED = FAILED
 
 AOP = ProtocolInfo(
     "aop-v1",
@@ -71,8 +81,141 @@ AOP_SIMULTANEOUS = ProtocolInfo(
 """The SCML variant: every party proposes in round one, one proposal is drawn."""
 
 
-class Session(BaseSession):
-    """One alternating-offers negotiation among two or more parties.
+class AOPRules(OfferRules):
+    """The rules of alternating offers (``simultaneous_start``: the SCML variant).
+
+    The party to act offers an outcome (the first offer, or a counter-offer that
+    rejects the standing one), accepts the standing offer, or ends. The offer is agreed
+    once every other party has accepted it in a row. An action that arrives at or after
+    the deadline does not count: the play ends by the deadline.
+    """
+
+    info = AOP
+
+    def __init__(self, simultaneous_start: bool = False) -> None:
+        self.simultaneous_start = simultaneous_start
+        if simultaneous_start:
+            self.info = AOP_SIMULTANEOUS
+
+    def initial(self, setup: NegotiationSetup, seed: int) -> OfferState:
+        """A new play; with a simultaneous start every party proposes first."""
+        state = OfferState(setup, seed)
+        if self.simultaneous_start:
+            state.proposals = []
+        return state
+
+    def to_act(self, state: OfferState) -> tuple[int, ...]:
+        """The party whose turn it is (every party yet to propose in a simultaneous
+        first round); () once over."""
+        if state.over:
+            return ()
+        props = state.proposals
+        if props is not None:
+            return tuple(range(len(props), state.n))
+        return state.singles[state.turn]
+
+    def legal(self, state: OfferState, party: int) -> Legal:
+        """Offer or end to open; accept, counter-offer or end to answer."""
+        if party not in self.to_act(state):
+            return nothing(party)
+        if state.standing is None or state.proposals is not None:
+            return Legal(party, proposal_specs(state))
+        return Legal(party, response_specs(state, reject=False))
+
+    def apply(
+        self, state: OfferState, party: int, action: OfferAction, now: float
+    ) -> tuple[OfferState, TraceEvents]:
+        """Play ``action`` of ``party``; :class:`IllegalAction` if it may not."""
+        lo = state.steps
+        if state.proposals is not None:
+            return self._simultaneous(state, party, action, now, lo)
+        if state.over or party != state.turn:
+            self._check_turn(state, party, action)
+        # When it arrived: under a deadline in seconds, now; else the time of the step.
+        t = self.time(state, now) if state.seconds is not None else state.t
+        if t >= 1.0:  # too late: the action does not count
+            self.end(state, EndReason.DEADLINE, None, None, 1.0, now)
+            return state.emit(lo, True)
+        if type(action) is tuple:
+            if not state.setup.space.is_valid(action):
+                raise self._invalid_offer(state, party, action)
+            state.standing = action
+            state.proposer = party
+            state.accepts = 0
+            state.offers._append(party, action)
+            state.trace.add(state.steps, party, _OFFER, action, t)
+            state.steps = lo + 1
+            state.turn = (party + 1) % state.n
+            ev = state.events
+            ev.lo = lo
+            ev.hi = lo + 1
+            ev.ended = False
+            return state, ev
+        if action is _ACCEPT:
+            standing = state.standing
+            if standing is None:
+                raise IllegalAction(party, action, "there is no offer to accept")
+            state.trace.add(state.steps, party, _ACC, standing, t)
+            state.steps += 1
+            state.accepts += 1
+            if state.accepts >= state.n - 1:
+                self.end(state, EndReason.AGREEMENT, None, standing, t, now)
+                return state.emit(lo, True)
+            state.turn = (party + 1) % state.n
+            return state.emit(lo, False)
+        if action is _END:
+            state.trace.add(state.steps, party, _ENDA, None, t)
+            state.steps += 1
+            self.end(state, EndReason.WALKAWAY, party, None, t, now)
+            return state.emit(lo, True)
+        raise IllegalAction(party, action, "alternating offers takes an offer, ACCEPT or END")
+
+    def _simultaneous(
+        self, state: OfferState, party: int, action: OfferAction, now: float, lo: int
+    ) -> tuple[OfferState, TraceEvents]:
+        props = state.proposals
+        assert props is not None
+        self._check_turn(state, party, action)
+        if party != len(props):
+            raise IllegalAction(party, action, f"party {len(props)} proposes first")
+        t = state.t  # the whole first round is timed at its start
+        if action is _END:
+            state.trace.add(state.steps + party, party, _ENDA, None, t)
+            state.steps += party + 1
+            state.proposals = None
+            self.end(state, EndReason.WALKAWAY, party, None, t, now)
+            return state.emit(lo, True)
+        if type(action) is not tuple:
+            raise IllegalAction(party, action, "the first round takes an offer or END")
+        if not state.setup.space.is_valid(action):
+            raise self._invalid_offer(state, party, action)
+        props.append(action)
+        n = state.n
+        if len(props) < n:
+            return state.emit(lo, False)
+        chosen = int(np.random.default_rng((state.seed, _DRAW_STREAM)).integers(n))
+        for k, offer in enumerate(props):
+            state.trace.add(state.steps + k, k, _OFFER, offer, t)
+            if k != chosen:
+                state.offers._append(k, offer)
+        state.offers._append(chosen, props[chosen])
+        state.standing = props[chosen]
+        state.proposer = chosen
+        state.accepts = 0
+        state.steps += n
+        state.turn = (chosen + 1) % n
+        state.proposals = None
+        return state.emit(lo, False)
+
+
+_RULES = AOPRules()
+SIMULTANEOUS_RULES = AOPRules(simultaneous_start=True)
+"""The rules of ``aop-simultaneous-v1`` (the SCML variant)."""
+
+
+class Session(OfferSession):
+    """One alternating-offers negotiation among two or more negotiators: the agent
+    driver running :class:`AOPRules`.
 
     Args:
         space: the outcome space.
@@ -101,147 +244,8 @@ class Session(BaseSession):
         first: int = 0,
         memories: Sequence[Any] | None = None,
     ) -> None:
-        if simultaneous_start:
-            self.info = AOP_SIMULTANEOUS
-        super().__init__(space, negotiators, utilities, deadline, seed, time_limit, memories)
-        n = self._n
-        if not 0 <= first < n:
-            raise ConfigError(f"first must be a party index in 0..{n - 1}, got {first}")
-        self.simultaneous_start = simultaneous_start
-        self._turn = first
-        self._standing: Outcome | None = None
-        self._proposer = -1
-        self._accepts = 0
-        self._total_steps = deadline.rounds * n if deadline.rounds is not None else None
-
-    # -- public state --------------------------------------------------------------------
-    @property
-    def standing_offer(self) -> Outcome | None:
-        """The offer on the table."""
-        return self._standing
-
-    def run(self) -> SessionResult:
-        """Step until the session ends and return its result."""
-        step = self.step
-        while self._result is None:
-            step()
-        return self._result
-
-    def step(self) -> SessionResult | None:
-        """Let the next party act; returns the result if this step ended the session."""
-        if self._result is not None:
-            return self._result
-        if self.phase is Phase.CREATED and self.start():
-            return self._result
-        t = self._now()
-        if t >= 1.0:
-            return self.finish(EndReason.DEADLINE, None, None, 1.0)
-        if self._standing is None:
-            if self.simultaneous_start and self._steps == 0:
-                return self._simultaneous_round(t)
-            return self._propose(self._turn, t)
-        return self._respond(self._turn, t)
-
-    # -- internals -----------------------------------------------------------------------
-    def _now(self) -> float:
-        total = self._total_steps
-        t = self._steps / total if total is not None else 0.0
-        if self.deadline.seconds is not None:
-            elapsed = _time.perf_counter() - self._started_at
-            t = max(t, elapsed / self.deadline.seconds)
-        return t
-
-    def _arrived(self, t: float) -> float:
-        """When an action arrived: now, under a deadline in seconds (an action is
-        discounted at the time it arrives, and one arriving at or after the deadline does
-        not count); otherwise ``t``, the time of the step (rounds are counted, not timed)."""
-        return self._now() if self.deadline.seconds is not None else t
-
-    def _prepare(self, k: int, t: float) -> NegotiatorView:
-        view = self.views[k]
-        view.update(t, self._steps, self._steps // self._n, self._standing, self._proposer)
-        return view
-
-    def _propose(self, k: int, t: float) -> SessionResult | None:
-        view = self._prepare(k, t)
-        offer = self.call(k, t, self.negotiators[k].propose, view)
-        if offer is _FAILED:
-            return self._result
-        t = self._arrived(t)
-        if t >= 1.0:  # too late: the action does not count
-            return self.finish(EndReason.DEADLINE, None, None, 1.0)
-        if offer is None:
-            self._trace.add(self._steps, k, _ENDA, None, t)
-            self._steps += 1
-            return self.finish(EndReason.WALKAWAY, k, None, t)
-        offer = self.check_offer(k, offer, t)
-        if offer is None:
-            return self._result
-        self._place(k, offer, t)
-        self._steps += 1
-        self._turn = (k + 1) % self._n
-        return None
-
-    def _place(self, k: int, offer: Outcome, t: float) -> None:
-        self._standing = offer
-        self._proposer = k
-        self._accepts = 0
-        self._offers._append(k, offer)
-        self._trace.add(self._steps, k, _OFFER, offer, t)
-
-    def _respond(self, k: int, t: float) -> SessionResult | None:
-        view = self._prepare(k, t)
-        answer = self.call(k, t, self.negotiators[k].respond, view, self._standing)
-        if answer is _FAILED:
-            return self._result
-        t = self._arrived(t)
-        if t >= 1.0:  # too late: the answer does not count
-            return self.finish(EndReason.DEADLINE, None, None, 1.0)
-        if answer is _ACCEPT:
-            self._trace.add(self._steps, k, _ACC, self._standing, t)
-            self._steps += 1
-            self._accepts += 1
-            if self._accepts >= self._n - 1:
-                return self.finish(EndReason.AGREEMENT, None, self._standing, t)
-            self._turn = (k + 1) % self._n
-            return None
-        if answer is _REJECT:
-            return self._propose(k, t)
-        if answer is _END:
-            self._trace.add(self._steps, k, _ENDA, None, t)
-            self._steps += 1
-            return self.finish(EndReason.WALKAWAY, k, None, t)
-        self.fail(
-            k,
-            FailureKind.INVALID,
-            f"respond() must return a Response (ACCEPT, REJECT or END); got {answer!r}",
-            t,
+        rules = SIMULTANEOUS_RULES if simultaneous_start else _RULES
+        super().__init__(
+            rules, space, negotiators, utilities, deadline, seed, time_limit, first, memories
         )
-        return self._result
-
-    def _simultaneous_round(self, t: float) -> SessionResult | None:
-        proposals: list[Outcome] = []
-        for k in range(self._n):
-            view = self._prepare(k, t)
-            offer = self.call(k, t, self.negotiators[k].propose, view)
-            if offer is _FAILED:
-                return self._result
-            if offer is None:
-                self._trace.add(self._steps + k, k, _ENDA, None, t)
-                self._steps += k + 1
-                return self.finish(EndReason.WALKAWAY, k, None, t)
-            offer = self.check_offer(k, offer, t)
-            if offer is None:
-                return self._result
-            proposals.append(offer)
-        chosen = int(np.random.default_rng((self.seed, _DRAW_STREAM)).integers(self._n))
-        for k, offer in enumerate(proposals):
-            if k != chosen:
-                self._offers._append(k, offer)
-                self._trace.add(self._steps + k, k, _OFFER, offer, t)
-        self._place(chosen, proposals[chosen], t)
-        self._trace[-1] = (self._steps + chosen, chosen, _OFFER, proposals[chosen], t)
-        self._trace.sort_by_step()
-        self._steps += self._n
-        self._turn = (chosen + 1) % self._n
-        return None
+        self.simultaneous_start = simultaneous_start

@@ -7,6 +7,12 @@ memories=...)`` plus its own keyword parameters. Names are case-insensitive; ``-
 ``_`` are ignored. A protocol that is not registered is reached by its import path
 ``package.module:Class`` (the class must carry ``info``).
 
+Every protocol Accord ships, the leagues' included, is also a row of :data:`TABLE`:
+its id, short names and the import paths of its info, factory and rules. Names are
+found in the table without importing anything; the module behind a row is imported
+the first time the protocol is used (so ``accord tournament --protocol genius`` works
+in a fresh process, and nothing in the core imports a league).
+
     >>> protocol_info("saop").id
     'aop-v1'
     >>> {"aop-simultaneous-v1", "aop-v1", "ultimatum-v1"} <= set(known_protocols())
@@ -51,12 +57,123 @@ class RegisteredProtocol:
     factory: ProtocolFactory
 
 
+@dataclass(frozen=True)
+class TableEntry:
+    """One row of the protocol table: where a protocol lives, found without importing it.
+
+    Args:
+        id: the versioned id.
+        names: short names (the id without its version is always one).
+        info: import path of its :class:`ProtocolInfo`.
+        factory: import path of its session factory.
+        rules: import path of its :class:`~accord.core.protocols.rules.Rules` (a class
+            made with no arguments, or an instance); None while it has none.
+        description: one line for listings.
+    """
+
+    id: str
+    names: tuple[str, ...]
+    info: str
+    factory: str
+    rules: str | None
+    description: str
+
+
+_CORE = "accord.core.protocols"
+TABLE: tuple[TableEntry, ...] = (
+    TableEntry(
+        "aop-v1",
+        ("aop", "alternating", "saop"),
+        f"{_CORE}.alternating:AOP",
+        f"{_CORE}.alternating:Session",
+        f"{_CORE}.alternating:AOPRules",
+        "alternating offers (bilateral AOP, multilateral SAOP)",
+    ),
+    TableEntry(
+        "aop-simultaneous-v1",
+        ("aop-simultaneous", "simultaneous-start"),
+        f"{_CORE}.alternating:AOP_SIMULTANEOUS",
+        f"{_CORE}.registry:simultaneous_start",
+        f"{_CORE}.alternating:SIMULTANEOUS_RULES",
+        "alternating offers with a simultaneous first round (SCML)",
+    ),
+    TableEntry(
+        "ultimatum-v1",
+        ("ultimatum",),
+        f"{_CORE}.ultimatum:ULTIMATUM",
+        f"{_CORE}.ultimatum:Ultimatum",
+        f"{_CORE}.ultimatum:UltimatumRules",
+        "the one-shot ultimatum game",
+    ),
+    TableEntry(
+        "genius-partial-v1",
+        ("genius-partial", "genius"),
+        "accord.leagues.genius.mechanism:GENIUS_PARTIAL",
+        "accord.leagues.genius.mechanism:PartialOffersSession",
+        None,
+        "GENIUS partial offers with opt-out (accord.leagues.genius)",
+    ),
+    TableEntry(
+        "han-v1",
+        ("han", "iago"),
+        "accord.leagues.han.protocol:HAN",
+        "accord.leagues.han.protocol:_factory",
+        None,
+        "human-agent negotiation, IAGO style (accord.leagues.han)",
+    ),
+    TableEntry(
+        "colored-trails-v1",
+        ("colored-trails", "trails"),
+        "accord.leagues.trails.protocol:COLORED_TRAILS",
+        "accord.leagues.trails.protocol:_board_game",
+        None,
+        "Colored Trails (accord.leagues.trails)",
+    ),
+    TableEntry(
+        "colored-trails-oneshot-v1",
+        ("colored-trails-oneshot",),
+        "accord.leagues.trails.protocol:COLORED_TRAILS_ONESHOT",
+        "accord.leagues.trails.protocol:_board_game",
+        None,
+        "Colored Trails one-shot (accord.leagues.trails.oneshot)",
+    ),
+    TableEntry(
+        "diplomacy-anac2017-v1",
+        ("diplomacy", "bandana"),
+        "accord.leagues.diplomacy:PROTOCOL",
+        f"{_CORE}.registry:league_game",
+        None,
+        "ANAC 2017 Diplomacy with a notary (accord.leagues.diplomacy)",
+    ),
+)
+"""Every protocol Accord ships, by import path (see the module)."""
+
 _BY_ID: dict[str, RegisteredProtocol] = {}
 _NAMES: dict[str, str] = {}  # short name or id (normalised) -> id
+_TABLE: dict[str, TableEntry] = {e.id: e for e in TABLE}
+_SOURCES: dict[str, str] = {}  # id -> the import path a protocol was reached by
 
 
 def _key(name: str) -> str:
     return name.strip().lower().replace("_", "-")
+
+
+def _load(entry: TableEntry) -> RegisteredProtocol:
+    """Import a table row's module (which may register itself) and register it."""
+    registered = _BY_ID.get(entry.id)
+    if registered is None:
+        info = import_object(entry.info, "protocol info")
+        factory = import_object(entry.factory, "protocol factory")
+        if not isinstance(info, ProtocolInfo) or info.id != entry.id:
+            raise ConfigError(
+                f"protocol table row {entry.id!r}: {entry.info} is {info!r}, "
+                f"not the ProtocolInfo of {entry.id!r}"
+            )
+        registered = _BY_ID.get(entry.id)
+        if registered is None:
+            register_protocol(factory, info, names=entry.names)
+            registered = _BY_ID[entry.id]
+    return registered
 
 
 def register_protocol(
@@ -96,8 +213,38 @@ def unregister_protocol(name: str) -> None:
 
 
 def known_protocols() -> dict[str, ProtocolInfo]:
-    """Every registered protocol's info, by id, sorted."""
+    """Every registered protocol's info, by id, sorted (the table's rows whose modules
+    are not imported yet are not here; :func:`protocol_ids` lists every id without
+    importing anything, :func:`load_all` imports every row)."""
     return {pid: _BY_ID[pid].info for pid in sorted(_BY_ID)}
+
+
+def protocol_ids() -> list[str]:
+    """Every protocol id: the table's and those registered at run time, sorted."""
+    return sorted(set(_TABLE) | set(_BY_ID))
+
+
+def table_entry(name: str) -> TableEntry | None:
+    """The table row of protocol ``name`` (short name or id), or None; imports nothing."""
+    pid = _NAMES.get(_key(name), _key(name))
+    return _TABLE.get(pid)
+
+
+def load_all() -> dict[str, ProtocolInfo]:
+    """Import every row of the table; then every protocol's info, by id, sorted."""
+    for entry in TABLE:
+        _load(entry)
+    return known_protocols()
+
+
+def protocol_source(name: str) -> str:
+    """What a worker process should resolve to reach protocol ``name``: its id if the
+    table or the core registers it, else the import path it was first reached by."""
+    entry = resolve_protocol(name)
+    pid = entry.info.id
+    if pid in _TABLE:
+        return pid
+    return _SOURCES.get(pid, pid)
 
 
 def resolve_protocol(name: str) -> RegisteredProtocol:
@@ -106,7 +253,8 @@ def resolve_protocol(name: str) -> RegisteredProtocol:
         raise ConfigError(f"a protocol must be named by a non-empty string, got {name!r}")
     pid = _NAMES.get(_key(name))
     if pid is not None:
-        return _BY_ID[pid]
+        registered = _BY_ID.get(pid)
+        return registered if registered is not None else _load(_TABLE[pid])
     if is_import_path(name):
         obj = import_object(name, "protocol")
         info = getattr(obj, "info", None)
@@ -115,7 +263,10 @@ def resolve_protocol(name: str) -> RegisteredProtocol:
                 f"protocol {name!r} must be a Mechanism class with a ProtocolInfo 'info'; "
                 f"got {type(obj).__name__} {obj!r}"
             )
-        return RegisteredProtocol(info, obj)
+        _SOURCES.setdefault(info.id, name)
+        if info.id not in _BY_ID:  # known by its id from now on, in this process
+            register_protocol(obj, info)
+        return _BY_ID[info.id] if _BY_ID[info.id].factory is obj else RegisteredProtocol(info, obj)
     known = sorted(_NAMES)
     close = difflib.get_close_matches(_key(name), known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -202,16 +353,29 @@ def make_session(
         raise
 
 
-def _simultaneous_start(
+def league_game(*args: Any, **kwargs: Any) -> Mechanism:
+    """The factory of a protocol that a league plays with its own game objects, not on
+    an outcome space: asking it for a session says where to go."""
+    raise ConfigError(
+        "this protocol is played through its league (see `accord --help`), not through "
+        "make_session on an outcome space"
+    )
+
+
+def simultaneous_start(
     space: OutcomeSpace,
     negotiators: Sequence[Negotiator],
     utilities: Sequence[UtilityFunction],
     deadline: Deadline,
     **kwargs: Any,
 ) -> Session:
+    """A session of ``aop-simultaneous-v1`` (alternating offers, simultaneous start)."""
     return Session(space, negotiators, utilities, deadline, simultaneous_start=True, **kwargs)
 
 
 register_protocol(Session, AOP, names=["alternating", "saop"])
-register_protocol(_simultaneous_start, AOP_SIMULTANEOUS, names=["simultaneous-start"])
+register_protocol(simultaneous_start, AOP_SIMULTANEOUS, names=["simultaneous-start"])
 register_protocol(Ultimatum)
+for _entry in TABLE:  # every table name is known before its module is imported
+    for _name in (_entry.id, _entry.id.rsplit("-v", 1)[0], *_entry.names):
+        _NAMES.setdefault(_key(_name), _entry.id)

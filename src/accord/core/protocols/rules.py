@@ -50,7 +50,7 @@ turns adding 1 or 2 to a running total; whoever reaches 5 wins.
     ...     def result(self, s): return None if s.winner is None else {"winner": s.winner}
     ...     def serialize(self, s): return {"total": s.total, "turn": s.turn, "winner": s.winner}
     ...     def restore(self, data): return Race(**data)
-    ...     def action_to_json(self, action): return {"kind": "add", "args": {"step": action}}
+    ...     def action_to_json(self, s, action): return {"kind": "add", "args": {"step": action}}
     ...     def action_from_json(self, s, party, data):
     ...         self.legal(s, party).require(party, data)
     ...         return int(data["args"]["step"])
@@ -405,13 +405,19 @@ class Rules(ABC, Generic[SetupT, StateT, ActionT]):
         """The state :meth:`serialize` wrote."""
 
     @abstractmethod
-    def action_to_json(self, action: ActionT) -> dict[str, Any]:
-        """An action on the wire: ``{"kind": ..., "args": {...}}``."""
+    def action_to_json(self, state: StateT, action: ActionT) -> dict[str, Any]:
+        """``action`` (legal in ``state``) on the wire: ``{"kind": ..., "args": {...}}``."""
 
     @abstractmethod
     def action_from_json(self, state: StateT, party: int, data: Any) -> ActionT:
         """The action a wire form stands for; :class:`IllegalAction` if it is not
         allowed now (check it with ``self.legal(state, party).require(party, data)``)."""
+
+    def example(self) -> SetupT:
+        """A small setup to check the rules on and to demonstrate them (the conformance
+        check and the golden playthroughs use it). Rules that take no setup need not
+        override it."""
+        return None  # type: ignore[return-value]
 
     # -- conveniences every driver uses ---------------------------------------------------
     def is_over(self, state: StateT) -> bool:

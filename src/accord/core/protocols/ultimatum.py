@@ -6,7 +6,11 @@ ends the session without agreement (reason ``rejected``, ``ended_by`` the reject
 so does the deadline, should a wall-clock one pass first.
 A party that answers END, or a proposer that proposes None, walks away. It asks
 nothing of a negotiator beyond ``propose`` and ``respond``, so every AOP agent plays it;
-time is normalised by the deadline as in AOP (so discounting applies the same way).
+time is normalised by the deadline as in AOP (so discounting applies the same way), and
+every action is timed at the start of its step.
+
+The rules are :class:`UltimatumRules`; :class:`Ultimatum` is the agent driver running
+them with negotiators.
 
     >>> from accord.core.outcomes import CategoricalIssue, OutcomeSpace
     >>> from accord.core.utilities import LinearAdditiveUtility
@@ -30,14 +34,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from accord.core.errors import ConfigError
 from accord.core.negotiator import Negotiator, Response
 from accord.core.outcomes import Outcome, OutcomeSpace
-from accord.core.protocols.base import Phase, ProtocolInfo, TurnStyle
-from accord.core.protocols.machine import FAILED, BaseSession
-from accord.core.protocols.result import Action, EndReason, FailureKind, SessionResult
+from accord.core.protocols.base import ProtocolInfo, TurnStyle
+from accord.core.protocols.offers import (
+    OfferAction,
+    OfferRules,
+    OfferSession,
+    OfferState,
+    TraceEvents,
+    nothing,
+    proposal_specs,
+    response_specs,
+)
+from accord.core.protocols.result import Action, EndReason
+from accord.core.protocols.rules import IllegalAction, Legal
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
+
+__all__ = ["ULTIMATUM", "Ultimatum", "UltimatumRules"]
 
 ULTIMATUM = ProtocolInfo(
     "ultimatum-v1",
@@ -48,8 +63,71 @@ ULTIMATUM = ProtocolInfo(
 )
 
 
-class Ultimatum(BaseSession):
-    """One offer by party ``first``, one answer by each other party (see the module)."""
+class UltimatumRules(OfferRules):
+    """The rules of the one-shot ultimatum game (see the module)."""
+
+    info = ULTIMATUM
+    counter_offers = False
+    counts_rounds = False
+
+    def legal(self, state: OfferState, party: int) -> Legal:
+        """Offer or end for the proposer; accept, reject or end for the others."""
+        if party not in self.to_act(state):
+            return nothing(party)
+        if state.standing is None:
+            return Legal(party, proposal_specs(state))
+        return Legal(party, response_specs(state, reject=True))
+
+    def apply(
+        self, state: OfferState, party: int, action: OfferAction, now: float
+    ) -> tuple[OfferState, TraceEvents]:
+        """Play ``action`` of ``party``; :class:`IllegalAction` if it may not."""
+        if state.over or party != state.turn:
+            self._check_turn(state, party, action)
+        lo, t, trace = state.steps, state.t, state.trace
+        standing = state.standing
+        if standing is None:
+            if type(action) is tuple:
+                if not state.setup.space.is_valid(action):
+                    raise self._invalid_offer(state, party, action)
+                state.standing = action
+                state.proposer = party
+                state.offers._append(party, action)
+                trace.add(lo, party, Action.OFFER, action, t)
+                return self._next(state, party, lo)
+            if action is not Response.END:
+                raise IllegalAction(party, action, "the proposer offers an outcome or ends")
+        elif action is Response.ACCEPT:
+            trace.add(lo, party, Action.ACCEPT, standing, t)
+            if lo + 1 == state.n:
+                state.steps = lo + 1
+                self.end(state, EndReason.AGREEMENT, None, standing, t, now)
+                return state.emit(lo, True)
+            return self._next(state, party, lo)
+        elif action is Response.REJECT:
+            trace.add(lo, party, Action.REJECT, standing, t)
+            state.steps = lo + 1
+            self.end(state, EndReason.REJECTED, party, None, t, now)
+            return state.emit(lo, True)
+        elif action is not Response.END:
+            raise IllegalAction(party, action, "a responder accepts, rejects or ends")
+        trace.add(lo, party, Action.END, None, t)
+        state.steps = lo + 1
+        self.end(state, EndReason.WALKAWAY, party, None, t, now)
+        return state.emit(lo, True)
+
+    def _next(self, state: OfferState, party: int, lo: int) -> tuple[OfferState, TraceEvents]:
+        state.steps = lo + 1
+        state.turn = (party + 1) % state.n
+        return state.emit(lo, False)
+
+
+_RULES = UltimatumRules()
+
+
+class Ultimatum(OfferSession):
+    """One offer by party ``first``, one answer by each other party (see the module):
+    the agent driver running :class:`UltimatumRules`."""
 
     info = ULTIMATUM
 
@@ -64,52 +142,12 @@ class Ultimatum(BaseSession):
         first: int = 0,
         memories: Sequence[Any] | None = None,
     ) -> None:
-        super().__init__(space, negotiators, utilities, deadline, seed, time_limit, memories)
-        if not 0 <= first < self._n:
-            raise ConfigError(f"first must be a party index in 0..{self._n - 1}, got {first}")
+        super().__init__(
+            _RULES, space, negotiators, utilities, deadline, seed, time_limit, first, memories
+        )
         self.first = first
-        self.offer: Outcome | None = None
 
-    def step(self) -> SessionResult | None:
-        """The proposal (first step), then one answer per step."""
-        if self._result is not None:
-            return self._result
-        if self.phase is Phase.CREATED and self.start():
-            return self._result
-        n = self._n
-        t = self.now()
-        if t >= 1.0:
-            return self.finish(EndReason.DEADLINE, None, None, 1.0)
-        k = (self.first + self._steps) % n
-        view = self.views[k]
-        view.update(t, self._steps, 0, self.offer, -1 if self.offer is None else self.first)
-        if self.offer is None:
-            offer = self.call(k, t, self.negotiators[k].propose, view)
-            if offer is FAILED:
-                return self._result
-            if offer is None:
-                self.record(k, Action.END, None, t)
-                return self.finish(EndReason.WALKAWAY, k, None, t)
-            checked = self.check_offer(k, offer, t)
-            if checked is None:
-                return self._result
-            self.offer = checked
-            self.record(k, Action.OFFER, self.offer, t)
-            return None
-        answer = self.call(k, t, self.negotiators[k].respond, view, self.offer)
-        if answer is FAILED:
-            return self._result
-        if answer is Response.ACCEPT:
-            self.record(k, Action.ACCEPT, self.offer, t)
-            if self._steps == n:
-                return self.finish(EndReason.AGREEMENT, None, self.offer, t)
-            return None
-        if answer is Response.REJECT:
-            self.record(k, Action.REJECT, self.offer, t)
-            return self.finish(EndReason.REJECTED, k, None, t)
-        if answer is Response.END:
-            self.record(k, Action.END, None, t)
-            return self.finish(EndReason.WALKAWAY, k, None, t)
-        message = f"respond() must return a Response (ACCEPT, REJECT or END); got {answer!r}"
-        self.fail(k, FailureKind.INVALID, message, t)
-        return self._result
+    @property
+    def offer(self) -> Outcome | None:
+        """The offer, once made."""
+        return self.state.standing  # type: ignore[no-any-return]

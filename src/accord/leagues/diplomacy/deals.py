@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from accord.core.errors import InvalidValue
 
 __all__ = [
+    "COASTS",
     "POWERS",
+    "PROVINCES",
     "SEASONS",
     "DealError",
     "Deal",
@@ -36,6 +38,22 @@ POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"
 
 SEASONS = ("S", "F")
 """Phases a deal may be about: Spring and Fall movement (ANAC)."""
+
+# fmt: off
+PROVINCES = frozenset([
+    "ADR", "AEG", "ALB", "ANK", "APU", "ARM", "BAL", "BAR", "BEL", "BER", "BLA", "BOH",
+    "BOT", "BRE", "BUD", "BUL", "BUR", "CLY", "CON", "DEN", "EAS", "EDI", "ENG", "FIN",
+    "GAL", "GAS", "GRE", "HEL", "HOL", "ION", "IRI", "KIE", "LON", "LVN", "LVP", "LYO",
+    "MAO", "MAR", "MOS", "MUN", "NAF", "NAO", "NAP", "NTH", "NWG", "NWY", "PAR", "PIC",
+    "PIE", "POR", "PRU", "ROM", "RUH", "RUM", "SER", "SEV", "SIL", "SKA", "SMY", "SPA",
+    "STP", "SWE", "SWI", "SYR", "TRI", "TUN", "TUS", "TYR", "TYS", "UKR", "VEN", "VIE",
+    "WAL", "WAR", "WES", "YOR",
+])
+# fmt: on
+"""The 76 provinces of the standard map (Switzerland included: impassable, but named)."""
+
+COASTS = frozenset({"BUL/EC", "BUL/SC", "SPA/NC", "SPA/SC", "STP/NC", "STP/SC"})
+"""Locations naming one coast of a province with two."""
 
 
 class DealError(InvalidValue):
@@ -85,6 +103,11 @@ def parse_order(order: str) -> ParsedOrder:
     if len(words) < 3 or words[0] not in ("A", "F"):
         raise DealError(f"illegal order {order!r}: expected {expected}")
     unit, loc, kind = words[0], words[1], words[2]
+    for w in (words[1], words[3] if len(words) > 3 else "", words[4] if len(words) > 4 else ""):
+        if w and w not in ("A", "F", "-", "VIA") and not _is_location(w):
+            raise DealError(f"illegal order {order!r}: {w!r} is not a location of the standard map")
+    if len(words) > 6 and not _is_location(words[6]):
+        raise DealError(f"illegal order {order!r}: {words[6]!r} is not a location of the map")
     if kind == "H" and len(words) == 3:
         return ParsedOrder(unit, loc, "H", None)
     if kind == "-" and len(words) in (4, 5) and (len(words) == 4 or words[4] == "VIA"):
@@ -95,6 +118,10 @@ def parse_order(order: str) -> ParsedOrder:
     if kind == "C" and unit == "F" and len(words) == 7 and words[3] == "A" and words[5] == "-":
         return ParsedOrder(unit, loc, "C", None)
     raise DealError(f"illegal order {order!r}: expected {expected}")
+
+
+def _is_location(word: str) -> bool:
+    return word in PROVINCES or word in COASTS
 
 
 def _check_time(year: int, phase: str, what: str) -> None:
@@ -149,7 +176,14 @@ class Dmz:
             raise DealError("DMZ: expected at least one power, got none")
         if not self.provinces:
             raise DealError("DMZ: expected at least one province, got none")
-        object.__setattr__(self, "provinces", frozenset(province(p) for p in self.provinces))
+        provs = frozenset(province(p) for p in self.provinces)
+        unknown = sorted(provs - PROVINCES)
+        if unknown:
+            raise DealError(
+                f"DMZ: {unknown} are not provinces of the standard map; expected names "
+                "like 'BUR', 'NTH', 'STP'"
+            )
+        object.__setattr__(self, "provinces", provs)
 
     @staticmethod
     def of(year: int, phase: str, powers: Iterable[str], provinces: Iterable[str]) -> Dmz:
@@ -249,11 +283,12 @@ def inconsistency(deals: Iterable[Deal]) -> str | None:
     """Why ``deals`` cannot all be obeyed together, or ``None`` if they can.
 
     For each phase: (i) one unit committed to two different orders (a hold commitment
-    is met by a support from that unit), (ii) a commitment that moves a power's unit into,
+    is met by a support from that unit, but not by two different ones), or two different
+    units (powers, types or coasts) committed in one province, (ii) a commitment that moves a power's unit into,
     or keeps it in, a province a DMZ forbids to that power, (iii) two units committed
     to move into the same province from the same power.
     """
-    orders: dict[tuple[tuple[int, int], str], OrderCommitment] = {}
+    orders: dict[tuple[tuple[int, int], str], list[OrderCommitment]] = {}
     dmz: dict[tuple[tuple[int, int], str], set[str]] = {}
     targets: dict[tuple[tuple[int, int], str, str], OrderCommitment] = {}
     commitments = [c for d in deals for c in d.commitments]
@@ -264,15 +299,22 @@ def inconsistency(deals: Iterable[Deal]) -> str | None:
     for c in commitments:
         p = c.parsed
         key = (c.when, province(p.location))
-        other = orders.get(key)
-        if other is not None and other.order.upper() != c.order.upper():
-            kinds = {other.parsed.kind, p.kind}
-            if kinds != {"H", "S"}:
+        same = orders.setdefault(key, [])
+        for other in same:
+            q = other.parsed
+            if (other.power, q.unit, q.location) != (c.power, p.unit, p.location):
+                return (
+                    f"{c.year}{c.phase}: {other.power}'s {other.order!r} and {c.power}'s "
+                    f"{c.order!r} need two different units in {province(p.location)}"
+                )
+            if other.order.upper() == c.order.upper():
+                continue
+            if {q.kind, p.kind} != {"H", "S"}:
                 return (
                     f"{c.year}{c.phase}: the unit in {province(p.location)} is committed to "
                     f"both {other.order!r} and {c.order!r}"
                 )
-        orders.setdefault(key, c)
+        same.append(c)
         where = province(p.target) if p.target else province(p.location)
         banned = dmz.get((c.when, where), set())
         if c.power in banned:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .board import board
 from .deals import SEASONS, Deal, DealError, Dmz, OrderCommitment, province
 from .notary import Event, Notary, Proposal
 from .tactics import Plan, Tactics
@@ -50,6 +51,12 @@ class Round:
     sent: int = 0
     errors: list[str] = field(default_factory=list)
     cache: dict[tuple[object, ...], Plan] = field(default_factory=dict)
+    real_time: bool = False
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        """The powers of the game."""
+        return self.notary.powers
 
     @property
     def when(self) -> tuple[int, str]:
@@ -90,6 +97,10 @@ class Round:
         """Reject ``pid`` (withdraws my acceptance before confirmation)."""
         self.notary.reject(self.power, pid)
 
+    def withdraw(self, pid: str) -> None:
+        """Withdraw my acceptance of ``pid`` before it is confirmed (as `reject`)."""
+        self.notary.reject(self.power, pid)
+
     def propose_draw(self) -> None:
         """Vote for a draw this round (the game ends if every survivor votes)."""
         self.draws.add(self.power)
@@ -117,17 +128,17 @@ class Negotiator:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
         self.allies: set[str] = set()
+        self.errors: list[str] = []
 
     def negotiate(self, rnd: Round) -> None:
         """Called at the start of the round and at every tick until the deadline."""
 
+    def close(self) -> None:
+        """Called once when the game is over (a sandboxed negotiator ends its process)."""
+
 
 def _unit_orders(rnd: Round, power: str) -> list[str]:
-    possible = rnd.game.get_all_possible_orders()
-    out: list[str] = []
-    for loc in rnd.game.get_orderable_locations(power):
-        out.extend(possible.get(loc, []))
-    return out
+    return board(rnd.game).orders_of(power)
 
 
 def random_deal(rnd: Round, rng: random.Random) -> Deal | None:
@@ -269,7 +280,8 @@ def attack_deals(
     if not partners or attacks < 1:
         return []
     y, s = rnd.when
-    possible = game.get_all_possible_orders()
+    b = board(game)
+    possible = b.possible
     scs = set(game.map.scs)
     friendly = set(game.get_centers(me))
     for p in partners:
@@ -279,14 +291,14 @@ def attack_deals(
         for u in game.get_units(p):
             occupied[province(u.split()[1])] = p
     my_moves: dict[str, str] = {}  # "A PAR - BUR" -> its location key
-    for loc in game.get_orderable_locations(me):
-        for o in possible.get(loc, []):
+    for loc in b.orderable.get(me, ()):
+        for o in possible.get(loc, ()):
             if " - " in o and not o.endswith(" VIA"):
                 my_moves[o] = loc
     cands: list[tuple[int, str, str, str, str]] = []
     for partner in partners:
-        for loc in game.get_orderable_locations(partner):
-            for o in possible.get(loc, []):
+        for loc in b.orderable.get(partner, ()):
+            for o in possible.get(loc, ()):
                 words = o.split()
                 if len(words) != 7 or words[2] != "S" or words[5] != "-":
                     continue

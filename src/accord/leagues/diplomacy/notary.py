@@ -79,6 +79,7 @@ class Notary:
         self.confirmed: list[Proposal] = []
         self.log: list[Event] = []
         self._inbox: dict[str, list[Event]] = {p: [] for p in self.powers}
+        self._all: dict[str, Proposal] = {}
         self._next = 0
 
     # -- the clock ---------------------------------------------------------------------
@@ -114,6 +115,7 @@ class Notary:
         pid = f"d{self._next}"
         prop = Proposal(pid, deal, {sender})
         self.proposals[pid] = prop
+        self._all[pid] = prop
         self._emit("propose", prop, sender, self._others(prop, sender))
         self._maybe_confirm(prop, sender)
         return pid
@@ -153,6 +155,10 @@ class Notary:
     def valid_confirmed(self) -> list[Deal]:
         """Every confirmed deal not yet expired (god view)."""
         return [p.deal for p in self.confirmed if not p.deal.is_expired(self.now)]
+
+    def find(self, pid: str) -> Proposal | None:
+        """Any proposal ever made, by id, whatever its status (god view)."""
+        return self._all.get(pid)
 
     def inbox(self, power: str) -> list[Event]:
         """Messages for ``power`` since the last call (drains them)."""

@@ -24,7 +24,8 @@ from typing import Any
 
 from accord.core.errors import AccordError, ConfigError
 
-from .deals import POWERS, SEASONS, Deal, province
+from .board import Board, board, distances_from
+from .deals import POWERS, SEASONS, Deal, OrderCommitment, parse_order, province
 from .engine import new_game, phase_parts
 from .negotiator import Negotiator, Round
 from .notary import Notary
@@ -47,10 +48,25 @@ class GameRecord:
     errors: list[str] = field(default_factory=list)
     violations: int = 0
 
+    def deals_by_power(self) -> dict[str, list[dict[str, Any]]]:
+        """The confirmed deals of each power: ``{power: [{id, phase, deal}]}``."""
+        out: dict[str, list[dict[str, Any]]] = {p: [] for p in POWERS}
+        for row in self.phases:
+            for e in row.get("events", []):
+                if e["kind"] != "confirm":
+                    continue
+                deal = row["deals"].get(e["id"], {})
+                for power in e["to"]:
+                    out.setdefault(power, []).append(
+                        {"id": e["id"], "phase": row["phase"], "deal": deal}
+                    )
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {
             "players": self.players,
+            "deals": self.deals_by_power(),
             "centres": self.centres,
             "survivors": self.survivors,
             "end": self.end,
@@ -61,28 +77,85 @@ class GameRecord:
         }
 
 
+def map_error(game_map: Any, order: str) -> str | None:
+    """Why ``order`` could never be given on ``game_map`` (wrong unit for the place, a
+    move or support to a place it does not reach), or ``None``."""
+    p = parse_order(order)
+    words = order.upper().split()
+    unit = f"{p.unit} {p.location}"
+    if not game_map.is_valid_unit(unit):
+        return f"{order!r}: no {'army' if p.unit == 'A' else 'fleet'} can be in {p.location}"
+    if p.kind == "-":
+        dest = p.target or ""
+        direct = words[-1] != "VIA" and game_map.abuts(p.unit, p.location, "-", dest)
+        if not direct and not _convoyable(game_map, p.unit, p.location, dest):
+            return f"{order!r}: {unit} cannot reach {dest}"
+        return None
+    if p.kind in ("S", "C"):
+        other = f"{words[3]} {words[4]}"
+        if not game_map.is_valid_unit(other):
+            return f"{order!r}: no such unit {other!r} can exist"
+        into = words[6] if len(words) == 7 else words[4]
+        if len(words) == 7 and not (
+            game_map.abuts(words[3], words[4], "-", into)
+            or _convoyable(game_map, words[3], words[4], into)
+        ):
+            return f"{order!r}: {other} cannot reach {into}"
+        if p.kind == "S" and not game_map.abuts(p.unit, p.location, "S", into):
+            return f"{order!r}: {unit} cannot support into {into}"
+        if p.kind == "C" and game_map.area_type(p.location) != "WATER":
+            return f"{order!r}: only a fleet at sea convoys"
+    return None
+
+
+def _convoyable(game_map: Any, unit: str, here: str, dest: str) -> bool:
+    return (
+        unit == "A"
+        and game_map.area_type(here) == "COAST"
+        and game_map.area_type(dest) in ("COAST", "PORT")
+    )
+
+
+def _unreachable(game: Any, b: Board, c: OrderCommitment, now: tuple[int, int]) -> str | None:
+    """Why no unit of ``c.power`` could be where ``c`` needs one in time, or ``None``."""
+    p = c.parsed
+    moves = (c.year * 2 + SEASONS.index(c.phase)) - (now[0] * 2 + now[1])
+    dist = distances_from(game.map, p.unit, p.location)
+    for power, unit in b.units.values():
+        if power == c.power and unit[0] == p.unit and dist.get(unit.split()[1], 99) <= moves:
+            return None
+    if c.year > now[0] and province(p.location) in game.powers[c.power].homes:
+        return None  # a unit built there in a winter between
+    return f"{c.order!r}: no unit of {c.power} can be in {p.location} by then"
+
+
 def board_check(game: Any) -> Any:
-    """A notary check: current-phase orders are legal and every unit can obey the deals."""
+    """A notary check: current-phase orders are legal and every unit can obey the deals;
+    later phases' orders could be given on the map by a unit the power could have there."""
     y, season = phase_parts(game.get_current_phase())[1], game.get_current_phase()[0]
     now = (y, SEASONS.index(season))
-    possible = game.get_all_possible_orders()
+    b = board(game)
 
     def check(deals: Sequence[Deal]) -> str | None:
         for d in deals:
             for c in d.commitments:
-                if c.when != now:
+                if c.when < now:
                     continue
-                legal = possible.get(c.parsed.location, [])
-                if (
-                    c.order.upper() not in legal
-                    or c.parsed.location not in game.get_orderable_locations(c.power)
+                if c.when > now:
+                    why = map_error(game.map, c.order) or _unreachable(game, b, c, now)
+                    if why:
+                        return f"{c.power} in {c.year}{c.phase}: {why}"
+                    continue
+                legal = b.possible.get(c.parsed.location, ())
+                if c.order.upper() not in legal or c.parsed.location not in b.orderable.get(
+                    c.power, ()
                 ):
                     return f"illegal order {c.order!r} for {c.power} in {y}{season}"
-        involved = {p for d in deals for p in d.involved}
+        involved = sorted({p for d in deals for p in d.involved})
         for power in involved:
             committed, banned = _rules(power, deals, now)
-            for loc in game.get_orderable_locations(power):
-                if not allowed_orders(possible.get(loc, []), loc, committed, banned):
+            for loc in b.orderable.get(power, ()):
+                if not allowed_orders(b.possible.get(loc, ()), loc, committed, banned):
                     return f"{power}'s unit in {province(loc)} could obey no order under the deals"
         return None
 
@@ -107,6 +180,36 @@ def play_game(
     unknown = set(negotiators) - set(POWERS)
     if unknown:
         raise ConfigError(f"negotiators: {sorted(unknown)} are not powers; expected {POWERS}")
+    try:
+        return _play(
+            negotiators,
+            names=names,
+            seed=seed,
+            clock=clock,
+            round_seconds=round_seconds,
+            ticks=ticks,
+            last_year=last_year,
+            candidates=candidates,
+            request_limit=request_limit,
+        )
+    finally:
+        for neg in negotiators.values():
+            if neg is not None:
+                neg.close()
+
+
+def _play(
+    negotiators: Mapping[str, Negotiator | None],
+    *,
+    names: Mapping[str, str] | None,
+    seed: int | None,
+    clock: str,
+    round_seconds: float,
+    ticks: int,
+    last_year: int,
+    candidates: int,
+    request_limit: int,
+) -> GameRecord:
     game = new_game()
     rng = random.Random(seed)
     tactics = Tactics(candidates=candidates, seed=rng.randrange(2**31))
@@ -144,11 +247,7 @@ def play_game(
                 {"kind": e.kind, "id": e.proposal, "from": e.sender, "to": list(e.to)}
                 for e in notary.log[start:]
             ]
-            row["deals"] = {
-                e.proposal: _deal_json(notary, e.proposal)
-                for e in notary.log[start:]
-                if e.kind == "propose"
-            }
+            row["deals"] = {e.proposal: _deal_json(notary, e.proposal) for e in notary.log[start:]}
         alive = [p for p in POWERS if not game.powers[p].is_eliminated()]
         if draws and set(alive) <= draws:
             end = "draw"
@@ -169,6 +268,8 @@ def play_game(
         if solo_winner(_centres(game)):
             end = "solo"
             break
+    for power, neg in active.items():
+        record.errors.extend(e if e.startswith(power) else f"{power}: {e}" for e in neg.errors)
     centres = _centres(game)
     record.centres = centres
     record.survivors = [p for p in POWERS if not game.powers[p].is_eliminated()]
@@ -186,10 +287,7 @@ def play_game(
 
 
 def _deal_json(notary: Notary, pid: str) -> dict[str, object]:
-    for p in notary.confirmed:
-        if p.id == pid:
-            return p.deal.to_json()
-    prop = notary.proposals.get(pid)
+    prop = notary.find(pid)
     return prop.deal.to_json() if prop else {}
 
 
@@ -227,7 +325,19 @@ def _negotiate(
         deadline = time.monotonic() + round_seconds
     cache: dict[tuple[object, ...], Any] = {}
     rounds = {
-        p: Round(p, game, notary, tactics, deadline, now, draws, limit, cache=cache) for p in alive
+        p: Round(
+            p,
+            game,
+            notary,
+            tactics,
+            deadline,
+            now,
+            draws,
+            limit,
+            cache=cache,
+            real_time=clock == "real",
+        )
+        for p in alive
     }
     while now() < deadline:
         order = list(alive)

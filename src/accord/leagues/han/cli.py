@@ -110,20 +110,31 @@ def tournament_cmd(
         str, typer.Option(help="comma-separated simulated participants")
     ] = "cooperative,greedy,emotional,impatient",
     n: Annotated[int, typer.Option(help="games per agent, participant type and game")] = 1,
-    games: Annotated[str, typer.Option(help="comma-separated games")] = "example-1,example-2",
+    games: Annotated[
+        str, typer.Option(help="comma-separated games: example-1, example-2 or game files (*.json)")
+    ] = "example-1,example-2",
     out: Annotated[Path | None, typer.Option(help="SQLite file (resumable)")] = None,
     executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "serial",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
     shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox",
+            help="run each game's agent in the OS sandbox: it cannot read the game files' "
+            "hidden values (needs bubblewrap)",
+        ),
+    ] = False,
 ) -> None:
     """Each agent against the pool of simulated participants: points and likeability proxy.
-    Each game's agent runs in a fresh process (no state carried over) unless --shared-process."""
+    Each game's agent runs in a fresh process (no state carried over) unless --shared-process;
+    with --sandbox, in the OS sandbox (the way to keep an organiser's game values hidden)."""
     from accord.leagues.han.tournament import run_tournament
 
     try:
         res = run_tournament(
             agents, participants.split(","), n=n, games=games.split(","), out=out,
-            executor=executor, shared_process=shared_process,
+            executor=executor, shared_process=shared_process, sandbox=sandbox,
         )  # fmt: skip
     except AccordError as exc:
         raise _fail(exc) from None

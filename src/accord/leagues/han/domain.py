@@ -14,21 +14,50 @@ and each side's total for taking everything must be equal (the 2017 rule).
     Traceback (most recent call last):
     ...
     accord.core.errors.InvalidScenario: game 'bad': a game has 3 to 5 issues; got 2 ...
+
+Organisers define their own game in a JSON file (``accord-han-game/1``, see
+:func:`load_game` and ``docs/han.md``); every command that takes a game name also takes
+the file's path. Offers are shown to people in words (:func:`offer_in_words`):
+
+    >>> offer_in_words(offer, EXAMPLE_1.issues, "person")
+    'you get 5 Oil, 5 Iron; the other side gets 5 Foodstuffs, 5 Lumber'
 """
 
 from __future__ import annotations
 
+import json
 import operator
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from accord.core.errors import InvalidOffer, InvalidScenario
 
-__all__ = ["EXAMPLE_1", "EXAMPLE_2", "DOMAINS", "GameSpec", "Offer", "Role", "domain"]
+__all__ = [
+    "DOMAINS",
+    "EXAMPLE_1",
+    "EXAMPLE_2",
+    "GAME_FORMAT",
+    "GameSpec",
+    "Offer",
+    "Role",
+    "domain",
+    "game_from_dict",
+    "load_game",
+    "offer_in_words",
+]
 
 Role = Literal["agent", "person"]
 MAX_ITEMS = 19  # "fewer than 20 items" per issue
+GAME_FORMAT = "accord-han-game/1"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 .,'()/+-]{0,39}$")
+"""Issue and game names: plain words (they are shown to people), at most 40 characters."""
+
+
+def _whole(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _count(x: object) -> int:
@@ -107,7 +136,24 @@ class GameSpec:
     def __post_init__(self) -> None:
         n = len(self.issues)
         why = ""
-        if not 3 <= n <= 5:
+        numbers = (*self.quantities, *self.agent_points, *self.person_points)
+        bad_name = [x for x in (self.name, *self.issues) if not _NAME.match(str(x))]
+        if bad_name:
+            why = (
+                "names are 1 to 40 letters, digits, spaces or .,'()/+- (they are shown to "
+                f"people); got {bad_name[0]!r}"
+            )
+        elif not all(_whole(x) for x in numbers):
+            odd = next(x for x in numbers if not _whole(x))
+            why = f"item counts and points per item are whole numbers; got {odd!r}"
+        elif not (_whole(self.agent_batna) and _whole(self.person_batna)):
+            why = (
+                "BATNAs are whole numbers of points; got "
+                f"{self.agent_batna!r} and {self.person_batna!r}"
+            )
+        elif self.agent_batna < 0 or self.person_batna < 0:
+            why = f"BATNAs are not negative; got {self.agent_batna} and {self.person_batna}"
+        elif not 3 <= n <= 5:
             why = f"a game has 3 to 5 issues; got {n} ({', '.join(self.issues)})"
         elif len(set(self.issues)) != n:
             why = f"issue names must differ; got {list(self.issues)}"
@@ -197,9 +243,101 @@ EXAMPLE_2 = GameSpec(
 DOMAINS = {EXAMPLE_1.name: EXAMPLE_1, EXAMPLE_2.name: EXAMPLE_2}
 
 
-def domain(name: str) -> GameSpec:
-    """A bundled game by name (``example-1`` and ``1`` work too)."""
+def domain(name: str | Path) -> GameSpec:
+    """A bundled game by name (``example-1`` and ``1`` work too) or a game file's path."""
+    if isinstance(name, Path) or str(name).endswith(".json"):
+        return load_game(name)
     for key, spec in DOMAINS.items():
         if name in (key, key.removeprefix("anac2017-"), key[-1]):
             return spec
-    raise InvalidScenario(f"unknown HAN game {name!r}; known: {', '.join(DOMAINS)}")
+    raise InvalidScenario(
+        f"unknown HAN game {name!r}; known: {', '.join(DOMAINS)}, or a game file (*.json)"
+    )
+
+
+_GAME_KEYS = {"format", "name", "issues", "agent_batna", "person_batna", "total_time"}
+_ISSUE_KEYS = {"name", "count", "agent", "person"}
+
+
+def game_from_dict(data: Mapping[str, Any], source: str = "game") -> GameSpec:
+    """A :class:`GameSpec` from the ``accord-han-game/1`` form; one error says what is wrong.
+
+    >>> spec = game_from_dict({"format": "accord-han-game/1", "name": "fruit",
+    ...     "issues": [{"name": "Apples", "count": 4, "agent": 3, "person": 1},
+    ...                {"name": "Pears", "count": 2, "agent": 1, "person": 4},
+    ...                {"name": "Plums", "count": 2, "agent": 2, "person": 3}],
+    ...     "agent_batna": 5, "person_batna": 6})
+    >>> spec.max_points("agent"), spec.max_points("person")
+    (18, 18)
+    """
+
+    def fail(why: str) -> InvalidScenario:
+        return InvalidScenario(f"{source}: {why}")
+
+    if not isinstance(data, Mapping):
+        raise fail(f"expected a JSON object with {sorted(_GAME_KEYS)}; got {type(data).__name__}")
+    if data.get("format") != GAME_FORMAT:
+        raise fail(f'expected "format": {GAME_FORMAT!r}; got {data.get("format")!r}')
+    extra = set(data) - _GAME_KEYS
+    missing = {"name", "issues", "agent_batna", "person_batna"} - set(data)
+    if extra or missing:
+        raise fail(
+            f"expected the keys {sorted(_GAME_KEYS)} (total_time optional); "
+            f"unknown {sorted(extra)}, missing {sorted(missing)}"
+        )
+    issues = data["issues"]
+    if not isinstance(issues, list) or not all(isinstance(i, Mapping) for i in issues):
+        raise fail('expected "issues": a list of {"name", "count", "agent", "person"} objects')
+    for k, issue in enumerate(issues):
+        if set(issue) != _ISSUE_KEYS:
+            raise fail(
+                f"issue {k + 1}: expected exactly the keys {sorted(_ISSUE_KEYS)}; "
+                f"got {sorted(issue)}"
+            )
+    total = data.get("total_time", 600.0)
+    if isinstance(total, bool) or not isinstance(total, int | float):
+        raise fail(f"expected total_time in seconds; got {total!r}")
+    try:
+        return GameSpec(
+            str(data["name"]),
+            tuple(str(i["name"]) for i in issues),
+            tuple(i["count"] for i in issues),
+            tuple(i["agent"] for i in issues),
+            tuple(i["person"] for i in issues),
+            data["agent_batna"],
+            data["person_batna"],
+            float(total),
+            min(60.0, float(total) / 10),
+        )
+    except InvalidScenario as exc:
+        raise fail(str(exc)) from None
+
+
+def load_game(path: str | Path) -> GameSpec:
+    """Read and check an organiser's game file (``accord-han-game/1``, JSON)."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidScenario(f"{p}: cannot read the game file ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidScenario(f"{p}: not valid JSON ({exc})") from None
+    return game_from_dict(data, str(p))
+
+
+def offer_in_words(offer: Offer, issues: Sequence[str], viewer: Role) -> str:
+    """``offer`` as ``viewer`` reads it: what "you" get, what the other side gets.
+
+    >>> offer_in_words(Offer.of([(2, 1, 0), (0, 0, 3), (1, 0, 1)]), ("Oil", "Iron", "Wood"), "agent")
+    'you get 2 Oil, 1 Wood; the other side gets 3 Iron, 1 Wood; undecided: 1 Oil'
+    """
+    mine, theirs = (0, 2) if viewer == "agent" else (2, 0)
+
+    def items(col: int) -> str:
+        parts = [f"{r[col]} {name}" for r, name in zip(offer.rows, issues, strict=False) if r[col]]
+        return ", ".join(parts) or "nothing"
+
+    text = f"you get {items(mine)}; the other side gets {items(theirs)}"
+    if not offer.full:
+        text += f"; undecided: {items(1)}"
+    return text

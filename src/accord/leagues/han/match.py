@@ -31,7 +31,7 @@ from accord.leagues.han.api import AgentGone, GameView, HanAgent
 from accord.leagues.han.dispatch import SPACING, Outbox
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.engine import Game, GameResult
-from accord.leagues.han.events import Event, EventKind
+from accord.leagues.han.events import EMOTIONS, Event, EventKind
 from accord.leagues.han.runner import InboxFlush, Runner
 
 __all__ = ["AgentFactory", "Fresh", "Match", "MatchRecord", "play", "play_sequence", "run"]
@@ -279,6 +279,12 @@ class Match:
         good = [e.owned_by(role) for e in out if isinstance(e, Event)]
         if len(good) != len(out):
             self.game.refuse(role, t, f"on_event returned {len(out) - len(good)} non-Event items")
+        for e in [e for e in good if e.kind is EventKind.SEND_EXPRESSION]:
+            if e.emotion not in EMOTIONS:  # shown to people: only the allowed faces
+                self.game.refuse(
+                    role, t, f"emotion must be one of {', '.join(EMOTIONS)}; got {e.emotion!r}"
+                )
+                good.remove(e)
         if len(good) > MAX_EVENTS_PER_CALL:
             self.game.refuse(
                 role,

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from accord.core.errors import ConfigError
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.dispatch import SPACING
-from accord.leagues.han.domain import GameSpec, Role
+from accord.leagues.han.domain import GameSpec, Role, offer_in_words
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
 from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
 from accord.leagues.han.pairing import Pair, WaitingRoom
@@ -655,6 +655,6 @@ def _release(agent: HanAgent | None) -> None:
 
 def _seen(e: Any, me: Role, issues: tuple[str, ...]) -> str:
     """``e`` as the person on side ``me`` reads it (offers turned for the agent's side)."""
-    if me == "agent" and e.kind.value == "SEND_OFFER" and e.offer is not None:
-        return f"offer {e.offer.mirrored().to_list()}"
+    if e.kind.value == "SEND_OFFER" and e.offer is not None:
+        return f"offer: {offer_in_words(e.offer, issues, me)}"  # in words, never raw lists
     return str(e.describe(issues))

@@ -37,7 +37,13 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     if spec.get("time") is not None:
         game = game.with_time(float(spec["time"]))
     name = str(spec["agent"])
-    factory = agent_class(name) if spec.get("shared_process") else isolated_factory(name)
+    factory: Any
+    if spec.get("sandbox"):
+        from accord.leagues.han.sandboxed import sandboxed_factory
+
+        factory = sandboxed_factory(name)
+    else:
+        factory = agent_class(name) if spec.get("shared_process") else isolated_factory(name)
     rec = play(
         game,
         factory,
@@ -70,6 +76,7 @@ def run_tournament(
     workers: int | None = None,
     time_limit: float | None = None,
     shared_process: bool = False,
+    sandbox: bool = False,
 ) -> dict[str, Any]:
     """Run the pool; returns ``{"agents": summary rows, "games": per-game records}``.
 
@@ -78,8 +85,13 @@ def run_tournament(
     agent runs in a fresh process (:mod:`accord.leagues.han.isolation`), so no state
     kept in a class or a module passes from one game to the next; ``shared_process``
     runs agents in the task's own process (trusted and faster: class attributes and
-    module globals then carry over between the games one worker runs).
+    module globals then carry over between the games one worker runs). ``sandbox`` runs
+    each game's agent in the OS sandbox (:mod:`accord.leagues.han.sandboxed`): the only
+    way to keep a game file's values from an agent that goes looking for them (a plain
+    process can read the organiser's files and processes).
     """
+    if sandbox and shared_process:
+        raise ConfigError("choose sandbox or shared_process, not both")
     if n < 1:
         raise ConfigError(f"games per agent, participant and game (n) must be at least 1; got {n}")
     for kind, names in (("agent", agents), ("participant", participants), ("game", games)):
@@ -108,6 +120,7 @@ def run_tournament(
                         "seed": k,
                         "time": time_limit,
                         "shared_process": shared_process,
+                        "sandbox": sandbox,
                     }
                     jobs.append(Job(jid, spec))
     settings = {
@@ -117,6 +130,7 @@ def run_tournament(
         "games": list(games),
         "time": time_limit,
         "shared_process": shared_process,
+        "sandbox": sandbox,
     }
     run = run_tasks(play_task, jobs, out=out, settings=settings, executor=executor, workers=workers)
     records = list(run.records.values())

@@ -2,7 +2,10 @@
 
 The page uses the play page's board view (same stylesheet: coloured squares, letters, goals
 ★/☆, positions) and shows each turn's proposals, promised and sent chips and moves, with
-Previous / Next / Play. The record is the JSON of ``accord trails play --json``.
+Previous / Next / Play. The record is the JSON of ``accord trails play --json``. The page
+carries its own Content-Security-Policy (a file opened from disk has no server to send
+one): only its one script, pinned by its SHA-256, may run; the record is data, shown as
+text.
 
     >>> from accord.leagues.trails.generator import generate
     >>> from accord.leagues.trails.match import play
@@ -13,6 +16,8 @@ Previous / Next / Play. The record is the JSON of ``accord trails play --json``.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 from pathlib import Path
@@ -73,9 +78,16 @@ def replay_html(record: dict[str, Any]) -> str:
     data = json.dumps(record).replace("</", "<\\/")
     css = (STATIC / "trails.css").read_text()
     js = (STATIC / "replay.js").read_text()
+    digest = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
+    csp = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        "base-uri 'none'; form-action 'none'"
+    )
     title = html.escape(" vs ".join(str(a) for a in record["agents"]))
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Colored Trails replay: {title}</title>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<title>Colored Trails replay: {title}</title>
 <style>{css}</style></head>
 <body>
 <header><b id="title"></b><span id="frame"></span></header>

@@ -22,10 +22,12 @@ same state and a participant's link continues it.
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from fastapi import APIRouter, Depends, FastAPI
@@ -52,11 +54,13 @@ from accord.leagues.trails.engine import (
 )
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, advance, make_agent, observe_all
-from accord.leagues.trails.store import GameStore
+from accord.leagues.trails.store import GameRow, GameStore
 from accord.web.errors import WebError
 from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
 
 __all__ = ["STATIC", "TASK_PATH", "TrailsService", "create_trails_app", "trails_design"]
+
+log = logging.getLogger("accord.trails")
 
 STATIC = Path(__file__).resolve().parent / "static"
 TASK_PATH = "/trails/play.html"
@@ -125,16 +129,25 @@ def trails_design(
     )
 
 
+MAX_CHIPS = 1000
+"""The most chips of one colour a request may name (boards hold far fewer)."""
+Count = Annotated[int, Field(ge=0, le=MAX_CHIPS)]
+LETTERS = "ABCDEFGHIJ"
+
+
 class ActIn(BaseModel):
-    """One action from the page."""
+    """One action from the page; ``turn`` and ``phase`` (optional) say which step of the
+    game it was meant for: an action for a step that is over is refused (a double click)."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["propose", "pass", "respond", "transfer", "move", "endmove"]
-    give: list[int] = Field(default_factory=list, max_length=10)
-    take: list[int] = Field(default_factory=list, max_length=10)
-    send: list[int] = Field(default_factory=list, max_length=10)
+    give: list[Count] = Field(default_factory=list, max_length=10)
+    take: list[Count] = Field(default_factory=list, max_length=10)
+    send: list[Count] = Field(default_factory=list, max_length=10)
     accept: bool = False
-    cell: int = -1
+    cell: int = Field(default=-1, ge=-1, le=10_000)
+    turn: int | None = Field(default=None, ge=0, le=10_000)
+    phase: Literal["propose", "respond", "transfer", "move"] | None = None
 
 
 class _RecordedGame(Game):
@@ -173,34 +186,49 @@ class TrailsService:
         self.matches: dict[str, _Match] = {}
         self.by_pid: dict[str, str] = {}
         self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
+        self.unreadable: dict[str, str] = {}  # game id -> why it could not be restored
         self._restore()
 
     def _restore(self) -> None:
         """Replay the stored games: same board, chips, phase, turn, proposal, promises; the
-        agent sees the same turns again (its traits) and gets back its random state."""
-        for row in self.store.games():
-            game = _RecordedGame(row.setup, row.rules)
-            agents: list[Agent | None] = [None, None]
-            if row.opponent != "person":
-                k = row.seats.index(None)
-                agent = make_agent(row.opponent)
-                agent.start(k, np.random.default_rng(self._seed(row.number)))
-                agents[k] = agent
-            for player, action in self.store.steps(row.gid):
-                n = len(game.history)
-                game.step(player, action)
-                if len(game.history) > n:
-                    observe_all(game, agents)
-            for a in agents:
-                if a is not None and row.agent_rng is not None:
-                    a.rng.bit_generator.state = row.agent_rng
-            m = _Match(row.gid, game, row.seats, agents)
-            m.saved, m.closed = len(game.steps), row.closed
-            self.matches[row.gid] = m
-            for seat in row.seats:
-                if seat is not None:
-                    self.by_pid[seat] = row.gid
+        agent sees the same turns again (its traits) and gets back its random state. A game
+        whose stored rows cannot be replayed is set aside (logged, in :attr:`unreadable`;
+        its players are told) and every other game is restored."""
+        for number, raw in enumerate(self.store.game_rows()):
+            try:
+                self._restore_one(GameRow(raw))
+            except Exception as e:  # a bad row must never stop the study
+                gid = str(raw.get("gid") or f"#{number}")
+                reason = f"{type(e).__name__}: {e}"[:300]
+                log.error("trails: game %s cannot be restored and is set aside (%s)", gid, reason)
+                self.unreadable[gid] = reason
+                self.matches.pop(gid, None)
+                for seat in _seats(raw.get("seats")):
+                    self.by_pid[seat] = gid
         self.waiting = self.store.waiting()
+
+    def _restore_one(self, row: GameRow) -> None:
+        game = _RecordedGame(row.setup, row.rules)
+        agents: list[Agent | None] = [None, None]
+        if row.opponent != "person":
+            k = row.seats.index(None)
+            agent = make_agent(row.opponent)
+            agent.start(k, np.random.default_rng(self._seed(row.number)))
+            agents[k] = agent
+        for player, action in self.store.steps(row.gid):
+            n = len(game.history)
+            game.step(player, action)
+            if len(game.history) > n:
+                observe_all(game, agents)
+        for a in agents:
+            if a is not None and row.agent_rng is not None:
+                a.rng.bit_generator.state = row.agent_rng
+        m = _Match(row.gid, game, row.seats, agents)
+        m.saved, m.closed = len(game.steps), row.closed
+        self.matches[row.gid] = m
+        for seat in row.seats:
+            if seat is not None:
+                self.by_pid[seat] = row.gid
 
     # -- games ----------------------------------------------------------------------------
     def _seed(self, number: int) -> int:
@@ -219,7 +247,7 @@ class TrailsService:
             rounds=int(p.get("rounds", 2)),
         )
         spec = BoardSpec(**dict(p.get("board") or {}))
-        gid = f"g{len(self.matches) + 1:04d}"
+        gid = f"g{len(self.matches) + len(self.unreadable) + 1:04d}"
         if opponent == "person":
             cond = str(view.condition)
             other = self.waiting.get(cond)
@@ -257,8 +285,18 @@ class TrailsService:
                 if m is None:
                     return {"waiting": True}
             else:
-                m = self.matches[gid]
+                m = self._match(gid)
             return self._view(m, m.seats.index(pid))
+
+    def _match(self, gid: str) -> _Match:
+        if gid in self.unreadable:
+            raise WebError(
+                409,
+                "your game could not be restored after the server restarted; please contact "
+                "the experimenter (your answers so far are kept)",
+                code="game_unreadable",
+            )
+        return self.matches[gid]
 
     def act(self, pid: str, body: ActIn) -> dict[str, Any]:
         # one transaction: the steps, the log entries and the end are stored together
@@ -266,11 +304,20 @@ class TrailsService:
             gid = self.by_pid.get(pid)
             if gid is None:
                 raise WebError(409, "no game yet: open the game page first (GET /api/trails/state)")
-            m = self.matches[gid]
+            m = self._match(gid)
             g = m.game
             me = m.seats.index(pid)
             if g.done:
-                raise WebError(409, f"game {gid} has ended")
+                raise WebError(409, "this game has ended; nothing was changed", code="game_over")
+            status, problem = _refusal(body, g, me)
+            if problem:
+                self.study.record(
+                    pid,
+                    "trails.refused",
+                    {"game": gid, "player": me, "turn": g.turn, "phase": g.phase.value,
+                     "reason": problem},
+                )  # fmt: skip
+                raise WebError(status, problem, code="refused")
             action = _action(body, g.board.n_colors)
             phase, turn, n = g.phase.value, g.turn, len(g.history)
             result = g.step(me, action)
@@ -392,6 +439,103 @@ class TrailsService:
             return self.act(pid, body)
 
         return r
+
+
+def _seats(raw: object) -> list[str]:
+    """The participants of a damaged game row, as far as they can be read."""
+    try:
+        seats = json.loads(str(raw))
+    except ValueError:
+        return []
+    return [s for s in seats if isinstance(s, str)] if isinstance(seats, list) else []
+
+
+def _words(v: Sequence[int] | np.ndarray) -> str:
+    parts = [f"{int(n)} {LETTERS[k]}" for k, n in enumerate(v) if int(n)]
+    return ", ".join(parts) or "no chips"
+
+
+_DOING = {
+    "propose": "make or pass on a proposal",
+    "respond": "accept or reject the proposal",
+    "transfer": "send chips",
+    "move": "move or end your move",
+}
+
+
+def _refusal(body: ActIn, g: Game, me: int) -> tuple[int, str]:
+    """Why the person's action cannot be done now, in their words, with the HTTP status
+    (409: not now, 422: not possible; ``(0, "")`` when it can be done)."""
+    phase = g.phase.value
+    if (
+        body.turn is not None
+        and body.phase is not None
+        and (body.turn, body.phase)
+        != (
+            g.turn,
+            phase,
+        )
+    ):
+        return 409, (
+            f"this action was meant for turn {body.turn + 1} ({body.phase}); the game has "
+            f"moved on to turn {g.turn + 1} ({phase}), so nothing was done. Look at the "
+            "board again and choose"
+        )
+    if g.actor != me:
+        return 409, f"it is the other player's turn to {_DOING.get(phase, phase)}; please wait"
+    fits = {
+        "propose": ("propose", "pass"),
+        "respond": ("respond",),
+        "transfer": ("transfer",),
+        "move": ("move", "endmove"),
+    }[phase]
+    if body.kind not in fits:
+        return 409, f"now is the time to {_DOING[phase]}, not to {body.kind}; nothing was done"
+    n = g.board.n_colors
+    for name in ("give", "take", "send"):
+        v = getattr(body, name)
+        if name in _USED[body.kind] and len(v) != n:
+            return 422, f"{name} must list {n} chip counts (one per colour); got {len(v)}"
+    mine, theirs = g.chips[me], g.chips[1 - me]
+    if body.kind == "propose":
+        if any(a > b for a, b in zip(body.give, mine, strict=True)):
+            return 422, (
+                f"you offered to give {_words(body.give)} but you hold {_words(mine)}; "
+                "nothing was sent: change the proposal and send it again"
+            )
+        if g.rules.visibility == "full" and any(
+            a > b for a, b in zip(body.take, theirs, strict=True)
+        ):
+            return 422, (
+                f"you asked for {_words(body.take)} but the other player holds "
+                f"{_words(theirs)}; nothing was sent: change the proposal and send it again"
+            )
+    if body.kind == "transfer" and any(a > b for a, b in zip(body.send, mine, strict=True)):
+        return 422, (
+            f"you tried to send {_words(body.send)} but you hold {_words(mine)}; nothing was "
+            "sent: change the amounts and send again"
+        )
+    if body.kind == "move":
+        here = g.positions[me]
+        if body.cell not in g.board.neighbours(here):
+            return 422, "you can move only to a square next to yours; nothing was done"
+        color = g.board.colors[body.cell]
+        if mine[color] < 1:
+            return 422, (
+                f"moving there needs a chip of colour {LETTERS[color]} and you have none; "
+                "nothing was done"
+            )
+    return 0, ""
+
+
+_USED = {
+    "propose": ("give", "take"),
+    "transfer": ("send",),
+    "pass": (),
+    "respond": (),
+    "move": (),
+    "endmove": (),
+}
 
 
 def _action(body: ActIn, n: int) -> Action:

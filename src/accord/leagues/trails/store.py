@@ -168,6 +168,11 @@ class GameStore:
         """Every stored game, in the order they started."""
         return [GameRow(r) for r in self.file.rows("SELECT * FROM trails_games ORDER BY number")]
 
+    def game_rows(self) -> list[dict[str, Any]]:
+        """Every stored game's raw row (read each with :class:`GameRow`, which may refuse
+        a damaged one), in the order they started."""
+        return [dict(r) for r in self.file.rows("SELECT * FROM trails_games ORDER BY number")]
+
     def steps(self, gid: str) -> list[tuple[int, Action]]:
         rows = self.file.rows(
             "SELECT player, action FROM trails_steps WHERE gid = ? ORDER BY n", (gid,)

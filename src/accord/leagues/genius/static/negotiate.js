@@ -1,6 +1,10 @@
 // The negotiation page of a GENIUS study (accord.web): state from /api/genius, updates by
 // the study's live channel, a heartbeat every few seconds, actions as JSON.
-import { api, go, participant } from "../study/study.js";
+import { go, participant } from "../study/study.js";
+import { ApiError, api as call, busy, el, fill } from "../accord/safe.js";
+
+// API paths are relative to the app's root (this page is /genius/negotiate.html).
+const api = (path, init) => call(`../${path}`, init);
 
 const $ = (id) => document.getElementById(id);
 let state = null;
@@ -8,11 +12,26 @@ let built = false;
 let secondsLeft = 0;
 let timer = null;
 
+// A refusal that ends the page (not a participant of this game): the board goes away.
 function showError(text) {
   $("error").textContent = text;
   $("board").hidden = true;
   $("status").textContent = "";
   if (timer) clearInterval(timer);
+  timer = null;
+}
+
+// The server cannot be reached (restarting, network): say so, keep the board and the
+// countdown, and clear the line at the next answer.
+let offline = false;
+function showOffline(text) {
+  offline = true;
+  $("error").textContent = text;
+}
+function backOnline() {
+  if (!offline) return;
+  offline = false;
+  $("error").textContent = "";
 }
 
 function notice(text) {
@@ -49,7 +68,7 @@ function chosen() {
 
 function build() {
   const box = $("builder");
-  box.innerHTML = "";
+  box.replaceChildren();
   state.issues.forEach((issue) => {
     const label = document.createElement("label");
     label.textContent = issue.name + " ";
@@ -65,7 +84,7 @@ function build() {
   });
   for (const [id, texts] of [["comment", state.comments], ["threat", state.threats]]) {
     const sel = $(id);
-    sel.innerHTML = "";
+    sel.replaceChildren();
     texts.forEach((t, k) => sel.add(new Option(t, String(k))));
   }
   built = true;
@@ -94,7 +113,7 @@ function render() {
   if (!built) build();
   updatePreview();
   const agreement = $("agreement");
-  agreement.innerHTML = "";
+  agreement.replaceChildren();
   s.issues.forEach((issue) => {
     const row = agreement.insertRow();
     row.insertCell().textContent = issue.name;
@@ -106,19 +125,19 @@ function render() {
   const incoming = s.offers.filter((o) => !o.mine);
   const mine = s.offers.filter((o) => o.mine);
   const box = $("incoming");
-  box.innerHTML = incoming.length ? "" : '<p class="muted">No offers yet.</p>';
+  fill(box, incoming.length ? [] : el("p", { class: "muted" }, "No offers yet."));
   for (const o of incoming.slice().reverse()) {
     const div = document.createElement("div");
     div.className = "offer";
     div.dataset.offer = String(o.id);
-    div.innerHTML = `<div>#${o.id} (turn ${o.turn + 1}): ${offerText(o.values)}</div>
-      <div class="muted">your score if agreed now: ${fmt(scoreOf(o.values))}</div>`;
+    fill(div, el("div", {}, `#${o.id} (turn ${o.turn + 1}): ${offerText(o.values)}`),
+      el("div", { class: "muted" }, `your score if agreed now: ${fmt(scoreOf(o.values))}`));
     if (o.answer === null && s.status === "running") {
       for (const kind of ["accept", "reject"]) {
         const b = document.createElement("button");
         b.textContent = kind === "accept" ? "Accept" : "Reject";
         b.className = kind;
-        b.addEventListener("click", () => send({ kind, offer: o.id }));
+        b.addEventListener("click", () => send({ kind, offer: o.id }, b));
         div.appendChild(b);
       }
     } else if (o.answer) {
@@ -129,7 +148,7 @@ function render() {
     box.appendChild(div);
   }
   const mineBox = $("mine");
-  mineBox.innerHTML = mine.length ? "" : '<p class="muted">None yet.</p>';
+  fill(mineBox, mine.length ? [] : el("p", { class: "muted" }, "None yet."));
   for (const o of mine.slice().reverse()) {
     const div = document.createElement("div");
     div.className = "offer";
@@ -137,7 +156,7 @@ function render() {
     mineBox.appendChild(div);
   }
   const msgs = $("messages");
-  msgs.innerHTML = "";
+  msgs.replaceChildren();
   for (const m of s.messages) {
     const li = document.createElement("li");
     li.textContent = `${m.mine ? "You" : "Other side"} (${m.kind}): ${m.text}`;
@@ -163,12 +182,14 @@ async function refresh() {
   try {
     body = await api("api/genius/state");
   } catch (e) {
+    if (e instanceof ApiError && (e.status === 0 || e.status >= 500)) return showOffline(e.message);
     if (e.status === 409) {
       const me = await participant.me();
       if (me.status !== "consented") return go(me.next);
     }
     return showError(e.message);
   }
+  backOnline();
   show(body);
 }
 
@@ -181,25 +202,29 @@ function show(body) {
   render();
 }
 
-async function send(action) {
-  try {
-    await api("api/genius/action", { method: "POST", body: action });
-    notice("");
-  } catch (e) {
-    notice(e.message);
-  }
-  await refresh();
+// One act of the person: the button stays disabled until the answer (a double click is
+// one act), and a refusal is shown with its reason.
+async function send(action, button) {
+  await busy(button, async () => {
+    try {
+      await api("api/genius/action", { method: "POST", body: action });
+      notice("");
+    } catch (e) {
+      notice(e.message);
+    }
+    await refresh();
+  });
 }
 
 $("send-offer").addEventListener("click", () => {
   const values = chosen();
   if (!Object.keys(values).length) return notice("Choose a value for at least one issue.");
-  send({ kind: "offer", values });
+  send({ kind: "offer", values }, $("send-offer"));
 });
-$("send-comment").addEventListener("click", () => send({ kind: "comment", index: Number($("comment").value) }));
-$("send-threat").addEventListener("click", () => send({ kind: "threat", index: Number($("threat").value) }));
+$("send-comment").addEventListener("click", () => send({ kind: "comment", index: Number($("comment").value) }, $("send-comment")));
+$("send-threat").addEventListener("click", () => send({ kind: "threat", index: Number($("threat").value) }, $("send-threat")));
 $("opt-out").addEventListener("click", () => {
-  if (confirm("Opt out? Both sides get their opt-out score and the negotiation ends.")) send({ kind: "opt_out" });
+  if (confirm("Opt out? Both sides get their opt-out score and the negotiation ends.")) send({ kind: "opt_out" }, $("opt-out"));
 });
 $("leave").addEventListener("click", async () => {
   if (!confirm("Leave the study? The negotiation will be recorded as abandoned.")) return;
@@ -214,7 +239,7 @@ $("continue").addEventListener("click", async () => {
 
 async function main() {
   await refresh();
-  participant.live({ genius: show });
+  participant.live({ genius: (body) => { backOnline(); show(body); } });
   setInterval(refresh, 3000); // heartbeat: the server counts a silent page as gone
   timer = setInterval(() => {
     secondsLeft = Math.max(0, secondsLeft - 0.25);

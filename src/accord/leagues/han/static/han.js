@@ -1,5 +1,6 @@
 // The person's page: item board, menus, emotions, the agent's face, timer, survey.
-import { api, go } from "./study/study.js";
+import { go } from "./study/study.js";
+import { api, busy, el, fill } from "./accord/safe.js";
 
 const FACES = { happy: "😀", angry: "😠", surprised: "😮", sad: "😢", neutral: "😐" };
 const $ = (id) => document.getElementById(id);
@@ -9,10 +10,13 @@ let boardFromServer = null;
 
 function fmt(s) { const m = Math.floor(s / 60), r = Math.floor(s % 60); return `${m}:${String(r).padStart(2, "0")}`; }
 
-async function send(ev) {
+// Send one event; the button that sent it (if any) stays disabled until the answer.
+async function send(ev, button) {
   $("error").textContent = "";
-  try { render(await api("api/han/event", { method: "POST", body: ev })); }
-  catch (e) { $("error").textContent = e.message; }
+  await busy(button, async () => {
+    try { render(await api("api/han/event", { method: "POST", body: ev })); }
+    catch (e) { $("error").textContent = e.message; }
+  });
 }
 
 function move(i, from, to) {
@@ -21,10 +25,9 @@ function move(i, from, to) {
 
 function drawBoard() {
   const tb = $("board");
-  tb.innerHTML = "";
+  tb.replaceChildren();
   state.issues.forEach((name, i) => {
-    const tr = document.createElement("tr");
-    tr.innerHTML = `<th>${name} (${state.values[i]})</th>`;
+    const tr = el("tr", {}, el("th", {}, `${name} (${state.values[i]})`));
     [0, 1, 2].forEach((col) => {
       const td = document.createElement("td");
       td.className = "cell";
@@ -78,7 +81,8 @@ function render(s) {
   $("face").dataset.face = s.agentFace;
   const other = s.partner === "person" ? "Partner" : "Agent";
   const h = $("history");
-  h.innerHTML = s.history.map((e) => `<div class="${e.who}">${e.t}s ${e.who === "person" ? "You" : e.who === "agent" ? other : ""}: ${e.text}</div>`).join("");
+  const who = (w) => (w === "person" ? "You" : w === "agent" ? other : "");
+  fill(h, s.history.map((e) => el("div", { class: String(e.who) }, `${e.t}s ${who(e.who)}: `, el("span", { class: "text" }, e.text))));
   h.scrollTop = h.scrollHeight;
   if (s.result) finish(s);
 }
@@ -106,24 +110,24 @@ function setup() {
   }
   state.presets.forEach((text, i) => {
     const b = document.createElement("button"); b.textContent = text; b.dataset.preset = i + 1;
-    b.onclick = () => send({ kind: "SEND_MESSAGE", preset: i + 1 });
+    b.onclick = () => send({ kind: "SEND_MESSAGE", preset: i + 1 }, b);
     $("presets").appendChild(b);
   });
   state.emotions.forEach((emo) => {
     const b = document.createElement("button"); b.textContent = `${FACES[emo]} ${emo}`; b.id = `emo-${emo}`;
-    b.onclick = () => send({ kind: "SEND_EXPRESSION", emotion: emo });
+    b.onclick = () => send({ kind: "SEND_EXPRESSION", emotion: emo }, b);
     $("emotions").appendChild(b);
   });
   for (const sel of [$("pref-a"), $("pref-b")]) {
     state.issues.forEach((n, i) => { const o = document.createElement("option"); o.value = i; o.textContent = n; sel.appendChild(o); });
   }
-  $("send-offer").onclick = () => send({ kind: "SEND_OFFER", offer: board });
-  $("accept").onclick = () => send({ kind: "FORMAL_ACCEPT" });
-  $("quit").onclick = () => send({ kind: "FORMAL_QUIT" });
+  $("send-offer").onclick = () => send({ kind: "SEND_OFFER", offer: board }, $("send-offer"));
+  $("accept").onclick = () => send({ kind: "FORMAL_ACCEPT" }, $("accept"));
+  $("quit").onclick = () => send({ kind: "FORMAL_QUIT" }, $("quit"));
   $("send-pref").onclick = () => send({ kind: "SEND_MESSAGE", preference: {
     issue1: Number($("pref-a").value), issue2: Number($("pref-b").value),
-    relation: $("pref-rel").value, query: $("pref-kind").value === "true" } });
-  $("send-batna").onclick = () => send({ kind: "SEND_MESSAGE", batna: Number($("batna-claim").value) });
+    relation: $("pref-rel").value, query: $("pref-kind").value === "true" } }, $("send-pref"));
+  $("send-batna").onclick = () => send({ kind: "SEND_MESSAGE", batna: Number($("batna-claim").value) }, $("send-batna"));
 }
 
 let finished = false;
@@ -137,20 +141,24 @@ function finish(s) {
   $("survey-about").hidden = s.partner !== "person";
   $("result").textContent = `${how}: you scored ${s.result.points} points.`;
   $("attention-q").textContent = s.attention;
-  $("questions").innerHTML = s.survey.map((q) => `<p>${q.text}<br>` +
-    [1, 2, 3, 4, 5, 6, 7].map((v) => `<label><input type="radio" name="${q.key}" value="${v}">${v}</label>`).join(" ") + "</p>").join("");
-  $("survey").onsubmit = async (e) => {
+  fill($("questions"), s.survey.map((q) => el("p", {}, q.text, el("br"),
+    [1, 2, 3, 4, 5, 6, 7].map((v) => [el("label", {}, el("input", { type: "radio", name: q.key, value: v }), String(v)), " "]))));
+  $("survey").onsubmit = (e) => {
     e.preventDefault();
-    const f = new FormData($("survey"));
-    const answers = {};
-    for (const q of s.survey) answers[q.key] = Number(f.get(q.key));
-    try {
-      const r = await api("api/han/survey", { method: "POST", body: {
-        answers, age: Number(f.get("age")), gender: f.get("gender"),
-        english_first: f.get("english") === "on", attention: f.get("attention") || "" } });
-      go(r.next);
-    } catch (err) { $("result").textContent = err.message; }
+    busy($("submit-survey"), () => submitSurvey(s));
   };
+}
+
+async function submitSurvey(s) {
+  const f = new FormData($("survey"));
+  const answers = {};
+  for (const q of s.survey) answers[q.key] = Number(f.get(q.key));
+  try {
+    const r = await api("api/han/survey", { method: "POST", body: {
+      answers, age: Number(f.get("age")), gender: f.get("gender"),
+      english_first: f.get("english") === "on", attention: f.get("attention") || "" } });
+    go(r.next);
+  } catch (err) { $("result").textContent = err.message; }
 }
 
 // The game comes over the live channel: a "state" event whenever something happens

@@ -1,16 +1,26 @@
 // The Colored Trails game page: board, chips, proposal builder, incoming proposal,
 // transfer chooser (with what was promised), click-to-move, score preview.
-import { api, participant } from "../study/study.js";
+import { participant } from "../study/study.js";
+import { api, busy, el, fill, newKey } from "../accord/safe.js";
 
 const LETTERS = "ABCDEFGHIJ";
 const $ = (id) => document.getElementById(id);
 let state = null;
 
 function chips(vector) {
-  if (!vector) return '<span class="muted">hidden</span>';
+  if (!vector) return el("span", { class: "muted" }, "hidden");
   const parts = [];
-  vector.forEach((n, k) => { for (let i = 0; i < n; i++) parts.push(`<span class="chip c${k}">${LETTERS[k]}</span>`); });
-  return parts.length ? parts.join("") : '<span class="muted">none</span>';
+  vector.forEach((n, k) => { for (let i = 0; i < n; i++) parts.push(el("span", { class: `chip c${k}` }, LETTERS[k])); });
+  return parts.length ? parts : el("span", { class: "muted" }, "none");
+}
+
+function marks(cell, goals, positions, me, other) {
+  const out = [el("span", { class: "letter" }, LETTERS[goals.color])];
+  if (goals[me] === cell) out.push("★");
+  if (goals[other] === cell) out.push("☆");
+  if (positions[other] === cell) out.push(el("span", { class: "other-mark" }, "●"));
+  if (positions[me] === cell) out.push(el("span", { class: "me-mark" }, "●"));
+  return out;
 }
 
 function words(vector) {
@@ -27,15 +37,22 @@ function neighbours(cell, rows, cols) {
   return out;
 }
 
+// One act of the person: every button of the page is disabled while it runs, and the
+// act names the turn and phase it was meant for, so a late or repeated click is refused
+// by the server instead of landing in the next step.
+const BUTTONS = ["send-proposal", "pass", "accept", "reject", "send-transfer", "end-move"];
 async function act(body) {
   $("error").textContent = "";
-  try {
-    const s = await api("api/trails/act", { method: "POST", body });
-    if (s.error) $("error").textContent = s.error;
-    render(s);
-  } catch (e) {
-    $("error").textContent = e.message;
-  }
+  const at = state ? { turn: state.turn, phase: state.phase } : {};
+  await busy(BUTTONS.map($), async () => {
+    try {
+      const s = await api("../api/trails/act", { method: "POST", body: { ...body, ...at }, key: newKey() });
+      if (s.error) $("error").textContent = s.error;
+      render(s);
+    } catch (e) {
+      $("error").textContent = e.message;
+    }
+  });
 }
 
 function vectorFrom(selector) {
@@ -45,7 +62,7 @@ function vectorFrom(selector) {
 function renderBoard(s) {
   const board = $("board");
   board.style.gridTemplateColumns = `repeat(${s.cols}, 56px)`;
-  board.innerHTML = "";
+  board.replaceChildren();
   const me = s.me, other = 1 - s.me;
   const moving = s.myTurn && s.phase === "move";
   const options = moving
@@ -55,12 +72,7 @@ function renderBoard(s) {
     const d = document.createElement("div");
     d.className = `cell c${color}`;
     d.dataset.cell = cell;
-    let mark = "";
-    if (s.goals[me] === cell) mark += "★";
-    if (s.goals[other] === cell) mark += "☆";
-    if (s.positions[other] === cell) mark += '<span class="other-mark">●</span>';
-    if (s.positions[me] === cell) mark += '<span class="me-mark">●</span>';
-    d.innerHTML = `<span class="letter">${LETTERS[color]}</span>${mark}`;
+    fill(d, marks(cell, { ...s.goals, color }, s.positions, me, other));
     if (options.includes(cell)) {
       d.classList.add("can-move");
       d.addEventListener("click", () => act({ kind: "move", cell }));
@@ -73,12 +85,12 @@ function renderBoard(s) {
 function renderBuilder(s) {
   const body = document.querySelector("#builder tbody");
   if (body.childElementCount !== s.nColors) {
-    body.innerHTML = "";
+    body.replaceChildren();
     for (let k = 0; k < s.nColors; k++) {
-      body.insertAdjacentHTML("beforeend",
-        `<tr><td><span class="chip c${k}">${LETTERS[k]}</span></td>` +
-        `<td><input type="number" min="0" value="0" class="give" data-color="${k}" name="give-${k}"></td>` +
-        `<td><input type="number" min="0" value="0" class="take" data-color="${k}" name="take-${k}"></td></tr>`);
+      body.append(el("tr", {},
+        el("td", {}, el("span", { class: `chip c${k}` }, LETTERS[k])),
+        el("td", {}, el("input", { type: "number", min: 0, value: 0, class: "give", "data-color": k, name: `give-${k}` })),
+        el("td", {}, el("input", { type: "number", min: 0, value: 0, class: "take", "data-color": k, name: `take-${k}` }))));
     }
   }
 }
@@ -86,17 +98,18 @@ function renderBuilder(s) {
 function renderTransfer(s) {
   const body = document.querySelector("#transfer tbody");
   const p = s.promised;
-  $("promise-text").innerHTML = p.agreed
-    ? `You promised to send <b id="promised-mine">${words(p.mine)}</b>; the other player promised you <b id="promised-theirs">${words(p.theirs)}</b>. You may send any of your chips.`
-    : `No agreement this turn: <b id="promised-mine">nothing</b> promised. You may still send chips.`;
+  fill($("promise-text"), p.agreed
+    ? ["You promised to send ", el("b", { id: "promised-mine" }, words(p.mine)), "; the other player promised you ",
+       el("b", { id: "promised-theirs" }, words(p.theirs)), ". You may send any of your chips."]
+    : ["No agreement this turn: ", el("b", { id: "promised-mine" }, "nothing"), " promised. You may still send chips."]);
   const key = `${s.turn}`;
   if (body.dataset.turn !== key) {
     body.dataset.turn = key;
-    body.innerHTML = "";
+    body.replaceChildren();
     for (let k = 0; k < s.nColors; k++) {
-      body.insertAdjacentHTML("beforeend",
-        `<tr><td><span class="chip c${k}">${LETTERS[k]}</span></td>` +
-        `<td><input type="number" min="0" max="${s.chips[0][k]}" value="${p.mine[k]}" class="send" name="send-${k}"></td></tr>`);
+      body.append(el("tr", {},
+        el("td", {}, el("span", { class: `chip c${k}` }, LETTERS[k])),
+        el("td", {}, el("input", { type: "number", min: 0, max: s.chips[0][k], value: p.mine[k], class: "send", name: `send-${k}` }))));
     }
   }
 }
@@ -122,15 +135,15 @@ function render(s) {
   $("limit").textContent = s.dormantLimit;
   $("dormant-me").textContent = s.dormant[s.me];
   $("dormant-other").textContent = s.dormant[1 - s.me];
-  $("chips-mine").innerHTML = chips(s.chips[0]);
-  $("chips-other").innerHTML = chips(s.chips[1]);
+  fill($("chips-mine"), chips(s.chips[0]));
+  fill($("chips-other"), chips(s.chips[1]));
   renderBoard(s);
   renderBuilder(s);
   $("propose-box").hidden = !(s.myTurn && s.phase === "propose");
   const incoming = s.myTurn && s.phase === "respond" && s.proposal;
   $("incoming").hidden = !incoming;
   if (incoming) {
-    $("incoming-text").innerHTML = `They would send you <b>${words(s.proposal.get)}</b> and ask you for <b>${words(s.proposal.give)}</b>.`;
+    fill($("incoming-text"), "They would send you ", el("b", {}, words(s.proposal.get)), " and ask you for ", el("b", {}, words(s.proposal.give)), ".");
   }
   const transfer = s.myTurn && s.phase === "transfer";
   $("transfer-box").hidden = !transfer;
@@ -144,7 +157,7 @@ function render(s) {
   if (s.done) {
     const r = $("result");
     r.hidden = false;
-    r.innerHTML = `Game over (${s.end}). Your final score: <b id="final-score">${s.scores[s.me]}</b>; the other player's: ${s.scores[1 - s.me]}.`;
+    fill(r, `Game over (${s.end}). Your final score: `, el("b", { id: "final-score" }, s.scores[s.me]), `; the other player's: ${s.scores[1 - s.me]}.`);
   }
 }
 
@@ -156,5 +169,5 @@ $("send-transfer").addEventListener("click", () => act({ kind: "transfer", send:
 $("end-move").addEventListener("click", () => act({ kind: "endmove" }));
 
 participant.live({ trails: (s) => render(s) });
-api("api/trails/state").then(render).catch((e) => { $("error").textContent = e.message; });
-setInterval(() => { if (!state || !state.done) api("api/trails/state").then(render).catch(() => {}); }, 2000);
+api("../api/trails/state").then(render).catch((e) => { $("error").textContent = e.message; });
+setInterval(() => { if (!state || !state.done) api("../api/trails/state").then(render).catch(() => {}); }, 2000);

@@ -8,10 +8,18 @@ const rows = setup.board.length, cols = setup.board[0].length;
 const colors = setup.board.join("").split("").map((ch) => LETTERS.indexOf(ch));
 let frame = 0;
 
+// The page is self-contained (no module imports): a small el() that builds text as text.
+function el(tag, cls, ...children) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  for (const c of children.flat()) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
 function chips(vector) {
   const parts = [];
-  vector.forEach((n, k) => { for (let i = 0; i < n; i++) parts.push(`<span class="chip c${k}">${LETTERS[k]}</span>`); });
-  return parts.length ? parts.join("") : '<span class="muted">none</span>';
+  vector.forEach((n, k) => { for (let i = 0; i < n; i++) parts.push(el("span", `chip c${k}`, LETTERS[k])); });
+  return parts.length ? parts : [el("span", "muted", "none")];
 }
 const letters = (v) => v.map((n, k) => LETTERS[k].repeat(n)).join("") || "-";
 
@@ -25,30 +33,30 @@ function render() {
   const s = state(frame);
   const board = $("board");
   board.style.gridTemplateColumns = `repeat(${cols}, 56px)`;
-  board.innerHTML = "";
+  board.replaceChildren();
   colors.forEach((color, cell) => {
     const d = document.createElement("div");
     d.className = `cell c${color}`;
     d.dataset.cell = cell;
-    let mark = "";
-    if (setup.goals[0] === cell) mark += "★";
-    if (setup.goals[1] === cell) mark += "☆";
-    if (s.positions[1] === cell) mark += '<span class="other-mark">●</span>';
-    if (s.positions[0] === cell) mark += '<span class="me-mark">●</span>';
-    d.innerHTML = `<span class="letter">${LETTERS[color]}</span>${mark}`;
+    d.append(el("span", "letter", LETTERS[color]));
+    if (setup.goals[0] === cell) d.append("★");
+    if (setup.goals[1] === cell) d.append("☆");
+    if (s.positions[1] === cell) d.append(el("span", "other-mark", "●"));
+    if (s.positions[0] === cell) d.append(el("span", "me-mark", "●"));
     board.appendChild(d);
   });
   for (const k of [0, 1]) {
-    $(`chips-${k}`).innerHTML = chips(s.chips[k]);
+    $(`chips-${k}`).replaceChildren(...chips(s.chips[k]));
     $(`pos-${k}`).textContent = s.positions[k];
   }
   $("frame").textContent = frame === 0 ? "start" : `turn ${frame} of ${rec.history.length}`;
   const h = s.turn;
   $("turn-box").hidden = !h;
   if (h) {
-    $("offers").innerHTML = (h.offers || []).map((o) =>
-      `<li>${rec.agents[o.from]} (player ${o.from}) gives ${letters(o.give)}, asks ${letters(o.take)}: ` +
-      `${o.accepted ? "accepted" : "not accepted"}</li>`).join("") || "<li>no proposal</li>";
+    const offers = (h.offers || []).map((o) => el("li", "",
+      `${rec.agents[o.from]} (player ${o.from}) gives ${letters(o.give)}, asks ${letters(o.take)}: ` +
+      `${o.accepted ? "accepted" : "not accepted"}`));
+    $("offers").replaceChildren(...(offers.length ? offers : [el("li", "", "no proposal")]));
     $("promised").textContent = h.promised.map((p) => letters(p.length ? p : [])).join(" | ");
     $("sent").textContent = h.sent.map((p) => letters(p.length ? p : [])).join(" | ");
     $("moved").textContent = h.moved.join(" | ");

@@ -1,5 +1,7 @@
 // The study's page helpers: API calls (relative to the app's root, so the app may be
 // mounted under a prefix) and the live channel (server-sent events).
+import { newKey } from "../accord/safe.js";
+
 export const root = new URL("../", import.meta.url);
 
 export class ApiError extends Error {
@@ -16,6 +18,7 @@ export async function api(path, { method = "GET", body } = {}) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  if (method !== "GET") init.headers["Idempotency-Key"] = newKey();
   const r = await fetch(new URL(path, root), init);
   const text = await r.text();
   const data = text ? JSON.parse(text) : null;

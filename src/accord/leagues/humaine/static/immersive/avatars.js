@@ -83,7 +83,7 @@ export class Avatar {
     const bubble = document.createElement("div");
     bubble.className = "bubble";
     const figure = document.createElement("div");
-    figure.innerHTML = svgFor(look);
+    figure.innerHTML = svgFor(look); // safe-html: only the constant LOOKS table, no data
     this.svg = figure.firstElementChild;
     this.svg.dataset.name = name;
     this.svg.setAttribute("aria-label", `${name}, a seller`);

@@ -1,0 +1,212 @@
+"""The agent driver: the one loop that runs any :class:`~accord.core.protocols.rules.Rules`
+with agents in its seats.
+
+It is the only code that calls agents. Each step it tells the rules the time
+(:meth:`Rules.tick`), asks every party the rules name (:meth:`Rules.to_act`) through
+its :class:`Seat`, and applies the answer (:meth:`Rules.apply`). Whatever a seat
+raises is that party's failure, recorded through :meth:`Rules.fail`, never a crash: an
+exception, an :class:`~accord.core.protocols.rules.IllegalAction` (an answer the rules
+refuse), a call slower than its limit. Only ``KeyboardInterrupt`` passes.
+
+A seat is anything with ``name``, ``start(state)``, ``act(state, party)`` and
+``end(result)``. An in-process negotiator's seat
+(:class:`~accord.core.protocols.offers.NegotiatorSeat`) calls its methods directly; a
+sandboxed entrant's seat sends ``observe(state, party)`` and ``legal(state, party)`` to
+its process as JSON and turns the JSON answer into an action with
+:meth:`Rules.action_from_json`, so it is a drop-in here (:mod:`accord.drivers.seats`).
+
+    >>> from accord.core.protocols.alternating import AOPRules
+    >>> from accord.core.protocols.offers import NegotiationSetup, NegotiatorSeat
+    >>> from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
+    >>> from accord.core.outcomes import CategoricalIssue, OutcomeSpace
+    >>> from accord.core.time import Deadline
+    >>> from accord.core.utilities import LinearAdditiveUtility
+    >>> space = OutcomeSpace([CategoricalIssue("x", ["a", "b"])])
+    >>> u = LinearAdditiveUtility(space, [1.0], [{"a": 1.0, "b": 0.0}])
+    >>> class Yes(Negotiator):
+    ...     def propose(self, view): return ("a",)
+    ...     def respond(self, view, offer): return Response.ACCEPT
+    >>> rules = AOPRules()
+    >>> setup = NegotiationSetup(space, (u, u), Deadline(rounds=3), ("A", "B"))
+    >>> seats = [NegotiatorSeat(Yes(), NegotiatorView(u, k, setup.names, OfferLog(), (0, k)),
+    ...                         rules, space) for k in range(2)]
+    >>> r = AgentDriver(rules, setup, seats, setup.names, seed=0).run()
+    >>> r.agreement, r.reason.value, r.steps
+    (('a',), 'agreement', 2)
+"""
+
+from __future__ import annotations
+
+import time as _time
+import traceback as _tb
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from accord.core.errors import NegotiatorTimeout
+from accord.core.protocols.base import Mechanism, Phase
+from accord.core.protocols.result import Failure, FailureKind
+from accord.core.protocols.rules import IllegalAction, Rules
+
+__all__ = ["AgentDriver", "Seat", "SlowCall", "format_traceback"]
+
+
+class SlowCall(NegotiatorTimeout):
+    """A call that returned, but later than its time limit (the message says by how much)."""
+
+
+class Seat(Protocol):
+    """One party's agent, as the agent driver sees it."""
+
+    name: str
+
+    def start(self, state: Any) -> None:
+        """The play begins (an agent's start-up; untimed)."""
+
+    def act(self, state: Any, party: int) -> Any:
+        """The party's action now, in the rules' own form; raise to fail."""
+
+    def end(self, result: Any) -> None:
+        """The play is over (errors here change nothing)."""
+
+
+def format_traceback(exc: BaseException, limit: int = 20_000) -> str:
+    """The formatted traceback of ``exc`` (its last ``limit`` characters)."""
+    return "".join(_tb.format_exception(exc))[-limit:]
+
+
+class AgentDriver(Mechanism):
+    """Runs ``rules`` from ``setup`` with one :class:`Seat` per party.
+
+    Args:
+        rules: the protocol's rules.
+        setup: what the play is set up from (passed to ``rules.initial``).
+        seats: one seat per party, in party order.
+        names: the parties' names (recorded in failures).
+        seed: the rules' seed.
+        clock: seconds from a fixed origin (``time.perf_counter``; a virtual clock in
+            tests); the rules get seconds since the play started.
+
+    :meth:`step` lets every party the rules name at its start act once (one party in a
+    turn-taking protocol; every party in a simultaneous round), so a step is what it
+    was for the session classes this driver replaced.
+    """
+
+    def __init__(
+        self,
+        rules: Rules[Any, Any, Any],
+        setup: Any,
+        seats: Sequence[Seat],
+        names: Sequence[str],
+        seed: int = 0,
+        clock: Callable[[], float] = _time.perf_counter,
+    ) -> None:
+        self.info = rules.info
+        self.rules = rules
+        self.setup = setup
+        self.seats = tuple(seats)
+        self.names = tuple(names)
+        self.seed = seed
+        self.state = rules.initial(setup, seed)
+        self.phase = Phase.CREATED
+        self._clock = clock
+        self._t0 = 0.0
+        self._result: Any = None
+        self._steps = 0
+
+    @property
+    def result(self) -> Any:
+        """The rules' result once the play is over, else None."""
+        return self._result
+
+    @property
+    def steps(self) -> int:
+        """Steps taken so far (each lets the parties the rules named act once)."""
+        return self._steps
+
+    def start(self) -> bool:
+        """Enter :attr:`Phase.RUNNING` and start every seat; True if one failed."""
+        self.phase = Phase.RUNNING
+        self._t0 = self._clock()
+        for k, seat in enumerate(self.seats):
+            try:
+                seat.start(self.state)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+                self._fail(k, exc, 0.0)
+                return True
+        return False
+
+    def run(self) -> Any:
+        """Step until the play is over and return the result."""
+        step = self.step
+        while self._result is None:
+            step()
+        return self._result
+
+    def step(self) -> Any:
+        """Let the parties the rules name act once; the result if the play ended."""
+        if self._result is not None:
+            return self._result
+        if self.phase is Phase.CREATED and self.start():
+            return self._result
+        rules, clock, t0 = self.rules, self._clock, self._t0
+        state, _ = rules.tick(self.state, clock() - t0)
+        parties = rules.to_act(state)
+        if not parties:
+            self.state = state
+            return self._finish()
+        self._steps += 1
+        seats, apply = self.seats, rules.apply
+        for k in parties:
+            try:
+                action = seats[k].act(state, k)
+            except IllegalAction as exc:
+                # An answer that is no action: too late is the deadline's, else a failure.
+                state, _ = rules.tick(state, clock() - t0)
+                if rules.to_act(state):
+                    failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
+                    state, _ = rules.fail(state, k, failure, clock() - t0)
+                self.state = state
+                return self._finish()
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+                self.state = state
+                self._fail(k, exc, clock() - t0)
+                return self._result
+            try:
+                state, _ = apply(state, k, action, clock() - t0)
+            except IllegalAction as exc:
+                failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
+                state, _ = rules.fail(state, k, failure, clock() - t0)
+            if not rules.to_act(state):
+                self.state = state
+                return self._finish()
+        self.state = state
+        return None
+
+    def _fail(self, k: int, exc: BaseException, now: float) -> None:
+        if type(exc) is SlowCall:
+            failure = Failure(k, self.names[k], FailureKind.TIMEOUT, str(exc))
+        else:
+            kind = (
+                FailureKind.TIMEOUT if isinstance(exc, NegotiatorTimeout) else FailureKind.EXCEPTION
+            )
+            message = f"{type(exc).__name__}: {exc}"
+            failure = Failure(k, self.names[k], kind, message, format_traceback(exc))
+        self.state, _ = self.rules.fail(self.state, k, failure, now)
+        self._finish()
+
+    def _finish(self) -> Any:
+        """The play is over: read the result and tell every seat."""
+        self.phase = Phase.ENDED
+        result = self._result = self.rules.result(self.state)
+        for seat in self.seats:
+            try:
+                seat.end(result)
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001, S112 - a failing end hook changes nothing
+                continue
+        return result

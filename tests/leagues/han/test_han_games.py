@@ -1,0 +1,177 @@
+"""Organisers' own games: spec files checked with the seed's rules, values hidden from the
+agent, emotions checked, offers shown to people in words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.core.errors import InvalidScenario
+from accord.leagues.han.domain import (
+    EXAMPLE_1,
+    GameSpec,
+    Offer,
+    domain,
+    load_game,
+    offer_in_words,
+)
+from accord.leagues.han.isolation import isolated_factory
+from accord.leagues.han.match import play
+from accord.leagues.han.participants import Cooperative
+from accord.leagues.han.tournament import run_tournament
+
+HERE = Path(__file__).parent
+
+GAME: dict[str, Any] = {
+    "format": "accord-han-game/1",
+    "name": "antiques",
+    "issues": [
+        {"name": "Clocks", "count": 4, "agent": 3, "person": 1},
+        {"name": "Vases", "count": 3, "agent": 1, "person": 5},
+        {"name": "Rugs", "count": 2, "agent": 4, "person": 2},
+    ],
+    "agent_batna": 7,
+    "person_batna": 9,
+    "total_time": 30,
+}
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``han_hostile`` importable here and in the agents' processes (they get sys.path)."""
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def _write(tmp_path: Path, data: dict[str, Any]) -> Path:
+    f = tmp_path / "game.json"
+    f.write_text(json.dumps(data))
+    return f
+
+
+def test_a_game_file_loads_with_its_values_and_batnas(tmp_path: Path) -> None:
+    spec = load_game(_write(tmp_path, GAME))
+    assert spec == GameSpec(
+        "antiques", ("Clocks", "Vases", "Rugs"), (4, 3, 2), (3, 1, 4), (1, 5, 2), 7, 9, 30.0, 3.0
+    )
+    assert spec.max_points("agent") == spec.max_points("person") == 23
+    assert domain(str(tmp_path / "game.json")) == spec  # any command that takes a game
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"agent_batna": -1}, "BATNAs are not negative; got -1 and 9"),
+        ({"person_batna": 2.5}, "BATNAs are whole numbers of points; got 7 and 2.5"),
+        (
+            {"issues": [{**GAME["issues"][0], "agent": 1.5}, *GAME["issues"][1:]]},
+            "item counts and points per item are whole numbers; got 1.5",
+        ),
+        (
+            {"issues": [{**GAME["issues"][0], "agent": True}, *GAME["issues"][1:]]},
+            "whole numbers; got True",
+        ),
+        (
+            {"issues": [{**GAME["issues"][0], "person": 2}, *GAME["issues"][1:]]},
+            "must be equal; agent 23 != person 27",
+        ),
+        ({"issues": GAME["issues"][:2]}, "a game has 3 to 5 issues; got 2"),
+        (
+            {"issues": [{**GAME["issues"][0], "count": 20}, *GAME["issues"][1:]]},
+            "1 to 19 items",
+        ),
+        (
+            {"issues": [{**GAME["issues"][0], "name": "<b>x</b>"}, *GAME["issues"][1:]]},
+            "names are 1 to 40 letters",
+        ),
+        ({"format": "json"}, "expected \"format\": 'accord-han-game/1'; got 'json'"),
+        ({"agent": 3}, "unknown ['agent'], missing []"),
+        (
+            {"issues": [{"name": "Clocks", "count": 4, "agent": 3}, *GAME["issues"][1:]]},
+            "issue 1: expected exactly the keys ['agent', 'count', 'name', 'person']",
+        ),
+    ],
+)
+def test_a_wrong_game_file_is_one_clear_error(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    f = _write(tmp_path, {**GAME, **change})
+    with pytest.raises(InvalidScenario, match="game.json: ") as err:
+        load_game(f)
+    assert message in str(err.value)
+
+
+def test_a_file_that_is_not_json_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "game.json"
+    f.write_text("{issues: 3")
+    with pytest.raises(InvalidScenario, match="not valid JSON"):
+        load_game(f)
+    with pytest.raises(InvalidScenario, match="cannot read the game file"):
+        load_game(tmp_path / "missing.json")
+
+
+def test_the_seed_rules_hold_for_specs_made_in_code() -> None:
+    with pytest.raises(InvalidScenario, match="whole numbers; got 1.5"):
+        GameSpec("g", ("a", "b", "c"), (1, 1, 1), (1.5, 1, 1), (1, 1, 1), 0, 0)  # type: ignore[arg-type]
+    with pytest.raises(InvalidScenario, match="BATNAs are not negative"):
+        GameSpec("g", ("a", "b", "c"), (1, 1, 1), (1, 1, 1), (1, 1, 1), -4, 0)
+
+
+def test_offers_are_put_in_words_for_each_side() -> None:
+    offer = Offer.of([(2, 0, 3), (5, 0, 0), (0, 5, 0), (1, 0, 4)])
+    assert offer_in_words(offer, EXAMPLE_1.issues, "person") == (
+        "you get 3 Oil, 4 Lumber; the other side gets 2 Oil, 5 Iron, 1 Lumber; "
+        "undecided: 5 Foodstuffs"
+    )
+    assert offer_in_words(offer.mirrored(), EXAMPLE_1.issues, "agent").startswith(
+        "you get 3 Oil, 4 Lumber;"
+    )
+
+
+def test_an_agent_face_outside_the_allowed_set_is_refused() -> None:
+    from han_hostile import Smug
+
+    rec = play(EXAMPLE_1.with_time(20.0), Smug, Cooperative)
+    faces = [e.emotion for _, e in rec.game.history if e.kind.name == "SEND_EXPRESSION"]
+    assert "smug" not in faces and "happy" in faces
+    assert any("emotion must be one of" in v.reason for v in rec.result.violations)
+
+
+def _snooped(rec: Any) -> str:
+    (said,) = [e.text for _, e in rec.game.history if e.owner == "agent" and e.text]
+    return str(said)
+
+
+def test_a_plain_process_can_find_a_game_file_which_is_why_competitions_sandbox() -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        f = _write(Path(tmp), GAME)
+        said = _snooped(play(load_game(f), isolated_factory("han_hostile:Snoop"), Cooperative))
+    assert said.startswith("snoop view=[] found=")  # its view: its own values only
+    assert "(1, 5, 2)" not in said  # no copy of the game in its fresh process ...
+    assert "file:" in said  # ... but the file on disk is there for the reading
+
+
+def test_a_competition_on_a_game_file_whose_values_the_agent_cannot_read(
+    tmp_path: Path,
+) -> None:
+    from accord.sandbox import sandbox_available
+
+    if (why := sandbox_available()) is not None:
+        pytest.skip(f"the OS sandbox cannot run here: {why}")
+    f = _write(tmp_path, GAME)
+    res = run_tournament(
+        ["han_hostile:Snoop", "fair"], ["cooperative"], n=1, games=[str(f)], sandbox=True
+    )
+    rows = {g["agent"]: g for g in res["games"]}
+    assert {g["game"] for g in res["games"]} == {"antiques"}
+    assert rows["fair"]["invalid"] == 0 and rows["han_hostile:Snoop"]["invalid"] == 0
+    from accord.leagues.han.sandboxed import sandboxed_factory
+
+    said = _snooped(play(load_game(f), sandboxed_factory("han_hostile:Snoop"), Cooperative))
+    assert said.startswith("snoop view=[] found=")
+    assert "(1, 5, 2)" not in said and "[1, 5, 2]" not in said  # the person's points
+    assert "file:" not in said and "parent-memory" not in said
