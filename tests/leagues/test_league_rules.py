@@ -28,8 +28,9 @@ def _sample(f: ActionField, rng: np.random.Generator) -> Any:
         return f.options[int(rng.integers(len(f.options)))]
     if f.kind is FieldKind.TEXT:
         return "hello"
-    low = int(f.low or 0)
-    return int(rng.integers(low, min(int(f.high or low + 3), low + 3) + 1))
+    low = int(f.low) if f.low is not None else 0
+    high = int(f.high) if f.high is not None else low + 3
+    return int(rng.integers(low, min(high, low + 3) + 1))
 
 
 def _random_play(rules: Rules[Any, Any, Any], setup: Any, seed: int, steps: int) -> Any:

@@ -47,7 +47,12 @@ def test_a_stalling_submitted_agent_holds_up_only_its_own_participant(
         answer: list[Any] = []
         t = threading.Thread(target=lambda: answer.append(people["stall"].get("/api/genius/state")))
         t.start()
-        time.sleep(1.0)  # its session starts; the stalled agent is asked (60 s deadline)
+        service = app.state.genius
+        for _ in range(600):  # its session starts; the stalled agent is asked (60 s deadline)
+            if any("stall" in sid for sid in service.live):
+                break
+            time.sleep(0.05)
+        assert any("stall" in sid for sid in service.live)
         fair = people["fair"]
         for _ in range(5):
             s = fair.get("/api/genius/state")
@@ -56,7 +61,7 @@ def test_a_stalling_submitted_agent_holds_up_only_its_own_participant(
         r = fair.post("/api/genius/action", json=offer)
         assert r.status_code == 200, r.text
         assert t.is_alive() and not answer  # the stalled one still waits on its agent
-        for live in list(app.state.genius.live.values()):
+        for live in list(service.live.values()):
             live.close()  # its sandbox is stopped: the call fails, recorded against the agent
         t.join(30)
         assert not t.is_alive() and answer[0].status_code == 200

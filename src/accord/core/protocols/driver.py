@@ -134,7 +134,9 @@ class AgentDriver(Mechanism):
                 raise
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
                 self._fail(k, exc, 0.0)
-                return True
+                if not self.rules.to_act(self.state):
+                    self._finish()
+                    return True
         return False
 
     def run(self) -> Any:
@@ -168,13 +170,14 @@ class AgentDriver(Mechanism):
                     failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
                     state, _ = rules.fail(state, k, failure, clock() - t0)
                 self.state = state
-                return self._finish()
+                return self._finish() if not rules.to_act(state) else None
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
                 self.state = state
                 self._fail(k, exc, clock() - t0)
-                return self._result
+                # the rules say what a failure does: it may end the play or not
+                return self._finish() if not rules.to_act(self.state) else None
             try:
                 state, _ = apply(state, k, action, clock() - t0)
             except IllegalAction as exc:
@@ -196,7 +199,6 @@ class AgentDriver(Mechanism):
             message = f"{type(exc).__name__}: {exc}"
             failure = Failure(k, self.names[k], kind, message, format_traceback(exc))
         self.state, _ = self.rules.fail(self.state, k, failure, now)
-        self._finish()
 
     def _finish(self) -> Any:
         """The play is over: read the result and tell every seat."""

@@ -103,6 +103,12 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         """Both parties act at any time on the time passed in (people)."""
         return self.asks_per_turn is None
 
+    def example(self) -> GeniusSetup:
+        """The bundled job-candidate domain, first types (for checks and demos)."""
+        from accord.leagues.genius.loading import load_domain
+
+        return GeniusSetup(load_domain("job_candidate"), (0, 0))
+
     def initial(self, setup: GeniusSetup, seed: int) -> GeniusState:
         clock = VirtualClock()
         session = GeniusSession(setup.domain, setup.types, self.settings, clock)

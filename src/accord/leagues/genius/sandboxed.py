@@ -105,7 +105,7 @@ class GeniusHost(Host):
             self.view._session = snapshot
             self.agent.on_end(self.view, result)
             return None
-        raise ValueError(f"unknown op {op!r}")
+        raise ProtocolViolation(f"unknown op {op!r}")
 
 
 class RemoteGeniusAgent(GeniusAgent):

@@ -71,6 +71,12 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
         self.person_menu_only = person_menu_only
         self.agent_is_person = agent_is_person
 
+    def example(self) -> GameSpec:
+        """The 2017 example game 1, 50 ms long (random checks play about 50 actions)."""
+        from accord.leagues.han.domain import EXAMPLE_1
+
+        return EXAMPLE_1.with_time(0.05, 0.01)
+
     def initial(self, setup: GameSpec, seed: int) -> Game:
         return Game(setup, self.person_menu_only, self.agent_is_person)
 
@@ -78,32 +84,40 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
         return () if state.ended else (0, 1)
 
     def legal(self, state: Game, party: int) -> Legal:
+        """Exactly what the rules take from ``party`` now: an offer splits each issue into
+        (agent, undecided, person) counts summing to its quantity; a formal accept needs a
+        full offer on the table; free text only where the side is not held to the menus."""
         if state.ended or party not in (0, 1):
             return Legal(party, ())
         spec = state.spec
         n = len(spec.issues)
-        cells = tuple(
-            ActionField(f"{r}_{c}", FieldKind.INTEGER, low=0, high=spec.quantities[r])
-            for r in range(n)
-            for c in ("agent", "undecided", "person")
+        splits = tuple(
+            ActionField(f"issue_{i}", FieldKind.CHOICE, options=_splits(q), label=spec.issues[i])
+            for i, q in enumerate(spec.quantities)
         )
         issue = tuple(range(n))
-        rels = tuple(r.value for r in Relation)
+        pair = tuple(r.value for r in Relation if r not in (Relation.BEST, Relation.WORST))
+        presets = tuple(range(1, len(PRESET_UTTERANCES) + 1))
         specs = [
             ActionSpec("SEND_EXPRESSION", (ActionField("emotion", FieldKind.CHOICE, options=EMOTIONS),)),
-            ActionSpec("SEND_OFFER", cells),
-            ActionSpec("preset", (ActionField("preset", FieldKind.CHOICE,
-                                              options=tuple(range(1, len(PRESET_UTTERANCES) + 1))),)),
+            ActionSpec("SEND_OFFER", splits),
+            ActionSpec("preset", (ActionField("preset", FieldKind.CHOICE, options=presets),)),
             ActionSpec("preference", (
                 ActionField("issue1", FieldKind.CHOICE, options=issue),
-                ActionField("relation", FieldKind.CHOICE, options=rels),
-                ActionField("issue2", FieldKind.CHOICE, options=(-1, *issue)),
+                ActionField("relation", FieldKind.CHOICE, options=pair),
+                ActionField("issue2", FieldKind.CHOICE, options=issue),
+                ActionField("query", FieldKind.CHOICE, options=(False, True)),
+            )),
+            ActionSpec("preference_one", (
+                ActionField("issue1", FieldKind.CHOICE, options=issue),
+                ActionField("relation", FieldKind.CHOICE, options=("BEST", "WORST")),
                 ActionField("query", FieldKind.CHOICE, options=(False, True)),
             )),
             ActionSpec("batna", (ActionField("batna", FieldKind.INTEGER, low=0, high=10_000),)),
-            ActionSpec("FORMAL_ACCEPT"),
-            ActionSpec("FORMAL_QUIT"),
         ]  # fmt: skip
+        if state.last_offer is not None and state.last_offer.full:
+            specs.append(ActionSpec("FORMAL_ACCEPT"))
+        specs.append(ActionSpec("FORMAL_QUIT"))
         if not self._menu_only(party):
             specs.append(ActionSpec("text", (ActionField("text", FieldKind.TEXT, max_length=500),)))
         return Legal(party, tuple(specs))
@@ -113,6 +127,8 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
     ) -> tuple[Game, Sequence[Event]]:
         if party not in (0, 1):
             raise IllegalAction(party, action, "party 0 is the agent's side, 1 the person's")
+        if not isinstance(action, HanEvent):
+            raise IllegalAction(party, action, "an action is an Event of the game")
         n = len(state.history)
         warned = state.warned
         try:
@@ -211,18 +227,19 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
 
     def action_to_json(self, state: Game, action: HanEvent) -> dict[str, Any]:
         if action.kind is K.SEND_OFFER and action.offer is not None:
-            cols = ("agent", "undecided", "person")
-            cells = {f"{r}_{cols[c]}": x for r, row in enumerate(action.offer.rows)
-                     for c, x in enumerate(row)}  # fmt: skip
+            cells = {
+                f"issue_{i}": ",".join(map(str, row)) for i, row in enumerate(action.offer.rows)
+            }
             return {"kind": "SEND_OFFER", "args": cells}
         if action.kind is K.SEND_EXPRESSION:
             return {"kind": "SEND_EXPRESSION", "args": {"emotion": action.emotion}}
         if action.kind is K.SEND_MESSAGE:
             if action.preference is not None:
                 p = action.preference
-                args = {"issue1": p.issue1, "relation": p.relation.value,
-                        "issue2": p.issue2, "query": p.query}  # fmt: skip
-                return {"kind": "preference", "args": args}
+                args = {"issue1": p.issue1, "relation": p.relation.value, "query": p.query}
+                if p.relation in (Relation.BEST, Relation.WORST):
+                    return {"kind": "preference_one", "args": args}
+                return {"kind": "preference", "args": {**args, "issue2": p.issue2}}
             if action.subclass is SubClass.BATNA_INFO:
                 return {"kind": "batna", "args": {"batna": action.value}}
             if action.code > 0 and action.text in {t for t, _ in PRESET_UTTERANCES}:
@@ -233,19 +250,23 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
     def action_from_json(self, state: Game, party: int, data: Any) -> HanEvent:
         self.legal(state, party).require(party, data)
         kind, args = data["kind"], dict(data["args"])
+        side = SIDES[party]
+        if kind == "text":  # free text (agents): any up to 500 characters
+            return HanEvent(K.SEND_MESSAGE, side, text=str(args["text"]))
         if kind == "SEND_OFFER":
-            n = len(state.spec.issues)
-            cols = ("agent", "undecided", "person")
-            raw: dict[str, Any] = {
-                "kind": kind, "offer": [[args[f"{r}_{c}"] for c in cols] for r in range(n)]
-            }  # fmt: skip
-        elif kind in ("preset", "preference", "batna", "text"):
-            body = {"preference": args} if kind == "preference" else args
-            raw = {"kind": "SEND_MESSAGE", **body}
+            rows = [[int(x) for x in str(args[f"issue_{i}"]).split(",")]
+                    for i in range(len(state.spec.issues))]  # fmt: skip
+            raw: dict[str, Any] = {"kind": kind, "offer": rows}
+        elif kind == "preference_one":
+            raw = {"kind": "SEND_MESSAGE", "preference": {**args, "issue2": -1}}
+        elif kind == "preference":
+            raw = {"kind": "SEND_MESSAGE", "preference": args}
+        elif kind in ("preset", "batna"):
+            raw = {"kind": "SEND_MESSAGE", **args}
         else:
             raw = {"kind": kind, **args}
         try:
-            return event_from_json(raw, SIDES[party])
+            return event_from_json(raw, side)
         except InvalidEvent as exc:
             raise IllegalAction(party, data, str(exc)) from None
 
@@ -259,6 +280,11 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
         if state.ended:
             out.append(Event("end", None, _result_json(state.result)))
         return out
+
+
+def _splits(q: int) -> tuple[str, ...]:
+    """Every (agent, undecided, person) split of ``q`` items, as ``"a,u,p"``."""
+    return tuple(f"{a},{q - a - p},{p}" for a in range(q + 1) for p in range(q + 1 - a))
 
 
 def _offer(o: Offer | None) -> list[list[int]] | None:

@@ -371,9 +371,11 @@ class Game:
                     return v
             assert not isinstance(give, str) and not isinstance(take, str)
             if (give > self.chips[player]).any():
-                return f"cannot promise {list(give)}: holds {self.chips[player].tolist()}"
+                return f"cannot promise {give.tolist()}: holds {self.chips[player].tolist()}"
             if self.rules.visibility == "full" and (take > self.chips[other]).any():
-                return f"cannot ask for {list(take)}: the other holds {self.chips[other].tolist()}"
+                return (
+                    f"cannot ask for {take.tolist()}: the other holds {self.chips[other].tolist()}"
+                )
             return ""
         if phase is Phase.RESPOND:
             return "" if isinstance(action, Respond) else f"expected Respond; got {action!r}"
@@ -384,7 +386,7 @@ class Game:
             if isinstance(send, str):
                 return send
             if (send > self.chips[player]).any():
-                return f"cannot send {list(send)}: holds {self.chips[player].tolist()}"
+                return f"cannot send {send.tolist()}: holds {self.chips[player].tolist()}"
             return ""
         if isinstance(action, EndMove):
             return ""

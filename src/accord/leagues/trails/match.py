@@ -15,7 +15,6 @@ import numpy as np
 
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import Agent, make_view
-from accord.leagues.trails.baselines import BASELINES
 from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     EndMove,
@@ -28,24 +27,9 @@ from accord.leagues.trails.engine import (
     Setup,
     Transfer,
 )
-from accord.leagues.trails.people import SIMULATED_PEOPLE
-from accord.leagues.trails.purb import Purb
+from accord.leagues.trails.naming import AGENTS, make_agent
 
 __all__ = ["AGENTS", "advance", "make_agent", "observe_all", "play"]
-
-AGENTS: dict[str, type[Agent]] = {"purb": Purb, **BASELINES, **SIMULATED_PEOPLE}
-
-
-def make_agent(name: str | Agent) -> Agent:
-    """An agent by name (``purb``, ``reliable``, ``unreliable``, ``greedy``, ``random``, or a
-    simulated person ``sim-cooperative``, ``sim-reciprocal``, ``sim-opportunist``,
-    ``sim-forgetful``)."""
-    if isinstance(name, Agent):
-        return name
-    cls = AGENTS.get(name.strip().lower())
-    if cls is None:
-        raise ConfigError(f"unknown trails agent {name!r}; known: {', '.join(AGENTS)}")
-    return cls()
 
 
 def _safe(game: Game, player: int, fn: Any, *args: Any) -> Any:
@@ -122,13 +106,9 @@ def play(
     agents run in this process.
     """
     from accord.core.protocols.driver import AgentDriver
+    from accord.leagues.trails.naming import build_agent
     from accord.leagues.trails.rules import TrailsRules
-    from accord.leagues.trails.sandboxed import (
-        agent_sandbox,
-        build_agent,
-        close_all,
-        sandboxed_agent,
-    )
+    from accord.leagues.trails.sandboxed import agent_sandbox, close_all, sandboxed_agent
     from accord.leagues.trails.seats import TrailsSeat
 
     if len(agents) != 2:

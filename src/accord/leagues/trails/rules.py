@@ -53,9 +53,6 @@ from accord.leagues.trails.protocol import COLORED_TRAILS
 
 __all__ = ["TrailsRules"]
 
-MAX_COUNT = 10_000
-"""The largest chip count an action may name (far above any board's chips)."""
-
 
 class TrailsRules(Rules[Setup, Game, Action]):
     """The rules of one Colored Trails game under ``settings`` (scores, protocol, caps)."""
@@ -64,6 +61,12 @@ class TrailsRules(Rules[Setup, Game, Action]):
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings if settings is not None else Settings()
+
+    def example(self) -> Setup:
+        """A seeded board of the ``mutual`` class (for checks and demos)."""
+        from accord.leagues.trails.generator import generate
+
+        return generate("mutual", 0)
 
     def initial(self, setup: Setup, seed: int) -> Game:
         return Game(setup, self.settings)
@@ -74,15 +77,19 @@ class TrailsRules(Rules[Setup, Game, Action]):
     def legal(self, state: Game, party: int) -> Legal:
         if state.done or party != state.actor:
             return Legal(party, ())
-        n = state.board.n_colors
         phase = state.phase
+        mine = [int(x) for x in state.chips[party]]
         if phase is Phase.PROPOSE:
-            fields = _chips("give", n) + _chips("take", n)
+            # what the other holds, where the player may see it; else every chip of the colour
+            seen = (
+                state.chips[1 - party] if state.rules.visibility == "full" else state.chips.sum(0)
+            )
+            fields = _chips("give", mine) + _chips("take", [int(x) for x in seen])
             return Legal(party, (ActionSpec("propose", fields), ActionSpec("pass")))
         if phase is Phase.RESPOND:
             return Legal(party, (ActionSpec("accept"), ActionSpec("reject")))
         if phase is Phase.TRANSFER:
-            return Legal(party, (ActionSpec("transfer", _chips("send", n)),))
+            return Legal(party, (ActionSpec("transfer", _chips("send", mine)),))
         cells = tuple(legal_moves(state, party))
         moves = (ActionSpec("move", (ActionField("cell", FieldKind.CHOICE, options=cells),)),)
         return Legal(party, (*(moves if cells else ()), ActionSpec("end_move")))
@@ -196,9 +203,11 @@ class TrailsRules(Rules[Setup, Game, Action]):
         return simple[kind]
 
 
-def _chips(name: str, n: int) -> tuple[ActionField, ...]:
+def _chips(name: str, most: Sequence[int]) -> tuple[ActionField, ...]:
+    """One whole-number field per colour, ``name_c`` in ``[0, most[c]]``."""
     return tuple(
-        ActionField(f"{name}_{c}", FieldKind.INTEGER, low=0, high=MAX_COUNT) for c in range(n)
+        ActionField(f"{name}_{c}", FieldKind.INTEGER, low=0, high=int(m))
+        for c, m in enumerate(most)
     )
 
 

@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from accord.core.errors import AccordError, ConfigError
-from accord.core.imports import import_object, is_import_path
+from accord.core.errors import AccordError, ConfigError, ProtocolViolation
+from accord.core.imports import is_import_path
 from accord.leagues.trails.agent import Agent, View
 from accord.leagues.trails.engine import Propose, TurnRecord
+from accord.leagues.trails.naming import build_agent
 from accord.sandbox import Host, HostContext, Limits, Sandbox, agent_code, start_sandbox
 
 __all__ = ["SANDBOX_MODES", "RemoteAgent", "TrailsHost", "agent_sandbox", "sandboxed_agent"]
@@ -41,18 +42,6 @@ def agent_sandbox(name: str, mode: str = "os") -> str | None:
     if mode not in SANDBOX_MODES:
         raise ConfigError(f"sandbox must be one of {', '.join(SANDBOX_MODES)}; got {mode!r}")
     return mode if is_import_path(name) and mode != "off" else None
-
-
-def build_agent(name: str) -> Agent:
-    """A built-in agent by name or ``pkg.module:Class`` (in this process)."""
-    from accord.leagues.trails.match import make_agent
-
-    if is_import_path(name):
-        agent = import_object(name, "trails agent")()
-        if not isinstance(agent, Agent):
-            raise ConfigError(f"{name!r} is not a Colored Trails Agent")
-        return agent
-    return make_agent(name)
 
 
 class TrailsHost(Host):
@@ -85,7 +74,7 @@ class TrailsHost(Host):
         if op == "observe":
             a.observe(*payload)
             return None
-        raise ValueError(f"unknown op {op!r}")
+        raise ProtocolViolation(f"unknown op {op!r}")
 
 
 class RemoteAgent(Agent):
