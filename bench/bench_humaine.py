@@ -51,8 +51,8 @@ import httpx
 import numpy as np
 
 from accord.leagues.humaine.credentials import new_secret
-from accord.leagues.humaine.http11 import Connection
 from accord.leagues.humaine.testing import BUYER_UTILITY, COSTS_C, COSTS_W, seller_utility
+from accord.web.http11 import Connection
 
 ORCH_SCRIPT = """
 import sys, uvicorn

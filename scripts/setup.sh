@@ -24,6 +24,17 @@ if { [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; } \
   .venv/bin/pip install -q -e "$spec"
   touch "$stamp"
 fi
+# the OS sandbox of competition mode (accord.sandbox) and its red-team tests need bwrap
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing bubblewrap (Debian package) for the OS sandbox..."
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null 2>&1 \
+      || echo "warning: could not install bubblewrap; the sandbox red-team tests will be skipped" >&2
+  else
+    echo "warning: bubblewrap not found and cannot be installed here (sudo apt-get install bubblewrap);" \
+      "the sandbox red-team tests will be skipped" >&2
+  fi
+fi
 [ "$mode" = all ] || exit 0
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

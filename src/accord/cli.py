@@ -49,6 +49,7 @@ _COMMANDS = {
         "Run (or resume) a tournament, then print the leaderboards.",
     ),
     "report": ("accord.tournament.cli", "Write a self-contained HTML report of a results file."),
+    "play": ("accord.commands.play", "Play a protocol in the browser against a built-in agent."),
 }
 
 _HUMAINE = ("accord.leagues.humaine.cli", "humaine", "The HUMAINE human-vs-two-sellers platform.")
@@ -67,7 +68,8 @@ Command = Any
 
 def _member(wrapper: typer.Typer, name: str) -> Command:
     group = typer.main.get_command(wrapper)
-    assert isinstance(group, TyperGroup), type(group)
+    if not isinstance(group, TyperGroup):  # a module with one command (accord play)
+        return group
     return group.commands[name]
 
 

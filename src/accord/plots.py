@@ -198,7 +198,7 @@ def timeline_figure(trace: SessionTrace) -> Figure:
         acc = accepts & (trace.parties == p)
         if acc.any():
             ax.scatter(trace.times[acc], trace.utilities[acc, p], marker="s", s=40, c="k",
-                       zorder=5, label="accepts (own utility)")  # fmt: skip
+                       zorder=5, label="accepts (own utility, undiscounted)")  # fmt: skip
         ax.axvline(trace.end_time, color="#999999", lw=0.8, ls=":")
         ax.set_ylabel("utility")
         ax.set_title(f"offers of {trace.label(p)}", fontsize=10, loc="left")

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+import real_scenarios
 
-NO_EXTRA = "the NegMAS bridge tests need the optional extra: pip install 'accord[negmas]'"
-GENIUS = (Path(__file__).resolve().parents[2] / ".." / "shared" / "scenarios" / "genius").resolve()
+NO_EXTRA = "the NegMAS bridge tests need the optional extra: pip install '.[negmas]'"
 
 
 def genius(name: str) -> Path:
-    """A shared GENIUS scenario folder; skips loudly when the shared data is absent."""
-    path = GENIUS / name
-    if not path.is_dir():
-        pytest.skip(f"shared scenario {path} is absent (expected next to the repository)")
-    return path
+    """A real GENIUS scenario folder (``tests/real_scenarios.py``; skips when absent)."""
+    return real_scenarios.genius(name)

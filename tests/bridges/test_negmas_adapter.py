@@ -175,18 +175,41 @@ def test_a_negmas_agent_passes_the_conformance_check_multilateral_included() -> 
 
 def test_without_negmas_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "negmas", None)  # import negmas now fails
-    with pytest.raises(MissingExtra, match=r"pip install 'accord\[negmas\]'"):
+    # the hint works from a clone (no index serves 'accord[negmas]')
+    with pytest.raises(MissingExtra, match=r"pip install '\.\[negmas\]' \(in the Accord clone\)"):
         require_negmas()
     monkeypatch.setitem(sys.modules, "negmas_negolog", None)
-    with pytest.raises(ConfigError, match=r"accord\[negmas\]"):
+    with pytest.raises(ConfigError, match=r"pip install '\.\[negmas\]'"):
         get_agent("negmas_negolog:BoulwareAgent")
 
 
 def test_a_negmas_class_that_cannot_play_is_refused_before_it_is_built() -> None:
-    for path in ("negmas.sao:SAONegotiator", "negmas.sao:SAOState"):
-        with pytest.raises(ConfigError, match="not a concrete NegMAS SAO negotiator") as info:
+    reasons = {
+        "negmas.sao:SAONegotiator": "is a base class: propose() is abstract",
+        "negmas.sao:SAOState": "is not a NegMAS SAO negotiator",
+        # no abstract method, but ABC among its own bases: every session would fail
+        "negmas_negolog:NegologNegotiatorWrapper": "is a base class: it derives from ABC",
+    }
+    for path, reason in reasons.items():
+        with pytest.raises(ConfigError, match="cannot play") as info:
             get_agent(path)
         assert path in str(info.value) and "--package" in str(info.value)
+        assert reason in str(info.value)
+
+
+def test_base_classes_are_not_listed_as_agents_and_their_subclasses_are() -> None:
+    from accord.agents.registry import agents_in_package
+    from accord.bridges.negmas import why_not
+
+    pytest.importorskip("negmas_negolog", reason=NO_EXTRA)
+    from negmas_negolog.common import NegologNegotiatorWrapper
+
+    found = agents_in_package("negmas_negolog")
+    assert "NegologNegotiatorWrapper" not in found
+    assert len(found) >= 20 and "BoulwareAgent" in found
+    assert why_not(NegologNegotiatorWrapper) is not None
+    # every listed class is one the bridge runs
+    assert all(why_not(cls.negmas_class) is None for cls in found.values())
 
 
 def test_a_negmas_agent_on_a_space_too_big_to_enumerate_fails_alone_at_start() -> None:

@@ -350,7 +350,7 @@ def test_version_json_quiet_and_trace_utilities():
     doc = json.loads(out)
     assert doc["agents"] == ["Boulware", "Frequency"] and doc["reason"] == "agreement"
     first = doc["trace"][0]
-    assert first["action"] == "offer" and len(first["utilities"]) == 2
+    assert first["action"] == "offer" and len(first["utilities_undiscounted"]) == 2
     code, out = _run(["negotiate", "lunch", "-a", "boulware conceder", "--trace"])
     assert "utilities are undiscounted, in party order: Boulware (alice), Conceder (bob)" in out
     offers = re.findall(r"offer u=\[(\d\.\d{3}) (\d\.\d{3})\]", out)

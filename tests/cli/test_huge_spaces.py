@@ -1,7 +1,7 @@
 """Every built-in agent plays on 10^10-outcome domains through the real CLI (issue 11.1).
 
-The ANAC 2014 domains (hyper-rectangle profiles) come from ``../shared/scenarios`` and the
-test skips loudly without them; a 10^10-outcome linear additive domain is written here.
+The ANAC 2014 domains (hyper-rectangle profiles) are real files (``tests/real_scenarios.py``);
+a 10^10-outcome linear additive domain is written here.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import json
 import time
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
+import real_scenarios
 from accord.agents.registry import known_agents
 from accord.cli import app
 from accord.core.generate import random_linear_scenario
@@ -21,15 +21,11 @@ from accord.formats import write_native
 from accord.tournament.results import Results
 
 runner = CliRunner()
-SHARED = (Path(__file__).resolve().parents[2] / ".." / "shared" / "scenarios").resolve()
 AGENT_NOTE = "10000000000 outcomes, too many to enumerate: the built-in agents find outcomes"
 
 
 def _anac2014() -> Path:
-    path = SHARED / "genius" / "anac2014_10issuesDiscountedwithRV"
-    if not path.is_dir():
-        pytest.skip(f"shared scenarios folder {SHARED} is absent (expected next to the repository)")
-    return path
+    return real_scenarios.genius("anac2014_10issuesDiscountedwithRV")
 
 
 def _pairs() -> list[str]:
@@ -58,7 +54,7 @@ def test_every_builtin_agent_negotiates_on_the_anac2014_domain_and_the_output_sa
         assert isinstance(notes, list) and notes == [
             f"{AGENT_NOTE} by utility without enumerating them (exact, by hyper-rectangle cells)"
         ]
-        assert doc["pareto_distance"] is not None  # analysed by cells, not enumerated
+        assert doc["pareto_distance_undiscounted"] is not None  # analysed by cells, not enumerated
 
 
 def test_scenarios_show_says_how_agents_play_a_huge_space():

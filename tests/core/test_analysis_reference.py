@@ -7,17 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import real_scenarios
 from accord.core import Deadline, Negotiator, Response, Session
 from accord.core.analysis import analyze, session_metrics
 
-SHARED = (Path(__file__).resolve().parents[2] / ".." / "shared" / "scenarios").resolve()
-
 
 def folder(name: str) -> Path:
-    path = SHARED / "genius" / name
-    if not path.is_dir():
-        pytest.skip(f"shared scenarios folder {SHARED} is absent")
-    return path
+    return real_scenarios.genius(name)
 
 
 def load(path: Path):

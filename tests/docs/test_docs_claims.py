@@ -138,3 +138,30 @@ def test_guides_name_no_file_outside_what_users_have(guide: str) -> None:
     text = (DOCS / guide).read_text()
     found = re.findall(r"\.\./shared\S*|\bspec/\S+", text)
     assert not found, f"{guide} points users at files they do not have: {found}"
+
+
+def _repo_files() -> set[str]:
+    root = DOCS.parent
+    skip = {".venv", ".git", "node_modules", "__pycache__"}
+    return {p.name for p in root.rglob("*") if not skip & set(p.parts)}
+
+
+@pytest.mark.parametrize("guide", sorted(p.name for p in DOCS.glob("*.md")))
+def test_guides_name_only_markdown_files_that_exist(guide: str) -> None:
+    """A guide that cites `some-spec.md` must mean a file of the repository (the HUMAINE
+    checklist once cited the organisers' documents by their file names)."""
+    named = set(re.findall(r"`([\w./-]+\.md)`", (DOCS / guide).read_text()))
+    missing = sorted(m for m in named if Path(m).name not in _repo_files())
+    assert not missing, f"{guide} names files users do not have: {missing}"
+
+
+@pytest.mark.parametrize(
+    "example", sorted(p.name for p in (DOCS.parent / "examples").glob("*.yaml"))
+)
+def test_example_configurations_name_scenarios_a_clone_has(example: str) -> None:
+    data = yaml.safe_load((DOCS.parent / "examples" / example).read_text())
+    scenarios = data.get("scenarios", []) if isinstance(data, dict) else []
+    for entry in scenarios:
+        name = entry if isinstance(entry, str) else entry.get("path", entry.get("name", ""))
+        if "/" in str(name):  # a path (bundled names are plain words)
+            assert (DOCS.parent / name).exists(), f"{example}: {name} is not in the clone"

@@ -1,4 +1,4 @@
-"""Where the real GENIUS / GeniusWeb scenarios live: ``<repo>/../shared/scenarios``."""
+"""Where the real GENIUS / GeniusWeb scenarios live (see ``tests/real_scenarios.py``)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,20 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = (REPO / ".." / "shared" / "scenarios").resolve()
-MISSING = f"shared scenarios folder {SHARED} is absent (expected next to the repository)"
+import real_scenarios
+
+REPO = real_scenarios.REPO
+SHARED = real_scenarios.root()
+MISSING = f"no real scenario folders under {SHARED}"
 
 
 def shared_folders(kind: str) -> list[Path]:
-    """Scenario folders of ``kind`` ("genius" or "geniusweb"), or [] if the data is absent."""
-    base = SHARED / kind
-    return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+    """Scenario folders of ``kind`` ("genius" or "geniusweb"), or [] if none is found."""
+    return real_scenarios.folders(kind)
 
 
 def folder_params(kind: str) -> list[object]:
-    """pytest params over the folders of ``kind``; one skipped param if the data is absent."""
+    """pytest params over the folders of ``kind``; one skipped param if none is found."""
     folders = shared_folders(kind)
     if not folders:
         return [pytest.param(None, marks=pytest.mark.skip(reason=MISSING), id="absent")]
@@ -26,8 +27,5 @@ def folder_params(kind: str) -> list[object]:
 
 
 def shared_folder(kind: str, name: str) -> Path:
-    """One shared folder; skips the calling test when the shared data is absent."""
-    path = SHARED / kind / name
-    if not path.is_dir():
-        pytest.skip(MISSING)
-    return path
+    """One real folder; skips the calling test, saying how to get it, when absent."""
+    return real_scenarios.folder(kind, name)

@@ -16,7 +16,7 @@ import psutil
 import pytest
 from tournament_helpers import T, content
 
-pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'accord[ray]')")
+pytest.importorskip("ray", reason="the ray extra is not installed (pip install '.[ray]')")
 
 from ray_head import Head, ray_head  # noqa: E402
 

@@ -58,7 +58,7 @@ def list_command(
         str | None,
         typer.Option(
             help="List the negotiator classes a package exports instead (NegMAS agent "
-            "packages such as negmas_genius_agents need the extra accord[negmas])."
+            "packages such as negmas_genius_agents need the extra: pip install '.[negmas]')."
         ),
     ] = None,
 ) -> None:

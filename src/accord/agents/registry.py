@@ -136,7 +136,7 @@ def _import(path: str) -> AgentFactory:
         extra = _EXTRAS.get(path.strip().partition(":")[0].partition(".")[0])
         if extra and "cannot import module" in str(exc):
             raise ConfigError(
-                f"{exc}; install the optional extra: pip install 'accord[{extra}]'"
+                f"{exc}; install the optional extra: pip install '.[{extra}]' (in the Accord clone)"
             ) from None
         raise
     if not callable(obj):
@@ -147,10 +147,12 @@ def _import(path: str) -> AgentFactory:
         platform = next((root for root in _BRIDGES if root in roots), None)
         if platform is not None:
             package = path.strip().partition(":")[0]
+            why = getattr(importlib.import_module(_BRIDGES[platform]), "why_not", None)
+            reason = why(factory) if why is not None else None
             raise ConfigError(
-                f"agent {path!r} is a {platform} class ({factory.__name__}), not a concrete "
-                f"NegMAS SAO negotiator (an abstract base or another kind of class); "
-                f"see the ones it has: accord agents list --package {package}"
+                f"agent {path!r} is a {platform} class that cannot play: "
+                + (reason or f"{factory.__name__} is not a concrete NegMAS SAO negotiator")
+                + f"; see the ones it has: accord agents list --package {package}"
             )
     return factory
 
@@ -182,7 +184,11 @@ def agents_in_package(package: str) -> dict[str, AgentFactory]:
         module = importlib.import_module(package)
     except ImportError as exc:
         extra = _EXTRAS.get(package.partition(".")[0])
-        hint = f"; install the optional extra: pip install 'accord[{extra}]'" if extra else ""
+        hint = (
+            f"; install the optional extra: pip install '.[{extra}]' (in the Accord clone)"
+            if extra
+            else ""
+        )
         raise ConfigError(f"cannot import package {package!r}: {exc}{hint}") from None
     names = getattr(module, "__all__", None)
     if names is None:

@@ -2,5 +2,5 @@
 
 A bridge sits beside :mod:`accord.agents`: it imports the core and the agents, nothing
 above. Each bridge lives behind an optional extra, because the platform it bridges may
-carry its own licence; :mod:`accord.bridges.negmas` needs ``pip install 'accord[negmas]'``.
+carry its own licence; :mod:`accord.bridges.negmas` needs ``pip install '.[negmas]'``.
 """

@@ -9,6 +9,7 @@ the command runs, so ``accord --help`` stays fast.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -33,6 +34,15 @@ def negotiate(
             "(repeat the option or separate by spaces)",
         ),
     ],
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="agent parameter key=value (YAML value), given to every agent that takes "
+            "it; N:key=value gives it to party N only (from 1)",
+        ),
+    ] = None,
     rounds: Annotated[int, typer.Option(help="deadline in rounds")] = 100,
     seconds: Annotated[float | None, typer.Option(help="deadline in seconds")] = None,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
@@ -93,7 +103,8 @@ def negotiate(
                 f"--agents: scenario {sc.name!r} has {sc.n_parties} parties "
                 f"({', '.join(sc.profile_names)}); got {len(names)} agents: {names}{more}"
             )
-        negotiators = [get_agent(n) for n in names]
+        per_agent = agent_params(names, param or [])
+        negotiators = [get_agent(n, **kw) for n, kw in zip(names, per_agent, strict=True)]
         session = make_session(
             protocol,
             sc.space,
@@ -135,6 +146,54 @@ def negotiate(
     draw(console, sc, result, analysis, plot, timeline)
 
 
+def agent_params(names: list[str], items: list[str]) -> list[dict[str, Any]]:
+    """The constructor parameters of each agent from ``-p`` items.
+
+    ``key=value`` goes to every agent whose constructor takes ``key`` (an error if none
+    does); ``N:key=value`` to party ``N`` (from 1) only.
+
+        >>> agent_params(["boulware", "conceder"], ["2:exponent=3"])
+        [{}, {'exponent': 3}]
+        >>> agent_params(["boulware", "lunchbox"], [])
+        [{}, {}]
+    """
+    import inspect
+    import re
+
+    from accord.agents.cli import parse_params
+    from accord.agents.registry import resolve_agent
+    from accord.core.errors import ConfigError
+
+    out: list[dict[str, Any]] = [{} for _ in names]
+    for item in items:
+        m = re.match(r"^\s*(\d+):(.*)$", item)
+        body = m.group(2) if m else item
+        ((key, value),) = parse_params([body]).items()
+        if m:
+            k = int(m.group(1))
+            if not 1 <= k <= len(names):
+                raise ConfigError(f"-p {item!r}: party {k} does not exist (1..{len(names)})")
+            out[k - 1][key] = value
+            continue
+        takers = [j for j, n in enumerate(names) if _takes(inspect, resolve_agent(n), key)]
+        if not takers:
+            raise ConfigError(
+                f"-p {item!r}: no agent takes a parameter {key!r} ({', '.join(names)}); "
+                "give it to one party as N:key=value only if that agent takes it"
+            )
+        for j in takers:
+            out[j][key] = value
+    return out
+
+
+def _takes(inspect: Any, factory: Any, key: str) -> bool:
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+    return key in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def load_for_session(
     source: str, profiles: str | None, discretize: int | None
 ) -> tuple[Scenario, list[str]]:
@@ -170,14 +229,20 @@ def result_document(
 ) -> dict[str, Any]:
     """What ``--json`` prints."""
     agreed = result.agreement
+    discounted = any(u.discount is not None for u in sc.utilities)
+    undiscounted = metrics.outcome_utilities  # the agreement's (or reservations) at t = 0
+    names = list(result.names)
     doc: dict[str, Any] = {
         "scenario": sc.name,
-        "agents": list(result.names),
+        "agents": names,
         "profiles": list(sc.profile_names),
         "reason": result.reason.value,
         "agreement": None if agreed is None else sc.space.to_dict(agreed),
-        "utilities": dict(zip(result.names, map(float, result.utilities), strict=True)),
-        "reservations": [float(u.reservation) for u in sc.utilities],
+        "discounted": discounted,
+        "discounts": [u.discount for u in sc.utilities],
+        "utilities_discounted": dict(zip(names, map(float, result.utilities), strict=True)),
+        "utilities_undiscounted": dict(zip(names, map(float, undiscounted), strict=True)),
+        "reservations_undiscounted": [float(u.reservation) for u in sc.utilities],
         "steps": result.steps,
         "rounds": result.rounds,
         "time": result.time,
@@ -188,11 +253,14 @@ def result_document(
             "kind": result.failure.kind.value,
             "message": result.failure.message,
         },
-        "welfare": metrics.welfare,
-        "nash_product": metrics.nash_product,
-        "pareto_distance": metrics.pareto_distance,
-        "nash_distance": metrics.nash_distance,
-        "pareto_optimal": bool(metrics.pareto_optimal),
+        "welfare_discounted": metrics.welfare,
+        "welfare_undiscounted": float(math.fsum(undiscounted)),
+        "nash_product_discounted": metrics.nash_product,
+        "nash_product_undiscounted": float(math.prod(undiscounted)),
+        "pareto_distance_undiscounted": metrics.pareto_distance,
+        "nash_distance_undiscounted": metrics.nash_distance,
+        "pareto_optimal_undiscounted": bool(metrics.pareto_optimal),
+        "below_reservation": below_reservation(sc, result),
         "notes": notes,
     }
     if trace:
@@ -203,7 +271,7 @@ def result_document(
                 "agent": result.names[e.party],
                 "action": e.action.value,
                 "offer": None if e.outcome is None else sc.space.to_dict(e.outcome),
-                "utilities": None
+                "utilities_undiscounted": None
                 if e.outcome is None
                 else [float(u(e.outcome)) for u in sc.utilities],
             }
@@ -264,11 +332,15 @@ def show(
 
     discounted = any(u.discount is not None for u in sc.utilities)
     table = Table(
-        title="utilities" + (f" (discounted to t={result.time:.3f})" if discounted else "")
+        title="utilities"
+        + (f" (discounted to t={result.time:.3f})" if discounted else " (no discount)")
+        + "; reservation values undiscounted"
     )
     table.add_column("party")
     table.add_column("profile")
-    table.add_column("utility (discounted)" if discounted else "utility", justify="right")
+    table.add_column(
+        "utility (discounted)" if discounted else "utility (undiscounted)", justify="right"
+    )
     if discounted:
         table.add_column("undiscounted", justify="right")
     table.add_column("reservation", justify="right")
@@ -281,12 +353,39 @@ def show(
         row.append(f"{u.reservation:.4f}")
         table.add_row(*row)
     console.print(table)
-    console.print(
-        f"social welfare {metrics.welfare:.4f} | Nash product {metrics.nash_product:.4f} | "
+    und = metrics.outcome_utilities
+    figures = (
+        f"social welfare {math.fsum(und):.4f} | Nash product {math.prod(und):.4f} | "
         f"distance to Pareto {metrics.pareto_distance:.4f} | distance to Nash "
         + ("n/a" if metrics.nash_distance is None else f"{metrics.nash_distance:.4f}")
         + (" | Pareto-optimal" if metrics.pareto_optimal else "")
     )
+    console.print(f"undiscounted: {figures}")
+    if discounted:
+        console.print(
+            f"discounted to t={result.time:.3f}: social welfare {metrics.welfare:.4f} | "
+            f"Nash product {metrics.nash_product:.4f}"
+        )
+    below = below_reservation(sc, result)
+    if below:
+        console.print(
+            "[yellow]agreed below its own reservation value:[/yellow] "
+            + escape(", ".join(below))
+            + " (it would have done better without an agreement)",
+            soft_wrap=True,
+        )
+
+
+def below_reservation(sc: Scenario, result: SessionResult) -> list[str]:
+    """The parties whose (discounted) utility of the agreement is below their own
+    (equally discounted) reservation value: agreeing was irrational for them."""
+    if result.agreement is None:
+        return []
+    return [
+        name
+        for name, u, got in zip(result.names, sc.utilities, result.utilities, strict=True)
+        if got < u.reservation_at(result.time) - 1e-12
+    ]
 
 
 def draw(

@@ -27,6 +27,7 @@ from accord.core.utilities import UtilityFunction
 
 if TYPE_CHECKING:
     from accord.core.protocols.result import SessionResult
+    from accord.core.time import Deadline
 
 
 class Response(IntEnum):
@@ -167,6 +168,7 @@ class NegotiatorView:
         "_proposer",
         "_best",
         "_memory",
+        "_deadline",
     )
 
     def __init__(
@@ -177,6 +179,7 @@ class NegotiatorView:
         offers: OfferLog,
         rng: np.random.Generator | tuple[int, int],
         memory: Any = None,
+        deadline: Deadline | None = None,
     ) -> None:
         self._utility = utility
         self._space = utility.space
@@ -191,6 +194,7 @@ class NegotiatorView:
         self._proposer = -1
         self._best: Outcome | None = None
         self._memory = memory
+        self._deadline = deadline
 
     def update(
         self,
@@ -285,6 +289,12 @@ class NegotiatorView:
     def reservation(self) -> float:
         """Undiscounted reservation value."""
         return self._utility.reservation
+
+    @property
+    def deadline(self) -> Deadline | None:
+        """The session's deadline (rounds and/or seconds), as every party knows it; None
+        when the owner did not say (a view built by hand)."""
+        return self._deadline
 
     @property
     def memory(self) -> Any:

@@ -1,8 +1,9 @@
 """One entry point for every scenario source: files, folders and bundled names.
 
 ``load_scenario`` accepts a GENIUS folder (one XML domain and N XML profiles), a
-GeniusWeb folder (JSON domain and profiles), a native ``.json`` file, or the name of a
-scenario bundled with Accord (see :func:`accord.scenarios.list_bundled`).
+GeniusWeb folder (JSON domain and profiles), a NegMAS folder (``Scenario.dumpas``
+output, YAML or JSON; see :mod:`accord.formats.negmas_files`), a native ``.json`` file,
+or the name of a scenario bundled with Accord (see :func:`accord.scenarios.list_bundled`).
 
     >>> load_scenario("lunch").profile_names
     ('alice', 'bob')
@@ -28,7 +29,7 @@ from accord.formats.genius_write import write_genius_folder
 from accord.formats.geniusweb import PROFILE_KEY, read_geniusweb_folder
 from accord.formats.native import FORMAT, read_native, write_native
 
-SourceFormat = Literal["native", "genius", "geniusweb"]
+SourceFormat = Literal["native", "genius", "geniusweb", "negmas"]
 
 
 def detect_format(path: str | Path) -> SourceFormat:
@@ -37,6 +38,10 @@ def detect_format(path: str | Path) -> SourceFormat:
     if p.is_dir():
         if any(f.name.lower() not in IGNORED_FILES for f in p.glob("*.xml")):
             return "genius"
+        from accord.formats.negmas_files import is_negmas_folder
+
+        if is_negmas_folder(p):
+            return "negmas"
         jsons = sorted(p.glob("*.json"))
         if any(_json_kind(f) == "geniusweb" for f in jsons):
             return "geniusweb"
@@ -44,8 +49,8 @@ def detect_format(path: str | Path) -> SourceFormat:
         if len(natives) == 1:
             return "native"
         raise FormatError(
-            f"{p}: expected GENIUS XML files, GeniusWeb JSON files or one native scenario "
-            f"file; found {sorted(f.name for f in p.iterdir())[:10]}"
+            f"{p}: expected GENIUS XML files, GeniusWeb JSON files, a NegMAS scenario "
+            f"(Scenario.dumpas) or one native scenario file; found {sorted(f.name for f in p.iterdir())[:10]}"
         )
     if p.suffix.lower() == ".json":
         kind = _json_kind(p)
@@ -55,6 +60,11 @@ def detect_format(path: str | Path) -> SourceFormat:
                 "domain and every profile"
             )
         return "native"
+    if p.suffix.lower() in (".yml", ".yaml"):
+        raise FormatError(
+            f"{p}: a single NegMAS file is not a scenario; load its folder ({p.parent}), "
+            "which holds the outcome space and the utility functions"
+        )
     if p.suffix.lower() == ".xml":
         raise FormatError(
             f"{p}: a single GENIUS file is not a scenario; load its folder ({p.parent}), "
@@ -100,6 +110,10 @@ def _load(source: str | Path) -> Scenario:
             return read_genius_folder(p)
         if kind == "geniusweb":
             return read_geniusweb_folder(p)
+        if kind == "negmas":
+            from accord.formats.negmas_files import read_negmas_folder
+
+            return read_negmas_folder(p)
         if p.is_dir():
             return read_native(next(f for f in p.glob("*.json") if _json_kind(f) == "native"))
         return read_native(p)

@@ -23,6 +23,7 @@ import struct
 import time
 from typing import Any
 
+from accord.core.errors import AccordError
 from accord.sandbox.limits import AgentProtocolError
 
 __all__ = ["FrameReader", "PeerClosed", "FrameTimeout", "encode", "write_frame"]
@@ -33,11 +34,11 @@ PICKLE_KIND = ord("P")
 _CHUNK = 1 << 16
 
 
-class PeerClosed(Exception):
+class PeerClosed(AccordError):
     """The other end closed the pipe (the process exited or was killed)."""
 
 
-class FrameTimeout(Exception):
+class FrameTimeout(AccordError):
     """A frame did not arrive (or could not be sent) before its deadline."""
 
 

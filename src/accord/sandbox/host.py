@@ -25,7 +25,7 @@ Example: a host that forwards ``"double"`` to an agent object::
         def handle(self, op: str, payload: Any) -> Any:
             if op == "double":
                 return self.agent.double(payload)
-            raise ValueError(f"unknown op {op!r}")
+            raise UsageError(f"unknown op {op!r}")
 
 Run it with ``start_sandbox("mypkg.hosts:DoublerHost", "agents.doubler:Doubler",
 code_paths=[...])``. See ``docs/sandbox.md``.
@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from accord.core.errors import UsageError
 
 __all__ = ["Host", "HostContext", "Asker"]
 
@@ -95,5 +97,5 @@ class EchoHost(Host):
         if op == "ask":
             return self.context.ask("question", payload)
         if self.fn is None:
-            raise ValueError(f"unknown op {op!r}")
+            raise UsageError(f"unknown op {op!r}")
         return self.fn(op, payload, self.context)

@@ -21,6 +21,7 @@ import threading
 import traceback
 from typing import Any
 
+from accord.core.errors import StateError, UsageError
 from accord.sandbox.frames import encode, read_trusted
 from accord.sandbox.host import Host, HostContext
 
@@ -120,7 +121,7 @@ def _confine(config: dict[str, Any]) -> None:
         os.setgid(gid)
         os.setuid(uid)
         if os.getuid() == 0 or os.geteuid() == 0:
-            raise RuntimeError("could not drop root privileges")
+            raise StateError("could not drop root privileges")
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     for name, (soft, hard) in config.get("rlimits", {}).items():
@@ -146,7 +147,7 @@ def _build(config: dict[str, Any], send: Any, rfd: int) -> Host:
         if reply is None:
             os._exit(0)
         if "error" in reply:
-            raise RuntimeError(str(reply["error"]))
+            raise UsageError(str(reply["error"]))
         return reply.get("value")
 
     context = HostContext(

@@ -21,7 +21,7 @@ __all__ = ["AgentCode", "agent_code"]
 
 class AgentCode(NamedTuple):
     """``paths``: directories for the agent's ``sys.path``; ``mounts``: what of them is
-    visible (its top-level package directory or its single module file)."""
+    visible (its top-level package directory, or its module and the modules beside it)."""
 
     paths: tuple[str, ...]
     mounts: tuple[str, ...]
@@ -42,9 +42,12 @@ def agent_code(agent: str) -> AgentCode:
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError) as exc:
-        raise ConfigError(f"agent {agent!r}: cannot find module {top!r}: {exc}") from None
+        raise ConfigError(f"cannot import module {top!r} for agent {agent!r}: {exc}") from None
     if spec is None:
-        raise ConfigError(f"agent {agent!r}: no module {top!r} on the path or in {cwd}")
+        raise ConfigError(
+            f"cannot import module {top!r} for agent {agent!r}: it is neither on the path "
+            f"nor in {cwd}"
+        )
     if spec.submodule_search_locations:
         where = os.path.realpath(list(spec.submodule_search_locations)[0])
     elif spec.origin and os.path.exists(spec.origin):
@@ -53,7 +56,17 @@ def agent_code(agent: str) -> AgentCode:
         return AgentCode((), ())  # a built-in or frozen module
     if _is_runtime(where):
         return AgentCode((), ())
-    return AgentCode((os.path.dirname(where),), (where,))
+    folder = os.path.dirname(where)
+    if os.path.isdir(where):
+        return AgentCode((folder,), (where,))
+    # a single module: it and the modules beside it (its helpers), never the folder's
+    # other files (it may be the organiser's working directory, results and all)
+    siblings = sorted(
+        os.path.join(folder, n)
+        for n in os.listdir(folder)
+        if n.endswith(".py") and os.path.isfile(os.path.join(folder, n))
+    )
+    return AgentCode((folder,), tuple(siblings))
 
 
 def _is_runtime(path: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -121,8 +122,18 @@ def tournament_command(
         str | None, typer.Option(help="protocol: aop (default), ultimatum, ... or pkg.mod:Class")
     ] = None,
     time_limit: Annotated[float | None, typer.Option(help="seconds per agent call")] = None,
+    sandbox: Annotated[
+        str | None,
+        typer.Option(
+            help="where agents run: auto (default: agents named by path outside the "
+            "installed packages run in the OS sandbox, built-ins in-process), os (every "
+            "agent in a bubblewrap sandbox), process (a plain child process: weaker, no "
+            "OS isolation) or none (in-process: trusted code only)"
+        ),
+    ] = None,
     isolated: Annotated[
-        bool | None, typer.Option("--isolated/--in-process", help="each agent in its own process")
+        bool | None,
+        typer.Option("--isolated/--in-process", help="older switches: --sandbox os / none"),
     ] = None,
     learning: Annotated[
         bool | None, typer.Option("--learning/--no-learning", help="agents read earlier sessions")
@@ -161,7 +172,7 @@ def tournament_command(
             rounds=rounds,
             protocol=protocol,
             time_limit=time_limit,
-            isolated=isolated,
+            sandbox=_sandbox_choice(sandbox, isolated, config),
             learning=learning,
             discretize=discretize,
             failure_score=failure_score,
@@ -219,12 +230,31 @@ def check_before_running(
             raise ConfigError(f"--export must be 'csv' or 'parquet', got {export!r}")
         if export == "parquet" and importlib.util.find_spec("pyarrow") is None:
             raise ConfigError(
-                "--export parquet needs pyarrow: pip install 'accord[parquet]' (or use csv)"
+                "--export parquet needs pyarrow: pip install '.[parquet]' in the Accord clone, or use csv"
             )
-    check_agents(cfg.agents)
-    notes: list[str] = []
+    from accord.tournament.isolation import describe_plan, plan
+
+    sandboxed = plan({a.name: a for a in cfg.agents}, cfg.sandbox_choice)  # refuses early
+    check_agents([a for a in cfg.agents if a.name not in sandboxed])  # never import others
+    notes: list[str] = describe_plan(sandboxed)
     resolve_scenarios(cfg.scenarios, cfg.discretize, notes)
     return notes
+
+
+def _sandbox_choice(sandbox: str | None, isolated: bool | None, config: Path | None) -> str | None:
+    """``--sandbox`` wins; then ``--isolated``/``--in-process``; then the file's setting;
+    else ``auto`` (a command running agents named by path sandboxes them)."""
+    if sandbox is not None:
+        if sandbox not in ("auto", "os", "process", "none"):
+            raise ConfigError(f"--sandbox must be one of auto, os, process, none; got {sandbox!r}")
+        return sandbox
+    if isolated is not None:
+        return "os" if isolated else "none"
+    if config is not None and config.is_file():
+        text = config.read_text(encoding="utf-8", errors="replace")
+        if re.search(r"^(sandbox|isolated)\s*:", text, re.MULTILINE):
+            return None  # the file says
+    return "auto"
 
 
 def check_ray_options(executor: str, address: str | None, token_file: Path | None) -> None:

@@ -94,6 +94,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "learning": (bool,),
     "isolated": (bool,),
     "pairing": (str,),
+    "sandbox": (str,),
     "failure_score": (str,),
     "name": (str,),
 }
@@ -139,11 +140,18 @@ class TournamentConfig:
         seed: the tournament seed; every session's seed derives from it.
         learning: pass each agent its own earlier sessions (``view.memory``) and run the
             repetitions in order.
-        isolated: run every agent in its own process with the limits below.
-        cpu_limit: CPU seconds per agent per session (isolated mode).
-        memory_limit: megabytes of address space an agent may add (isolated mode).
-        call_timeout: seconds to wait for one call in isolated mode when ``time_limit``
-            is not set.
+        sandbox: where agents run (:mod:`accord.sandbox`): ``none`` (in-process: trusted
+            code only), ``os`` (every agent in a bubblewrap sandbox), ``process`` (every
+            agent in a plain child process: weaker, see ``docs/sandbox.md``) or ``auto``
+            (``os`` for agents whose code lies outside the installed packages, built-ins
+            in-process). The command line uses ``auto``; this API ``none``.
+        isolated: the older switch: True means ``sandbox="os"`` when ``sandbox`` is
+            ``none``.
+        cpu_limit: CPU seconds per agent per session (sandboxed agents).
+        memory_limit: megabytes of address space an agent may use beyond the
+            interpreter's own (sandboxed agents).
+        call_timeout: seconds to wait for one call of a sandboxed agent when
+            ``time_limit`` is not set.
         discretize: grid values per real issue (and per huge integer issue) for
             scenarios that cannot be enumerated; None: 10 when needed; 0: never (then
             only agents that handle real issues can play).
@@ -172,6 +180,7 @@ class TournamentConfig:
     seed: int = 0
     learning: bool = False
     isolated: bool = False
+    sandbox: str = "none"
     cpu_limit: float = 60.0
     memory_limit: int = 2048
     call_timeout: float = 10.0
@@ -208,6 +217,10 @@ class TournamentConfig:
             v = getattr(self, what)
             if v is not None and not v > 0:
                 raise ConfigError(f"{what} must be > 0 seconds or unset, got {v}")
+        if self.sandbox not in ("auto", "os", "process", "none"):
+            raise ConfigError(
+                f"sandbox must be one of auto, os, process, none; got {self.sandbox!r}"
+            )
         if self.failure_score not in FAILURE_SCORES:
             raise ConfigError(
                 f"failure_score must be one of {FAILURE_SCORES}, got {self.failure_score!r}"
@@ -256,6 +269,11 @@ class TournamentConfig:
             raise ConfigError(f"{p}: expected a mapping of settings, got {type(data).__name__}")
         return cls.from_dict(data)
 
+    @property
+    def sandbox_choice(self) -> str:
+        """The sandbox setting in force (``isolated=True`` counts as ``os``)."""
+        return "os" if self.isolated and self.sandbox == "none" else self.sandbox
+
     def with_(self, **changes: Any) -> TournamentConfig:
         """A copy with some fields changed."""
         return replace(self, **changes)
@@ -279,6 +297,7 @@ class TournamentConfig:
         """Hash of the settings that decide the sessions and their results."""
         d = self.to_dict()
         d.pop("name", None)
+        d.pop("sandbox", None)  # where agents run does not change what they do
         if d.get("discretize") is None:  # files written before the setting existed resume
             d.pop("discretize", None)
         if d["protocol"] == DEFAULT_PROTOCOL:

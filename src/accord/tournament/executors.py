@@ -86,7 +86,7 @@ class ProcessExecutor(Executor):
         pool = self.pool
         assert isinstance(pool, ProcessPool)
         pool.supervise(
-            None if ctx.isolated else ctx.limits.memory_mb, partial(lost_session, ctx=ctx)
+            None if ctx.sandboxed else ctx.limits.memory_mb, partial(lost_session, ctx=ctx)
         )
         super().start(ctx)
 

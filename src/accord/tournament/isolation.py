@@ -1,63 +1,92 @@
-"""Isolated mode: every agent of a session runs in a process of its own.
+"""Sandboxed agents in negotiation tournaments (``--sandbox os|process``).
 
-:class:`IsolatedNegotiator` stands in for the agent inside the session. The real agent
-lives in a child process started fresh (``forkserver``: forked from a clean server
-process, never from the session's own; ``spawn`` where that is missing), holding only
-its own utility, view and memory, with a CPU-time limit (``RLIMIT_CPU``, for the whole
-session) and an address-space limit (``RLIMIT_AS``, the memory it may add to what the
-process already maps). Each call is sent over a pipe with the view's new state; the
-stand-in waits at most the per-call timeout, then kills the child. A child that raises,
-crashes, exceeds a limit or hangs therefore ends only its own session, as a recorded
-failure; the tournament goes on.
+:class:`SandboxedNegotiator` stands in for the agent inside the session; the agent lives
+in an :mod:`accord.sandbox` process, built there by :class:`NegotiatorHost` (trusted
+code that runs beside it). One sandbox serves one agent in one worker process and lives
+across that worker's sessions (a fresh negotiator object per session, as in-process),
+so the cost of starting it is paid once per agent per worker; one that failed is
+replaced for the next session. Each call sends the view's new state (the organiser's
+pickle: it trusts itself); each answer comes back as JSON and is checked before the
+session sees it (an outcome is a list of scalars, a response one of its codes).
 
-The child gets a copy of the view's random generator, so an isolated agent behaves
-exactly as it would in-process.
+Limits: CPU seconds per session (the soft ``RLIMIT_CPU`` moved on at every session's
+start; the hard one bounds the process's life, after which it is replaced), memory
+(address space beyond the interpreter's own, see :data:`BASE_MB`), the call timeout;
+a failure (raised, crashed, hung, broke the channel) ends only that agent's session, as
+a recorded failure.
+
+    >>> from accord.tournament.config import AgentSpec
+    >>> plan({"B": AgentSpec("B", "boulware")}, "auto")
+    {}
+    >>> plan({"B": AgentSpec("B", "boulware")}, "process")
+    {'B': <SandboxMode.PROCESS: 'process'>}
 """
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing as mp
-import signal
-import tempfile
+import atexit
+import gc
+import resource
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import Any
 
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ConfigError, UsageError
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
-from accord.tournament.agents import make_negotiator
+from accord.sandbox import (
+    PROCESS_GIVES_UP,
+    AgentCrashed,
+    AgentFailure,
+    AgentRaised,
+    AgentTimeout,
+    Host,
+    HostContext,
+    Limits,
+    Sandbox,
+    SandboxMode,
+    agent_code,
+    require_mode,
+    start_sandbox,
+)
 from accord.tournament.config import AgentSpec
-from accord.tournament.lifeline import apply_limits, die_with_parent
 
-_GRACE = 0.25  # seconds to wait past the time limit before killing the child
-# A new interpreter that holds only what it is sent (its agent, its own utility and
-# memory), never a copy of the session's process and so of the other parties' utilities.
-_STARTUP = 30.0  # seconds for the child to start and run on_start/on_end (not timed calls)
-_SOCKET_DIR_MAX = 70  # the forkserver's AF_UNIX socket lives in TMPDIR; paths are limited
+__all__ = [
+    "BASE_MB",
+    "SANDBOX_CHOICES",
+    "IsolatedAgentError",
+    "NegotiatorHost",
+    "SandboxedNegotiator",
+    "TournamentLimits",
+    "close_sandboxes",
+    "describe_plan",
+    "plan",
+    "preflight",
+]
 
-
-def _start_method() -> str:
-    """``forkserver`` where it exists and its socket path fits, else ``spawn``."""
-    if "forkserver" not in mp.get_all_start_methods():
-        return "spawn"
-    return "forkserver" if len(tempfile.gettempdir()) <= _SOCKET_DIR_MAX else "spawn"
+BASE_MB = 320
+"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
+SANDBOX_CHOICES = ("auto", "os", "process", "none")
+_GRACE = 0.25  # seconds past the time limit before a call is given up
+_STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
+_LIVES = 50  # a sandbox's process may use this many sessions' CPU before it is replaced
+HOST = "accord.tournament.isolation:NegotiatorHost"
 
 
 class IsolatedAgentError(AccordError):
-    """The isolated agent raised, crashed or broke a limit (the message says which)."""
+    """The sandboxed agent raised, crashed or broke a limit (the message says which)."""
 
 
 @dataclass(frozen=True)
-class Limits:
-    """Per-agent limits in isolated mode.
+class TournamentLimits:
+    """Per-agent limits of a sandboxed agent in a tournament.
 
     Args:
-        cpu_seconds: CPU time the agent may use over one session.
-        memory_mb: megabytes of address space it may add to the process it starts in.
+        cpu_seconds: CPU time the agent may use in one session.
+        memory_mb: megabytes of address space beyond the interpreter's (:data:`BASE_MB`).
         call_timeout: seconds one call may take (the session's time limit).
     """
 
@@ -65,146 +94,295 @@ class Limits:
     memory_mb: int = 2048
     call_timeout: float = 10.0
 
+    def sandbox(self) -> Limits:
+        """The :class:`~accord.sandbox.Limits` of the agent's process."""
+        return Limits(
+            cpu_seconds=self.cpu_seconds * _LIVES,
+            memory_mb=BASE_MB + self.memory_mb,
+            call_timeout=self.call_timeout + _GRACE,
+            startup_timeout=max(_STARTUP, self.call_timeout),
+        )
 
-class IsolatedNegotiator(Negotiator):
-    """Runs the agent ``spec`` in a child process; forwards every call to it."""
+
+def plan(agents: Mapping[str, AgentSpec], choice: str) -> dict[str, SandboxMode]:
+    """Which agents run sandboxed, and how: ``auto`` sandboxes (``os``) every agent whose
+    code lies outside the installed packages and Accord (a submitted agent, named by
+    path); ``os``/``process`` sandbox every agent; ``none`` none. Raises
+    :class:`~accord.sandbox.SandboxUnavailable` (one line) where ``os`` cannot run."""
+    if choice not in SANDBOX_CHOICES:
+        raise ConfigError(f"sandbox must be one of {SANDBOX_CHOICES}, got {choice!r}")
+    if choice == "none":
+        return {}
+    if choice == "auto":
+        chosen = {n: SandboxMode.OS for n, a in agents.items() if agent_code(a.type).mounts}
+    else:
+        chosen = dict.fromkeys(agents, SandboxMode.parse(choice))
+    if chosen:
+        require_mode(next(iter(chosen.values())))
+    return chosen
+
+
+def describe_plan(sandboxed: Mapping[str, SandboxMode]) -> list[str]:
+    """Notes for the output: which agents run where, and what ``process`` gives up."""
+    if not sandboxed:
+        return []
+    modes = sorted({m.value for m in sandboxed.values()})
+    names = ", ".join(sorted(sandboxed))
+    notes = [f"sandbox {'/'.join(modes)} for {names}; other agents run in-process"]
+    if any(m.weaker for m in sandboxed.values()):
+        notes.append(PROCESS_GIVES_UP)
+    return notes
+
+
+# -- the organiser's side ----------------------------------------------------------------
+_idle: dict[tuple[str, str, SandboxMode, TournamentLimits], list[Sandbox]] = {}
+_busy: set[Sandbox] = set()
+_sids = iter(range(1, 1 << 62))
+
+
+def _acquire(spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits) -> Sandbox:
+    """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
+    an agent that meets itself runs in two processes that cannot see each other."""
+    key = (spec.name, spec.type, mode, limits)
+    idle = _idle.setdefault(key, [])
+    while idle:
+        box = idle.pop()
+        if box.alive:
+            _busy.add(box)
+            return box
+        box.close()
+    code = agent_code(spec.type)
+    box = start_sandbox(
+        HOST,
+        spec.type,
+        code_paths=code.paths,
+        code_mounts=code.mounts,
+        limits=limits.sandbox(),
+        mode=mode,
+        extra={"key": list(key[:3])},
+    )
+    box.key = key  # type: ignore[attr-defined]
+    _busy.add(box)
+    return box
+
+
+def _release(box: Sandbox) -> None:
+    """Give a sandbox back for this worker's next session (closed if it failed)."""
+    _busy.discard(box)
+    if box.alive:
+        _idle.setdefault(box.key, []).append(box)  # type: ignore[attr-defined]
+    else:
+        box.close()
+
+
+def preflight(
+    agents: Sequence[AgentSpec], sandboxed: Mapping[str, SandboxMode], limits: TournamentLimits
+) -> dict[str, float]:
+    """Start every sandboxed agent once (kept for this process's sessions) and check, in
+    its sandbox, that it can be built with its parameters: a :class:`ConfigError` naming
+    the agent before any session runs if not. Other failures are left to its sessions,
+    which record them. Returns each agent's start-up time in seconds."""
+    started: dict[str, float] = {}
+    for spec in agents:
+        mode = sandboxed.get(spec.name)
+        if mode is None:
+            continue
+        box = _acquire(spec, mode, limits)
+        try:
+            box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
+        except AgentFailure as exc:
+            if isinstance(exc, AgentRaised) and exc.type_name in ("ConfigError", "CapabilityError"):
+                raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
+            if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
+                raise ConfigError(
+                    f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
+                ) from None
+        finally:
+            _release(box)
+        if box.startup_seconds is not None:
+            started[spec.name] = box.startup_seconds
+    return started
+
+
+def close_sandboxes() -> None:
+    """End every sandbox of this process (the end of a run, or the worker's exit)."""
+    for boxes in _idle.values():
+        for box in boxes:
+            box.close()
+    _idle.clear()
+    for box in list(_busy):
+        box.close()
+    _busy.clear()
+
+
+atexit.register(close_sandboxes)
+
+
+class SandboxedNegotiator(Negotiator):
+    """Forwards every call of one session to the agent ``spec`` in its sandbox."""
 
     def __init__(
-        self, spec: AgentSpec, limits: Limits, utility: UtilityFunction, memory: Any
+        self,
+        spec: AgentSpec,
+        limits: TournamentLimits,
+        utility: UtilityFunction,
+        memory: Any,
+        mode: SandboxMode = SandboxMode.OS,
     ) -> None:
         super().__init__(spec.name)
-        self.limits = limits
-        start = _start_method()
-        ctx: Any = mp.get_context(start)
-        if start == "forkserver":  # the server imports Accord once; children fork from it
-            ctx.set_forkserver_preload(["accord.tournament.isolation", "accord.agents"])
-        parent, child = ctx.Pipe()
-        self._proc = ctx.Process(
-            target=_child_main, args=(child, spec, limits, utility, memory), daemon=True
-        )
-        self._proc.start()
-        child.close()
-        self._conn: Connection = parent
+        self.spec, self.limits, self.mode = spec, limits, mode
+        self._utility, self._memory = utility, memory
+        self._box: Sandbox | None = None
+        self._sid = next(_sids)
         self._sent = 0
         self._dead: str | None = None
 
-    # -- the negotiator API ------------------------------------------------------------
     def on_start(self, view: NegotiatorView) -> None:
-        self._call("start", view, view.index, view.names, view.rng)
+        extra = {
+            "spec": self.spec,
+            "utility": self._utility,
+            "memory": self._memory,
+            "index": view.index,
+            "names": view.names,
+            "rng": view.rng,
+            "deadline": view.deadline,
+            "cpu": self.limits.cpu_seconds,
+        }
+        try:
+            self._box = _acquire(self.spec, self.mode, self.limits)
+        except AgentFailure as exc:
+            self._dead = exc.reason
+            raise IsolatedAgentError(exc.reason) from None
+        self._call("start", view, extra)
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
-        out: Outcome | None = self._call("propose", view)
-        return out
+        out = self._call("propose", view)
+        if out is None:
+            return None
+        if isinstance(out, list) and all(_scalar(v) for v in out):
+            return tuple(out)
+        self._dead = f"propose() returned {out!r:.80}, not an outcome"
+        raise IsolatedAgentError(self._dead)
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        out: Response = self._call("respond", view, offer)
-        return out
+        out = self._call("respond", view, {"offer": offer})
+        if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
+            return Response(out)
+        if out is None:  # a timed-out call: the session records the timeout
+            return Response.REJECT
+        raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
-        if self._dead is None and self._proc.is_alive():
-            with contextlib.suppress(IsolatedAgentError):
-                self._call("end", view, result)
-        self.close()
+        if self._dead is None and self._box is not None and self._box.alive:
+            try:
+                used = self._call("end", view, {"result": result})
+            except IsolatedAgentError:
+                return
+            # replace the process before its lifetime CPU limit can end a session
+            if isinstance(used, int | float) and used > self._box.limits.cpu_seconds / 2:
+                self._box.close()
 
     def close(self) -> None:
-        """Stop the child process (idempotent)."""
-        if self._proc.is_alive():
-            self._proc.kill()
-        self._proc.join(1.0)
-        self._conn.close()
-        if self._dead is None:
-            self._dead = "the agent process was closed"
+        """Give the sandbox back for the worker's next session (idempotent)."""
+        box, self._box = self._box, None
+        if box is not None:
+            _release(box)
 
-    # -- plumbing ----------------------------------------------------------------------
-    def _call(self, op: str, view: NegotiatorView, *extra: Any) -> Any:
+    def _call(self, op: str, view: NegotiatorView, extra: dict[str, Any] | None = None) -> Any:
         if self._dead is not None:
             raise IsolatedAgentError(self._dead)
-        offers = view.offers
-        new = list(offers[self._sent :])
-        self._sent = len(offers)
-        state = (*view.state(), new)
+        box = self._box
+        assert box is not None
+        new = list(view.offers[self._sent :])
+        self._sent = len(view.offers)
+        payload = {"sid": self._sid, "state": (*view.state(), new), **(extra or {})}
         limit = self.limits.call_timeout
         timeout = (max(limit, _STARTUP) if op in ("start", "end") else limit) + _GRACE
         try:
-            self._conn.send((op, state, extra))
-            ready = self._conn.poll(timeout)
-        except (BrokenPipeError, EOFError, OSError):
-            ready = True
-        if not ready:
-            self._proc.kill()
-            self._proc.join(1.0)
+            return box.call(op, payload, timeout, trusted_pickle=True)
+        except AgentTimeout:
             self._dead = f"{op}() did not answer within {timeout:.2f} s; the process was killed"
-            return None  # the session sees the call took too long and records a timeout
-        try:
-            kind, payload = self._conn.recv()
-        except (EOFError, OSError):
-            raise IsolatedAgentError(self._death()) from None
-        if kind == "ok":
-            return payload
-        self._dead = str(payload)
-        raise IsolatedAgentError(str(payload))
-
-    def _death(self) -> str:
-        self._proc.join(1.0)
-        code = self._proc.exitcode
-        if code is not None and code < 0:
-            sig = signal.Signals(-code).name
-            why = {
-                "SIGXCPU": f" (CPU-time limit of {self.limits.cpu_seconds:g} s exceeded)",
-                "SIGKILL": " (killed)",
-            }.get(sig, "")
-            self._dead = f"the agent process died from {sig}{why}"
-        else:
-            self._dead = f"the agent process exited unexpectedly (exit code {code})"
-        return self._dead
+            time.sleep(0)  # the session sees the call took too long and records a timeout
+            return None
+        except AgentFailure as exc:
+            reason = exc.reason
+            if "SIGXCPU" in reason:
+                reason = (
+                    "the agent process died from SIGXCPU "
+                    f"(CPU-time limit of {self.limits.cpu_seconds:g} s exceeded)"
+                )
+            if exc.kind != "raised":
+                self._dead = reason
+            raise IsolatedAgentError(reason) from None
 
 
-def _child_main(
-    conn: Connection, spec: AgentSpec, limits: Limits, utility: UtilityFunction, memory: Any
-) -> None:
-    """The child process: build the agent, then answer calls until told to end."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent()
-    error: str | None = None
-    neg: Negotiator | None = None
-    try:
-        apply_limits(limits.cpu_seconds, limits.memory_mb)
-        neg = make_negotiator(spec)
-    except Exception as exc:  # noqa: BLE001 - reported to the parent as a failure
-        error = f"could not create agent {spec.name!r}: {type(exc).__name__}: {exc}"
-    offers = OfferLog()
-    view: NegotiatorView | None = None
-    while True:
-        try:
-            op, state, extra = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            if error is not None:
-                raise IsolatedAgentError(error)
-            assert neg is not None
-            if op == "start":
-                index, names, rng = extra
-                view = NegotiatorView(utility, index, names, offers, rng, memory)
-            assert view is not None
-            *now, new = state
-            view.update(*now)
-            for k, o in new:
-                offers._append(k, o)
-            out: Any = None
-            if op == "start":
-                neg.on_start(view)
-            elif op == "propose":
-                out = neg.propose(view)
-            elif op == "respond":
-                out = neg.respond(view, extra[0])
-            else:
-                neg.on_end(view, extra[0])
-                conn.send(("ok", None))
-                return
-            conn.send(("ok", out))
-        except BaseException as exc:  # noqa: BLE001 - includes MemoryError, SystemExit
-            with contextlib.suppress(Exception):
-                conn.send(("error", f"{type(exc).__name__}: {exc}"))
-            if op == "end":
-                return
+def _scalar(v: Any) -> bool:
+    return isinstance(v, int | float | str) or v is None
+
+
+# -- inside the sandbox ------------------------------------------------------------------
+class NegotiatorHost(Host):
+    """Runs in the sandbox: builds one negotiator per session and mirrors its view."""
+
+    def __init__(self, agent: str, context: HostContext) -> None:
+        super().__init__(agent, context)
+        from accord.tournament.agents import agent_factory
+
+        agent_factory(agent)  # import it now: a module that cannot load fails at start
+        self.sessions: dict[int, tuple[Negotiator, NegotiatorView, OfferLog]] = {}
+
+    def handle(self, op: str, payload: Any) -> Any:
+        from accord.tournament.agents import check_agents, make_negotiator
+
+        if op == "check":
+            check_agents([payload["spec"]])
+            return None
+        sid = payload["sid"]
+        *now, new = payload["state"]
+        if op == "start":
+            neg = make_negotiator(payload["spec"])
+            offers = OfferLog()
+            view = NegotiatorView(
+                payload["utility"],
+                payload["index"],
+                payload["names"],
+                offers,
+                payload["rng"],
+                payload["memory"],
+                payload["deadline"],
+            )
+            self.sessions[sid] = (neg, view, offers)
+            soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            used = resource.getrusage(resource.RUSAGE_SELF)
+            spent = used.ru_utime + used.ru_stime
+            cap = int(spent + payload["cpu"] + 0.999)
+            if hard == resource.RLIM_INFINITY or cap < hard:
+                resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
+        neg, view, offers = self.sessions[sid]
+        view.update(*now)
+        for k, o in new:
+            offers._append(k, o)
+        if op == "start":
+            neg.on_start(view)
+            return None
+        if op == "propose":
+            out = neg.propose(view)
+            return None if out is None else [_plain(v) for v in out]
+        if op == "respond":
+            return int(neg.respond(view, payload["offer"]))
+        if op == "end":
+            del self.sessions[sid]
+            neg.on_end(view, payload["result"])
+            del neg, view, offers
+            if not self.sessions:  # nothing of this session stays reachable in the next
+                from accord.core import inverse
+
+                inverse._INVERSES.clear()  # its values hold their keys: never collected
+                gc.collect()
+            used = resource.getrusage(resource.RUSAGE_SELF)
+            return used.ru_utime + used.ru_stime
+        raise UsageError(f"unknown op {op!r}")
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v

@@ -178,7 +178,9 @@ class Results:
         if fmt not in ("csv", "parquet"):
             raise ConfigError(f"export format must be 'csv' or 'parquet', got {fmt!r}")
         if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
-            raise ConfigError("parquet export needs pyarrow: pip install 'accord[parquet]'")
+            raise ConfigError(
+                "parquet export needs pyarrow: pip install '.[parquet]' (in the Accord clone)"
+            )
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         written = []

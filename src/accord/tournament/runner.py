@@ -25,12 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accord.core.errors import ConfigError
+from accord.core.interrupts import install as install_interrupts
 from accord.core.protocols import check_protocol_agents, protocol_info
 from accord.core.scenario import Scenario
 from accord.tournament.agents import agent_factory, check_agents
 from accord.tournament.config import TournamentConfig
 from accord.tournament.executors import Executor, make_executor
 from accord.tournament.fingerprint import fingerprints
+from accord.tournament.isolation import close_sandboxes, plan, preflight
 from accord.tournament.memory import Memory, PastSession
 from accord.tournament.scenarios import resolve_scenarios
 from accord.tournament.schedule import SessionSpec, schedule
@@ -68,11 +70,16 @@ def run_tournament(
     data directories) first. Ctrl-C (``KeyboardInterrupt``) stores the sessions finished so far, stops the
     workers and passes on; the same call then resumes."""
     t0 = time.perf_counter()
+    install_interrupts()  # only the user's Ctrl-C stops the run, never an agent's
     path = Path(out)
-    check_agents(config.agents)
+    # a sandboxed (submitted) agent's code is never imported here: only in its sandbox
+    sandboxed = plan({a.name: a for a in config.agents}, config.sandbox_choice)
+    trusted = [a for a in config.agents if a.name not in sandboxed]
+    check_agents(trusted)
     check_protocol_agents(
-        config.protocol, {a.name: agent_factory(a.type) for a in config.agents}, config.isolated
+        config.protocol, {a.name: agent_factory(a.type) for a in trusted}, bool(sandboxed)
     )
+    preflight(config.agents, sandboxed, RunContext.limits_of(config))
     agents = fingerprints(config.agents)
     scenarios = resolve_scenarios(config.scenarios, config.discretize)
     info = protocol_info(config.protocol)
@@ -117,6 +124,7 @@ def run_tournament(
             raise
         finally:
             ex.close()
+            close_sandboxes()
     return TournamentRun(path, len(specs), len(pending), time.perf_counter() - t0)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from accord.core.interrupts import user_interrupted
 from accord.core.negotiator import Negotiator
 from accord.core.outcomes import OutcomeSpace
 from accord.core.protocols import DEFAULT_PROTOCOL, make_session, protocol_info
@@ -26,10 +27,11 @@ from accord.core.protocols.result import Action, EndReason, FailureKind
 from accord.core.protocols.tracelog import TraceLog
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
+from accord.sandbox import SandboxMode
 from accord.tournament.agents import make_negotiator
 from accord.tournament.config import AgentSpec, TournamentConfig
 from accord.tournament.guard import Guarded
-from accord.tournament.isolation import IsolatedNegotiator, Limits
+from accord.tournament.isolation import SandboxedNegotiator, TournamentLimits, plan
 from accord.tournament.schedule import SessionSpec
 from accord.tournament.workers import Death
 
@@ -45,10 +47,16 @@ class RunContext:
     rounds: int = 100
     seconds: float | None = None
     time_limit: float | None = None
-    isolated: bool = False
-    limits: Limits = field(default_factory=Limits)
+    sandboxed: Mapping[str, SandboxMode] = field(default_factory=dict)
+    limits: TournamentLimits = field(default_factory=TournamentLimits)
     protocol: str = DEFAULT_PROTOCOL
     failure_score: str = "zero"
+
+    @staticmethod
+    def limits_of(config: TournamentConfig) -> TournamentLimits:
+        """The limits of a tournament's sandboxed agents."""
+        limit = config.time_limit or config.call_timeout
+        return TournamentLimits(config.cpu_limit, config.memory_limit, limit)
 
     @classmethod
     def from_config(cls, config: TournamentConfig, scenarios: Mapping[str, Scenario]) -> RunContext:
@@ -60,8 +68,8 @@ class RunContext:
             rounds=config.rounds,
             seconds=config.seconds,
             time_limit=limit,
-            isolated=config.isolated,
-            limits=Limits(config.cpu_limit, config.memory_limit, limit or config.call_timeout),
+            sandboxed=plan({a.name: a for a in config.agents}, config.sandbox_choice),
+            limits=cls.limits_of(config),
             protocol=config.protocol_path or config.protocol,
             failure_score=config.failure_score,
         )
@@ -94,28 +102,31 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
     started = time.time()
     negotiators: list[Negotiator] = []
     build_error: tuple[int, str] | None = None
-    limit = ctx.limits.call_timeout if ctx.isolated else ctx.time_limit
+    limit = ctx.limits.call_timeout if ctx.sandboxed else ctx.time_limit
     guard = ctx.time_limit or ctx.limits.call_timeout  # in-process calls are pre-empted here
     # a protocol needing capabilities (extra methods) gets the agents themselves, unguarded
     guarded = not protocol_info(ctx.protocol).needs
     for k, name in enumerate(spec.agents):
         agent = ctx.agents[name]
         try:
-            if ctx.isolated:
-                negotiators.append(IsolatedNegotiator(agent, ctx.limits, utilities[k], memories[k]))
+            mode = ctx.sandboxed.get(name)
+            if mode is not None:
+                negotiators.append(
+                    SandboxedNegotiator(agent, ctx.limits, utilities[k], memories[k], mode)
+                )
             else:
                 neg = make_negotiator(agent)
                 if guarded:
                     neg = Guarded(neg, k, guard, max(guard, ctx.limits.call_timeout))
                 negotiators.append(neg)
-        except KeyboardInterrupt:
-            raise
         except BaseException as exc:  # noqa: BLE001 - a broken agent is that session's failure
+            if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                raise
             build_error = (k, f"could not create agent {name!r}: {type(exc).__name__}: {exc}")
             break
     if build_error is not None:
         for n in negotiators:
-            if isinstance(n, IsolatedNegotiator):
+            if isinstance(n, SandboxedNegotiator):
                 n.close()
         k, message = build_error
         return _failed_record(
@@ -135,8 +146,8 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
         result = session.run()
     finally:
         for n in negotiators:
-            if isinstance(n, IsolatedNegotiator):
-                n.close()
+            if isinstance(n, SandboxedNegotiator):
+                n.close()  # the sandbox goes back to this worker's idle ones
     finished = time.time()
     f = result.failure
     agreement = None if result.agreement is None else _dumps(result.agreement)

@@ -29,14 +29,14 @@ import inspect
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.web.errors import WebError, install_error_handlers
-from accord.web.requests import DEFAULT_MAX_BODY
+from accord.web.requests import DEFAULT_MAX_BODY, body_models
 from accord.web.safety import CSP, Idempotency, RequestBounds, SecurityHeaders
 
 COMMON = Path(__file__).resolve().parent / "static" / "common"
@@ -136,4 +136,18 @@ def create_app(
         name = f"static:{mount}"
         app.mount(mount, StaticFiles(directory=str(folder), html=True), name=name)
     app.state.services = list(items)
+    _document_bodies(app)
     return app
+
+
+def _document_bodies(app: FastAPI) -> None:
+    """OpenAPI of ``app`` with the request models of routes that read their own body
+    (:func:`accord.web.requests.json_body`) in ``components``."""
+    plain = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = body_models(plain())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

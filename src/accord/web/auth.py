@@ -47,8 +47,12 @@ __all__ = [
     "Auth",
     "Login",
     "TokenKind",
+    "digest_matches",
     "hash_password",
+    "new_secret",
     "new_token",
+    "salted_digest",
+    "same_secret",
     "token_hash",
     "verify_password",
 ]
@@ -115,8 +119,52 @@ def new_token() -> str:
 
 
 def token_hash(token: str) -> str:
-    """What a store keeps of a token."""
+    """What a store keeps of a token (the hex SHA-256 of its text).
+
+    >>> token_hash("abc")[:16]
+    'ba7816bf8f01cfea'
+    """
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_secret(nbytes: int = 24) -> str:
+    """A fresh unguessable secret of ``nbytes`` random bytes, URL-safe (24: 32 characters).
+
+    >>> len(new_secret()), len(new_secret(9))
+    (32, 12)
+    """
+    return secrets.token_urlsafe(nbytes)
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Whether two secrets are equal, in constant time (no timing leak).
+
+    >>> same_secret("s3cret", "s3cret"), same_secret("s3cret", "guess")
+    (True, False)
+    """
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def salted_digest(secret: str, salt: str | None = None) -> str:
+    """What a store keeps of a secret it must check later but never show:
+    ``sha256$<salt>$<hex of sha256(salt + secret)>`` (a fresh random salt by default).
+
+    >>> d = salted_digest("s3cret", salt="00ff")
+    >>> d[:12], digest_matches("s3cret", d), digest_matches("guess", d)
+    ('sha256$00ff$', True, False)
+    """
+    salt = secrets.token_hex(8) if salt is None else salt
+    return f"sha256${salt}${hashlib.sha256((salt + secret).encode()).hexdigest()}"
+
+
+def digest_matches(given: str, stored: str) -> bool:
+    """Whether ``given`` is the secret whose :func:`salted_digest` is ``stored``
+    (constant-time comparison; False for anything that is no such digest)."""
+    try:
+        kind, salt, _ = stored.split("$", 2)
+    except ValueError:
+        return False
+    return kind == "sha256" and hmac.compare_digest(salted_digest(given, salt), stored)
 
 
 class Login(BaseModel):

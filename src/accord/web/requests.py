@@ -3,8 +3,10 @@
 Routes should declare their body as a pydantic model parameter (``def add(body: AddIn)``)
 so that FastAPI validates it and OpenAPI shows its schema; the app's handler turns a
 wrong body into the one error body. Routes that must read the raw body first (to accept
-two shapes, say) use :func:`read_json` and then :func:`parse`, which is typed: it
-returns an instance of the model it is given.
+two shapes, say, or to answer in a wire format of their own) use :func:`read_json` and
+then :func:`parse`, which is typed: it returns an instance of the model it is given;
+such a route shows its models in OpenAPI with ``openapi_extra=json_body(Model, ...)``
+(the app factory adds the models' schemas to ``components``).
 
     >>> from pydantic import BaseModel
     >>> class Point(BaseModel):
@@ -27,12 +29,61 @@ from pydantic import BaseModel, ValidationError
 
 from accord.web.errors import WebError, invalid
 
-__all__ = ["DEFAULT_MAX_BODY", "parse", "read_json"]
+__all__ = ["DEFAULT_MAX_BODY", "body_models", "json_body", "parse", "read_json"]
 
 DEFAULT_MAX_BODY = 256 * 1024
 """Bytes a request body may have unless an app says otherwise."""
 
 M = TypeVar("M", bound=BaseModel)
+
+_BODY_MODELS: dict[str, type[BaseModel]] = {}
+"""Models named by :func:`json_body`, by their schema name (one class per name)."""
+
+
+def json_body(*models: type[BaseModel], description: str = "") -> dict[str, Any]:
+    """``openapi_extra`` for a route that reads its JSON body itself: OpenAPI shows the
+    body as ``models`` (one of them when several), each a schema in ``components``.
+
+        >>> from pydantic import BaseModel
+        >>> class Hello(BaseModel):
+        ...     name: str
+        >>> json_body(Hello)["requestBody"]["content"]["application/json"]["schema"]
+        {'$ref': '#/components/schemas/Hello'}
+    """
+    if not models:
+        raise ValueError("json_body needs at least one model")
+    refs = []
+    for model in models:
+        known = _BODY_MODELS.setdefault(model.__name__, model)
+        if known is not model:
+            raise ValueError(
+                f"two request models are named {model.__name__!r} "
+                f"({known.__module__} and {model.__module__}); rename one"
+            )
+        refs.append({"$ref": f"#/components/schemas/{model.__name__}"})
+    schema = refs[0] if len(refs) == 1 else {"oneOf": refs}
+    body: dict[str, Any] = {"required": True, "content": {"application/json": {"schema": schema}}}
+    if description:
+        body["description"] = description
+    return {"requestBody": body}
+
+
+def body_models(openapi: dict[str, Any]) -> dict[str, Any]:
+    """``openapi`` with the schemas of every model :func:`json_body` named in it added
+    to ``components.schemas`` (with the schemas they refer to)."""
+    from pydantic.json_schema import models_json_schema
+
+    text = json.dumps(openapi.get("paths", {}))
+    wanted = [m for name, m in _BODY_MODELS.items() if f'"#/components/schemas/{name}"' in text]
+    if not wanted:
+        return openapi
+    _, top = models_json_schema(
+        [(m, "validation") for m in wanted], ref_template="#/components/schemas/{model}"
+    )
+    schemas = openapi.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in top.get("$defs", {}).items():
+        schemas.setdefault(name, schema)
+    return openapi
 
 
 async def read_json(request: Request, limit: int = DEFAULT_MAX_BODY, empty: Any = ...) -> Any:

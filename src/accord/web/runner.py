@@ -2,8 +2,11 @@
 
 :class:`BackgroundServer` runs any ASGI app in a daemon thread (tests, embedding, a
 study server beside a notebook); :func:`bound_socket` binds first so the URL is known
-before the server starts (apps that must know each other's address); :func:`serve`
-runs an app in the foreground.
+before the server starts (apps that must know each other's address, a command that
+refuses a taken port before it prints anything); :func:`serve` runs an app in the
+foreground (on a socket bound first, or on ``host:port``) and :func:`serve_together`
+runs several apps in one event loop (``accord humaine up``). Every league server starts
+through these: no league module calls uvicorn itself.
 
     >>> from fastapi import FastAPI
     >>> with BackgroundServer(FastAPI()) as srv:
@@ -13,9 +16,13 @@ runs an app in the foreground.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, Self
 
 import uvicorn
@@ -30,6 +37,7 @@ __all__ = [
     "free_port",
     "loopback_socket",
     "serve",
+    "serve_together",
 ]
 
 
@@ -37,12 +45,18 @@ class ServerError(AccordError, RuntimeError):
     """A server could not start (port taken, app failed at start-up)."""
 
 
-def bound_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (port 0: a free one), for a server to listen on."""
+def bound_socket(
+    host: str = "127.0.0.1", port: int = 0, *, listen: int | None = None
+) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (port 0: a free one), for a server to listen on;
+    with ``listen`` (a backlog) it listens at once, so early connections wait in the queue
+    instead of being refused. A taken port is a :class:`ServerError` saying so."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        if listen is not None:
+            sock.listen(listen)
     except OSError as e:
         sock.close()
         raise ServerError(f"cannot listen on {host}:{port}: {e}") from None
@@ -124,6 +138,70 @@ class ServerThread(BackgroundServer):
         super().__init__(app, lifespan="on", sock=sock)
 
 
-def serve(app: Any, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
-    """Serve ``app`` in the foreground until interrupted (binds loopback by default)."""
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+def serve(
+    app: Any,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "info",
+    *,
+    sock: socket.socket | None = None,
+) -> None:
+    """Serve ``app`` in the foreground until interrupted (binds loopback by default).
+
+    Give ``sock`` (from :func:`bound_socket`) to listen on a socket bound earlier: a
+    command binds first, so a taken port is one clear :class:`ServerError` before it
+    prints links or makes files. Without it, ``host:port`` is bound here (same error).
+    """
+    if sock is None:
+        sock = bound_socket(host, port)
+    config = uvicorn.Config(app, log_level=log_level, lifespan="on")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+class _SharedLoopServer(uvicorn.Server):
+    """A uvicorn server that leaves signal handling to :func:`serve_together`."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def serve_together(
+    apps: Sequence[tuple[Any, socket.socket]],
+    exit_after: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Run every ``(app, bound socket)`` in this event loop until Ctrl-C (SIGINT or
+    SIGTERM), ``exit_after`` seconds, or ``should_stop()`` turns true (polled every
+    50 ms)."""
+    servers = [
+        _SharedLoopServer(uvicorn.Config(app, log_level=log_level, lifespan="on", access_log=False))
+        for app, _ in apps
+    ]
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        for srv in servers:
+            srv.should_exit = True
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop)
+    if exit_after is not None:
+        loop.call_later(exit_after, stop)
+    if should_stop is not None:
+
+        def poll() -> None:
+            if should_stop():
+                stop()
+            else:
+                loop.call_later(0.05, poll)
+
+        poll()
+    await asyncio.gather(
+        *(srv.serve(sockets=[sock]) for srv, (_, sock) in zip(servers, apps, strict=True))
+    )

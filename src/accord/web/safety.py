@@ -51,6 +51,7 @@ __all__ = [
     "RequestBounds",
     "SecurityHeaders",
     "check_json",
+    "script_source",
 ]
 
 CSP = (
@@ -362,3 +363,16 @@ class Idempotency:
         start["headers"] = [*known.start.get("headers", []), (b"idempotent-replay", b"true")]
         await send(start)
         await send({"type": "http.response.body", "body": known.body})
+
+
+def script_source(script: str) -> str:
+    """The CSP source that allows exactly this inline ``script`` (and nothing else), for
+    a standalone page with its script inlined (a replay file opened from disk).
+
+    >>> script_source("alert(1)")
+    "'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='"
+    """
+    import base64
+
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    return f"'sha256-{digest}'"

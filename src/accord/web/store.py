@@ -102,11 +102,17 @@ class EventLog:
             file.conn.executescript(_SCHEMA)
 
     def append(
-        self, stream: str, kind: str, data: dict[str, Any] | None = None, party: str | None = None
+        self,
+        stream: str,
+        kind: str,
+        data: dict[str, Any] | None = None,
+        party: str | None = None,
+        at: float | None = None,
     ) -> Event:
-        """Store one event now; returns it with its ``seq``."""
+        """Store one event (at ``at``, wall seconds, default now); returns it with its
+        ``seq``."""
         body = json.dumps(data or {}, separators=(",", ":"), sort_keys=True)
-        at = self.clock.wall()
+        at = self.clock.wall() if at is None else at
         cur = self.file.execute(
             "INSERT INTO events (at, stream, party, kind, data) VALUES (?, ?, ?, ?, ?)",
             (at, stream, party, kind, body),

@@ -7,7 +7,7 @@ import contextlib
 import pytest
 
 pytest.importorskip(
-    "diplomacy", reason="needs the optional AGPL engine: pip install 'accord[diplomacy]'"
+    "diplomacy", reason="needs the optional AGPL engine: pip install '.[diplomacy]'"
 )
 
 from accord.leagues.diplomacy.deals import POWERS, SEASONS, Deal, DealError  # noqa: E402

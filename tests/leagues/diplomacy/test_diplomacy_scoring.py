@@ -82,7 +82,7 @@ def test_core_imports_without_the_engine_and_says_how_to_get_it() -> None:
         "try:\n    new_game()\nexcept EngineMissing as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'accord[diplomacy]'" in out.stdout
+    assert "pip install '.[diplomacy]'" in out.stdout
 
 
 def test_protocol_info() -> None:

@@ -149,7 +149,8 @@ def test_a_plain_process_can_find_a_game_file_which_is_why_competitions_sandbox(
 
     with tempfile.TemporaryDirectory() as tmp:
         f = _write(Path(tmp), GAME)
-        said = _snooped(play(load_game(f), isolated_factory("han_hostile:Snoop"), Cooperative))
+        weak = isolated_factory("han_hostile:Snoop", mode="process")  # the weaker mode
+        said = _snooped(play(load_game(f), weak, Cooperative))
     assert said.startswith("snoop view=[] found=")  # its view: its own values only
     assert "(1, 5, 2)" not in said  # no copy of the game in its fresh process ...
     assert "file:" in said  # ... but the file on disk is there for the reading
@@ -175,3 +176,13 @@ def test_a_competition_on_a_game_file_whose_values_the_agent_cannot_read(
     assert said.startswith("snoop view=[] found=")
     assert "(1, 5, 2)" not in said and "[1, 5, 2]" not in said  # the person's points
     assert "file:" not in said and "parent-memory" not in said
+
+
+def test_the_game_file_in_the_guide_loads(tmp_path: Path) -> None:
+    import re
+
+    guide = Path(__file__).resolve().parents[3] / "docs" / "han.md"
+    block = re.search(r"```json\n(.*?)```", guide.read_text(), re.S)
+    assert block is not None
+    spec = load_game(_write(tmp_path, json.loads(block.group(1))))
+    assert (spec.name, spec.max_points("agent"), spec.total_time) == ("antiques", 23, 120.0)

@@ -53,14 +53,14 @@ def test_results_count_a_game_per_agent_and_a_pair_per_pair() -> None:
     ]
     agent, pairs = results_table(conds, rows)
     assert agent == {
-        "agent": "fair", "games": 3,
+        "agent": "fair", "games": 3, "played": 4, "unsurveyed": 0,
         "points": 30.0, "points_ci95": _half(10.0), "points_n": 3,  # 20, 30, 40
         "likeability": 6.0, "likeability_ci95": _half(1.0), "likeability_n": 3,  # 5, 6, 7
     }  # fmt: skip
     # pairs: joint 35, 40, 25 (mean 33.333, sd 7.6376); per person 17.5, 20, 12.5
     # (sd 3.8188); liked 5.5, 3, 7 (mean 5.1667, sd 2.0207): n is 3 pairs, not 5 people
     assert pairs == {
-        "agent": "pairs", "games": 5, "pairs": 3,
+        "agent": "pairs", "games": 5, "pairs": 3, "played": 5, "unsurveyed": 0,
         "points": 16.667, "points_ci95": 9.486, "points_n": 3,
         "joint_points": 33.333, "joint_points_ci95": 18.973, "joint_points_n": 3,
         "likeability": 5.167, "likeability_ci95": 5.02, "likeability_n": 3,

@@ -119,7 +119,7 @@ def test_a_pair_bargains_to_a_deal_each_seeing_their_own_side(tmp_path: Path) ->
         assert inv[2].pid not in rows  # released: no game, no row
         (res,) = service.results()
         assert res == {  # one pair is one unit: no interval from one unit
-            "agent": "pairs", "games": 2, "pairs": 1,
+            "agent": "pairs", "games": 2, "pairs": 1, "played": 2, "unsurveyed": 0,
             "points": 17.5, "points_ci95": None, "points_n": 1,
             "joint_points": 35.0, "joint_points_ci95": None, "joint_points_n": 1,
             "likeability": 5.0, "likeability_ci95": None, "likeability_n": 1,

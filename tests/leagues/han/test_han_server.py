@@ -102,6 +102,8 @@ def test_a_game_over_http_with_bad_input_a_reused_link_and_results(tmp_path: Pat
         assert res[0] == {
             "agent": "fair",
             "games": 1,
+            "played": 1,
+            "unsurveyed": 0,
             "points": 28.0,
             "points_ci95": None,
             "points_n": 1,

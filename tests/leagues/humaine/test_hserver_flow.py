@@ -223,7 +223,7 @@ def test_restart_keeps_rounds_and_rule_state(tmp_path: Path) -> None:
         admin = operator_headers(app)
         with ServerThread(app) as srv, httpx.Client(base_url=srv.url, headers=admin) as client:
             rid = start_round(client, body)
-            client.post("/relayMessage", json=human(rid, "Watson, 2 eggs?", "Watson"))
+            client.post("/relayMessage", json=human(rid, "Watson, 2 eggs for $4?", "Watson"))
             r = client.post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", price=4.0))
             assert r.json()["permitted"]
             before = client.get(f"/rounds/{rid}").json()

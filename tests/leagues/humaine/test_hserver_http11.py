@@ -1,4 +1,5 @@
-"""The fan-out's HTTP/1.1 client and outboxes against raw asyncio servers."""
+"""The orchestrator's fan-out (the web layer's HTTP/1.1 client and outboxes) against raw
+asyncio servers."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from accord.leagues.humaine.fanout import Delivery, Outbox
-from accord.leagues.humaine.http11 import Connection, HttpError
+from accord.web.delivery import Delivery, Outbox
+from accord.web.http11 import Connection, HttpError
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, dict[str, Any]], Awaitable[None]]
 
@@ -135,7 +136,7 @@ def test_timeout_refused_and_http_errors() -> None:
             dead = s.getsockname()[1]
         with pytest.raises(HttpError, match="cannot connect"):
             await Connection(f"http://127.0.0.1:{dead}").post_json("/x", {})
-        box = Outbox(f"http://127.0.0.1:{dead}", "ghost", timeout=0.5)
+        box = Outbox("ghost", f"http://127.0.0.1:{dead}", timeout=0.5)
         d = await box.send("/receiveMessage", {})
         assert isinstance(d, Delivery) and not d.ok and "cannot connect" in (d.error or "")
         await box.close()
@@ -158,7 +159,9 @@ def test_outbox_keeps_order_for_a_slow_party_and_reports_failures() -> None:
     async def main() -> None:
         server, port, st = await serve(slow)
         failures: list[tuple[str, str, Delivery]] = []
-        box = Outbox(f"http://127.0.0.1:{port}", "slow", 2.0, lambda *a: failures.append(a))
+        box = Outbox(
+            "slow", f"http://127.0.0.1:{port}", 2.0, on_failure=lambda *a: failures.append(a)
+        )
         seen: list[int] = []
         futures = [box.send("/m", {"i": i}, before=lambda i=i: seen.append(i)) for i in range(8)]
         results = await asyncio.gather(*futures)

@@ -253,7 +253,7 @@ def test_human_declining_confirmation_cancels_the_deal(tmp_path: Path) -> None:
     with Stage(app, ui=Party("ui", confirm="declined")) as stage:
         ui, client = stage.ui, stage.client
         rid = stage.new_round()
-        client.post("/relayMessage", json=human(rid, "Watson, I accept", "Watson"))
+        client.post("/relayMessage", json=human(rid, "Watson, 2 eggs for $9", "Watson"))
         r = client.post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", price=9.0))
         assert r.json()["permitted"]
         ui.wait_for("/confirmAccept", 1, round_id=rid)
@@ -265,19 +265,20 @@ def test_human_declining_confirmation_cancels_the_deal(tmp_path: Path) -> None:
         assert state["purchases"] == {} and state["deals"][0]["cancelled"] is True
 
 
-def test_an_unanswered_confirmation_leaves_the_deal_and_holds_up_nothing(tmp_path: Path) -> None:
+def test_an_unanswered_confirmation_books_nothing_and_holds_up_nothing(tmp_path: Path) -> None:
     """The UI answers /confirmAccept only after 1.5 s; the orchestrator waits 0.5 s
-    (``confirm_timeout``): the deal stands (silence is no refusal), the timeout is a
-    delivery error, and meanwhile the UI gets every other message at once."""
+    (``confirm_timeout``): the deal is blocked (buying needs the buyer's yes: fail
+    closed), the money comes back, the seller is told why, the timeout is a delivery
+    error, and meanwhile the UI gets every other message at once."""
     app = create_orchestrator_app(
         db_path=tmp_path / "eo.db", rule_config=FAST, call_timeout=1.0, confirm_timeout=0.5
     )
     with Stage(app, ui=Party("ui", confirm="declined", confirm_delay=1.5)) as stage:
         ui, client = stage.ui, stage.client
         rid = stage.new_round()
-        client.post("/relayMessage", json=human(rid, "Watson, I accept", "Watson"))
+        client.post("/relayMessage", json=human(rid, "Watson, 2 eggs for $9", "Watson"))
         r = client.post("/relayMessage", json=agent(rid, "Watson", "Deal", "Accept", price=9.0))
-        assert r.json()["permitted"]
+        assert r.json()["permitted"] and r.json()["awaiting"] == "the buyer's confirmation"
         ui.wait_for("/confirmAccept", 1, round_id=rid)
         time.sleep(0.25)
         t0 = time.monotonic()
@@ -290,6 +291,11 @@ def test_an_unanswered_confirmation_leaves_the_deal_and_holds_up_nothing(tmp_pat
             time.sleep(0.02)
         assert state["deliveryErrors"][0]["route"] == "/confirmAccept"
         assert state["deliveryErrors"][0]["error"] == "no answer within 0.5 s"
-        assert state["remainingBudget"] == 41.0 and state["purchases"] == {"egg": 2}
-        # the held Accept went out once the question timed out
-        assert ui.wait_for("/receiveMessage", 3, round_id=rid)[2]["text"] == "Deal"
+        told = stage.watson.wait_for("/receiveRejection", 1, round_id=rid)[0]
+        assert told["rationale"].startswith("Deal not confirmed by the buyer")
+        state = client.get(f"/rounds/{rid}").json()
+        assert state["remainingBudget"] == 50.0 and state["purchases"] == {}
+        last = [d for d in state["decisions"] if d["speaker"] == "Watson"][-1]
+        assert (last["permitted"], last["rule"]) == (False, "confirm")
+        # the held Accept never reached the buyer's UI as said
+        assert all(m["text"] != "Deal" for m in ui.bodies("/receiveMessage", rid))

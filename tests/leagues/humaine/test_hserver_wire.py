@@ -126,7 +126,8 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
         assert client.post("/relayMessage", json=deal).json()["permitted"]
         for price in (2.53, 2.53):
             time.sleep(0.25)
-            client.post("/relayMessage", json=human(rid, "Celia, 2 eggs 2 flour?", "Celia"))
+            say = f"Celia, 2 eggs 2 flour for ${price}?"
+            client.post("/relayMessage", json=human(rid, say, "Celia"))
             acc = agent(rid, "Celia", "Deal", "Accept", {"egg": 2, "flour": 2}, price)
             assert client.post("/relayMessage", json=acc).json()["permitted"]
         deadline = time.monotonic() + 6

@@ -150,10 +150,10 @@ def test_r1_reserves_the_money_before_the_confirmation_arrives(tmp_path: Path) -
         agents = [celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)]
         rid = start_round(client, round_body(agents, [ui.spec()], budget=10.0))
         t0 = time.monotonic()
-        assert relay(client, human(rid, "Watson, I accept your 8 dollar offer", "Watson"))[0]
+        assert relay(client, human(rid, "Watson, I accept 2 eggs for 8 dollars", "Watson"))[0]
         assert relay(client, agent(rid, "Watson", "Deal.", "Accept", {"egg": 2}, 8.0))[0]
         sleep_until(t0 + 0.3)
-        assert relay(client, human(rid, "Celia, I accept your 3 dollar offer", "Celia"))[0]
+        assert relay(client, human(rid, "Celia, I accept 3 eggs for 3 dollars", "Celia"))[0]
         verdict = relay(client, agent(rid, "Celia", "Deal.", "Accept", {"egg": 3}, 3.0))
         assert verdict[:2] == (False, "R1")
         assert (
@@ -169,7 +169,7 @@ def test_simultaneous_acceptances_never_overspend(shared: tuple[Any, ...]) -> No
     exactly one deal goes through and the budget never goes negative."""
     client, celia, watson, ui = shared
     rid = new_round(client, celia, watson, ui, budget=10.0)
-    assert relay(client, human(rid, "I accept whichever offer comes first"))[0]
+    assert relay(client, human(rid, "I will pay 6 dollars for 2 eggs, whoever comes first"))[0]
     barrier = threading.Barrier(2)
     verdicts: dict[str, tuple[bool, str | None, str]] = {}
 

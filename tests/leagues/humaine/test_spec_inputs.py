@@ -173,6 +173,8 @@ def test_money_that_would_overflow_is_blocked_not_a_crash(env: Env) -> None:
     rej = env.watson.wait_for("/receiveRejection", 1, round_id=rid)[0]
     assert "at most 1e+09 USD" in rej["rationale"]
     # a price of 0 is a gift, and a deal: the human gets the goods for nothing
+    time.sleep(0.25)  # R0's gap (0.2 s here) after the human's last message
+    env.post("/relayMessage", human(rid, "Watson, 2 eggs for 0 dollars?", "Watson"))
     gift = agent(rid, "Watson", "Have them for free.", "Accept", {"egg": 2}, 0.0)
     assert env.post("/relayMessage", gift).json()["permitted"]
     state = env.client.get(f"/rounds/{rid}").json()
@@ -182,7 +184,8 @@ def test_money_that_would_overflow_is_blocked_not_a_crash(env: Env) -> None:
 
 def test_allocation_errors_in_the_post_phase(env: Env) -> None:
     rid = start_round(env.client, env.body(duration=0.4, post=20))
-    env.post("/relayMessage", human(rid, "Watson, a cake?", "Watson"))
+    say = "Watson, 2 eggs, 2 flour, 1 milk, 1 sugar and 3 vanilla for $5?"
+    env.post("/relayMessage", human(rid, say, "Watson"))
     kit = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1, "vanilla": 3}
     assert env.post("/relayMessage", agent(rid, "Watson", "ok", "Accept", kit, 5.0)).json()[
         "permitted"
@@ -212,7 +215,9 @@ def test_allocation_errors_in_the_post_phase(env: Env) -> None:
         422,
         "vanilla: need 4, have 3",
     )
-    failed(alloc({"cake": {"quantity": 10**30}}), 422, "egg: need")
+    failed(alloc({"cake": {"quantity": 10**15}}), 422, "egg: need")
+    # a number no browser holds exactly is refused at the door (the web layer's bounds)
+    failed(alloc({"cake": {"quantity": 10**30}}), 422, "is out of range")
     failed(env.post("/receiveHumanAllocation", {"roundId": rid, "payload": [1]}), 422, "payload")
     ok = alloc(
         {"cake": {"quantity": 1, "supplement": [{"vanilla": {"unit": "teaspoon", "quantity": 3}}]}}
@@ -242,7 +247,7 @@ def test_generator_bad_values(gen: httpx.Client) -> None:
     calc = "/calculateUtility/seller"
     failed(gen.post(calc, json=seller | {"bundle": {"quantity": {"egg": 1}}}), 422, "bundle.price")
     inf = b'{"utility": {"egg": {"parameters": {"unitcost": 0.3}}}, "bundle": {"price": Infinity}}'
-    failed(gen.post(calc, content=inf, headers=JSON), 422, "must be finite")
+    failed(gen.post(calc, content=inf, headers=JSON), 422, "Infinity is not a number")
     neg = seller | {"bundle": {"price": 1, "quantity": {"egg": -1}}}
     failed(gen.post(calc, json=neg), 422, "quantity of egg must be >= 0, got -1")
     r = gen.post("/calculateUtility/baker", json=seller | {"bundle": {"price": 1}})
@@ -286,6 +291,6 @@ def test_optimiser_refuses_absurd_quantities_at_once(gen: httpx.Client) -> None:
     failed(r, 422, "the optimiser handles at most 1000")
     assert time.monotonic() - t < 1.0
     # huge flavourings with few items are fine: what no item can take is ignored
-    few = {"egg": 3, "flour": 4, "milk": 3, "sugar": 1, "vanilla": 10**30, "blueberry": 10**30}
+    few = {"egg": 3, "flour": 4, "milk": 3, "sugar": 1, "vanilla": 10**15, "blueberry": 10**15}
     got = gen.post("/optimizeAllocation", json=BUYER_UTILITY | {"ingredients": few}).json()
     assert got["value"] == round(23.81 + 7.03 + 27.43 + 7.57, 2)

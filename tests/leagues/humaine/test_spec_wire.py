@@ -106,7 +106,10 @@ def test_round_flow_bodies_and_phase_timing(env: Env) -> None:
         "roundId": rid,
     }
     assert replies[2]["utility"]["name"] == "Celia"
-    assert replies[3] == {"status": "Acknowledged", "utility": su}  # Appendix C's reply
+    # Appendix C's reply, the agent's echo of its utility: without its secret (the caller
+    # of /startRound is no party and learns no party's secret)
+    assert replies[3] == {"status": "Acknowledged", "utility": plain(su)}
+    assert su["token"] not in str(replies) and "token" not in str(replies)
     assert env.celia.wait_for("/setUtility", round_id=rid)[0]["name"] == "Celia"
     meta = env.ui.wait_for("/sendRoundMetadata", round_id=rid)[0]
     assert plain(meta) == {
@@ -243,7 +246,7 @@ def test_only_the_last_save_counts_and_no_save_earns_nothing(env: Env) -> None:
     kit = {"egg": 3, "flour": 4, "milk": 3, "sugar": 1}  # one cake + one pancake batch
     rids = [start_round(env.client, env.body(duration=1.0, post=0.8)) for _ in range(2)]
     for rid in rids:
-        env.relay(human(rid, "Watson, a cake and pancakes for $6?", "Watson"))
+        env.relay(human(rid, "Watson, 3 eggs 4 flour 3 milk and 1 sugar for $6?", "Watson"))
         assert env.relay(agent(rid, "Watson", "Deal.", "Accept", kit, 6.0))["permitted"]
     saved, unsaved = rids
     env.wait_phase(saved, "post")

@@ -107,3 +107,21 @@ def test_empowered_negotiators_use_their_own_utility():
     w = World(cfg, [AcceptingSeller(), AcceptingSeller(), EmpoweredBuyer()], seed=0).run()
     agreed = [c for c in w.book.contracts.values() if not c.exogenous]
     assert [(c.unit_price, c.quantity, c.delivery) for c in agreed] == [(3, 2, 1)] * 2
+
+
+def test_the_template_agent_breaks_even_as_a_first_level_factory():
+    # before issue 26 it signed all raw supply it could pay for and lost 5 to 26 % in 12
+    # days at level 0 (seeds 2000-2009, mean -14.8 %); now it buys only what it can use
+    # soon, and only when the catalog prices leave a margin
+    from accord.leagues.scml.agents.template import TemplateAgent
+    from accord.leagues.scml.generate import generate_config
+    from accord.leagues.scml.world import World
+
+    scores = []
+    for seed in (2000, 2001, 2002):
+        cfg = generate_config(n_steps=12, factories_per_level=[2, 2], seed=seed)
+        w = World(cfg, [TemplateAgent, "market", "market", "market"], seed=seed).run()
+        (score,) = [v for k, v in w.type_scores().items() if "Template" in k]
+        scores.append(score)
+    assert all(s > -0.03 for s in scores), scores
+    assert abs(sum(scores) / len(scores)) < 0.02, scores

@@ -155,3 +155,73 @@ def test_purb_gives_nothing_for_free_to_an_independent_partner() -> None:
         if any(p.give):
             mine = tuple(a - g + t for a, g, t in zip(view.chips, p.give, p.take, strict=True))
             assert view.best(0, mine) > base
+
+
+def test_a_wrong_colour_transfer_lowers_reliability() -> None:
+    agent, _ = _purb_in_game(generate("mutual", 2))
+    rec = TurnRecord(0, 1, Propose((0, 1, 0, 0), (0, 0, 1, 0)), accepted=True)
+    # the partner promised one chip of colour B and sent one of colour C
+    rec.promised, rec.sent = [[0, 0, 1, 0], [0, 1, 0, 0]], [[0, 0, 1, 0], [0, 0, 1, 0]]
+    agent.observe(None, rec)  # type: ignore[arg-type]
+    assert agent.traits[1].reliability == pytest.approx(0.9 / 1.9)  # nothing of it kept
+    assert agent.traits[0].reliability == pytest.approx(1.0)
+    # colour by colour: two of A promised, one A and two D sent: one chip kept
+    rec2 = TurnRecord(1, 0, Propose((2, 0, 0, 0), (0, 0, 0, 0)), accepted=True)
+    rec2.promised, rec2.sent = [[0, 0, 0, 0], [2, 0, 0, 0]], [[0, 0, 0, 0], [1, 0, 0, 2]]
+    agent.observe(None, rec2)  # type: ignore[arg-type]
+    assert agent.traits[1].reliability == pytest.approx((0.81 + 1) / (1.71 + 2))
+
+
+def test_purb_keeps_a_model_of_hidden_chips() -> None:
+    from dataclasses import replace
+
+    from accord.leagues.trails.purb import ChipBelief
+
+    setup = generate("mutual", 4)
+    agent, game = _purb_in_game(setup)
+    hidden = replace(make_view(game, 0), other_chips=None)
+    seen = agent.believed(hidden).other_chips
+    assert seen == ChipBelief.even(sum(hidden.chips), 4).rounded()  # the prior
+    # the partner offered 3 of colour A: it holds at least 3; PURB sent it one B; the
+    # partner sent one C; a request for two D was refused: perhaps it holds at most one
+    assert agent.respond(hidden, Propose((3, 0, 0, 0), (0, 0, 0, 0))) in (True, False)
+    rec = TurnRecord(0, 0, Propose((0, 1, 0, 0), (0, 0, 1, 0)), accepted=True)
+    rec.promised, rec.sent = [[0, 1, 0, 0], [0, 0, 1, 0]], [[0, 1, 0, 0], [0, 0, 1, 0]]
+    agent.observe(hidden, rec)
+    refused = TurnRecord(1, 0, Propose((0, 0, 0, 0), (0, 0, 0, 2)), accepted=False)
+    agent.observe(hidden, refused)
+    assert agent.belief is not None
+    prior = sum(hidden.chips) / 4
+    assert agent.belief.counts == pytest.approx([3.0, prior + 1, prior - 1, 1.0])
+
+
+def test_agents_trade_when_the_partners_chips_are_hidden() -> None:
+    from accord.leagues.trails.board import Settings
+
+    deals = {"full": 0, "own": 0}
+    for vis in deals:
+        for seed in range(900, 910):
+            for cls in ("mutual", "unilateral"):
+                for seats in (["purb", "purb"], ["purb", "reliable"], ["reliable", "purb"]):
+                    rules = Settings(max_turns=50, visibility=vis)
+                    r = play(generate(cls, seed), seats, rules=rules)
+                    deals[vis] += sum(1 for t in r["history"] if t["accepted"])
+    # before the model of hidden chips: 0 deals under "own" in these 60 games
+    assert deals["own"] >= 20 and deals["full"] >= 20
+
+
+def test_longer_games_go_on_after_one_player_reaches_home() -> None:
+    from accord.leagues.trails.generator import LONGER_BOARD, LONGER_RULES
+    from accord.leagues.trails.board import Settings
+
+    board = Board.parse(["AAA", "BBB", "AAA"])
+    setup = Setup(board, (0, 6), (1, 8), ((1, 0), (0, 0)))  # 0 is one step from home
+    first = play(setup, ["reliable", "reliable"], rules=Settings(until="first"))
+    both = play(setup, ["reliable", "reliable"], rules=Settings(until="both", dormant_limit=4))
+    assert (first["end"], len(first["history"])) == ("goal", 1)
+    # player 0 is home after turn 1 and never dormant; player 1 cannot move: it is dormant
+    # for 4 turns, then the game ends
+    assert (both["end"], len(both["history"])) == ("dormant", 4)
+    with pytest.raises(ConfigError, match="until must be one of"):
+        Settings(until="never")
+    assert LONGER_RULES.until == "both" and LONGER_BOARD.chips > 6

@@ -19,7 +19,7 @@ import pytest
 from accord.leagues.trails.oneshot import OneShotBoard, returns
 
 pyspiel = pytest.importorskip(
-    "pyspiel", reason="open-spiel is not installed (pip install 'accord[dev]' installs it)"
+    "pyspiel", reason="open-spiel is not installed (pip install '.[dev]' installs it)"
 )
 
 

@@ -6,7 +6,7 @@ from types import ModuleType
 
 from accord.core.errors import ConfigError
 
-EXTRA_HINT = "install the optional extra: pip install 'accord[negmas]'"
+EXTRA_HINT = "install the optional extra: pip install '.[negmas]' (in the Accord clone)"
 
 
 class MissingExtra(ConfigError):

@@ -35,6 +35,7 @@ agent:
 from __future__ import annotations
 
 import inspect
+from abc import ABC
 from typing import Any, ClassVar
 
 from accord.bridges.negmas._require import require_negmas
@@ -52,7 +53,8 @@ MAX_OUTCOMES = 10_000_000
 
 def is_negmas_negotiator(obj: Any) -> bool:
     """Whether ``obj`` is a concrete NegMAS negotiator class that SAO can run (a subclass
-    of NegMAS's ``GBNegotiator``, as every SAO negotiator is; False when NegMAS is absent).
+    of NegMAS's ``GBNegotiator``, as every SAO negotiator is, and not a base class: see
+    :func:`why_not`; False when NegMAS is absent).
 
     >>> from negmas.sao import NaiveTitForTatNegotiator, SAONegotiator
     >>> is_negmas_negotiator(NaiveTitForTatNegotiator), is_negmas_negotiator(int)
@@ -60,18 +62,59 @@ def is_negmas_negotiator(obj: Any) -> bool:
     >>> is_negmas_negotiator(SAONegotiator)  # propose() is abstract
     False
     """
-    if not isinstance(obj, type):
-        return False
+    return isinstance(obj, type) and why_not(obj) is None
+
+
+def why_not(cls: type) -> str | None:
+    """Why the NegMAS class ``cls`` cannot play, or None when it can.
+
+    A base class is refused with the reason: abstract methods, ``ABC`` among its own
+    bases (its author marks it as a base), or a class attribute it declares without a
+    value for subclasses to set (NegoLog's ``NegologNegotiatorWrapper`` and its
+    ``negolog_agent_class``).
+
+    >>> from negmas.sao import SAONegotiator, AspirationNegotiator
+    >>> why_not(AspirationNegotiator) is None
+    True
+    >>> why_not(SAONegotiator)  # NegMAS names it SAOPRNegotiator
+    'SAOPRNegotiator is a base class: propose() is abstract'
+    """
     try:
         from negmas.gb.negotiators.base import GBNegotiator
     except ImportError:
-        return False
-    if not issubclass(obj, GBNegotiator) or inspect.isabstract(obj):
-        return False
-    return not any(
-        getattr(getattr(obj, m, None), "__isabstractmethod__", False)
+        return "NegMAS is not installed"
+    name = getattr(cls, "__name__", repr(cls))
+    if not isinstance(cls, type) or not issubclass(cls, GBNegotiator):
+        return f"{name} is not a NegMAS SAO negotiator (a subclass of negmas.gb.GBNegotiator)"
+    abstract = sorted(getattr(cls, "__abstractmethods__", ()) or ())
+    abstract += [
+        m
         for m in ("propose", "respond", "__call__")
-    )
+        if getattr(getattr(cls, m, None), "__isabstractmethod__", False) and m not in abstract
+    ]
+    if abstract:
+        return f"{name} is a base class: {', '.join(f'{m}()' for m in abstract)} " + (
+            "is abstract" if len(abstract) == 1 else "are abstract"
+        )
+    if ABC in cls.__bases__:
+        return f"{name} is a base class: it derives from ABC directly (its subclasses play)"
+    for klass in cls.__mro__:
+        if klass.__module__.partition(".")[0] == "negmas":
+            break  # NegMAS's own annotations are instance fields, not hooks to fill
+        for attr in getattr(klass, "__annotations__", {}):
+            if not attr.startswith("_") and not hasattr(cls, attr) and _class_level(klass, attr):
+                return (
+                    f"{name} is a base class: it declares {attr!r} without a value, which "
+                    "its subclasses set"
+                )
+    return None
+
+
+def _class_level(klass: type, attr: str) -> bool:
+    """Whether ``attr`` is annotated as a class-level hook (``Type[...]``, ``ClassVar``,
+    ``type[...]``) rather than an instance field set in ``__init__``."""
+    note = str(klass.__annotations__.get(attr, ""))
+    return note.startswith(("Type[", "type[", "ClassVar", "typing.Type", "typing.ClassVar"))
 
 
 class NegmasNegotiator(Negotiator):
@@ -81,10 +124,14 @@ class NegmasNegotiator(Negotiator):
         negotiator: the NegMAS negotiator (a new instance per session); subclasses made
             by :func:`adapt_class` build it from ``params`` instead.
         name: the Accord name (default: the NegMAS negotiator's class name).
-        time_base: ``"accord"`` (``relative_time`` is Accord's ``t``) or ``"negmas"``
-            (``(round + 1) / (rounds + 1)`` as in NegMAS's own mechanism).
+        time_base: ``"negmas"`` (default: ``relative_time`` is ``(round + 1) / (rounds +
+            1)`` as in NegMAS's own mechanism) or ``"accord"`` (Accord's ``t``).
+        discount_clock: the exponent of the NegMAS utility's discount ``delta**x``:
+            ``"negmas"`` (NegMAS's relative time, as ``ExpDiscountedUFun`` with
+            ``factor="relative_time"`` in NegMAS) or ``"accord"`` (Accord's ``t``, the
+            rule Accord scores with); default: the same as ``time_base``.
         deadline_rounds: the deadline in rounds the NegMAS negotiator is told
-            (``nmi.n_steps``); by default inferred from the view after the first action.
+            (``nmi.n_steps``); by default the session's (``view.deadline``).
         seed_globals: at the start of a session, seed the generators NegMAS agents draw
             from (Python's and numpy's global ones, and those NegMAS's ``apply_seed``
             reaches) with a number from the view's seeded generator, then (for classes
@@ -105,7 +152,8 @@ class NegmasNegotiator(Negotiator):
         negotiator: Any = None,
         *,
         name: str | None = None,
-        time_base: str = "accord",
+        time_base: str = "negmas",
+        discount_clock: str | None = None,
         deadline_rounds: int | None = None,
         seed_globals: bool = True,
         max_outcomes: int | None = MAX_OUTCOMES,
@@ -114,6 +162,10 @@ class NegmasNegotiator(Negotiator):
         require_negmas()
         if time_base not in TIME_BASES:
             raise ConfigError(f"time_base must be one of {TIME_BASES}, got {time_base!r}")
+        if discount_clock is not None and discount_clock not in TIME_BASES:
+            raise ConfigError(
+                f"discount_clock must be one of {TIME_BASES} (or unset), got {discount_clock!r}"
+            )
         if deadline_rounds is not None and int(deadline_rounds) < 1:
             raise ConfigError(f"deadline_rounds must be >= 1, got {deadline_rounds}")
         if negotiator is None:
@@ -140,6 +192,7 @@ class NegmasNegotiator(Negotiator):
         super().__init__(name or type(negotiator).__name__)
         self.negmas = negotiator
         self.time_base = time_base
+        self.discount_clock = discount_clock or time_base
         self.deadline_rounds = None if deadline_rounds is None else int(deadline_rounds)
         self.seed_globals = seed_globals
         self.max_outcomes = None if max_outcomes is None else int(max_outcomes)
@@ -171,8 +224,8 @@ class NegmasNegotiator(Negotiator):
         ufun = utility(view.utility, os, self._clock)
         side = NegmasSide(view, os, self.negmas.id, self.time_base, self.deadline_rounds)
         self._side = side
-        self._clock.t = view.time
         state = side.update(None)
+        self._tick(side)
         if not self.negmas.join(side.nmi, state, preferences=ufun, role="negotiator"):
             raise ProtocolViolation(f"{type(self.negmas).__name__} refused to join the session")
         self.negmas._on_negotiation_start(state)
@@ -206,8 +259,8 @@ class NegmasNegotiator(Negotiator):
         side = self._side
         if side is None:
             return
-        self._clock.t = result.time
-        state = side.finish(result.agreement, result.reason.value, result.time)
+        state = side.finish(result.agreement, result.reason.value, result.time, result.rounds)
+        self._clock.t = state.relative_time if self.discount_clock == "negmas" else result.time
         if self.negmas.nmi is not None:
             self.negmas._on_negotiation_end(state)
 
@@ -216,11 +269,15 @@ class NegmasNegotiator(Negotiator):
         side = self._side
         if side is None:  # pragma: no cover - the session always calls on_start first
             raise ProtocolViolation("the NegMAS bridge was called before on_start")
-        self._clock.t = view.time
         state = side.update(offer)
+        self._tick(side)
         ids = side.mechanism.negotiator_ids
         dest = ids[(view.index + 1) % view.n_parties]
         return self.negmas(state, dest=dest)
+
+    def _tick(self, side: NegmasSide) -> None:
+        """Move the discount clock to the current moment on the chosen clock."""
+        self._clock.t = side.negmas_time() if self.discount_clock == "negmas" else side.view.time
 
     def _unsupported(self, kind: str) -> ProtocolViolation:
         return ProtocolViolation(
@@ -238,15 +295,14 @@ _ADAPTED: dict[type, type[NegmasNegotiator]] = {}
 def adapt_class(cls: type) -> type[NegmasNegotiator]:
     """An Accord ``Negotiator`` subclass that builds ``cls(**params)`` for every session.
 
-    The subclass takes the NegMAS class's parameters plus ``time_base`` and
-    ``deadline_rounds`` (see :class:`NegmasNegotiator`), and is cached per class.
+    The subclass takes the NegMAS class's parameters plus ``time_base``,
+    ``discount_clock``, ``deadline_rounds``, ``seed_globals`` and ``max_outcomes`` (see
+    :class:`NegmasNegotiator`), and is cached per class.
     """
     require_negmas()
-    if not is_negmas_negotiator(cls):
-        raise ConfigError(
-            f"{getattr(cls, '__qualname__', cls)!r} is not a NegMAS SAO negotiator class "
-            "(a concrete subclass of negmas.sao.SAONegotiator or negmas.gb.GBNegotiator)"
-        )
+    reason = why_not(cls)
+    if reason is not None:
+        raise ConfigError(f"{getattr(cls, '__qualname__', cls)!r} cannot play: {reason}")
     adapted = _ADAPTED.get(cls)
     if adapted is None:
         doc = (cls.__doc__ or "").strip().splitlines()
@@ -275,7 +331,8 @@ def _signature(cls: type) -> inspect.Signature:
     extra = [
         inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
         for n, d in (
-            ("time_base", "accord"),
+            ("time_base", "negmas"),
+            ("discount_clock", None),
             ("deadline_rounds", None),
             ("seed_globals", True),
             ("max_outcomes", MAX_OUTCOMES),

@@ -11,14 +11,17 @@ with every party's utilities) raises :class:`~accord.core.errors.ProtocolViolati
 
 The time base (see ``docs/negmas-bridge.md``):
 
-* ``"accord"`` (default): ``relative_time`` is Accord's normalised time ``t`` (the time
-  discounting and the deadline use);
-* ``"negmas"``: ``relative_time`` is NegMAS's ``(step + 1) / (n_steps + 1)``, where a
-  step is a round, so a NegMAS agent concedes exactly as in NegMAS's own mechanism.
+* ``"negmas"`` (default): ``relative_time`` is NegMAS's ``(step + 1) / (n_steps + 1)``,
+  where a step is a round, so a NegMAS agent concedes exactly as in NegMAS's own
+  mechanism (with a deadline in seconds only, it is Accord's ``t``, which is then NegMAS's
+  ``time / time_limit`` too);
+* ``"accord"``: ``relative_time`` is Accord's normalised time ``t`` (the time Accord's
+  discounting and deadline use).
 
-In both, ``state.step`` is the round, ``nmi.n_steps`` the deadline in rounds when it is
-known (given, or inferred from the view after the first action of a rounds-only
-deadline), and ``state.time`` the seconds since the session started.
+In both, ``state.step`` is the round, ``nmi.n_steps`` the deadline in rounds (from the
+view's :attr:`~accord.core.negotiator.NegotiatorView.deadline`, or given; inferred after
+the first action when neither says), ``nmi.time_limit`` the deadline in seconds, and
+``state.time`` the seconds since the session started.
 """
 
 from __future__ import annotations
@@ -149,8 +152,8 @@ class NegmasSide:
         view: the negotiator's Accord view.
         os: the NegMAS outcome space of ``view.space``.
         own_id: the NegMAS negotiator's id.
-        time_base: ``"accord"`` or ``"negmas"`` (see the module docstring).
-        rounds: the deadline in rounds, when known (else inferred from the view).
+        time_base: ``"negmas"`` or ``"accord"`` (see the module docstring).
+        rounds: the deadline in rounds (default: the view's deadline; else inferred).
     """
 
     def __init__(
@@ -158,7 +161,7 @@ class NegmasSide:
         view: NegotiatorView,
         os: Any,
         own_id: str,
-        time_base: str = "accord",
+        time_base: str = "negmas",
         rounds: int | None = None,
     ) -> None:
         from negmas.sao import SAONMI
@@ -167,14 +170,20 @@ class NegmasSide:
             raise ConfigError(f"time_base must be one of {TIME_BASES}, got {time_base!r}")
         self.view = view
         self.time_base = time_base
+        deadline = view.deadline
+        if rounds is None and deadline is not None:
+            rounds = deadline.rounds
         self.rounds = rounds
+        self.seconds = deadline.seconds if deadline is not None else None
+        # a view built without its deadline: infer the rounds after the first action
+        self._infer = rounds is None and deadline is None
         self.mechanism = ViewMechanism(view, os, own_id, f"accord-{id(view):x}")
         inf = float("inf")
         self.nmi = SAONMI(
             id=self.mechanism.id,
             n_outcomes=os.cardinality,
             outcome_space=os,
-            shared_time_limit=inf,
+            shared_time_limit=self.seconds if self.seconds is not None else inf,
             shared_n_steps=rounds,
             private_time_limit=inf,
             private_n_steps=None,
@@ -195,19 +204,28 @@ class NegmasSide:
         return self.mechanism.state
 
     def relative_time(self) -> float:
-        """NegMAS's ``relative_time`` for the view's current moment."""
-        view = self.view
+        """NegMAS's ``relative_time`` for the view's current moment (on this time base)."""
         if self.time_base == "accord":
-            return view.time
+            return self.view.time
+        return self.negmas_time()
+
+    def negmas_time(self) -> float:
+        """NegMAS's relative time: ``(round + 1) / (rounds + 1)``, or the share of the
+        time limit when that is larger; Accord's ``t`` when no rounds are known."""
+        view = self.view
         rounds = self._known_rounds()
         if rounds is None:
             return view.time
-        return min(1.0, (view.round + 1) / (rounds + 1))
+        t = (view.round + 1) / (rounds + 1)
+        if self.seconds is not None:
+            t = max(t, (_time.perf_counter() - self._started) / self.seconds)
+        return min(1.0, t)
 
     def _known_rounds(self) -> int | None:
-        if self.rounds is None:
+        if self._infer:
             view = self.view
             if view.step > 0 and view.time > 0:
+                self._infer = False
                 self.rounds = max(1, round(view.step / (view.time * view.n_parties)))
                 object.__setattr__(self.nmi, "shared_n_steps", self.rounds)
                 object.__setattr__(self.nmi, "n_steps", self.rounds)
@@ -244,15 +262,25 @@ class NegmasSide:
         self.mechanism.history.append(state)
         return state
 
-    def finish(self, agreement: Outcome | None, reason: str, t: float) -> Any:
-        """The final state: ``reason`` is Accord's end reason (``EndReason.value``)."""
+    def finish(self, agreement: Outcome | None, reason: str, t: float, rounds: int) -> Any:
+        """The final state: ``reason`` is Accord's end reason (``EndReason.value``).
+
+        As in NegMAS, the step a session ends in counts as done: ``step`` is ``rounds``,
+        the rounds begun (Accord's ``SessionResult.rounds``), and ``relative_time``
+        follows from it.
+        """
         state = copy.copy(self.mechanism.state)
         state.running = False
         state.agreement = agreement
         state.broken = reason == "walkaway"
         state.timedout = reason == "deadline"
         state.has_error = reason == "failure"
-        state.relative_time = t if self.time_base == "accord" else min(1.0, state.relative_time)
+        state.step = rounds
+        deadline = self._known_rounds()
+        if self.time_base == "accord" or deadline is None:
+            state.relative_time = t
+        else:
+            state.relative_time = min(1.0, (rounds + 1) / (deadline + 1))
         if math.isnan(state.relative_time):  # pragma: no cover - defensive
             state.relative_time = 1.0
         self.mechanism.state = state

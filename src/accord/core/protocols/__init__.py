@@ -10,18 +10,25 @@ simultaneous-start variant) in :mod:`.alternating`; the one-shot ultimatum game 
 :mod:`.ultimatum`; lookup and session building in :mod:`.registry`.
 """
 
-from accord.core.protocols.alternating import AOP, AOP_SIMULTANEOUS, Session
+from accord.core.protocols.alternating import AOP, AOP_SIMULTANEOUS, AOPRules, Session
 from accord.core.protocols.base import Mechanism, Phase, ProtocolInfo, TurnStyle
+from accord.core.protocols.driver import AgentDriver, Seat
 from accord.core.protocols.machine import BaseSession
+from accord.core.protocols.offers import NegotiationSetup, OfferRules, OfferSession
 from accord.core.protocols.registry import (
     DEFAULT_PROTOCOL,
+    TABLE,
     RegisteredProtocol,
+    TableEntry,
     check_protocol_agents,
     known_protocols,
+    load_all,
     make_session,
+    protocol_ids,
     protocol_info,
     register_protocol,
     resolve_protocol,
+    table_entry,
     unregister_protocol,
 )
 from accord.core.protocols.result import (
@@ -42,14 +49,16 @@ from accord.core.protocols.rules import (
     Rules,
     Visibility,
 )
-from accord.core.protocols.ultimatum import ULTIMATUM, Ultimatum
+from accord.core.protocols.ultimatum import ULTIMATUM, Ultimatum, UltimatumRules
 
 __all__ = [
     "AOP",
+    "AOPRules",
     "AOP_SIMULTANEOUS",
     "Action",
     "ActionField",
     "ActionSpec",
+    "AgentDriver",
     "BaseSession",
     "DEFAULT_PROTOCOL",
     "EndReason",
@@ -60,22 +69,32 @@ __all__ = [
     "IllegalAction",
     "Legal",
     "Mechanism",
+    "NegotiationSetup",
+    "OfferRules",
+    "OfferSession",
     "Phase",
     "ProtocolInfo",
     "RegisteredProtocol",
     "Rules",
+    "Seat",
     "Session",
     "SessionResult",
+    "TABLE",
+    "TableEntry",
     "TraceEntry",
     "TurnStyle",
     "ULTIMATUM",
     "Ultimatum",
+    "UltimatumRules",
     "Visibility",
     "check_protocol_agents",
     "known_protocols",
+    "load_all",
     "make_session",
+    "protocol_ids",
     "protocol_info",
     "register_protocol",
     "resolve_protocol",
+    "table_entry",
     "unregister_protocol",
 ]

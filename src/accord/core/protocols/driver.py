@@ -6,7 +6,8 @@ It is the only code that calls agents. Each step it tells the rules the time
 its :class:`Seat`, and applies the answer (:meth:`Rules.apply`). Whatever a seat
 raises is that party's failure, recorded through :meth:`Rules.fail`, never a crash: an
 exception, an :class:`~accord.core.protocols.rules.IllegalAction` (an answer the rules
-refuse), a call slower than its limit. Only ``KeyboardInterrupt`` passes.
+refuse), a call slower than its limit. Only the user's Ctrl-C passes
+(:mod:`accord.core.interrupts`; an agent raising ``KeyboardInterrupt`` fails).
 
 A seat is anything with ``name``, ``start(state)``, ``act(state, party)`` and
 ``end(result)``. An in-process negotiator's seat
@@ -43,11 +44,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from accord.core.errors import NegotiatorTimeout
+from accord.core.interrupts import user_interrupted
 from accord.core.protocols.base import Mechanism, Phase
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import IllegalAction, Rules
 
-__all__ = ["AgentDriver", "Seat", "SlowCall", "format_traceback"]
+__all__ = ["AgentDriver", "Seat", "SlowCall", "failure_of", "format_traceback"]
 
 
 class SlowCall(NegotiatorTimeout):
@@ -72,6 +74,16 @@ class Seat(Protocol):
 def format_traceback(exc: BaseException, limit: int = 20_000) -> str:
     """The formatted traceback of ``exc`` (its last ``limit`` characters)."""
     return "".join(_tb.format_exception(exc))[-limit:]
+
+
+def failure_of(party: int, name: str, exc: BaseException) -> Failure:
+    """The failure an agent's exception is: a timeout (:class:`SlowCall`, or a
+    :class:`NegotiatorTimeout` raised by a caller that pre-empts slow calls), else an
+    exception, with its traceback."""
+    if type(exc) is SlowCall:
+        return Failure(party, name, FailureKind.TIMEOUT, str(exc))
+    kind = FailureKind.TIMEOUT if isinstance(exc, NegotiatorTimeout) else FailureKind.EXCEPTION
+    return Failure(party, name, kind, f"{type(exc).__name__}: {exc}", format_traceback(exc))
 
 
 class AgentDriver(Mechanism):
@@ -124,15 +136,16 @@ class AgentDriver(Mechanism):
         return self._steps
 
     def start(self) -> bool:
-        """Enter :attr:`Phase.RUNNING` and start every seat; True if one failed."""
+        """Enter :attr:`Phase.RUNNING` and start every seat; True if a failure ended the play
+        (the rules say whether it does)."""
         self.phase = Phase.RUNNING
         self._t0 = self._clock()
         for k, seat in enumerate(self.seats):
             try:
                 seat.start(self.state)
-            except KeyboardInterrupt:
-                raise
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+                if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                    raise  # the user's Ctrl-C stops the run; an agent's does not
                 self._fail(k, exc, 0.0)
                 if not self.rules.to_act(self.state):
                     self._finish()
@@ -171,9 +184,9 @@ class AgentDriver(Mechanism):
                     state, _ = rules.fail(state, k, failure, clock() - t0)
                 self.state = state
                 return self._finish() if not rules.to_act(state) else None
-            except KeyboardInterrupt:
-                raise
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+                if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                    raise
                 self.state = state
                 self._fail(k, exc, clock() - t0)
                 # the rules say what a failure does: it may end the play or not
@@ -190,15 +203,7 @@ class AgentDriver(Mechanism):
         return None
 
     def _fail(self, k: int, exc: BaseException, now: float) -> None:
-        if type(exc) is SlowCall:
-            failure = Failure(k, self.names[k], FailureKind.TIMEOUT, str(exc))
-        else:
-            kind = (
-                FailureKind.TIMEOUT if isinstance(exc, NegotiatorTimeout) else FailureKind.EXCEPTION
-            )
-            message = f"{type(exc).__name__}: {exc}"
-            failure = Failure(k, self.names[k], kind, message, format_traceback(exc))
-        self.state, _ = self.rules.fail(self.state, k, failure, now)
+        self.state, _ = self.rules.fail(self.state, k, failure_of(k, self.names[k], exc), now)
 
     def _finish(self) -> Any:
         """The play is over: read the result and tell every seat."""
@@ -207,8 +212,8 @@ class AgentDriver(Mechanism):
         for seat in self.seats:
             try:
                 seat.end(result)
-            except KeyboardInterrupt:
-                raise
-            except BaseException:  # noqa: BLE001, S112 - a failing end hook changes nothing
+            except BaseException as exc:  # noqa: BLE001 - a failing end hook changes nothing
+                if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                    raise
                 continue
         return result

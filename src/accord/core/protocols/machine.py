@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from accord.core.errors import ConfigError, NegotiatorTimeout
+from accord.core.interrupts import user_interrupted
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.protocols.base import Mechanism, Phase
@@ -85,7 +86,7 @@ class BaseSession(Mechanism):
         log = self._offers
         mem = list(memories) if memories is not None else [None] * n
         self.views = tuple(
-            NegotiatorView(u, k, self.names, log, (self.seed, k), m)
+            NegotiatorView(u, k, self.names, log, (self.seed, k), m, deadline)
             for k, (u, m) in enumerate(zip(utilities, mem, strict=True))
         )
         self.phase = Phase.CREATED
@@ -120,15 +121,19 @@ class BaseSession(Mechanism):
 
         Returns what the method returned, or :data:`FAILED` (the result is then set).
         Anything the negotiator raises, ``SystemExit`` included, is its failure, with its
-        traceback (only ``KeyboardInterrupt`` passes: the user stops the run);
+        traceback (only the user's Ctrl-C passes, see :mod:`accord.core.interrupts`);
         :class:`NegotiatorTimeout` (raised by a caller that pre-empts slow calls) is
         recorded as a timeout.
         """
         start = _time.perf_counter()
         try:
             out = fn(*args)
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            if user_interrupted():  # the user's Ctrl-C stops the run; an agent's does not
+                raise
+            self.fail(k, FailureKind.EXCEPTION, "KeyboardInterrupt raised by the agent", t,
+                      format_traceback(exc))  # fmt: skip
+            return FAILED
         except BaseException as exc:  # noqa: BLE001 - any negotiator error ends the session
             timeout = isinstance(exc, NegotiatorTimeout)
             kind = FailureKind.TIMEOUT if timeout else FailureKind.EXCEPTION
@@ -207,7 +212,9 @@ class BaseSession(Mechanism):
             try:
                 neg.on_end(self.views[k], self._result)
             except KeyboardInterrupt:
-                raise
+                if user_interrupted():
+                    raise
+                continue
             except BaseException:  # noqa: BLE001, S112 - a failing end hook changes nothing
                 continue
         return self._result

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
-from accord.core.errors import ConfigError, InvalidOutcome
+from accord.core.errors import ConfigError, InvalidOutcome, InvalidScenario
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
 from accord.core.outcomes import (
     CategoricalIssue,
@@ -441,6 +441,11 @@ class OfferRules(Rules[NegotiationSetup, OfferState, OfferAction]):
         def mine(o: Outcome | None) -> float | None:
             return None if u is None or o is None else float(u(o))
 
+        try:
+            profile = None if u is None else u.to_dict()
+        except InvalidScenario:  # a utility given as code: the party sees its values only
+            profile = None
+
         return {
             "protocol": self.info.id,
             "party": party,
@@ -455,6 +460,7 @@ class OfferRules(Rules[NegotiationSetup, OfferState, OfferAction]):
             "proposer": state.proposer,
             "my_utility_of_standing": mine(state.standing),
             "reservation": None if u is None else float(u.reservation),
+            "utility": profile,
             "offers": [
                 {"party": k, "outcome": _offer_dict(space, o), "my_utility": mine(o)}
                 for k, o in state.offers
@@ -631,6 +637,10 @@ class NegotiatorSeat:
                 raise SlowCall(f"propose took {took:.3f} s; the limit is {limit:.3f} s")
         if type(offer) is tuple:
             return offer
+        return self._convert(party, offer)
+
+    def _convert(self, party: int, offer: Any) -> OfferAction:
+        """An offer in another documented form as a tuple; None is END."""
         if offer is None:
             return Response.END
         try:
@@ -661,10 +671,15 @@ class NegotiatorSeat:
             took = _time.perf_counter() - start
             if took > limit:
                 raise SlowCall(f"respond took {took:.3f} s; the limit is {limit:.3f} s")
+        if answer is Response.REJECT:
+            if not self._counter:
+                return answer
+            if limit is None:  # the hot path: a counter-offer, untimed
+                offer = self.negotiator.propose(view)
+                return offer if type(offer) is tuple else self._convert(party, offer)
+            return self._propose(party, view)
         if answer is Response.ACCEPT or answer is Response.END:
             return answer
-        if answer is Response.REJECT:
-            return self._propose(party, view) if self._counter else answer
         raise IllegalAction(
             party,
             answer,
@@ -727,7 +742,7 @@ def negotiation_views(
     mem = list(memories) if memories is not None else [None] * len(names)
     return tuple(
         [
-            NegotiatorView(u, k, names, offers, (seed, k), mem[k])
+            NegotiatorView(u, k, names, offers, (seed, k), mem[k], setup.deadline)
             for k, u in enumerate(setup.utilities)
         ]
     )
@@ -782,6 +797,23 @@ class OfferSession(AgentDriver):
         self.deadline = deadline
         self.time_limit = time_limit
         self.views = views
+
+    @classmethod
+    def factory(cls, rules: OfferRules) -> Any:
+        """A session factory for :func:`~accord.core.protocols.registry.register_protocol`
+        (and ``make_session``) playing ``rules`` with negotiators; it carries ``info``."""
+
+        def make(
+            space: OutcomeSpace,
+            negotiators: Sequence[Negotiator],
+            utilities: Sequence[UtilityFunction],
+            deadline: Deadline,
+            **kwargs: Any,
+        ) -> OfferSession:
+            return cls(rules, space, negotiators, utilities, deadline, **kwargs)
+
+        make.info = rules.info  # type: ignore[attr-defined]
+        return make
 
     @property
     def steps(self) -> int:

@@ -1,7 +1,7 @@
 """The ANAC 2017 Diplomacy league: deals, the notary, a tactical module, ANAC scoring.
 
 The deal model, the notary and the scoring are pure Python. Playing games needs the
-AGPL ``diplomacy`` engine: ``pip install 'accord[diplomacy]'``. See ``docs/diplomacy.md``.
+AGPL ``diplomacy`` engine: ``pip install '.[diplomacy]'``. See ``docs/diplomacy.md``.
 """
 
 from accord.core.protocols.base import ProtocolInfo, TurnStyle

@@ -292,12 +292,16 @@ def view(
     """Step through a stored game in the browser (god view or one power's view)."""
     _need_engine()
     from accord.leagues.diplomacy.viewer import viewer_app
-    from accord.web.runner import serve
+    from accord.web.runner import ServerError, bound_socket, serve
 
     try:
         record = json.loads(game.read_text())
         app_ = viewer_app(record)
     except (OSError, ValueError) as exc:
         raise typer.BadParameter(f"expected a game record (JSON) from 'play --out': {exc}") from exc
-    typer.echo(f"Viewer on http://127.0.0.1:{port}/")
-    serve(app_, "127.0.0.1", port)
+    try:
+        sock = bound_socket("127.0.0.1", port)  # a taken port: one clear line, no link
+    except ServerError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    typer.echo(f"Viewer on http://127.0.0.1:{sock.getsockname()[1]}/")
+    serve(app_, sock=sock)

@@ -15,7 +15,7 @@ __all__ = ["INSTALL_HINT", "EngineMissing", "has_engine", "new_game", "phase_par
 
 INSTALL_HINT = (
     "the Diplomacy league needs the 'diplomacy' engine (AGPL-3.0), an optional extra: "
-    "pip install 'accord[diplomacy]'  (or: pip install diplomacy)"
+    "pip install '.[diplomacy]' in the Accord clone (or: pip install diplomacy)"
 )
 
 

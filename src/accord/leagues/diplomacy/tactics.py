@@ -327,6 +327,8 @@ class Tactics:
             return Plan(power, (), float(len(mine)), feasible)
         ally_scs = {sc for a in allies if a != power for sc in b.centres.get(a, ())}
         direct = [[o for o in opts if direct_only((o,))] or opts for opts in options]
+        for opts in direct:  # a seeded order: ties between equal moves vary by phase
+            self.rng.shuffle(opts)
         scs = set(b.scs)
         foreign = {prov: p for prov, (p, _u) in b.units.items() if p != power}
         greedy = self._greedy(direct, scs - mine)
@@ -339,7 +341,8 @@ class Tactics:
             for c in d.commitments:
                 if c.power != power and c.when == now:
                     theirs.append(c.order)
-        best: tuple[float, list[str]] = (-1.0, cands[0])
+        top = -1.0
+        best: list[list[str]] = []
         seen: set[tuple[str, ...]] = set()
         for cand in cands:
             key = tuple(cand)
@@ -347,9 +350,11 @@ class Tactics:
                 continue
             seen.add(key)
             value = self._value(game, b, power, cand, theirs)
-            if value > best[0]:
-                best = (value, cand)
-        return Plan(power, tuple(best[1]), best[0], feasible)
+            if value > top:
+                top, best = value, [cand]
+            elif value == top:
+                best.append(cand)
+        return Plan(power, tuple(self.rng.choice(best)), top, feasible)
 
     @staticmethod
     def _greedy(options: list[list[str]], targets: set[str]) -> list[str]:

@@ -142,5 +142,11 @@ class GeniusAgent:
         """The actions to send now; called several times per turn."""
         return []
 
+    def on_resume(self, view: PartyView) -> None:
+        """Called after a server restart, once the stored session is replayed into
+        ``view`` (after :meth:`on_start`): rebuild what the agent keeps from the session's
+        history (default: nothing; an agent that keeps state through a session overrides
+        this, or it starts from what its view shows)."""
+
     def on_end(self, view: PartyView, result: GeniusResult) -> None:
         """Called once when the session ends."""

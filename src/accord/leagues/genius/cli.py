@@ -294,11 +294,9 @@ def serve(
     ] = 30.0,
 ) -> None:
     """Start the study server: the experimenter makes links, people negotiate in a browser."""
-    import uvicorn
-
     from accord.leagues.genius.server import create_genius_app, genius_design
     from accord.leagues.genius.service import condition
-    from accord.web.runner import bound_socket
+    from accord.web.runner import bound_socket, serve
 
     console = Console()
     try:
@@ -316,4 +314,4 @@ def serve(
         typer.echo(f"experimenter password: {study.initial_password}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: listening on {host}, not only on this machine")
-    uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])
+    serve(app_, log_level="warning", sock=sock)

@@ -182,6 +182,24 @@ class KBAgent(GeniusAgent):
         self._due: float | None = None
         self._waiting_for: tuple[int, frozenset[int]] | None = None
 
+    def on_resume(self, view: PartyView) -> None:
+        """After a restart: the belief from every offer already answered (its own
+        accepted offers and the other's answered ones, as :meth:`act` saw them) and the
+        turn of its last offer, so it neither forgets the person's type nor offers twice
+        in a turn. Offers still pending are left for the next :meth:`act`."""
+        pending = {o.id for o in view.pending()}
+        for o in view.my_offers():
+            if o.answer is Kind.ACCEPT:
+                self._accepted_mine.add(o.id)
+                self.update(np.array([m.q(m.profile.score(o.row))[()] for m in self.model.types]))
+        for o in view.offers():
+            if o.party != view.side and o.id not in pending:
+                self._seen.add(o.id)
+                self.update(self._offer_likelihood(view, o.row, o.turn))
+        mine = [o.turn for o in view.my_offers()]
+        if mine:
+            self._offered_turn = max(mine)
+
     @property
     def believed_type(self) -> int:
         """BT(t): the most probable opponent type (eq. 9)."""

@@ -6,8 +6,9 @@ JSON through :meth:`LiveSession.submit_json`), agent sides act after every chang
 :meth:`LiveSession.poll` (call it every second or so: it also ends the session at the
 deadline), and the whole session is written to the :class:`GeniusStore` after every change.
 :meth:`LiveSession.resume` rebuilds a running session from the store after a restart by
-replaying its events at their recorded times (agents start afresh on the replayed state:
-what they remember is what their view shows; they act again on the next poll). :meth:`LiveSession.state` is what one side's
+replaying its events at their recorded times; each agent then rebuilds what it keeps
+from the replayed history (:meth:`GeniusAgent.on_resume`: the KBAgent's belief and the
+turn of its last offer) and acts again on the next poll. :meth:`LiveSession.state` is what one side's
 page shows.
 
     >>> import tempfile, pathlib
@@ -144,6 +145,8 @@ class LiveSession:
         for e in store.events(sid):
             replay.now = started + float(e["elapsed"])
             session.submit(int(e["party"]), _action_of(e))
+        for side, agent in live.agents.items():
+            agent.on_resume(live.views[side])
         session.clock = clock
         return live
 

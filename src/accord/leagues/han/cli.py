@@ -118,17 +118,17 @@ def tournament_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
     shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
     sandbox: Annotated[
-        bool,
+        str,
         typer.Option(
-            "--sandbox",
-            help="run each game's agent in the OS sandbox: it cannot read the game files' "
-            "hidden values (needs bubblewrap)",
+            help="how each game's agent process is isolated: os (bubblewrap: only its own "
+            "code visible, hard limits), process (a plain child process: weaker) or none "
+            "(= --shared-process)"
         ),
-    ] = False,
+    ] = "os",
 ) -> None:
     """Each agent against the pool of simulated participants: points and likeability proxy.
-    Each game's agent runs in a fresh process (no state carried over) unless --shared-process;
-    with --sandbox, in the OS sandbox (the way to keep an organiser's game values hidden)."""
+    Each game's agent runs in a fresh OS sandbox (no state carried over, the organiser's
+    game values hidden) unless --sandbox process or --shared-process."""
     from accord.leagues.han.tournament import run_tournament
 
     try:
@@ -184,14 +184,20 @@ def serve_cmd(
     host: str = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8040,
     shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="how each game's agent process is isolated: os (bubblewrap: only its own "
+            "code visible, hard limits), process (a plain child process: weaker) or none "
+            "(= --shared-process)"
+        ),
+    ] = "os",
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""
-    import uvicorn
-
     from accord.core.errors import ConfigError
     from accord.leagues.han.server import create_han_app
-    from accord.web.runner import bound_socket
+    from accord.web.runner import bound_socket, serve
 
     try:
         if participants < 1:
@@ -202,7 +208,7 @@ def serve_cmd(
         try:
             app_, study, _ = create_han_app(
                 db, names, game=games, time_limit=time_limit, pairs=pairs, wait=wait,
-                shared_process=shared_process,
+                shared_process=shared_process, sandbox=sandbox,
             )  # fmt: skip
         except BaseException:
             sock.close()
@@ -220,4 +226,4 @@ def serve_cmd(
         for inv in study.invite(participants * (len(names) + pairs), label="han"):
             c.print(f"http://{host}:{port}{inv.path}")
     c.print(f"admin page: http://{host}:{port}/study/admin.html")
-    uvicorn.Server(uvicorn.Config(app_, log_level="info")).run(sockets=[sock])
+    serve(app_, log_level="info", sock=sock)

@@ -1,22 +1,23 @@
-"""A fresh interpreter process for every participant's agent: no state carried over.
+"""A fresh sandbox for every participant's agent: no state carried over, nothing else seen.
 
 The 2017 rules forbid an agent to carry anything from one participant to the next.
 A new instance per participant (:class:`~accord.leagues.han.match.Fresh`) does not
-stop state kept on the class or in a module (class attributes, module globals); a new
-process does. :class:`IsolatedAgent` stands in for the agent in the game: the real
-agent is built *by name* in a child process started fresh (``forkserver``: forked from
-a clean server process that never ran a game, ``spawn`` where that is missing), so
-its module is imported anew or copied clean, and nothing an earlier participant's game
-left in a class or a module is visible. Each event goes to the child with the view's
-news (the offer on the table, the time, the events heard since the last call); the
-child answers with the agent's events, which the game checks as usual.
+stop state kept on the class or in a module; a new process does. :class:`IsolatedAgent`
+stands in for the agent in the game: the real agent is built *by name* in an
+:mod:`accord.sandbox` process started for this one participant (``os`` mode by default:
+bubblewrap, only its own code visible, hard limits), by :class:`HanHost`. Each event
+goes to it with the view's news (the offer on the table, the time, the events heard
+since the last call); it answers with the agent's events as JSON, which are read with
+:func:`~accord.leagues.han.events.event_from_json` (a malformed one is refused) and
+then checked by the game as usual.
 
 Failures are the agent's, never the game's: an exception in ``on_event`` is recorded
-and the game goes on (as in-process); a child that dies, cannot be started or does not
-answer within ``timeout`` seconds (it is then killed) raises :class:`AgentGone`, which
-the match records and answers by ending the game with both BATNAs (outcome ``left``).
+and the game goes on (as in-process); a process that dies, cannot be started, breaks
+the channel or does not answer within ``timeout`` seconds (it is then killed) raises
+:class:`AgentGone`, which the match records and answers by ending the game with both
+BATNAs (outcome ``left``).
 
-    >>> agent = IsolatedAgent("fair")
+    >>> agent = IsolatedAgent("fair", mode="process")
     >>> agent.name, agent.alive
     ('fair', True)
     >>> agent.close(); agent.alive
@@ -26,185 +27,262 @@ the match records and answers by ending the game with both BATNAs (outcome ``lef
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
-import signal
 import threading
-from multiprocessing.connection import Connection
+from dataclasses import replace
 from typing import Any
 
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ConfigError, UsageError
+from accord.core.imports import is_import_path
 from accord.leagues.han.api import AgentGone, GameView, HanAgent
-from accord.leagues.han.events import Event
-from accord.tournament.isolation import _start_method
-from accord.tournament.lifeline import die_with_parent
+from accord.leagues.han.events import Event, InvalidEvent, SubClass, event_from_json
+from accord.sandbox import (
+    AgentFailure,
+    AgentRaised,
+    Host,
+    HostContext,
+    Limits,
+    Sandbox,
+    SandboxMode,
+    agent_code,
+    start_sandbox,
+)
 
-__all__ = ["AgentGone", "IsolatedAgent", "isolated_factory"]
+__all__ = [
+    "AgentError",
+    "AgentGone",
+    "HanHost",
+    "IsolatedAgent",
+    "decode_event",
+    "encode_event",
+    "isolated_factory",
+]
 
 TIMEOUT = 5.0
 """Seconds one ``on_event`` call may take before the agent's process is killed."""
 STARTUP = 30.0
-"""Seconds for the child to start, import the agent and build it."""
-
-
-class IsolatedAgent(HanAgent):
-    """The agent named ``agent`` (an example's name or ``pkg.module:Class``) run in a
-    process of its own, started when this object is made, for one participant."""
-
-    def __init__(self, agent: str, timeout: float = TIMEOUT) -> None:
-        super().__init__()
-        self.name = agent
-        self.timeout = timeout
-        start = _start_method()
-        ctx: Any = mp.get_context(start)
-        if start == "forkserver":  # the server imports Accord once; children fork from it
-            ctx.set_forkserver_preload(
-                ["accord.leagues.han.isolation", "accord.leagues.han.tournament"]
-            )
-        parent, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_child_main, args=(child, agent), daemon=True)
-        self._proc.start()
-        child.close()
-        self._conn: Connection = parent
-        self._sent = 0  # events of view.heard already sent
-        self._dead: str | None = None
-        self._first = True
-        self._lock = threading.Lock()  # one call at a time on the pipe (server threads)
-
-    @property
-    def alive(self) -> bool:
-        return self._dead is None and self._proc.is_alive()
-
-    def bind(self, view: GameView) -> None:
-        super().bind(view)
-        self._sent = len(view.heard)
-        with contextlib.suppress(AgentGone, AgentError):  # on_event will say it is gone
-            self._call("bind", view)
-
-    def reseed(self, seed: int) -> None:
-        with contextlib.suppress(AgentGone, AgentError):
-            self._call("reseed", seed)
-
-    def on_event(self, event: Event) -> list[Event]:
-        v = self.view
-        news = list(v.heard[self._sent :])
-        self._sent = len(v.heard)
-        out: list[Event] = self._call("event", (event, v.offer, v.elapsed, news))
-        return out
-
-    def close(self) -> None:
-        """Stop the child process (idempotent)."""
-        if self._proc.is_alive():
-            self._proc.kill()
-        self._proc.join(1.0)
-        self._conn.close()
-        if self._dead is None:
-            self._dead = "the agent's process was closed"
-
-    def _call(self, op: str, payload: Any) -> Any:
-        with self._lock:
-            return self._call_locked(op, payload)
-
-    def _call_locked(self, op: str, payload: Any) -> Any:
-        if self._dead is not None:
-            raise AgentGone(self._dead)
-        wait = max(self.timeout, STARTUP) if self._first else self.timeout
-        self._first = False
-        try:
-            self._conn.send((op, payload))
-            ready = self._conn.poll(wait)
-        except (BrokenPipeError, EOFError, OSError):
-            ready = True
-        if not ready:
-            self._proc.kill()
-            self._proc.join(1.0)
-            self._dead = f"{self.name} did not answer within {wait:g} s; its process was killed"
-            raise AgentGone(self._dead)
-        try:
-            kind, out = self._conn.recv()
-        except (EOFError, OSError):
-            raise AgentGone(self._death()) from None
-        if kind == "ok":
-            return out
-        if kind == "gone":
-            self._dead = str(out)
-            self._proc.join(1.0)
-            raise AgentGone(str(out))
-        raise AgentError(str(out))
-
-    def _death(self) -> str:
-        self._proc.join(1.0)
-        code = self._proc.exitcode
-        if code is not None and code < 0:
-            self._dead = f"{self.name}'s process died from {signal.Signals(-code).name}"
-        else:
-            self._dead = f"{self.name}'s process exited unexpectedly (exit code {code})"
-        return self._dead
+"""Seconds for the process to start, import the agent and build it."""
+HOST = "accord.leagues.han.isolation:HanHost"
+_MAX_EVENTS = 1000  # events one call may return
+_MAX_TEXT = 100_000  # characters of one message (the game decides what it accepts)
 
 
 class AgentError(AccordError):
     """The isolated agent's ``on_event`` (or ``reseed``) raised; the game goes on."""
 
 
-def isolated_factory(agent: str, timeout: float = TIMEOUT) -> Any:
-    """A factory of :class:`IsolatedAgent` for ``agent`` (checked here, in this process).
+class IsolatedAgent(HanAgent):
+    """The agent named ``agent`` (an example's name or ``pkg.module:Class``) in a sandbox
+    of its own, started when this object is made, for one participant."""
+
+    def __init__(
+        self,
+        agent: str,
+        timeout: float = TIMEOUT,
+        mode: SandboxMode | str = SandboxMode.OS,
+        limits: Limits | None = None,
+    ) -> None:
+        super().__init__()
+        self.name = agent
+        self.timeout = timeout
+        code = agent_code(agent)
+        self._box: Sandbox = start_sandbox(
+            HOST,
+            agent,
+            code_paths=code.paths,
+            code_mounts=code.mounts,
+            limits=limits or Limits(call_timeout=timeout, startup_timeout=STARTUP),
+            mode=mode,
+        )
+        self._sent = 0  # events of view.heard already sent
+        self._dead: str | None = None
+        self._first = True
+        self._lock = threading.Lock()  # one call at a time on the channel (server threads)
+        # wait until it is built, so that its start-up never eats into the game's clock
+        with contextlib.suppress(AgentGone, AgentError):
+            self._call("ping", None)
+
+    @property
+    def alive(self) -> bool:
+        return self._dead is None and self._box.alive
+
+    def bind(self, view: GameView) -> None:
+        super().bind(view)
+        self._sent = len(view.heard)
+        state = {
+            "view": GameView(
+                view.role, view.name, view.issues, view.quantities, view.values, view.batna,
+                view.total_time, view.game_index, view.offer, view.elapsed, list(view.heard),
+            )
+        }  # fmt: skip
+        with contextlib.suppress(AgentGone, AgentError):  # on_event will say it is gone
+            self._call("bind", state)
+
+    def reseed(self, seed: int) -> None:
+        with contextlib.suppress(AgentGone, AgentError):
+            self._call("reseed", {"seed": seed})
+
+    def on_event(self, event: Event) -> list[Event]:
+        v = self.view
+        news = list(v.heard[self._sent :])
+        self._sent = len(v.heard)
+        out = self._call(
+            "event", {"event": event, "offer": v.offer, "elapsed": v.elapsed, "news": news}
+        )
+        if not isinstance(out, list) or len(out) > _MAX_EVENTS:
+            raise AgentError(f"on_event must return a list of events, got {out!r:.80}")
+        try:
+            return [decode_event(raw) for raw in out]
+        except InvalidEvent as exc:
+            raise AgentError(f"{self.name} sent an invalid event: {exc}") from None
+
+    def close(self) -> None:
+        """Stop the sandbox (idempotent)."""
+        self._box.close()
+        if self._dead is None:
+            self._dead = "the agent's process was closed"
+
+    def _call(self, op: str, payload: Any) -> Any:
+        with self._lock:
+            if self._dead is not None:
+                raise AgentGone(self._dead)
+            wait = max(self.timeout, STARTUP) if self._first else self.timeout
+            self._first = False
+            try:
+                return self._box.call(op, payload, wait, trusted_pickle=True)
+            except AgentRaised as exc:
+                raise AgentError(exc.reason) from None
+            except AgentFailure as exc:
+                self._dead = _gone(self.name, exc.reason, wait)
+                raise AgentGone(self._dead) from None
+
+
+def encode_event(e: Event) -> dict[str, Any]:
+    """An agent's event as JSON, every field it sets (:func:`decode_event` reads it)."""
+    d = e.to_json()
+    d.pop("owner", None)
+    d["delay"], d["duration"] = e.delay, e.duration
+    return d
+
+
+def decode_event(raw: Any) -> Event:
+    """An event sent from a sandbox: read with
+    :func:`~accord.leagues.han.events.event_from_json` (kind, emotion, offer,
+    preference, BATNA claim), then its other fields, each checked.
+
+    >>> from accord.leagues.han.api import message
+    >>> e = message("hello")
+    >>> decode_event(encode_event(e)) == e
+    True
+    >>> decode_event({"kind": "GAME_END"})
+    Traceback (most recent call last):
+    ...
+    accord.leagues.han.events.InvalidEvent: GAME_END is sent by the platform, not by a player
+    """
+    if not isinstance(raw, dict):
+        raise InvalidEvent(f"an event is a JSON object; got {type(raw).__name__}")
+    core = {k: raw[k] for k in ("kind", "emotion", "offer", "delay", "preference") if k in raw}
+    sub = raw.get("subclass", "NONE")
+    if raw.get("kind") == "SEND_MESSAGE" and "preference" not in raw:
+        if sub == "BATNA_INFO" and "value" in raw:
+            core["batna"] = raw["value"]
+        else:  # the text itself is checked below (the game, not the channel, limits it)
+            core["text"] = "x" if isinstance(raw.get("text"), str) else raw.get("text")
+            core["subclass"] = sub
+    e = event_from_json(core, "agent")
+    extra: dict[str, Any] = {}
+    if "text" in raw:
+        if not isinstance(raw["text"], str) or len(raw["text"]) > _MAX_TEXT:
+            raise InvalidEvent(
+                f"text must be at most {_MAX_TEXT} characters; got {raw['text']!r:.80}"
+            )
+        extra["text"] = raw["text"]
+    for key, low, high in (("code", -1, 11), ("value", -1, 10_000)):
+        if key in raw:
+            v = raw[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+                raise InvalidEvent(f"{key} must be a whole number in [{low}, {high}]; got {v!r}")
+            extra[key] = v
+    if "subclass" in raw:
+        try:
+            extra["subclass"] = SubClass(raw["subclass"])
+        except ValueError:
+            raise InvalidEvent(f"unknown subclass {raw['subclass']!r}") from None
+    if "duration" in raw:
+        v = raw["duration"]
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 3600:
+            raise InvalidEvent(f"duration is a number of seconds in [0, 3600]; got {v!r}")
+        extra["duration"] = float(v)
+    return replace(e, **extra) if extra else e
+
+
+def _gone(name: str, reason: str, wait: float) -> str:
+    if reason.startswith("could not start the agent"):
+        return f"could not build agent {name!r}: {reason.split(': ', 1)[1]}"
+    if "did not answer within" in reason or "did not start within" in reason:
+        return f"{name} did not answer within {wait:g} s; its process was killed"
+    return f"{name}'s process: {reason}"
+
+
+def isolated_factory(
+    agent: str, timeout: float = TIMEOUT, mode: SandboxMode | str = SandboxMode.OS
+) -> Any:
+    """A factory of :class:`IsolatedAgent` for ``agent``, checked here without importing
+    a submitted agent's code (that happens only in its sandbox).
 
     >>> isolated_factory("nobody")
     Traceback (most recent call last):
     ...
     accord.core.errors.ConfigError: unknown HAN agent 'nobody'; known: fair, tough, ledger, liar or pkg.module:Class
     """
+    from accord.leagues.han.agents import EXAMPLE_AGENTS
     from accord.leagues.han.naming import agent_class
 
-    cls = agent_class(agent)
+    if is_import_path(agent) and agent_code(agent).mounts:
+        label = agent.rpartition(":")[2] or agent.rpartition(".")[2]
+    elif agent in EXAMPLE_AGENTS or is_import_path(agent):
+        label = agent_class(agent).__name__
+    else:
+        raise ConfigError(
+            f"unknown HAN agent {agent!r}; known: {', '.join(EXAMPLE_AGENTS)} or pkg.module:Class"
+        )
 
     def make() -> IsolatedAgent:
-        return IsolatedAgent(agent, timeout)
+        return IsolatedAgent(agent, timeout, mode)
 
-    make.__name__ = cls.__name__
+    make.__name__ = label
     return make
 
 
-def _child_main(conn: Connection, name: str) -> None:
-    """The child: build the agent by name, then answer calls until the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent()
-    agent: HanAgent | None = None
-    error = ""
-    try:
+class HanHost(Host):
+    """Runs in the sandbox: builds the agent by name and answers the game's calls."""
+
+    def __init__(self, agent: str, context: HostContext) -> None:
+        super().__init__(agent, context)
         from accord.leagues.han.naming import agent_class
 
-        agent = agent_class(name)()
-    except Exception as exc:  # noqa: BLE001 - reported to the parent as a failure
-        error = f"could not build agent {name!r}: {type(exc).__name__}: {exc}"
-    view: GameView | None = None
-    while True:
-        try:
-            op, payload = conn.recv()
-        except (EOFError, OSError):
-            return
-        if agent is None:
-            conn.send(("gone", error))
-            return
-        try:
-            out: Any = None
-            if op == "bind":
-                view = payload
-                agent.bind(payload)
-            elif op == "reseed":
-                reseed = getattr(agent, "reseed", None)
-                if callable(reseed):
-                    reseed(payload)
-            else:
-                event, offer, elapsed, news = payload
-                assert view is not None
-                view.offer, view.elapsed = offer, elapsed
-                view.heard.extend(news)
-                out = agent.on_event(event)
+        self.agent: HanAgent = agent_class(agent)()
+        self.view: GameView | None = None
+
+    def handle(self, op: str, payload: Any) -> Any:
+        if op == "ping":
+            return None
+        if op == "bind":
+            self.view = payload["view"]
+            self.agent.bind(payload["view"])
+            return None
+        if op == "reseed":
+            reseed = getattr(self.agent, "reseed", None)
+            if callable(reseed):
+                reseed(payload["seed"])
+            return None
+        if op == "event":
+            view = self.view
+            assert view is not None, "bind first"
+            view.offer, view.elapsed = payload["offer"], payload["elapsed"]
+            view.heard.extend(payload["news"])
             try:
-                conn.send(("ok", out))
-            except Exception as exc:  # noqa: BLE001 - e.g. an answer that cannot be pickled
-                conn.send(("error", f"on_event returned what cannot be sent: {exc!r}"))
-        except Exception as exc:  # noqa: BLE001 - the agent's bug, reported to the parent
-            with contextlib.suppress(Exception):
-                what = "on_event" if op == "event" else op
-                conn.send(("error", f"{type(agent).__name__}.{what} raised {exc!r}"))
+                out = self.agent.on_event(payload["event"])
+            except Exception as exc:  # noqa: BLE001 - the message the match records
+                raise AgentError(f"{type(self.agent).__name__}.on_event raised {exc!r}") from exc
+            return [encode_event(e) for e in out]
+        raise UsageError(f"unknown op {op!r}")

@@ -170,6 +170,11 @@ class HanService:
         self.heartbeat = HEARTBEAT
         self.spacing = spacing
         self.pairs = PairGames(self, room or WaitingRoom())
+        # (participant, game index) with a row in the log: answered, or ended unanswered
+        self._rowed: set[tuple[str, int]] = {
+            (str(e.party), int(e.data.get("index", 0)))
+            for e in study.events.read(kinds=("game_row", "game_row_open"))
+        }
 
     def _is_pairs(self, pid: str) -> bool:
         return is_pairs(self.study.view(pid).params)
@@ -268,7 +273,10 @@ class HanService:
                 return last
             lock.acquire()
         try:
-            out = self.game_state(self.match(pid), "person")
+            m = self.match(pid)
+            out = self.game_state(m, "person")
+            if "result" in out:
+                self._open_row(pid, m)
         finally:
             lock.release()
         with self.lock:
@@ -386,6 +394,20 @@ class HanService:
         pair: Pair | None = None, left: bool = False,
     ) -> tuple[MatchRecord, dict[str, Any]]:  # fmt: skip
         """Store ``pid``'s row of the game (with their survey, or none when they left)."""
+        rec, row = self._row(pid, m, body, me=me, pair=pair)
+        self._rowed.add((pid, rec.game_index))
+        row["surveyAnswered"] = int(body is not None)
+        self.study.record(
+            pid,
+            "game_row",
+            {"row": row, "demographics": _demographics(body), "index": rec.game_index,
+             "end": rec.result.end_time, "left": left},
+        )  # fmt: skip
+        return rec, row
+
+    def _row(
+        self, pid: str, m: Match, body: SurveyIn | None, *, me: Role, pair: Pair | None
+    ) -> tuple[MatchRecord, dict[str, Any]]:
         rec: MatchRecord = m.record()
         answers = body.answers if body is not None else None
         row = csv_row(rec, pid, self.study.design.id, answers, me=me)
@@ -400,20 +422,9 @@ class HanService:
             marks = {"partnerType": "person", "pairId": pair.id, "partner": partner,
                      "surveyAbout": "person"}  # fmt: skip
         row.update(marks, condition=cond, role=me, endedBy=outcome_for(m, me))
-        if body is not None:
-            row["attentionPassed"] = int(body.attention.strip().lower() == ATTENTION[1])
-            demo: dict[str, Any] = {
-                "age": body.age, "gender": body.gender, "english_first": body.english_first,
-            }  # fmt: skip
-        else:
-            row["attentionPassed"] = 0
-            demo = {}
-        self.study.record(
-            pid,
-            "game_row",
-            {"row": row, "demographics": demo, "index": rec.game_index,
-             "end": rec.result.end_time, "left": left},
-        )  # fmt: skip
+        row["attentionPassed"] = (
+            int(body.attention.strip().lower() == ATTENTION[1]) if body is not None else 0
+        )
         return rec, row
 
     def leave(self, pid: str) -> dict[str, Any]:
@@ -490,21 +501,53 @@ class HanService:
             self.wake(pid)
 
     # -- results -------------------------------------------------------------------------
+    def _open_row(self, pid: str, m: Match) -> None:
+        """Store the row of ``pid``'s ended game before any survey (``surveyAnswered`` 0),
+        so a person who never answers still has the game's row; an answer replaces it."""
+        key = (pid, m.views["person"].game_index)
+        if key in self._rowed or not m.game.ended:
+            return
+        self._rowed.add(key)
+        _, row = self._row(pid, m, None, me="person", pair=None)
+        row["surveyAnswered"] = 0
+        self.study.record(pid, "game_row_open", {"row": row, "demographics": {}, "index": key[1]})
+
+    def settle(self) -> None:
+        """Bring every game against an agent up to now (a game that ended while its
+        person was away gets its row), before the rows are read."""
+        for p in self.study.store.all():
+            if p.status.value != "consented" or self._is_pairs(p.pid):
+                continue
+            with contextlib.suppress(WebError):
+                self.state(p.pid)
+
+    def _row_events(self) -> list[Any]:
+        """The rows' events: each game's answered row, or its open one when unanswered."""
+        events = self.study.events.read(kinds=("game_row", "game_row_open"))
+        answered = {(e.party, e.data.get("index")) for e in events if e.kind == "game_row"}
+        return [
+            e
+            for e in events
+            if e.kind == "game_row" or (e.party, e.data.get("index")) not in answered
+        ]
+
     def rows(self) -> list[dict[str, Any]]:
-        return [e.data["row"] for e in self.study.events.read(kinds=("game_row",))]
+        """Every game's row (its survey's answers, or empty ones: ``surveyAnswered`` 0)."""
+        return [{"surveyAnswered": 1, **e.data["row"]} for e in self._row_events()]
 
     def export_rows(self) -> list[dict[str, Any]]:
         """:meth:`rows` with the demographic form's answers (``english_first`` as 0/1)."""
         out = []
-        for e in self.study.events.read(kinds=("game_row",)):
+        for e in self._row_events():
             demo = {k: e.data.get("demographics", {}).get(k, "") for k in DEMOGRAPHIC_COLUMNS}
             if isinstance(demo["english_first"], bool):
                 demo["english_first"] = int(demo["english_first"])
-            out.append({**e.data["row"], **demo})
+            out.append({"surveyAnswered": 1, **e.data["row"], **demo})
         return out
 
     def results(self) -> list[dict[str, Any]]:
         """Per condition: see :func:`results_table`."""
+        self.settle()
         return results_table(self.study.design.conditions, self.rows())
 
     def router(self) -> APIRouter:
@@ -542,7 +585,11 @@ class HanService:
         @r.get("/games.csv")
         def games_csv(_: str = user) -> Response:
             buf = io.StringIO()
-            cols = [*columns(), "attentionPassed", *PAIR_COLUMNS, *DEMOGRAPHIC_COLUMNS]
+            self.settle()
+            cols = [
+                *columns(), "attentionPassed", "surveyAnswered", *PAIR_COLUMNS,
+                *DEMOGRAPHIC_COLUMNS,
+            ]  # fmt: skip
             w = csv.DictWriter(buf, cols, extrasaction="ignore", lineterminator="\n")
             w.writeheader()
             for row in self.export_rows():
@@ -550,6 +597,12 @@ class HanService:
             return Response(buf.getvalue(), media_type="text/csv")
 
         return r
+
+
+def _demographics(body: SurveyIn | None) -> dict[str, Any]:
+    if body is None:
+        return {}
+    return {"age": body.age, "gender": body.gender, "english_first": body.english_first}
 
 
 def results_table(
@@ -561,10 +614,16 @@ def results_table(
     game together, so they are not independent): ``points`` is the pair's mean per
     person, ``joint_points`` its total, ``likeability`` the mean of its counted members'
     answers. Rows of people who failed the attention check, or left without a survey,
-    are not counted.
+    are not counted in the intervals; ``played`` counts every finished game of the
+    condition and ``unsurveyed`` those whose person gave no survey.
     """
     out: list[dict[str, Any]] = []
     for c in conditions:
+        mine = [r for r in rows if r.get("condition", r["agent1"]) == c.name]
+        counts = {
+            "played": len(mine),
+            "unsurveyed": sum(1 for r in mine if not r.get("surveyAnswered", 1)),
+        }
         rs = [
             r
             for r in rows
@@ -574,7 +633,7 @@ def results_table(
         ]
         if not is_pairs(c.params):
             out.append({
-                "agent": c.name, "games": len(rs),
+                "agent": c.name, "games": len(rs), **counts,
                 **interval_fields("points", [float(r["vhPoints"]) for r in rs]),
                 **interval_fields("likeability", [float(r["likeability"]) for r in rs]),
             })  # fmt: skip
@@ -582,7 +641,7 @@ def results_table(
         joint = pair_units(rs, lambda p: float(p[0]["userPoints"]) + float(p[0]["vhPoints"]))
         like = pair_units(rs, lambda p: sum(float(r["likeability"]) for r in p) / len(p))
         out.append({
-            "agent": c.name, "games": len(rs), "pairs": len(joint),
+            "agent": c.name, "games": len(rs), "pairs": len(joint), **counts,
             **interval_fields("points", [j / 2 for j in joint]),
             **interval_fields("joint_points", joint),
             **interval_fields("likeability", like),
@@ -603,6 +662,7 @@ def create_han_app(
     pairs: bool = False,
     wait: float = 300.0,
     shared_process: bool = False,
+    sandbox: str = "os",
     agent_timeout: float | None = None,
 ) -> tuple[Any, Study, HanService]:
     """The app of a HAN study in SQLite file ``db`` with the named agents (resumable).
@@ -622,17 +682,24 @@ def create_han_app(
     its game ends with both BATNAs. Only that participant ever waits on its agent: the
     others' requests go on (each game has its own lock), and the agent's events reach the
     page one per 1.1 s at most, as in ``play`` (flood protection).
+    ``sandbox`` (``os``, the default, ``process`` or ``none``, see :mod:`accord.sandbox`)
+    is how each participant's agent process is isolated.
     """
     from accord.leagues.han.domain import domain
     from accord.leagues.han.isolation import TIMEOUT, isolated_factory
     from accord.leagues.han.naming import agent_class
+    from accord.sandbox import require_mode
     from accord.web.study import create_study_app
 
     timeout = TIMEOUT if agent_timeout is None else agent_timeout
     if not timeout > 0:
         raise ConfigError(f"agent_timeout is a number of seconds above 0; got {agent_timeout}")
+    shared_process = shared_process or sandbox == "none"
+    if not shared_process and agents:
+        require_mode(sandbox)  # refused with one line where the OS sandbox cannot run
     factories: dict[str, AgentFactory] = {
-        a: agent_class(a) if shared_process else isolated_factory(a, timeout) for a in agents
+        a: agent_class(a) if shared_process else isolated_factory(a, timeout, mode=sandbox)
+        for a in agents
     }
     names = [game] if isinstance(game, str) else list(game)
     if not names:

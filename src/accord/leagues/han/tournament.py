@@ -26,6 +26,7 @@ from accord.leagues.han.naming import agent_class
 from accord.leagues.han.participants import PARTICIPANTS
 from accord.leagues.han.scoring import csv_row, likeability_proxy
 from accord.leagues.han.summary import interval_fields
+from accord.sandbox import require_mode
 from accord.tournament.tasks import Job, run_tasks
 
 __all__ = ["agent_class", "play_task", "run_tournament", "summarize"]
@@ -37,13 +38,9 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     if spec.get("time") is not None:
         game = game.with_time(float(spec["time"]))
     name = str(spec["agent"])
-    factory: Any
-    if spec.get("sandbox"):
-        from accord.leagues.han.sandboxed import sandboxed_factory
-
-        factory = sandboxed_factory(name)
-    else:
-        factory = agent_class(name) if spec.get("shared_process") else isolated_factory(name)
+    mode = _mode(spec.get("sandbox", "os"))
+    shared = spec.get("shared_process") or mode == "none"
+    factory = agent_class(name) if shared else isolated_factory(name, mode=mode)
     rec = play(
         game,
         factory,
@@ -65,6 +62,13 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _mode(sandbox: str | bool) -> str:
+    """``True``/``False`` (the older switch) as ``os``/``process``."""
+    if isinstance(sandbox, bool):
+        return "os" if sandbox else "process"
+    return str(sandbox)
+
+
 def run_tournament(
     agents: Sequence[str],
     participants: Sequence[str] = tuple(PARTICIPANTS),
@@ -76,7 +80,7 @@ def run_tournament(
     workers: int | None = None,
     time_limit: float | None = None,
     shared_process: bool = False,
-    sandbox: bool = False,
+    sandbox: str | bool = "os",
 ) -> dict[str, Any]:
     """Run the pool; returns ``{"agents": summary rows, "games": per-game records}``.
 
@@ -85,13 +89,18 @@ def run_tournament(
     agent runs in a fresh process (:mod:`accord.leagues.han.isolation`), so no state
     kept in a class or a module passes from one game to the next; ``shared_process``
     runs agents in the task's own process (trusted and faster: class attributes and
-    module globals then carry over between the games one worker runs). ``sandbox`` runs
-    each game's agent in the OS sandbox (:mod:`accord.leagues.han.sandboxed`): the only
-    way to keep a game file's values from an agent that goes looking for them (a plain
-    process can read the organiser's files and processes).
+    module globals then carry over between the games one worker runs).
+
+    ``sandbox`` is how each game's process is isolated (:mod:`accord.sandbox`): ``os``
+    (default: bubblewrap, the only way to keep a game file's values from an agent that
+    goes looking for them; refused with one line where it cannot run), ``process`` (a
+    plain child process, weaker: it can read the organiser's files and processes) or
+    ``none`` (the same as ``shared_process``). ``True``/``False`` mean ``os``/``process``.
     """
-    if sandbox and shared_process:
-        raise ConfigError("choose sandbox or shared_process, not both")
+    sandbox = _mode(sandbox)
+    if sandbox not in ("os", "process", "none"):
+        raise ConfigError(f"sandbox must be one of os, process, none; got {sandbox!r}")
+    shared_process = shared_process or sandbox == "none"
     if n < 1:
         raise ConfigError(f"games per agent, participant and game (n) must be at least 1; got {n}")
     for kind, names in (("agent", agents), ("participant", participants), ("game", games)):
@@ -100,8 +109,10 @@ def run_tournament(
         for name in names:
             if list(names).count(name) > 1:
                 raise ConfigError(f"{kind} {name!r} is named twice")
-    for a in agents:
-        agent_class(a)
+    for a in agents:  # a submitted agent's code is imported only in its sandbox
+        agent_class(a) if shared_process else isolated_factory(a, mode=sandbox)
+    if not shared_process:
+        require_mode(sandbox)
     for p in participants:
         agent_class(p, PARTICIPANTS)
     for g in games:
@@ -130,7 +141,7 @@ def run_tournament(
         "games": list(games),
         "time": time_limit,
         "shared_process": shared_process,
-        "sandbox": sandbox,
+        "sandbox": "none" if shared_process else sandbox,
     }
     run = run_tasks(play_task, jobs, out=out, settings=settings, executor=executor, workers=workers)
     records = list(run.records.values())

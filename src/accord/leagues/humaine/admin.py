@@ -19,15 +19,12 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import os
 from pathlib import Path
 
 from accord.core.errors import ConfigError
-
-from .credentials import new_secret
+from accord.web.auth import new_secret, same_secret, token_hash
 
 __all__ = [
     "ADMIN_HEADER",
@@ -54,10 +51,6 @@ OPEN_WARNING = (
 )
 
 
-def _digest(secret: str) -> bytes:
-    return hashlib.sha256(secret.encode()).digest()
-
-
 class AdminGate:
     """Checks the operator's secret on the admin routes (or lets every call through
     when ``open_admin``). Only a digest of the secret is kept."""
@@ -73,7 +66,7 @@ class AdminGate:
                 f"the admin secret must have at least 16 characters, got {len(secret)}"
             )
         self.open = open_admin
-        self._digest = None if open_admin or secret is None else _digest(secret)
+        self._digest = None if open_admin or secret is None else token_hash(secret)
         if open_admin:
             log.warning(OPEN_WARNING)
 
@@ -83,7 +76,7 @@ class AdminGate:
             return None
         if not given:
             return f"no {ADMIN_HEADER} header: the admin routes need the operator's secret"
-        if hmac.compare_digest(_digest(given), self._digest):
+        if same_secret(token_hash(given), self._digest):
             return None
         return f"wrong {ADMIN_HEADER} secret: the admin routes need the operator's secret"
 

@@ -3,8 +3,10 @@
 ``accord humaine up`` starts, on loopback, the environment orchestrator (14010), the
 utility generator (7021), the human UIs (7040) and the competition manager (14020) if
 their package is present, and two seller agents, Celia (14007) and Watson (14008), if the
-agents package is present; then prints the URLs. All run as uvicorn servers in one
-process. ``--port-base 0`` picks free ports (for tests and parallel stacks).
+agents package is present; then prints the URLs. All run in one process through the web
+layer's runner (:func:`accord.web.runner.serve_together`). ``--port-base 0`` picks free
+ports (for tests and parallel stacks). Links are printed whole on lines of their own
+(never wrapped or cut, whatever the terminal's width).
 
 The orchestrator's admin routes need the operator's secret (``X-Accord-Admin``): ``up``
 and ``orchestrator`` keep it in ``<data>/admin-secret`` (mode 0600) and ``up`` gives it
@@ -15,20 +17,19 @@ original HUMAINE manager (which cannot send the header) and says what it gives u
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import socket
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
 import typer
-import uvicorn
 from rich.console import Console
 from rich.table import Table
+
+from accord.web.runner import ServerError, bound_socket, serve, serve_together
 
 from .admin import OPEN_WARNING, admin_secret_file
 from .orchestrator import create_orchestrator_app
@@ -55,14 +56,6 @@ def humaine() -> None:
     """HUMAINE: human buyer versus two seller agents."""
 
 
-class _QuietServer(uvicorn.Server):
-    """A uvicorn server that leaves signal handling to :func:`serve_all`."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
 @dataclass
 class Service:
     name: str
@@ -70,26 +63,23 @@ class Service:
     sock: socket.socket
     probe: str  # path to GET for a health check
     page: str = ""  # path worth opening in a browser
+    url: str = ""  # from the bound socket (kept: the socket closes when the server stops)
 
-    @property
-    def url(self) -> str:
+    def __post_init__(self) -> None:
         host, port = self.sock.getsockname()[:2]
-        return f"http://{host}:{port}"
+        self.url = f"http://{host}:{port}"
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+def _bind(
+    host: str, port: int, hint: str = "; pass --port-base 0 to use free ports"
+) -> socket.socket:
+    """The web layer's bound socket, listening at once; a taken port is one clear line."""
     try:
-        sock.bind((host, port))
-    except OSError as e:
-        sock.close()
-        hint = "; pass --port-base 0 to use free ports" if port else ""
+        return bound_socket(host, port, listen=128)
+    except ServerError as e:
         raise typer.BadParameter(
-            f"cannot listen on {host}:{port}: {e} (is another server using it?){hint}"
+            f"{e} (is another server using it?){hint if port else ''}"
         ) from None
-    sock.listen(128)
-    return sock
 
 
 def _port(base: int | None, name: str) -> int:
@@ -108,6 +98,7 @@ def build_stack(
     unauthenticated: Sequence[str] = (),
     open_admin: bool = False,
     immersive: bool = False,
+    spoken_auto_send: float | None = None,
 ) -> tuple[list[Service], list[str]]:
     """The services to run and notes on what was left out (and why).
 
@@ -162,6 +153,7 @@ def build_stack(
             confirm_timeout=UI_CONFIRM_TIMEOUT,
             admin_secret=secret,
             immersive=immersive,
+            spoken_auto_send=spoken_auto_send,
         )
         keys = ui_app.state.page_keys
         if immersive:
@@ -249,33 +241,7 @@ async def serve_all(
     should_stop: Callable[[], bool] | None = None,
 ) -> None:
     """Run every service until Ctrl-C, ``exit_after`` seconds, or ``should_stop()``."""
-    servers = [
-        _QuietServer(uvicorn.Config(s.app, log_level="warning", lifespan="on", access_log=False))
-        for s in services
-    ]
-    loop = asyncio.get_running_loop()
-
-    def stop() -> None:
-        for srv in servers:
-            srv.should_exit = True
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop)
-    if exit_after is not None:
-        loop.call_later(exit_after, stop)
-    if should_stop is not None:
-
-        def poll() -> None:
-            if should_stop():
-                stop()
-            else:
-                loop.call_later(0.05, poll)
-
-        poll()
-    await asyncio.gather(
-        *(srv.serve(sockets=[s.sock]) for srv, s in zip(servers, services, strict=True))
-    )
+    await serve_together([(s.app, s.sock) for s in services], exit_after, should_stop)
 
 
 def _smoke(services: list[Service]) -> list[tuple[str, str]]:
@@ -329,6 +295,16 @@ def up(
             "speak and gesture, and the buyer speaks (offline speech; docs/humaine-immersive.md)."
         ),
     ] = False,
+    spoken_auto_send: Annotated[
+        float | None,
+        typer.Option(
+            help="Immersive mode: send a spoken take at once when its confidence (0-1; 1 "
+            "for a sentence of the domain grammar) is at least this, instead of waiting "
+            "for the buyer to send it. Off by default: misheard takes could buy things.",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = None,
 ) -> None:
     """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
     services, notes = build_stack(
@@ -343,15 +319,16 @@ def up(
         unauthenticated or [],
         open_admin,
         immersive=immersive,
+        spoken_auto_send=spoken_auto_send,
     )
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")
     table.add_column("URL")
-    for s in services:
-        table.add_row(s.name, s.url + s.page)
+    for s in services:  # the links with their keys follow, whole, below the table
+        table.add_row(s.name, s.url + ("/" if "key=" in s.page else s.page))
     console.print(table)
-    for note in notes:
-        console.print(f"[yellow]note:[/] {note}")
+    for note in notes:  # whole, on lines of their own: links must survive copying
+        console.print(f"note: {note}", soft_wrap=True, markup=False, highlight=False)
 
     async def main() -> None:
         task = asyncio.create_task(serve_all(services, exit_after))
@@ -399,6 +376,7 @@ def orchestrator(
     open_admin: Annotated[bool, typer.Option(help=_OPEN_ADMIN_HELP)] = False,
 ) -> None:
     """Serve only the environment orchestrator (R0-R4 with the spec's constants)."""
+    sock = _bind(host, port, "")  # a taken port is refused before anything is made
     db.parent.mkdir(parents=True, exist_ok=True)
     secret, admin_note = _admin_secret(db.parent, open_admin)
     console.print(f"[yellow]note:[/] {admin_note}")
@@ -412,8 +390,9 @@ def orchestrator(
         admin_secret=secret,
         open_admin=open_admin,
     )
-    console.print(f"orchestrator on [bold]http://{host}:{port}[/] (API docs at /docs)")
-    uvicorn.run(web, host=host, port=port, log_level="warning")
+    url = f"http://{host}:{sock.getsockname()[1]}"
+    console.print(f"orchestrator on {url} (API docs at /docs)", soft_wrap=True)
+    serve(web, log_level="warning", sock=sock)
 
 
 @app.command("utility-generator")
@@ -423,5 +402,6 @@ def utility_generator(
     seed: Annotated[int | None, typer.Option(help="Seed of the draws.")] = None,
 ) -> None:
     """Serve only the utility generator (Appendix A ranges, the original's routes)."""
-    console.print(f"utility generator on [bold]http://{host}:{port}[/]")
-    uvicorn.run(create_utility_generator_app(seed), host=host, port=port, log_level="warning")
+    sock = _bind(host, port, "")
+    console.print(f"utility generator on http://{host}:{sock.getsockname()[1]}", soft_wrap=True)
+    serve(create_utility_generator_app(seed), log_level="warning", sock=sock)

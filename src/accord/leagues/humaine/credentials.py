@@ -15,7 +15,8 @@ when the operator lists it as unauthenticated: in the round body
 Its messages then carry ``authenticated: false`` to the UIs and in the decision log.
 
 Only salted SHA-256 digests of the secrets are stored (:func:`digest`, in the round's
-stored set-up as ``tokenHash``); a restarted orchestrator checks against those.
+stored set-up as ``tokenHash``); a restarted orchestrator checks against those. The
+secrets, digests and comparisons are the web layer's (:mod:`accord.web.auth`).
 
 Example:
     >>> c = Credentials({"Celia": "s3cret"}, frozenset({"Watson"}))
@@ -27,14 +28,12 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from accord.core.errors import ConfigError
+from accord.web.auth import digest_matches, new_secret, salted_digest, same_secret
 
 __all__ = [
     "HASH_FIELD",
@@ -56,28 +55,14 @@ HASH_FIELD = "tokenHash"
 """Field of a stored speaker that holds the digest of its secret (never the secret)."""
 
 
-def new_secret() -> str:
-    """A fresh unguessable secret (32 URL-safe characters)."""
-    return secrets.token_urlsafe(24)
+digest = salted_digest
+"""What is stored of a secret: ``sha256$<salt>$<hex of sha256(salt + secret)>``.
 
-
-def digest(secret: str, salt: str | None = None) -> str:
-    """What is stored of a secret: ``sha256$<salt>$<hex of sha256(salt + secret)>``.
-
-    >>> d = digest("s3cret", salt="00ff"); d[:12], matches("s3cret", d), matches("guess", d)
-    ('sha256$00ff$', True, False)
-    """
-    salt = secrets.token_hex(8) if salt is None else salt
-    return f"sha256${salt}${hashlib.sha256((salt + secret).encode()).hexdigest()}"
-
-
-def matches(given: str, stored: str) -> bool:
-    """Whether ``given`` is the secret whose :func:`digest` is ``stored`` (constant time)."""
-    try:
-        kind, salt, _ = stored.split("$", 2)
-    except ValueError:
-        return False
-    return kind == "sha256" and hmac.compare_digest(digest(given, salt), stored)
+>>> d = digest("s3cret", salt="00ff"); d[:12], matches("s3cret", d), matches("guess", d)
+('sha256$00ff$', True, False)
+"""
+matches = digest_matches
+"""Whether a secret is the one whose :func:`digest` is stored (constant time)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +110,7 @@ class Credentials:
     @staticmethod
     def _proves(given: str, expected: str | None, stored: str | None) -> bool:
         if expected is not None:
-            return hmac.compare_digest(given.encode(), expected.encode())
+            return same_secret(given, expected)
         return stored is not None and matches(given, stored)
 
     def check(self, speaker: str, given: str | None) -> str | None:

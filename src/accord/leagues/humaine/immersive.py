@@ -13,11 +13,21 @@ adds, under ``/api/immersive/``:
   time, so avatars never talk over each other.
 - ``GET audio/{roundId}/{n}.wav``: that speech.
 - ``POST listen?roundId=&focus=&focusBy=`` (body: a 16 kHz mono WAV from the page's
-  microphone): transcribed offline in a worker process (:mod:`.listening`), the addressee chosen (the name said, else the avatar
-  last clicked or looked at: :func:`.behaviour.choose_addressee`), then sent as the
-  Human's message by exactly the path of a typed one (``UiService.say``: same page
-  session, same secret, same rules). The transcript, the addressee and the rule applied
-  come back to the page and are logged (an ``heard`` event in the UI server's SQLite log).
+  microphone): transcribed offline in a worker process (:mod:`.listening`), the addressee
+  chosen (the name said, else the avatar last clicked or looked at:
+  :func:`.behaviour.choose_addressee`). The take is **not sent**: it comes back to the
+  page as a pending take (``take``), which shows it to the buyer to send as heard, edit,
+  or take back. Recognition mishears, and a misheard take sent as said could buy
+  something (an issue measured 70.8 % word accuracy on voices not our own). Only an
+  operator who sets ``auto_send_at`` explicitly has takes at or above that confidence
+  sent at once (the confidence is coarse: 1.0 when the transcript is a sentence of the
+  domain grammar, else 0.0). A take taken back costs no R0 time: nothing was sent.
+- ``POST send {roundId, take, text, addressee}``: the buyer sends a pending take, as
+  heard or edited, as the Human's message by exactly the path of a typed one
+  (``UiService.say``: same page session, same secret, same rules).
+- ``POST discard {roundId, take}``: the buyer takes a pending take back.
+  Every take, and what became of it, is logged (``heard`` and ``take`` events in the UI
+  server's SQLite log).
 - ``POST look`` (body: a JPEG camera frame): a coarse head pose (:mod:`.headpose`),
   when OpenCV is installed; the page then treats the avatar looked at as clicked.
 - ``GET config``: voices, gestures, whether speech and head pose are available.
@@ -33,12 +43,14 @@ import asyncio
 import importlib
 import logging
 import time
+import uuid
 from collections import OrderedDict
 from typing import Annotated, Any, Protocol
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from accord.core.errors import ConfigError
 from accord.leagues.humaine.behaviour import (
     ADDRESSEE_RULES,
     GESTURES,
@@ -47,7 +59,7 @@ from accord.leagues.humaine.behaviour import (
     gestures_of,
 )
 from accord.leagues.humaine.listening import Listener, UnusableAudio
-from accord.leagues.humaine.say import Say
+from accord.leagues.humaine.say import Say, TakeAnswer
 from accord.web.errors import WebError
 
 __all__ = ["MAX_LISTEN_BYTES", "ImmersiveService", "wav_seconds"]
@@ -126,8 +138,14 @@ def wav_seconds(wav: bytes) -> float:
 class ImmersiveService:
     """The immersive routes over a :class:`~.ui_server.UiService` (see the module doc)."""
 
-    def __init__(self, ui: UiHost) -> None:
+    def __init__(self, ui: UiHost, auto_send_at: float | None = None) -> None:
+        if auto_send_at is not None and not 0.0 <= auto_send_at <= 1.0:
+            raise ConfigError(f"auto_send_at must be in [0, 1] or None; got {auto_send_at!r}")
         self.ui = ui
+        self.auto_send_at = auto_send_at
+        """Send a take at once when its confidence is at least this (None: never)."""
+        self.takes: dict[str, dict[str, Any]] = {}
+        """Pending takes by id: heard, shown to the buyer, not sent."""
         self.cache: OrderedDict[tuple[str, int], tuple[bytes, float]] = OrderedDict()
         self.synth_lock = asyncio.Lock()
         self.listener = Listener(tuple(ui.names))
@@ -173,6 +191,8 @@ class ImmersiveService:
             "/audio/{round_id}/{index}.wav", self.audio, methods=["GET"], dependencies=anyone
         )
         r.add_api_route("/listen", self.listen, methods=["POST"], dependencies=person)
+        r.add_api_route("/send", self.send, methods=["POST"], dependencies=person)
+        r.add_api_route("/discard", self.discard, methods=["POST"], dependencies=person)
         r.add_api_route("/look", self.look, methods=["POST"], dependencies=person)
         return r
 
@@ -189,6 +209,7 @@ class ImmersiveService:
             "humanGap": self.ui.human_gap,
             "confirmWithin": 0.0 if self.ui.auto_confirm else self.ui.confirm_timeout,
             "listenMode": "push-to-talk (ends on a click or after 0.9 s of silence)",
+            "autoSendAt": self.auto_send_at,
         }
 
     # -- speech out --------------------------------------------------------------------
@@ -336,21 +357,66 @@ class ImmersiveService:
             self._note(r.round_id, entry)
             return entry
         addressee, rule = choose_addressee(text, self.ui.names, focus=focus, focus_by=focusBy)
-        entry |= {"addressee": addressee, "rule": rule}
+        confidence = 1.0 if heard.get("in_grammar") else 0.0
+        entry |= {"addressee": addressee, "rule": rule, "confidence": confidence}
+        if self.auto_send_at is None or confidence < self.auto_send_at:
+            take = uuid.uuid4().hex[:12]
+            entry |= {"sent": False, "take": take, "pending": True}
+            self.takes[take] = {
+                "roundId": r.round_id, "text": text, "addressee": addressee, "rule": rule
+            }  # fmt: skip
+            while len(self.takes) > 64:  # a page that never answers keeps only the last ones
+                self.takes.pop(next(iter(self.takes)))
+            self._note(r.round_id, entry)
+            return entry
+        return await self._send(r.round_id, entry, text, addressee)
+
+    async def _send(
+        self, rid: str, entry: dict[str, Any], text: str, addressee: str
+    ) -> dict[str, Any]:
         try:
-            said = await self.ui.say(Say(roundId=r.round_id, text=text, addressee=addressee))
+            said = await self.ui.say(Say(roundId=rid, text=text, addressee=addressee))
         except WebError as e:
             entry |= {"sent": False, "why": e.message}
-            self._note(r.round_id, entry)
+            self._note(rid, entry)
             raise
         reply = said.get("reply") or {}
         entry |= {
             "sent": True,
             "permitted": reply.get("permitted"),
             "rationale": reply.get("rationale"),
+            "notice": said.get("notice"),
         }
-        self._note(r.round_id, entry)
+        self._note(rid, entry)
         return entry | {"reply": reply}
+
+    def _take(self, body: TakeAnswer) -> dict[str, Any]:
+        take = self.takes.pop(body.take, None)
+        if take is None or take["roundId"] != self.ui.find(body.roundId).round_id:
+            raise WebError(409, "that take is no longer waiting: speak again or type it")
+        return take
+
+    async def send(self, body: TakeAnswer) -> dict[str, Any]:
+        """The buyer sends a pending take, as heard or edited."""
+        take = self._take(body)
+        text = (body.text if body.text is not None else take["text"]).strip()
+        if not text:
+            raise WebError(422, "the message is empty: type what you meant, or take it back")
+        addressee = take["addressee"] if body.addressee is None else body.addressee
+        edited = text != take["text"] or addressee != take["addressee"]
+        rule = take["rule"] if addressee == take["addressee"] else "chosen by the buyer"
+        entry: dict[str, Any] = {
+            "take": body.take, "heardText": take["text"], "text": text, "source": "take",
+            "addressee": addressee, "rule": rule, "edited": edited, "confirmed": True,
+            "audioSeconds": 0.0, "sttSeconds": 0.0, "at": time.time(),
+        }  # fmt: skip
+        return await self._send(take["roundId"], entry, text, addressee)
+
+    def discard(self, body: TakeAnswer) -> dict[str, Any]:
+        """The buyer takes a pending take back: nothing is sent, no R0 time is spent."""
+        take = self._take(body)
+        self.ui.record(take["roundId"], "take", {"take": body.take, "discarded": True}, time.time())
+        return {"take": body.take, "sent": False, "discarded": True}
 
     def _note(self, rid: str, entry: dict[str, Any]) -> None:
         log.info(

@@ -76,8 +76,13 @@ def _work(wav: bytes) -> dict[str, Any]:
         t = _TRANSCRIBER.transcribe_pcm(speech, rate)
     except InvalidAudio as e:
         return {"error": str(e)}
+    matcher = getattr(_TRANSCRIBER, "_matcher", None)
+    in_grammar = matcher is not None and any(
+        matcher.fullmatch(s + " ") for s in (t.text, t.text.lower())
+    )
     return {
         "text": t.text,
+        "in_grammar": bool(in_grammar),
         "source": t.source,
         "seconds": t.seconds,
         "audio_seconds": samples.size / rate,

@@ -23,7 +23,7 @@ Example::
 
     app = create_orchestrator_app(db_path="humaine.db", human_uis=["http://127.0.0.1:7040"])
     secret = app.state.admin_secret  # made here; send it as X-Accord-Admin to run rounds
-    uvicorn.run(app, host="127.0.0.1", port=14010)
+    serve(app, "127.0.0.1", 14010)  # accord.web.runner.serve
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 
 from accord.web.app import create_app
-from accord.web.requests import parse
+from accord.web.requests import json_body, parse
 from accord.web.requests import read_json as web_read_json
 
 from .admin import ADMIN_HEADER, AdminGate
@@ -46,6 +46,7 @@ from .messages import (
     EndRoundRequest,
     InitializeRound,
     PartySpec,
+    RelayMessage,
     StartRoundRequest,
 )
 from .parties import HumaineError
@@ -166,14 +167,24 @@ class OrchestratorService:
 
     def router(self) -> APIRouter:
         r = APIRouter()
-        for path, endpoint in (
-            ("/relayMessage", self.relay_message),
-            ("/initializeRound", self.initialize_round),
-            ("/startRound", self.start_round),
-            ("/endRound", self.end_round),
-            ("/receiveHumanAllocation", self.receive_allocation),
+        # each route reads its own body (the original's wire format, its own errors, a
+        # rejection to a registered sender of a malformed message); OpenAPI shows the models
+        for path, endpoint, body in (
+            ("/relayMessage", self.relay_message, json_body(RelayMessage)),
+            ("/initializeRound", self.initialize_round, json_body(InitializeRound)),
+            (
+                "/startRound",
+                self.start_round,
+                json_body(
+                    StartRoundRequest,
+                    InitializeRound,
+                    description="generation 2: {roundId}; generation 1: the whole round body",
+                ),
+            ),
+            ("/endRound", self.end_round, json_body(EndRoundRequest)),
+            ("/receiveHumanAllocation", self.receive_allocation, json_body(AllocationRequest)),
         ):
-            r.add_api_route(path, endpoint, methods=["POST"])
+            r.add_api_route(path, endpoint, methods=["POST"], openapi_extra=body)
         r.add_api_route("/rounds", self.list_rounds, methods=["GET"])
         r.add_api_route("/rounds/{round_id}", self.get_round, methods=["GET"])
         for path in ("/viewQueue", "/viewQueue/{roundId}"):  # the original's forms

@@ -19,8 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +26,7 @@ from pathlib import Path
 from accord.core.errors import ConfigError
 from accord.leagues.humaine.credentials import digest, matches
 from accord.leagues.humaine.private_files import read_private, write_private
+from accord.web.auth import new_secret, token_hash
 
 __all__ = ["ADMIN", "COOKIES", "PERSON", "PageKeys", "cookie_for", "load_keys"]
 
@@ -43,7 +42,7 @@ _TABLE = "CREATE TABLE IF NOT EXISTS page_keys (role TEXT PRIMARY KEY, key TEXT 
 
 def cookie_for(role: str, key: str) -> str:
     """What the role's cookie holds: a digest of its key (not the key itself)."""
-    return hashlib.sha256(f"{role}:{key}".encode()).hexdigest()
+    return token_hash(f"{role}:{key}")
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ def load_keys(
         if key is None and old is not None and plain_old is None:
             digests[role] = old  # only its digest is known: keep checking against it
         elif key is None:
-            key = secrets.token_urlsafe(24)
+            key = new_secret()
         chosen[role] = key
         if key is not None:
             kept = old if old and old.startswith("sha256$") else None

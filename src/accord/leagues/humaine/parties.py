@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from accord.web.delivery import Outbox
 from accord.web.errors import WebError
 
 from .credentials import Credentials
-from .fanout import Outbox
 from .messages import InitializeRound
 from .round import Phase, Round
 from .store import RoundRecord

@@ -44,9 +44,11 @@ from .rules import (
     HUMAN,
     Bid,
     Decision,
+    Intent,
     RuleConfig,
     RulesEngine,
     Utterance,
+    apply_intent,
     to_cents,
     update_bids,
 )
@@ -203,8 +205,11 @@ class Round:
     round_number: int | None = None
     track_delivery: bool = False
     """See :class:`RulesEngine` (the orchestrator reports deliveries; simulations don't)."""
-    seller_accepts_need_offer: bool = False
-    """See :class:`RulesEngine` (generation 1 rounds: no confirmation step guards a deal)."""
+    seller_accepts_need_offer: bool = True
+    """See :class:`RulesEngine`: a seller may accept only an offer the buyer made."""
+    read_intent: Callable[[str], Intent | None] | None = None
+    """Reads a buyer's words without a bid (see :class:`Intent`), to rebuild the buyer's
+    standing offers after a restart as they were judged."""
 
     def __post_init__(self) -> None:
         self.agents = tuple(self.agents)
@@ -407,7 +412,13 @@ class Round:
                 bid = _bid_of(e.message)
                 if e.speaker == self.human:
                     human_at, addressee, spoken = base + e.t, e.addressee, []
-                    update_bids(bids, self.engine.resolve_addressee(e.addressee), bid)
+                    seller = self.engine.resolve_addressee(e.addressee)
+                    text = str(e.message.get("text") or e.text)
+                    intent = self.read_intent(text) if self.read_intent else None
+                    if bid is None and intent is not None:
+                        apply_intent(bids, offers, self.agents, seller, intent)
+                    else:
+                        update_bids(bids, seller, bid)
                     if e.deal:
                         offers.pop(self.engine.resolve_addressee(e.addressee) or "", None)
                 else:

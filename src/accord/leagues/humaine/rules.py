@@ -49,10 +49,13 @@ __all__ = [
     "MAX_AMOUNT",
     "Bid",
     "Decision",
+    "Intent",
     "RuleConfig",
     "RulesEngine",
     "Utterance",
     "count_words",
+    "apply_intent",
+    "intent_bid",
     "to_cents",
     "update_bids",
 ]
@@ -146,13 +149,28 @@ class Bid:
 
 
 @dataclass(frozen=True)
+class Intent:
+    """What a buyer's words offer when the message carries no bid (read by
+    :func:`accord.leagues.humaine.agents.intent.read_intent`): ``kind`` is "accept" (the
+    addressed seller's standing offer), "offer" (``goods`` for ``price``), "price" (the
+    standing offer's goods for ``price``) or "reject". Used only to know which offer a
+    seller may accept; it never books anything itself."""
+
+    kind: str
+    goods: Mapping[str, int] = field(default_factory=dict)
+    price: float | None = None
+
+
+@dataclass(frozen=True)
 class Utterance:
-    """One message as the rules see it. ``addressee`` is an agent name, "Human" or ""."""
+    """One message as the rules see it. ``addressee`` is an agent name, "Human" or "";
+    ``intent`` is the buyer's offer read from its words (messages without a bid)."""
 
     speaker: str
     text: str
     addressee: str = ""
     bid: Bid | None = None
+    intent: Intent | None = None
 
 
 @dataclass(frozen=True)
@@ -200,10 +218,13 @@ class RulesEngine:
             unaddressed agent only once that agent has been sent its copy (reported
             through :meth:`mark_seen`); without it, at once (virtual-time simulations).
         seller_accepts_need_offer: a seller's Accept is permitted only of the buyer's
-            standing ``BuyOffer`` to that seller, at its goods and price (rule "offer").
-            Off by default for now: buyers who speak without bids (the original
-            platform's humans, the simulated buyers) make no structured offer, so every
-            seller Accept would be refused; see docs/humaine.md.
+            standing offer to that seller, at its goods and price (rule "offer"), as a
+            buyer's Accept must be of a seller's standing offer. The buyer's offer is its
+            ``BuyOffer`` bid or, for a message without a bid, what its words offer (the
+            utterance's :class:`Intent`: "I accept" makes the seller's standing offer the
+            buyer's, "2 eggs for $3" offers that). Every round (:class:`~.round.Round`,
+            so the orchestrator and fast mode) turns it on; the bare engine leaves it
+            off for unit tests of the other rules.
     """
 
     def __init__(
@@ -377,6 +398,14 @@ class RulesEngine:
                 deal_cents = to_cents(bid.price)
             except ValueError as e:
                 return self._block(msg, at, "R1", f"Unusable price: {e}")
+            if deal_cents > self._budget_cents:
+                return self._block(
+                    msg,
+                    at,
+                    "R1",
+                    f"Insufficient budget: accepting {deal_cents / 100:.2f} USD would drive "
+                    f"the human's budget of {self._budget_cents / 100:.2f} USD negative",
+                )
             unlike = (
                 self._unlike_standing_offer(msg, bid)
                 if is_human
@@ -386,14 +415,6 @@ class RulesEngine:
             )
             if unlike is not None:
                 return self._block(msg, at, "offer", unlike)
-            if deal_cents > self._budget_cents:
-                return self._block(
-                    msg,
-                    at,
-                    "R1",
-                    f"Insufficient budget: accepting {deal_cents / 100:.2f} USD would drive "
-                    f"the human's budget of {self._budget_cents / 100:.2f} USD negative",
-                )
         if is_human:
             return self._check_human(msg, at, deal_cents)
         return self._check_agent(msg, at, deal_cents)
@@ -529,7 +550,11 @@ class RulesEngine:
             self._budget_cents -= verdict.amount_cents
         bid = msg.bid
         if msg.speaker == self.human:
-            update_bids(self._bids, self.resolve_addressee(msg.addressee), bid)
+            seller = self.resolve_addressee(msg.addressee)
+            if bid is None and msg.intent is not None:
+                apply_intent(self._bids, self._offers, self.agents, seller, msg.intent)
+            else:
+                update_bids(self._bids, seller, bid)
             if verdict.deal:  # the offer is bought
                 self._offers.pop(self.resolve_addressee(msg.addressee) or "", None)
         elif bid is not None:
@@ -548,6 +573,59 @@ class RulesEngine:
         turn.last_agent = msg.speaker
         if msg.speaker == turn.addressee:
             turn.addressee_spoke, turn.addressee_spoke_at = True, verdict.at
+
+
+def intent_bid(
+    offers: Mapping[str, Bid], seller: str | None, intent: Intent
+) -> tuple[str | None, Bid | None]:
+    """The seller a buyer's words are for and the bid they amount to, given the sellers'
+    standing ``offers`` (None: they change no offer). An unaddressed acceptance is of the
+    only standing offer.
+
+    >>> offers = {"Celia": Bid("SellOffer", {"egg": 2}, 3.0)}
+    >>> intent_bid(offers, None, Intent("accept"))
+    ('Celia', Bid(type='BuyOffer', quantity=mappingproxy({'egg': 2}), price=3.0))
+    >>> intent_bid(offers, "Watson", Intent("price", price=2.0))
+    ('Watson', None)
+    """
+    if seller is None and intent.kind == "accept" and len(offers) == 1:
+        seller = next(iter(offers))
+    standing = offers.get(seller or "")
+    if intent.kind == "reject":
+        return seller, Bid("Reject")
+    if intent.kind == "accept" and standing is not None:
+        return seller, Bid("BuyOffer", standing.quantity, standing.price)
+    if intent.kind == "offer" and intent.goods and intent.price is not None:
+        return seller, Bid("BuyOffer", intent.goods, intent.price)
+    if intent.kind == "price" and standing is not None and intent.price is not None:
+        return seller, Bid("BuyOffer", standing.quantity, intent.price)
+    return seller, None
+
+
+def apply_intent(
+    bids: dict[str, Bid],
+    offers: Mapping[str, Bid],
+    agents: Iterable[str],
+    seller: str | None,
+    intent: Intent,
+) -> None:
+    """Apply a buyer's words (no bid) to its standing offers by seller: said to a
+    seller, to that seller; an offer or a rejection said to nobody, to every seller
+    (both may answer it, R2); an acceptance or a price said to nobody, to the only
+    seller with a standing offer (none when both have one: whose would it be?).
+
+    >>> bids: dict[str, Bid] = {}
+    >>> apply_intent(bids, {}, ("Celia", "Watson"), None, Intent("offer", {"egg": 2}, 3.0))
+    >>> sorted(bids)
+    ['Celia', 'Watson']
+    """
+    if seller is None and intent.kind in ("accept", "price"):
+        if len(offers) == 1:
+            seller = next(iter(offers))
+        else:
+            return
+    for name in [seller] if seller is not None else list(agents):
+        update_bids(bids, *intent_bid(offers, name, intent))
 
 
 def update_bids(bids: dict[str, Bid], seller: str | None, bid: Bid | None) -> None:

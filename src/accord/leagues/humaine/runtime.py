@@ -13,13 +13,17 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
 
-from .confirmation import confirm
+from accord.web.delivery import Delivery, Outbox
+
+from .agents.intent import read_intent
+from .confirmation import UNCONFIRMED, confirm
 from .credentials import HASH_FIELD, TOKEN_FIELD, Credentials, digest, new_secret
-from .fanout import Delivery, Outbox
 from .messages import InitializeRound, PartySpec, RelayMessage, explain
 from .parties import HumaineError, Party, RoundRuntime, infer_addressee, iso_now
 from .round import Durations, LogEntry, Phase, Round
@@ -31,6 +35,9 @@ __all__ = ["HumaineError", "Orchestrator", "Party", "RoundRuntime", "infer_addre
 
 
 log = logging.getLogger("accord.humaine.orchestrator")
+
+HELD = "held"
+"""The stored rule of a permitted Accept still waiting for the buyer's confirmation."""
 
 
 class Orchestrator:
@@ -165,9 +172,10 @@ class Orchestrator:
             HUMAN,
             spec.roundNumber,
             track_delivery=True,
-            # no buyer confirmation guards a seller's Accept: it must take an offer the
-            # buyer made (generation 1, or generation 2 without a UI to confirm)
-            seller_accepts_need_offer=record.generation == 1 or not uis,
+            # a seller's Accept must take an offer the buyer made, always (the buyer's
+            # confirmation, where there is one, comes on top)
+            seller_accepts_need_offer=True,
+            read_intent=partial(read_intent, names=tuple(a.name for a in spec.agents)),
         )
         agents = {a.name: Party(a.name, a.base_url(), "agent") for a in spec.agents}
         speakers: list[tuple[str, Any]] = [(a.name, a) for a in spec.agents]
@@ -234,7 +242,7 @@ class Orchestrator:
                 del rt.delivery_errors[:-200]
 
             timeout = self.confirm_timeout if confirmations else self.call_timeout
-            box = Outbox(party.url, party.name, timeout, failed)
+            box = Outbox(party.name, party.url, timeout=timeout, on_failure=failed)
             rt.outboxes[key] = box
         return box
 
@@ -283,7 +291,10 @@ class Orchestrator:
             body = utility | {"name": name, "roundId": rt.round_id} | self._secret(creds, name)
             futures += self._send(rt, [party], "/setUtility", body)
         rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
-        return await self._gather(futures)
+        replies = await self._gather(futures)
+        # parties often echo the body they got (the original's agents echo the utility):
+        # their secrets must not reach whoever started the round
+        return list(withheld(replies, set(creds.tokens.values())))
 
     @staticmethod
     def _secret(creds: Credentials, speaker: str) -> dict[str, str]:
@@ -445,10 +456,12 @@ class Orchestrator:
         if msg.bid is not None:
             price = None if msg.bid.price is None else msg.bid.price.value
             bid = Bid(msg.bid.type, msg.bid.quantity, price)
-        utt = Utterance(msg.speaker, msg.text, forward.get("addressee") or "", bid)
+        intent = read_intent(msg.text, rnd.agents) if is_human and bid is None else None
+        utt = Utterance(msg.speaker, msg.text, forward.get("addressee") or "", bid, intent)
         decision = rnd.submit(utt, now=at, wire=forward)
         entry = rnd.log[-1]
-        self._persist_entry(rt, entry)
+        held = decision.permitted and decision.deal and self._held(rt, decision)
+        self._persist_entry(rt, replace(entry, rule=HELD) if held else entry)
         self._route(rt, forward, decision, entry)
         reply: dict[str, Any] = {
             "status": "Acknowledged" if decision.permitted else "Blocked",
@@ -565,6 +578,7 @@ class Orchestrator:
         channels = [self._outbox(rt, ui, confirmations=True) for ui in rt.uis]
         declined = await confirm(channels, body)
         if declined is None:
+            self._persist_entry(rt, entry)  # no longer held: a restart keeps it
             self._release(rt, body, d)
             logged = body | {"permitted": True, "rationale": d.rationale}
             self._send(rt, rt.uis, "/receiveLog", logged)
@@ -641,11 +655,27 @@ class Orchestrator:
             )
             if rec.allocation is not None:
                 rt.round.allocation = Allocation.from_wire(rec.allocation)
+            self._unhold(rt)
             self.rounds[rec.round_id] = rt
             if rec.status is Phase.FAILED:
                 rt.round.fail(rec.error or "failed before a restart")
             elif rec.status not in (Phase.CREATED, Phase.ENDED):
                 rt.task = asyncio.get_running_loop().create_task(self._schedule(rt))
+
+    def _unhold(self, rt: RoundRuntime) -> None:
+        """Deals still held for the buyer's confirmation when the orchestrator stopped:
+        nobody can answer for them any more, so they are no deals (fail closed)."""
+        for e in list(rt.round.log):
+            if e.permitted and e.deal and e.rule == HELD:
+                why = f"{UNCONFIRMED}: the orchestrator restarted before the buyer answered"
+                blocked = rt.round.decline_deal(e.seq, why)
+                if blocked is not None:
+                    self._persist_entry(rt, blocked)
+                    if self.store is not None:
+                        for p in rt.round.purchases:
+                            if p.seq == e.seq:
+                                self.store.save_purchase(rt.round_id, p)
+                    log.warning("round %s: held deal %d dropped at restart", rt.round_id, e.seq)
 
     # ---------------------------------------------------------------- reading
     def describe(self, rt: RoundRuntime, full: bool = True) -> dict[str, Any]:
@@ -678,6 +708,25 @@ class Orchestrator:
         """Wait until all deliveries queued for a round went out (tests, shutdown)."""
         rt = self.resolve(round_id)
         await asyncio.gather(*(b.drain() for b in list(rt.outboxes.values())))
+
+
+def withheld(value: Any, secrets: set[str]) -> Any:
+    """``value`` with every secret taken out: ``token`` fields dropped, any text that
+    holds one of ``secrets`` replaced by a notice.
+
+    >>> withheld([{"status": "ok", "utility": {"token": "s3cret-xyz"}}, "s3cret-xyz"],
+    ...          {"s3cret-xyz"})
+    [{'status': 'ok', 'utility': {}}, '(a secret, withheld)']
+    """
+    if isinstance(value, dict):
+        return {
+            k: withheld(v, secrets) for k, v in value.items() if k not in (TOKEN_FIELD, HASH_FIELD)
+        }
+    if isinstance(value, list):
+        return [withheld(v, secrets) for v in value]
+    if isinstance(value, str) and any(s and s in value for s in secrets):
+        return "(a secret, withheld)"
+    return value
 
 
 def hashed(spec: dict[str, Any]) -> dict[str, Any]:

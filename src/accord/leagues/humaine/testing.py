@@ -1,4 +1,4 @@
-"""Test support for HUMAINE services: real uvicorn servers on free loopback ports and
+"""Test support for HUMAINE services: real servers (the web layer's runner) on free loopback ports and
 tiny recording parties (agents or human UIs) that answer every orchestrator callback
 and store what they receive. Useful to agent authors as well as to our tests.
 
@@ -25,11 +25,12 @@ from collections.abc import Callable
 from typing import Any, Self
 
 import httpx
-from fastapi import FastAPI, Request
+from fastapi import Request
 
 from accord.leagues.humaine.admin import admin_headers
 from accord.leagues.humaine.goods import UNITS
 from accord.leagues.humaine.messages import UI_ROUTES
+from accord.web.app import create_app
 from accord.web.runner import ServerThread as ServerThread  # the test kit's servers
 from accord.web.runner import free_port as free_port
 from accord.web.runner import loopback_socket as loopback_socket
@@ -114,7 +115,7 @@ class Party:
         self.on_message = on_message
         self.received: list[tuple[str, float, dict[str, Any]]] = []
         self.lock = threading.Lock()
-        app = FastAPI()
+        app = create_app(f"recording party {name}")
         for route in PARTY_ROUTES:
             app.add_api_route(route, self._handler(route), methods=["POST"])
         self.server = ServerThread(app)

@@ -60,6 +60,7 @@ from accord.leagues.humaine.manager.services import (
     local_utility_source,
 )
 from accord.leagues.humaine.messages import UI_ROUTES
+from accord.leagues.humaine.notices import plain_notice
 from accord.leagues.humaine.optimizer import best_allocation
 from accord.leagues.humaine.page_sessions import (
     ADMIN,
@@ -72,7 +73,7 @@ from accord.leagues.humaine.page_sessions import (
 from accord.leagues.humaine.say import Say
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
-from accord.leagues.humaine.ui_state import BOOKED, EventLog, UiRound
+from accord.leagues.humaine.ui_state import BOOKED, HeardLog, UiRound
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
 from accord.web.app import create_app
 from accord.web.errors import WebError
@@ -135,6 +136,7 @@ def create_ui_app(
     human_gap: float = 5.0,
     admin_secret: str | None = None,
     immersive: bool = False,
+    spoken_auto_send: float | None = None,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -155,6 +157,9 @@ def create_ui_app(
     the admin page starts a round or ends a phase (see :mod:`.admin`).
     ``immersive`` adds the immersive page (``/immersive/``: avatars that speak and
     gesture, the person speaking; :mod:`.immersive`), where the person's link then leads.
+    A spoken take is shown to the person and sent only when they send it (as heard or
+    edited); ``spoken_auto_send`` (the operator's explicit choice, 0-1) sends takes of at
+    least that confidence at once.
     """
     if not confirm_timeout > 0:
         raise ConfigError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
@@ -175,7 +180,7 @@ def create_ui_app(
     if immersive:
         from accord.leagues.humaine.immersive import MAX_LISTEN_BYTES, ImmersiveService
 
-        extra = ImmersiveService(service)
+        extra = ImmersiveService(service, auto_send_at=spoken_auto_send)
         service.pages[PERSON] = "immersive/"
         app = create_app(
             "Accord HUMAINE human UIs (immersive)",
@@ -228,7 +233,7 @@ class UiService:
         self.auto_confirm = auto_confirm
         self.human_gap = human_gap
         on_disk = str(db_path) != ":memory:"  # secrets it must send: 0600 files beside it
-        self.log = EventLog(db_path, Path(f"{db_path}.round-secrets") if on_disk else None)
+        self.log = HeardLog(db_path, Path(f"{db_path}.round-secrets") if on_disk else None)
         keys_file = Path(f"{db_path}.page-keys") if on_disk else None
         self.keys = load_keys(self.log.db, person_key, admin_key, keys_file)
         self.pages = dict(PAGES)
@@ -438,7 +443,10 @@ class UiService:
         }
         reply = await self.forward("/relayMessage", msg, r.token)
         self.record(r.round_id, "said", msg, time.time())
-        return {"sent": msg, "reply": reply}
+        out = {"sent": msg, "reply": reply}
+        if isinstance(reply, dict) and reply.get("permitted") is False:
+            out["notice"] = plain_notice("Human", str(reply.get("rationale") or ""))
+        return out
 
     def _parse(self, r: UiRound, allocation: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -3,16 +3,16 @@
 :class:`UiRound` applies one call at a time (``/sendRoundMetadata``, ``/setUtility``,
 ``/startRound``, ``/endRound``, ``/receiveMessage``, ``/receiveLog``,
 ``/receiveRejection``, ``/confirmAccept``, ``/receiveRoundTotals``, plus the UI's own
-``said``, ``decision`` and ``allocation`` events); :class:`EventLog` keeps every call in
-SQLite so the state can be rebuilt after a restart. Times are wall-clock seconds at
+``said``, ``decision`` and ``allocation`` events); :class:`HeardLog` keeps every call in
+the web layer's event log so the state can be rebuilt after a restart. Times are wall-clock seconds at
 receipt (display only: the rules are timed by the orchestrator).
 
 A ``/confirmAccept`` makes a *pending* deal; a ``decision`` event (the person's click,
 the timeout, or auto-confirmation) makes it ``confirmed`` or ``declined``. The same body
 again while its deal waits is the same deal; after the decision it is a new deal (the
 orchestrator asks once per deal, and an old yes must not buy twice). Only
-confirmed deals (and ``unanswered`` ones, see :meth:`UiRound.settle_unanswered`) count
-as bought.
+confirmed deals count as bought: an ``unanswered`` one (see
+:meth:`UiRound.settle_unanswered`) was not bought, since the orchestrator fails closed.
 
 Example:
     >>> r = UiRound("r1", created=0.0)
@@ -32,12 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from accord.leagues.humaine.goods import GOODS
+from accord.leagues.humaine.notices import shown
 from accord.leagues.humaine.private_files import read_private, write_private
 from accord.tournament.sqlite import SqliteFile
+from accord.web.store import EventLog
 
-__all__ = ["BOOKED", "EventLog", "UiRound"]
+__all__ = ["BOOKED", "HeardLog", "UiRound"]
 
-BOOKED = ("confirmed", "unanswered")
+BOOKED = ("confirmed",)
 """Deal statuses whose goods and price count (the orchestrator keeps these deals)."""
 
 
@@ -128,6 +130,8 @@ class UiRound:
         elif verdict:
             permitted = route != "receiveRejection" and body.get("permitted") is not False
         key = _key(body)
+        if verdict and permitted is False:
+            self._unbook(key)
         if key in self.index:
             entry = self.transcript[self.index[key]]
             if verdict:
@@ -162,6 +166,13 @@ class UiRound:
                 }
             elif bid.get("type") in ("Accept", "Reject"):
                 self.offers.pop(speaker, None)
+
+    def _unbook(self, key: tuple[str, str, str]) -> None:
+        """The orchestrator blocked a held Accept (declined, or nobody confirmed it in
+        its time): a deal still waiting here is no deal; the page stops asking."""
+        i = self.deal_index.get(key)
+        if i is not None and self.deals[i]["status"] == "pending":
+            self.deals[i]["status"], self.deals[i]["by"] = "declined", "orchestrator"
 
     def _deal(self, body: dict[str, Any], at: float) -> None:
         key = _key(body)
@@ -200,13 +211,13 @@ class UiRound:
 
     def settle_unanswered(self) -> None:
         """After a restart nobody waits for a pending deal's answer any more: the
-        orchestrator's call failed, and it keeps a deal it got no answer for."""
+        orchestrator's call failed, and a deal nobody confirmed is not bought."""
         for deal in self.deals:
             if deal["status"] == "pending":
                 deal["status"], deal["by"] = "unanswered", "restart"
 
     def booked(self) -> list[dict[str, Any]]:
-        """The deals that count: confirmed (or kept unanswered by the orchestrator)."""
+        """The deals that count: those the buyer confirmed."""
         return [d for d in self.deals if d["status"] in BOOKED]
 
     def have(self) -> dict[str, int]:
@@ -260,7 +271,7 @@ class UiRound:
             "spent": spent,
             "left": None if self.budget is None else round(self.budget - spent, 2),
             "utility": self.utility,
-            "transcript": self.transcript,
+            "transcript": [shown(e) for e in self.transcript],
             "offers": self.offers,
             "deals": self.booked(),
             "pending": pending,
@@ -275,33 +286,37 @@ class UiRound:
         }
 
 
-_EVENTS = (
-    "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, round_id TEXT NOT NULL,"
-    " route TEXT NOT NULL, body TEXT NOT NULL, at REAL NOT NULL)"
-)
+_OLD_TABLE = "humaine_ui_events_v1"
+"""Where a file written before the web layer's event log keeps its events until they
+are copied (then it is dropped)."""
 
 
-class EventLog:
-    """Append-only SQLite log of everything the UI server heard, replayed at start-up.
+class HeardLog:
+    """Everything the UI server heard, as events of the web layer's append-only log
+    (:class:`accord.web.store.EventLog`: stream = round, kind = route, data = body),
+    replayed at start-up.
 
     The buyer's round secrets (``token`` of ``/setUtility`` and ``/sendRoundMetadata``)
     are not written to SQLite: the server must send them, so they go to ``secrets_file``
     (mode 0600, by round) and are put back into those bodies on replay. A file written
-    before this kept them in the bodies: they are moved out when it is opened.
+    by an earlier version (its own ``events`` table, secrets perhaps in the bodies) is
+    copied into the log once, secrets moved out, and its old table dropped.
     """
 
     def __init__(self, path: str | Path, secrets_file: Path | None = None) -> None:
-        self.file = SqliteFile(path, schema=_EVENTS)
-        self._db = self.file.conn
-        self._db.execute("PRAGMA secure_delete = ON")  # moved-out secrets leave no trace
+        self.file = SqliteFile(path)
+        self.file.conn.execute("PRAGMA secure_delete = ON")  # moved-out secrets leave no trace
         self.secrets_file = secrets_file
         self._secrets: dict[str, str] = read_private(secrets_file)
-        self._move_old_secrets()
+        old = self._set_aside_old_table()
+        self.events = EventLog(self.file)
+        if old:
+            self._copy_old_events()
 
     @property
     def db(self) -> sqlite3.Connection:
         """The SQLite connection (the page keys live in the same file)."""
-        return self._db
+        return self.file.conn
 
     def _keep_secret(self, round_id: str, token: Any) -> None:
         if isinstance(token, str) and token and self._secrets.get(round_id) != token:
@@ -309,34 +324,38 @@ class EventLog:
             if self.secrets_file is not None:
                 write_private(self.secrets_file, self._secrets)
 
-    def _move_old_secrets(self) -> None:
-        if self.secrets_file is None:
-            return
-        rows = self.file.rows("SELECT seq, round_id, body FROM events WHERE body LIKE '%token%'")
-        for r in rows:
-            body = json.loads(r["body"])
-            if isinstance(body, dict) and "token" in body:
-                self._keep_secret(r["round_id"], body.pop("token"))
-                self.file.execute(
-                    "UPDATE events SET body = ? WHERE seq = ?", (json.dumps(body), r["seq"])
-                )
+    def _set_aside_old_table(self) -> bool:
+        """Rename an earlier version's ``events`` table (it has ``round_id``)."""
+        with self.file.lock:
+            cols = {r[1] for r in self.file.conn.execute("PRAGMA table_info(events)")}
+            if "round_id" in cols:
+                self.file.conn.execute(f"ALTER TABLE events RENAME TO {_OLD_TABLE}")
+            found = self.file.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_OLD_TABLE,)
+            ).fetchone()
+        return found is not None
+
+    def _copy_old_events(self) -> None:
+        rows = self.file.rows(f"SELECT round_id, route, body, at FROM {_OLD_TABLE} ORDER BY seq")
+        with self.file.transaction(immediate=True):
+            for r in rows:
+                body = json.loads(r["body"])
+                self.append(r["round_id"], r["route"], body, float(r["at"]))
+            self.file.execute(f"DROP TABLE {_OLD_TABLE}")
+        self.file.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # no old page left behind
 
     def append(self, round_id: str, route: str, body: dict[str, Any], at: float) -> None:
         if "token" in body and self.secrets_file is not None:
             self._keep_secret(round_id, body["token"])
             body = {k: v for k, v in body.items() if k != "token"}
-        self.file.execute(
-            "INSERT INTO events (round_id, route, body, at) VALUES (?, ?, ?, ?)",
-            (round_id, route, json.dumps(body), at),
-        )
+        self.events.append(round_id, route, body, at=at)
 
     def replay(self) -> list[tuple[str, str, dict[str, Any], float]]:
-        rows = self.file.rows("SELECT round_id, route, body, at FROM events ORDER BY seq")
         out = []
-        for r in rows:
-            body = json.loads(r["body"])
-            secret = self._secrets.get(r["round_id"])
-            if secret and r["route"] in ("setUtility", "sendRoundMetadata"):
+        for e in self.events.read():
+            body = e.data
+            secret = self._secrets.get(e.stream)
+            if secret and e.kind in ("setUtility", "sendRoundMetadata"):
                 body = body | {"token": secret}
-            out.append((r["round_id"], r["route"], body, float(r["at"])))
+            out.append((e.stream, e.kind, body, e.at))
         return out

@@ -20,9 +20,12 @@ import math
 from typing import Any
 
 import numpy as np
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
+from pydantic import BaseModel, ConfigDict, Field
 
-from accord.web.errors import WebError, install_error_handlers
+from accord.web.app import create_app
+from accord.web.errors import WebError
+from accord.web.requests import json_body, parse, read_json
 
 from .goods import GOODS, InvalidBundle, validate_bundle
 from .optimizer import best_allocation
@@ -31,6 +34,10 @@ from .utility import BuyerUtility, InvalidUtility, ProductValue, SellerUtility, 
 
 __all__ = [
     "BUYER_RANGES",
+    "CalculateUtilityRequest",
+    "CheckAllocationRequest",
+    "OptimizeAllocationRequest",
+    "UtilityGenerator",
     "DEFAULT_PORT",
     "SELLER_COST_RANGES",
     "create_utility_generator_app",
@@ -97,6 +104,36 @@ class _Bad(WebError):
     """A request the generator refuses (the web layer's one error and body)."""
 
 
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class CalculateUtilityRequest(_Body):
+    """``POST /calculateUtility/{role}``: a utility function and the bundle to value.
+
+    A seller's bundle is ``{quantity: {good: n}, price}`` (price a number or
+    ``{unit, value}``); a buyer's is ``{products: {cake: {...}, pancake: {...}}}``."""
+
+    currencyUnit: str = "USD"
+    utility: dict[str, Any]
+    bundle: dict[str, Any]
+
+
+class CheckAllocationRequest(_Body):
+    """``POST /checkAllocation``: can these ingredients make this allocation?"""
+
+    ingredients: dict[str, Any] = Field(default_factory=dict)
+    allocation: dict[str, Any] = Field(default_factory=dict)
+
+
+class OptimizeAllocationRequest(_Body):
+    """``POST /optimizeAllocation``: the buyer's best allocation of ``ingredients``."""
+
+    currencyUnit: str = "USD"
+    utility: dict[str, Any]
+    ingredients: dict[str, Any] = Field(default_factory=dict)
+
+
 def _role(role: str) -> str:
     r = role.lower()
     if r in ("buyer", "human"):
@@ -107,37 +144,45 @@ def _role(role: str) -> str:
 
 
 async def _json(request: Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError as e:
-        raise _Bad(400, f"malformed JSON: {e}; expected a JSON object") from None
-    except RecursionError:
-        raise _Bad(400, "JSON nested too deeply to read; expected a flat object") from None
+    body = await read_json(request)
     if not isinstance(body, dict):
         raise _Bad(422, f"expected a JSON object, got {type(body).__name__}")
     return body
 
 
-def create_utility_generator_app(seed: int | None = None) -> FastAPI:
-    """The utility generator service; ``seed`` makes its draws reproducible."""
-    rng = np.random.default_rng(seed)
-    app = FastAPI(title="Accord HUMAINE utility generator")
+def _need_bundle(body: dict[str, Any]) -> None:
+    if not isinstance(body.get("bundle"), dict):
+        raise _Bad(422, "bundle: required object is missing")
 
-    install_error_handlers(app)
 
-    @app.get("/generateUtility/{role}")
-    async def generate(role: str, seed: int | None = None) -> dict[str, Any]:
-        g = rng if seed is None else np.random.default_rng(seed)
+class UtilityGenerator:
+    """The generator's routes; ``rng`` draws the utilities."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def router(self) -> APIRouter:
+        r = APIRouter()
+        r.add_api_route("/generateUtility/{role}", self.generate, methods=["GET"])
+        for path, endpoint, model in (
+            ("/calculateUtility/{role}", self.calculate, CalculateUtilityRequest),
+            ("/checkAllocation", self.check, CheckAllocationRequest),
+            ("/optimizeAllocation", self.optimize, OptimizeAllocationRequest),
+        ):
+            r.add_api_route(path, endpoint, methods=["POST"], openapi_extra=json_body(model))
+        return r
+
+    async def generate(self, role: str, seed: int | None = None) -> dict[str, Any]:
+        g = self.rng if seed is None else np.random.default_rng(seed)
         if _role(role) == "seller":
             return generate_seller_utility(g).to_wire()
         return generate_buyer_utility(g).to_wire()
 
-    @app.post("/calculateUtility/{role}")
-    async def calculate(role: str, request: Request) -> dict[str, Any]:
+    async def calculate(self, role: str, request: Request) -> dict[str, Any]:
         body = await _json(request)
-        bundle = body.get("bundle")
-        if not isinstance(bundle, dict):
-            raise _Bad(422, "bundle: required object is missing")
+        _need_bundle(body)
+        req = parse(CalculateUtilityRequest, body, "/calculateUtility body")
+        bundle = req.bundle
         try:
             if _role(role) == "seller":
                 su = SellerUtility.from_wire(body)
@@ -160,8 +205,7 @@ def create_utility_generator_app(seed: int | None = None) -> FastAPI:
         except (InvalidUtility, InvalidBundle, InvalidAllocation) as e:
             raise _Bad(422, str(e)) from None
 
-    @app.post("/checkAllocation")
-    async def check(request: Request) -> dict[str, Any]:
+    async def check(self, request: Request) -> dict[str, Any]:
         body = await _json(request)
         try:
             allocation = Allocation.from_wire(body.get("allocation") or {})
@@ -175,8 +219,7 @@ def create_utility_generator_app(seed: int | None = None) -> FastAPI:
             "rationale": result.rationale,
         }
 
-    @app.post("/optimizeAllocation")
-    async def optimize(request: Request) -> dict[str, Any]:
+    async def optimize(self, request: Request) -> dict[str, Any]:
         body = await _json(request)
         try:
             bu = BuyerUtility.from_wire(body)
@@ -189,4 +232,9 @@ def create_utility_generator_app(seed: int | None = None) -> FastAPI:
             "allocation": {"products": plan.allocation.to_wire()},
         }
 
-    return app
+
+def create_utility_generator_app(seed: int | None = None) -> FastAPI:
+    """The utility generator service; ``seed`` makes its draws reproducible."""
+    return create_app(
+        "Accord HUMAINE utility generator", UtilityGenerator(np.random.default_rng(seed))
+    )

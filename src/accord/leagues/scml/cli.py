@@ -62,6 +62,14 @@ def run(
     call_timeout: Annotated[
         float, typer.Option(help="Isolated mode: seconds one call into an agent may take.")
     ] = 60.0,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="How isolated agents are isolated: os (default: a bubblewrap sandbox, only "
+            "their own code visible) or process (a plain child process: weaker, it can "
+            "read this machine's files and processes)."
+        ),
+    ] = "os",
 ) -> None:
     """Simulate one world and print each factory's profit (eq. 3)."""
     from accord.leagues.scml.generate import generate_config
@@ -69,6 +77,7 @@ def run(
     from accord.leagues.scml.world import AgentSpec, World
 
     _one_of(isolation, ("none", "all"), "--isolation")
+    _one_of(sandbox, ("os", "process"), "--sandbox")
     _at_least_one(days, "--days")
     _positive(call_timeout, "--call-timeout")
     try:
@@ -78,7 +87,9 @@ def run(
         specs = [kinds[i % len(kinds)] for i in range(cfg.n_factories)]
         limits = Limits(call_timeout=call_timeout)
         chosen: list[AgentSpec] = (
-            [IsolatedAgent(k, limits) for k in specs] if isolation == "all" else list(specs)
+            [IsolatedAgent(k, limits, sandbox) for k in specs]
+            if isolation == "all"
+            else list(specs)
         )
         world = World(cfg, chosen, seed=seed)
     except ValueError as exc:
@@ -207,6 +218,14 @@ def tournament(
     memory_mb: Annotated[
         int, typer.Option(help="Isolated mode: megabytes an agent may allocate.")
     ] = 2048,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="How isolated agents are isolated: os (default: a bubblewrap sandbox, only "
+            "their own code visible) or process (a plain child process: weaker, it can "
+            "read this machine's files and processes)."
+        ),
+    ] = "os",
 ) -> None:
     """Run (or resume) a tournament and print the scores per competitor."""
     from accord.leagues.scml.isolation import Limits
@@ -218,6 +237,7 @@ def tournament(
     if workers is not None:
         _at_least_one(workers, "--workers")
     _one_of(isolation, ("all", "competitors", "none"), "--isolation")
+    _one_of(sandbox, ("os", "process"), "--sandbox")
     for amount, option in (
         (call_timeout, "--call-timeout"),
         (cpu_seconds, "--cpu-seconds"),
@@ -246,6 +266,7 @@ def tournament(
             seed=seed,
             isolation=isolation,  # type: ignore[arg-type]  # TournamentSpec checks it
             limits=Limits(cpu_seconds=cpu_seconds, memory_mb=memory_mb, call_timeout=call_timeout),
+            sandbox=sandbox,
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None

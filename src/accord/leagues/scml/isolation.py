@@ -1,22 +1,23 @@
-"""Competition mode: every SCML agent runs in a spawned process of its own (spec 5.1).
+"""Competition mode: every SCML agent runs in a sandbox of its own (spec 5.1, issue 22).
 
 :class:`IsolatedAgent` stands in for the agent inside the world. The real agent lives in
-a child process started with ``spawn`` (a fresh interpreter: nothing of the world is in
-its memory) under a CPU-time limit (``RLIMIT_CPU``, for the whole world) and an
-address-space limit (``RLIMIT_AS``). It gets a :class:`RemoteAWI` with the same
-information and actions as the in-process AWI, and nothing else: every read and every
-action is a message over a pipe, answered by the stand-in from the agent's own AWI in
-the world process. The agent's negotiators stay in the child too; the world's sessions
-talk to them through :class:`RemoteNegotiator` stand-ins.
+an :mod:`accord.sandbox` process (``os`` mode by default: bubblewrap, only its own code
+visible, hard CPU, memory, file and process limits set before its code is imported),
+built there by :class:`SCMLHost`, for the whole world. It gets a :class:`RemoteAWI` with
+the same information and actions as the in-process AWI, and nothing else: every read
+and every action is a question to the world during a call, answered by the stand-in
+from the agent's own AWI in the world process. The agent's negotiators stay in the
+sandbox too; the world's sessions talk to them through :class:`RemoteNegotiator`
+stand-ins.
 
-Messages from the world to the agent are pickled (the child trusts the world); messages
-from the agent to the world are JSON, checked before use (the world never unpickles what
-an agent sends). Every call has a timeout. An exception in agent code is recorded with
-its message and traceback, as in-process; a crash, a broken limit or a hang kills the
-child, is recorded once, and the factory goes on as a do-nothing agent (it signs
-nothing, accepts no negotiation, schedules nothing).
+What the world sends the agent is pickled (the sandbox trusts the world); what the agent
+sends the world is JSON in size-capped frames, checked before use (the world never
+unpickles what an agent sends). Every call has a deadline. An exception in agent code
+is recorded with its message and traceback, as in-process; a crash, a broken limit, a
+bad frame or a hang kills the process, is recorded once, and the factory goes on as a
+do-nothing agent (it signs nothing, accepts no negotiation, schedules nothing).
 
-Example (a spawned process per agent: slow to start, so not run here):
+Example (a process per agent: slow to start, so not run here):
     >>> from accord.leagues.scml.generate import generate_config
     >>> from accord.leagues.scml.world import World
     >>> cfg = generate_config(n_steps=5, factories_per_level=[2, 2], seed=1)
@@ -29,13 +30,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing as mp
-import signal
-import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from multiprocessing.connection import Connection
 from typing import Any, cast
 
 import numpy as np
@@ -51,11 +47,32 @@ from accord.leagues.scml.negotiation import outcome_space, utility_of
 from accord.leagues.scml.registry import agent_path, load_agent_type
 from accord.leagues.scml.state import Phase
 from accord.leagues.scml.world import World
-from accord.tournament.lifeline import apply_limits, die_with_parent
+from accord.sandbox import (
+    AgentFailure,
+    AgentRaised,
+    AgentTimeout,
+    Host,
+    HostContext,
+    Sandbox,
+    SandboxMode,
+    agent_code,
+    start_sandbox,
+)
+from accord.sandbox import Limits as SandboxLimits
 
-__all__ = ["Limits", "IsolatedAgent", "IsolatedAgentError", "RemoteAWI", "RemoteNegotiator"]
+__all__ = [
+    "IsolatedAgent",
+    "IsolatedAgentError",
+    "Limits",
+    "RemoteAWI",
+    "RemoteNegotiator",
+    "SCMLHost",
+]
 
 _MAX_MESSAGE = 1 << 22  # bytes an agent may send in one message
+BASE_MB = 320
+"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
+HOST = "accord.leagues.scml.isolation:SCMLHost"
 
 #: AWI properties the agent reads; those in _STATIC never change during a world
 _STATIC = (
@@ -114,7 +131,8 @@ class Limits:
 
     Args:
         cpu_seconds: CPU time the agent's process may use over the whole world.
-        memory_mb: megabytes of address space it may add to what it maps after start.
+        memory_mb: megabytes of address space it may use beyond the interpreter's own
+            (:data:`BASE_MB`).
         call_timeout: seconds one call into the agent (a callback or a negotiator's
             move, with the AWI requests it makes meanwhile) may take.
         start_timeout: seconds the process may take to start and build the agent.
@@ -130,6 +148,16 @@ class Limits:
             if not getattr(self, name) > 0:
                 raise ConfigError(f"Limits.{name} must be > 0, got {getattr(self, name)!r}")
 
+    def sandbox(self) -> SandboxLimits:
+        """The :class:`~accord.sandbox.Limits` of the agent's process."""
+        return SandboxLimits(
+            cpu_seconds=self.cpu_seconds,
+            memory_mb=BASE_MB + self.memory_mb,
+            call_timeout=self.call_timeout,
+            startup_timeout=self.start_timeout,
+            max_frame_bytes=_MAX_MESSAGE,
+        )
+
 
 def _jsonable(x: Any) -> Any:
     if isinstance(x, np.integer | np.bool_):
@@ -143,8 +171,9 @@ def _jsonable(x: Any) -> Any:
     raise UsageError(f"cannot send a {type(x).__name__} to the world")
 
 
-def _send_json(conn: Connection, msg: Any) -> None:
-    conn.send_bytes(json.dumps(msg, default=_jsonable).encode())
+def _json(value: Any) -> Any:
+    """``value`` as plain JSON values (numpy numbers, enums converted)."""
+    return json.loads(json.dumps(value, default=_jsonable))
 
 
 def _outcome(x: Any) -> Outcome | None:
@@ -162,19 +191,22 @@ def _outcome(x: Any) -> Outcome | None:
 class IsolatedAgent:
     """Stands in for the agent ``spec`` (a built-in name or ``module:Class``) in the world.
 
-    The agent's module is imported only in the child, never in the world process.
+    The agent's module is imported only in its sandbox, never in the world process.
+    ``mode`` is the sandbox's (``os``: bubblewrap; ``process``: weaker).
     """
 
-    def __init__(self, spec: str, limits: Limits | None = None) -> None:
+    def __init__(
+        self, spec: str, limits: Limits | None = None, mode: SandboxMode | str = SandboxMode.OS
+    ) -> None:
         self.spec = spec
         self.path = agent_path(spec)
         self.limits = limits or Limits()
+        self.mode = SandboxMode.parse(mode)
         self.name = ""
         self._cls = self.path.partition(":")[2]
         self._awi: AWI | None = None
-        self._proc: Any = None
-        self._conn: Connection | None = None
-        self._ready = False
+        self._box: Sandbox | None = None
+        self._setup: dict[str, Any] | None = None
         self._dead: str | None = None
         self._negotiators: dict[int, RemoteNegotiator] = {}
 
@@ -196,31 +228,22 @@ class IsolatedAgent:
         self._awi = AWI(world, index, rng)
         awi = self._awi
         static = {k: getattr(awi, k) for k in _STATIC}
-        ctx = mp.get_context("spawn")
-        parent, child = ctx.Pipe()
-        self._proc = ctx.Process(
-            target=_child_main,
-            args=(child, self.path, self.limits, self.name, static, rng),
-            daemon=True,
-            name=f"scml-agent-{self.name}",
+        code = agent_code(self.path)
+        self._box = start_sandbox(
+            HOST,
+            self.path,
+            code_paths=code.paths,
+            code_mounts=code.mounts,
+            limits=self.limits.sandbox(),
+            mode=self.mode,
         )
-        self._proc.start()
-        child.close()
-        self._conn = parent
+        self._setup = {"name": self.name, "static": static, "rng": rng}
 
     def unbind(self) -> None:
         """Stop the agent's process (idempotent)."""
-        if self._proc is None:
+        if self._box is None:
             return
-        if self._dead is None and self._ready and self._conn is not None:
-            with contextlib.suppress(OSError, ValueError):
-                self._conn.send(("stop",))
-            self._proc.join(1.0)
-        if self._proc.is_alive():
-            self._proc.kill()
-        self._proc.join(1.0)
-        if self._conn is not None:
-            self._conn.close()
+        self._box.close()
         if self._dead is None:
             self._dead = "the agent process was closed"
 
@@ -229,7 +252,7 @@ class IsolatedAgent:
         default = _DEFAULTS.get(method, _no_answer)(args)
         if self._dead is not None:
             return default
-        kind, value = self._request(("call", method, args, self._context()))
+        kind, value = self._request("call", {"method": method, "args": args}, f"{method}()")
         if kind == "negotiator":  # respond_to_negotiation_request accepted
             return self._negotiator(value)
         if method == "sign_all_contracts" and not (
@@ -286,7 +309,8 @@ class IsolatedAgent:
         """One move of negotiator ``nid`` (used by :class:`RemoteNegotiator`)."""
         if self._dead is not None:
             raise IsolatedAgentError(self._dead)
-        kind, value = self._request(("neg", nid, op, state, extra, self._context()))
+        payload = {"nid": nid, "op": op, "state": state, "extra": extra}
+        kind, value = self._request("neg", payload, f"negotiator {op}()")
         return value
 
     # -- plumbing ------------------------------------------------------------------------
@@ -296,76 +320,44 @@ class IsolatedAgent:
         assert awi is not None
         return awi.current_step, awi.phase.value
 
-    def _request(self, msg: tuple[Any, ...]) -> tuple[str, Any]:
-        """Send ``msg``, serve the agent's AWI requests until it answers; ``(kind, value)``."""
-        conn = self._conn
-        assert conn is not None, "bind() first"
-        if not self._ready:
-            self._wait_ready()
-        deadline = time.perf_counter() + self.limits.call_timeout
-        what = f"{msg[1]}()" if msg[0] == "call" else f"negotiator {msg[2]}()"
-        try:
-            conn.send(msg)
-            while True:
-                left = deadline - time.perf_counter()
-                if left <= 0 or not conn.poll(left):
-                    self._kill(
-                        f"{what} did not answer within {self.limits.call_timeout:g} s; "
-                        "the process was killed"
-                    )
-                reply = json.loads(conn.recv_bytes(_MAX_MESSAGE))
-                kind = reply[0]
-                if kind == "awi":
-                    conn.send(self._serve(reply[1], reply[2]))
-                elif kind in ("ok", "negotiator"):
-                    return kind, reply[1]
-                elif kind == "exc":
-                    raise IsolatedAgentError(str(reply[1]), str(reply[2]))
-                else:
-                    self._kill(f"the agent sent an unknown message {kind!r:.40}")
-        except (EOFError, OSError, ValueError, IndexError, KeyError, TypeError) as exc:
-            self._kill(self._death(exc))
-            raise  # (unreachable: _kill raises)
+    def _request(self, op: str, payload: dict[str, Any], what: str) -> tuple[str, Any]:
+        """Send one call, serving the agent's AWI questions meanwhile; ``(kind, value)``."""
+        box = self._box
+        assert box is not None, "bind() first"
+        payload["ctx"] = self._context()
+        if self._setup is not None:  # the first call builds the agent in its sandbox
+            setup, self._setup = self._setup, None
+            self._guarded(box, "setup", setup, "the agent's start")
+        reply = self._guarded(box, op, payload, what)
+        if isinstance(reply, list) and len(reply) == 2 and reply[0] in ("ok", "negotiator"):
+            return reply[0], reply[1]
+        self._kill(f"the agent sent a malformed answer {reply!r:.60}")
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def _wait_ready(self) -> None:
-        assert self._conn is not None
+    def _guarded(self, box: Sandbox, op: str, payload: Any, what: str) -> Any:
         try:
-            if not self._conn.poll(self.limits.start_timeout):
-                self._kill(
-                    f"the agent did not start within {self.limits.start_timeout:g} s; "
-                    "the process was killed"
-                )
-            reply = json.loads(self._conn.recv_bytes(_MAX_MESSAGE))
-        except (EOFError, OSError, ValueError) as exc:
-            self._kill(self._death(exc))
-        if reply[0] != "ready":
-            self._kill(str(reply[1]), str(reply[2]) if len(reply) > 2 else "")
-        self._ready = True
+            return box.call(op, payload, serve=self._serve, trusted_pickle=True)
+        except AgentRaised as exc:
+            raise IsolatedAgentError(exc.reason, exc.agent_traceback) from None
+        except AgentTimeout:
+            self._kill(
+                f"{what} did not answer within {self.limits.call_timeout:g} s; "
+                "the process was killed"
+            )
+        except AgentFailure as exc:
+            self._kill(exc.reason, exc.agent_traceback)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _kill(self, why: str, trace: str = "") -> None:
         """Stop the process for good and raise (the world records it once)."""
-        if self._proc is not None and self._proc.is_alive():
-            self._proc.kill()
-            self._proc.join(1.0)
+        if self._box is not None:
+            self._box.close()
         self._dead = why
         raise IsolatedAgentError(why, trace)
 
-    def _death(self, exc: BaseException) -> str:
-        self._proc.join(1.0)
-        code = self._proc.exitcode
-        if code is not None and code < 0:
-            sig = signal.Signals(-code).name
-            why = {
-                "SIGXCPU": f" (CPU-time limit of {self.limits.cpu_seconds:g} s exceeded)",
-                "SIGKILL": " (killed)",
-            }.get(sig, "")
-            return f"the agent process died from {sig}{why}"
-        if code is not None:
-            return f"the agent process exited unexpectedly (exit code {code})"
-        return f"the agent sent a malformed message ({type(exc).__name__}: {exc})"
-
-    def _serve(self, name: Any, args: Any) -> tuple[str, Any]:
-        """Answer one AWI request of the agent from its own AWI (never anything else)."""
+    def _serve(self, name: str, args: Any) -> tuple[str, Any]:
+        """Answer one AWI request of the agent from its own AWI (never anything else):
+        ``("ok", value)`` or ``("raise", exception)``, pickled back to the sandbox."""
         awi = self._awi
         assert awi is not None
         try:
@@ -439,8 +431,8 @@ class RemoteAWI:
     """The AWI of an isolated agent: the in-process AWI's information and actions, each a
     message to the world (static facts are cached; the bulletin board is a copy)."""
 
-    def __init__(self, conn: Connection, static: dict[str, Any], rng: np.random.Generator):
-        self._conn = conn
+    def __init__(self, conn: Any, static: dict[str, Any], rng: np.random.Generator):
+        self._conn = conn  # the channel: ``conn(name, args)`` asks the world
         self._static = dict(static)
         self._cache: dict[str, Any] = {}
         self._negotiators: dict[int, Negotiator] = {}
@@ -475,8 +467,7 @@ class RemoteAWI:
         self._cache["phase"] = Phase(context[1])
 
     def _ask(self, name: str, args: list[Any]) -> Any:
-        _send_json(self._conn, ["awi", name, args])
-        kind, value = self._conn.recv()
+        kind, value = self._conn(name, _json(args))
         if kind == "raise":
             raise value
         return value
@@ -539,77 +530,60 @@ class RemoteAWI:
         return outcome_space(agenda)
 
 
-def _child_main(
-    conn: Connection,
-    path: str,
-    limits: Limits,
-    name: str,
-    static: dict[str, Any],
-    rng: np.random.Generator,
-) -> None:
-    """The agent's process: build the agent, then answer the world until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent()
-    try:
-        cls = load_agent_type(path)
-        agent: SCMLAgent = cls()
-        agent.name = name
-        awi = RemoteAWI(conn, static, rng)
-        agent.awi = cast(AWI, awi)
-        apply_limits(limits.cpu_seconds, limits.memory_mb)
-    except BaseException as exc:  # noqa: BLE001 - reported to the world as a failure
-        with contextlib.suppress(Exception):
-            msg = f"could not create agent {path!r}: {type(exc).__name__}: {exc}"
-            _send_json(conn, ["fatal", msg, traceback.format_exc()])
-        return
-    _send_json(conn, ["ready"])
-    views: dict[int, NegotiatorView] = {}
-    offers: dict[int, OfferLog] = {}
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if msg[0] == "stop":
-            return
-        try:
-            awi.new_call(msg[-1])
-            if msg[0] == "call":
-                _, method, args, _ = msg
-                out = getattr(agent, method)(*args)
-                if isinstance(out, Negotiator):
-                    _send_json(conn, ["negotiator", awi.register(out)])
-                    continue
-                if method == "sign_all_contracts" and isinstance(out, list | tuple):
-                    out = [bool(x) for x in out]
-                _send_json(conn, ["ok", out])
-            else:
-                _, nid, op, state, extra, _ = msg
-                neg = awi.negotiator(nid)
-                if op == "start":
-                    space, index, names, vrng = extra
-                    fn = utility_of(neg)
-                    utility = CallableUtility(space, fn if fn is not None else _zero)
-                    offers[nid] = OfferLog()
-                    views[nid] = NegotiatorView(utility, index, names, offers[nid], vrng)
-                view = views[nid]
-                _update_view(view, state, offers[nid])
-                out = None
-                if op == "start":
-                    neg.on_start(view)
-                elif op == "propose":
-                    out = neg.propose(view)
-                    out = None if out is None else [int(v) for v in out]
-                elif op == "respond":
-                    out = neg.respond(view, extra[0])
-                else:
-                    neg.on_end(view, extra[0])
-                    views.pop(nid, None)
-                    offers.pop(nid, None)
-                _send_json(conn, ["ok", out])
-        except BaseException as exc:  # noqa: BLE001 - includes MemoryError, SystemExit
-            with contextlib.suppress(Exception):
-                _send_json(conn, ["exc", f"{type(exc).__name__}: {exc}", traceback.format_exc()])
+class SCMLHost(Host):
+    """Runs in the sandbox: builds the agent with its :class:`RemoteAWI`, then answers the
+    world's callbacks and its negotiators' moves (JSON out)."""
+
+    def __init__(self, agent: str, context: HostContext) -> None:
+        super().__init__(agent, context)
+        self.cls = load_agent_type(agent)  # import now: a module that cannot load fails here
+        self.agent: SCMLAgent | None = None
+        self.awi: RemoteAWI | None = None
+        self.views: dict[int, NegotiatorView] = {}
+        self.offers: dict[int, OfferLog] = {}
+
+    def handle(self, op: str, payload: Any) -> Any:
+        if op == "setup":
+            awi = RemoteAWI(self.context.ask, payload["static"], payload["rng"])
+            agent: SCMLAgent = self.cls()
+            agent.name = payload["name"]
+            agent.awi = cast(AWI, awi)
+            self.agent, self.awi = agent, awi
+            return None
+        agent_, awi_ = self.agent, self.awi
+        assert agent_ is not None and awi_ is not None, "setup first"
+        awi_.new_call(payload["ctx"])
+        if op == "call":
+            method = payload["method"]
+            out = getattr(agent_, method)(*payload["args"])
+            if isinstance(out, Negotiator):
+                return ["negotiator", awi_.register(out)]
+            if method == "sign_all_contracts" and isinstance(out, list | tuple):
+                out = [bool(x) for x in out]
+            return ["ok", _json(out)]
+        nid, nop, state, extra = payload["nid"], payload["op"], payload["state"], payload["extra"]
+        neg = awi_.negotiator(nid)
+        if nop == "start":
+            space, index, names, vrng = extra
+            fn = utility_of(neg)
+            utility = CallableUtility(space, fn if fn is not None else _zero)
+            self.offers[nid] = OfferLog()
+            self.views[nid] = NegotiatorView(utility, index, names, self.offers[nid], vrng)
+        view = self.views[nid]
+        _update_view(view, state, self.offers[nid])
+        out = None
+        if nop == "start":
+            neg.on_start(view)
+        elif nop == "propose":
+            out = neg.propose(view)
+            out = None if out is None else [int(v) for v in out]
+        elif nop == "respond":
+            out = int(neg.respond(view, extra[0]))
+        else:
+            neg.on_end(view, extra[0])
+            self.views.pop(nid, None)
+            self.offers.pop(nid, None)
+        return ["ok", _json(out)]
 
 
 def _zero(_: Outcome) -> float:

@@ -31,6 +31,7 @@ from accord.leagues.scml.generate import generate_config
 from accord.leagues.scml.isolation import IsolatedAgent
 from accord.leagues.scml.tournament import TournamentSpec, WorldRun, build_schedule, summarize
 from accord.leagues.scml.world import AgentSpec, World
+from accord.sandbox import require_mode
 from accord.tournament.pools import POOLS
 from accord.tournament.tasks import Job, run_tasks
 
@@ -48,7 +49,8 @@ def run_world(run: WorldRun) -> dict[str, Any]:
         n_steps=run.n_steps, factories_per_level=list(run.factories_per_level), seed=run.config_seed
     )
     agents: list[AgentSpec] = [
-        IsolatedAgent(a, run.limits) if run.isolated(i) else a for i, a in enumerate(run.agents)
+        IsolatedAgent(a, run.limits, run.sandbox) if run.isolated(i) else a
+        for i, a in enumerate(run.agents)
     ]
     world = World(cfg, agents, seed=run.seed)
     world.run()
@@ -113,6 +115,8 @@ def run_tournament(
     """
     if executor not in EXECUTORS:
         raise ConfigError(f"executor must be one of {EXECUTORS}, got {executor!r}")
+    if spec.isolation != "none":
+        require_mode(spec.sandbox)  # one line saying why and how to fix, before any world
     schedule = build_schedule(spec)
     done = run_tasks(
         run_world,

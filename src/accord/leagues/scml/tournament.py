@@ -60,8 +60,11 @@ class TournamentSpec:
     seed: int = 0
     isolation: Isolation = "all"
     limits: Limits = field(default_factory=Limits)
+    sandbox: str = "os"
 
     def __post_init__(self) -> None:
+        if self.sandbox not in ("os", "process"):
+            raise ConfigError(f"sandbox must be 'os' or 'process', got {self.sandbox!r}")
         if self.isolation not in ISOLATION_MODES:
             raise ConfigError(f"isolation must be one of {ISOLATION_MODES}, got {self.isolation!r}")
         c = len(self.competitors)
@@ -119,6 +122,7 @@ class WorldRun:
     parent: str | None = None  # the collusion run an isolated run belongs to
     isolation: Isolation = "all"
     limits: Limits = field(default_factory=Limits)
+    sandbox: str = "os"  # how isolated agents are isolated (accord.sandbox's modes)
 
     def isolated(self, factory: int) -> bool:
         """True if the agent of ``factory`` runs in a process of its own."""
@@ -192,6 +196,7 @@ def build_schedule(spec: TournamentSpec) -> list[WorldRun]:
                         k,
                         isolation=spec.isolation,
                         limits=spec.limits,
+                        sandbox=spec.sandbox,
                     )
                     runs.append(main)
                     if spec.track == "collusion":
@@ -224,6 +229,7 @@ def _isolated(main: WorldRun, fillers: list[str], seed: int) -> list[WorldRun]:
                     main.id,
                     main.isolation,
                     main.limits,
+                    main.sandbox,
                 )
             )
     return out

@@ -24,7 +24,7 @@ from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.core.stats import mean_interval
-from accord.leagues.trails.purb import Traits
+from accord.leagues.trails.purb import Traits, kept
 
 __all__ = ["compare", "player_rows", "population_report", "rows_from_study_csv", "trajectories"]
 
@@ -41,7 +41,8 @@ def trajectories(
                 helpful = None
                 if k == h["proposer"] and h.get("give") is not None:
                     helpful = sum(h["give"]) > sum(h["take"])
-                traits[k].observe(sum(h["promised"][k]), sum(h["sent"][k]), helpful)
+                done = kept(h["promised"][k], h["sent"][k])  # colour by colour
+                traits[k].observe(sum(h["promised"][k]), done, helpful)
         for k in (0, 1):
             out[k].append(
                 {

@@ -17,13 +17,21 @@ from accord.leagues.trails.engine import Propose
 __all__ = ["BASELINES", "Greedy", "RandomAgent", "Reliable", "Unreliable"]
 
 
+def _other(view: View) -> tuple[int, ...]:
+    """The partner's chips: seen, or (hidden) as many as its own spread evenly over the
+    colours (the generator deals both players alike), as PURB's prior."""
+    if view.other_chips is not None:
+        return view.other_chips
+    n = len(view.chips)
+    return (int(sum(view.chips) / n + 0.5),) * n
+
+
 def _after(
     view: View, give: tuple[int, ...], take: tuple[int, ...]
 ) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
     mine = tuple(a - g + t for a, g, t in zip(view.chips, give, take, strict=True))
-    if view.other_chips is None:
-        return mine, None
-    return mine, tuple(b + g - t for b, g, t in zip(view.other_chips, give, take, strict=True))
+    other = _other(view)
+    return mine, tuple(max(0, b + g - t) for b, g, t in zip(other, give, take, strict=True))
 
 
 class Reliable(Agent):
@@ -33,7 +41,7 @@ class Reliable(Agent):
     selfish = False
 
     def propose(self, view: View) -> Propose | None:
-        other = view.other_chips if view.other_chips is not None else (3,) * len(view.chips)
+        other = _other(view)
         base = view.best(view.me, view.chips)
         best: tuple[float, float] = (float("-inf"), float("-inf"))
         choice = None

@@ -40,6 +40,7 @@ __all__ = [
 Chips = NDArray[np.int64]
 COLOR_LETTERS = "ABCDEFGHIJ"
 _VISIBILITY = ("full", "own")
+_UNTIL = ("first", "both")
 PROTOCOLS = ("alternating", "counter")
 
 
@@ -219,6 +220,9 @@ class Settings:
             moves to the next slot; after the last slot the phase ends without agreement.
         rounds: the proposal slots per negotiation phase under ``"counter"`` (2: both
             players may propose in the same phase); ``"alternating"`` is ``rounds = 1``.
+        until: ``"first"`` (the paper): the game ends when either player reaches its goal;
+            ``"both"``: it goes on until both are home (or dormancy, or ``max_turns``); a
+            player at home keeps negotiating and transferring and is never dormant.
 
     >>> Settings(protocol="counter").negotiation_rounds, Settings().negotiation_rounds
     (2, 1)
@@ -232,6 +236,7 @@ class Settings:
     visibility: str = "full"
     protocol: str = "alternating"
     rounds: int = 2
+    until: str = "first"
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -244,6 +249,8 @@ class Settings:
             raise ConfigError(f"max_turns must be >= 1 or None; got {self.max_turns}")
         if self.visibility not in _VISIBILITY:
             raise ConfigError(f"visibility must be one of {_VISIBILITY}; got {self.visibility!r}")
+        if self.until not in _UNTIL:
+            raise ConfigError(f"until must be one of {_UNTIL}; got {self.until!r}")
 
     @property
     def negotiation_rounds(self) -> int:

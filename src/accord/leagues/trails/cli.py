@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -67,7 +67,7 @@ def _game_params(
     visibility: str,
     protocol: str,
     rounds: int | None,
-    **scoring: int,
+    **scoring: Any,
 ) -> tuple[BoardSpec, Settings]:
     """The board spec and rules from the options; a clear error before any work."""
     from accord.leagues.trails.board import Settings
@@ -286,10 +286,8 @@ def serve_cmd(
     password: Annotated[str | None, typer.Option(help="experimenter password")] = None,
 ) -> None:
     """Start the study server: the experimenter makes links, people play in a browser."""
-    import uvicorn
-
     from accord.leagues.trails.server import create_trails_app, trails_design
-    from accord.web.runner import bound_socket
+    from accord.web.runner import bound_socket, serve
 
     console = Console()
     try:
@@ -319,7 +317,7 @@ def serve_cmd(
     typer.echo(f"experimenter page: http://{host}:{bound}/study/admin.html (user experimenter)")
     if study.initial_password is not None:
         typer.echo(f"experimenter password: {study.initial_password}")
-    uvicorn.Server(uvicorn.Config(app_, log_level="warning")).run(sockets=[sock])
+    serve(app_, log_level="warning", sock=sock)
 
 
 @app.command("replay")

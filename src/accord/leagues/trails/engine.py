@@ -15,7 +15,8 @@ One turn (documented defaults; the paper leaves the turn protocol open):
    adjacent cells, each paying one chip of that cell's colour, then :class:`EndMove`.
 
 A player who reaches its goal stops moving; at the end of the movement phase (so both
-players have had their move) the game ends when a player stands on its goal, when a player
+players have had their move) the game ends when a player stands on its goal (both players,
+under ``rules.until == "both"``), when a player
 has not moved for ``rules.dormant_limit`` consecutive turns, or at ``rules.max_turns``. Every action is checked; an invalid one is recorded against its sender
 in :attr:`Game.violations` and replaced by the phase's null action (pass, reject, send
 nothing, stop moving); an action out of turn is recorded and ignored.
@@ -235,7 +236,7 @@ class Game:
         self.record = TurnRecord(0, 0)
         self.end_reason: EndReason | None = None
         self._total = self.chips.sum(axis=0)
-        if any(self.positions[k] == self.goals[k] for k in range(2)):
+        if self._home_ends():
             self._end(EndReason.GOAL)
 
     # --- reading ---------------------------------------------------------------
@@ -473,8 +474,9 @@ class Game:
         rec.chips = self.chips.tolist()
         self.history.append(rec)
         for k in range(2):
-            self.dormant[k] = 0 if rec.moved[k] else self.dormant[k] + 1
-        if any(self.positions[k] == self.goals[k] for k in range(2)):
+            home = self.positions[k] == self.goals[k]  # at home: never dormant
+            self.dormant[k] = 0 if rec.moved[k] or home else self.dormant[k] + 1
+        if self._home_ends():
             self._end(EndReason.GOAL)
         elif max(self.dormant) >= self.rules.dormant_limit:
             self._end(EndReason.DORMANT)
@@ -486,6 +488,11 @@ class Game:
             self.proposer, self.slot = self.turn % 2, 0
             self.record = TurnRecord(self.turn, self.proposer)
             self.phase, self.actor = Phase.PROPOSE, self.proposer
+
+    def _home_ends(self) -> bool:
+        """A player at its goal ends the game (``until="first"``), or both (``"both"``)."""
+        home = [self.positions[k] == self.goals[k] for k in range(2)]
+        return all(home) if self.rules.until == "both" else any(home)
 
     def _end(self, reason: EndReason) -> None:
         self.phase, self.end_reason, self.actor = Phase.ENDED, reason, -1

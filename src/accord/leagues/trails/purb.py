@@ -1,7 +1,8 @@
 """The PURB agent (Personality and Utility Rule Based), after the paper's section 3.1.
 
 **Traits.** For both players PURB keeps *reliability* (chips sent after agreements over
-chips promised) and *helpfulness* (share of a player's agreed proposals that offered more
+chips promised, counted colour by colour: a chip of a colour that was not promised, or
+beyond the promised count of its colour, keeps nothing, :func:`kept`) and *helpfulness* (share of a player's agreed proposals that offered more
 chips than they asked for). Both are discounted ratios: after each agreement and transfer,
 every past sum is multiplied by ``1 - discount`` (discount 0.1, the paper's rate) and the
 new observation added. Priors: one promised chip kept (PURB starts out trusting and
@@ -11,6 +12,17 @@ reliable) and half a helpful proposal out of one.
     >>> t.observe(promised=2, sent=0, proposed=None)     # broke a promise of two chips
     >>> round(t.reliability, 4)                         # 0.9 / (0.9 + 2)
     0.3103
+    >>> kept(promised=(0, 1, 0), sent=(0, 0, 1))         # promised B, sent C: nothing kept
+    0
+
+**Hidden chips** (``visibility="own"``): PURB estimates the partner's chips
+(:class:`ChipBelief`) and plays on that estimate as if it were seen. Prior: the partner
+was dealt as many chips as PURB, spread evenly over the colours; then every transfer is
+counted (chips PURB sent are added, chips the partner sent are taken off), the partner's
+moves take off the colours of the squares on its shortest path between its positions, and
+a proposal in which the partner offers chips shows it holds at least those. The engine
+lets a player ask for chips the other may not hold under ``"own"``; a partner who
+accepts and lacks them sends less, which its reliability then records.
 
 **Social utility** of a chip allocation: ``w_self * ES_i + w_other * ES_j + w_coop_j *
 coop_j + w_coop_i * coop_i`` where ES is the expected future score (the best score reachable
@@ -41,15 +53,57 @@ square when the game may end this turn (``endgame_walk``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from accord.leagues.trails.agent import Agent, View, sub_vectors, walk_plan
 from accord.leagues.trails.engine import Propose, TurnRecord
 
-__all__ = ["Purb", "PurbConfig", "Traits"]
+__all__ = ["ChipBelief", "Purb", "PurbConfig", "Traits", "kept"]
+
+
+def kept(promised: Sequence[int], sent: Sequence[int]) -> int:
+    """Chips of a promise kept, colour by colour: ``sum_c min(sent_c, promised_c)``.
+
+    >>> kept((2, 1, 0), (1, 1, 3))
+    2
+    """
+    return sum(min(int(s), int(p)) for p, s in zip(promised, sent, strict=False))
+
+
+@dataclass
+class ChipBelief:
+    """PURB's estimate of a partner's chips it cannot see (expected count per colour)."""
+
+    counts: list[float]
+
+    @classmethod
+    def even(cls, total: int, n_colors: int) -> ChipBelief:
+        """The prior: ``total`` chips spread evenly over the colours.
+
+        >>> ChipBelief.even(6, 4).rounded()
+        (2, 2, 2, 2)
+        """
+        return cls([total / n_colors] * n_colors)
+
+    def add(self, chips: Sequence[int], sign: int = 1) -> None:
+        for c, n in enumerate(chips):
+            self.counts[c] = max(0.0, self.counts[c] + sign * int(n))
+
+    def at_least(self, chips: Sequence[int]) -> None:
+        for c, n in enumerate(chips):
+            self.counts[c] = max(self.counts[c], float(n))
+
+    def fewer_than(self, chips: Sequence[int]) -> None:
+        """A refused request: perhaps it holds fewer of the colours asked for."""
+        for c, n in enumerate(chips):
+            if n:
+                self.counts[c] = max(0.0, min(self.counts[c], n - 1.0))
+
+    def rounded(self) -> tuple[int, ...]:
+        return tuple(int(np.floor(x + 0.5)) for x in self.counts)
 
 
 @dataclass
@@ -124,6 +178,17 @@ class Purb(Agent):
     def start(self, me: int, rng: np.random.Generator) -> None:
         super().start(me, rng)
         self.traits = [Traits(self.config.discount), Traits(self.config.discount)]
+        self.belief: ChipBelief | None = None
+        self._last: tuple[int, int] | None = None
+
+    def believed(self, view: View) -> View:
+        """``view`` with the partner's chips: seen, or (hidden) PURB's estimate."""
+        if view.other_chips is not None:
+            return view
+        if self.belief is None:
+            self.belief = ChipBelief.even(sum(view.chips), len(view.chips))
+            self._last = view.positions
+        return replace(view, other_chips=self.belief.rounded())
 
     # --- utility -------------------------------------------------------------
     def utility(
@@ -201,10 +266,16 @@ class Purb(Agent):
 
     # --- actions -------------------------------------------------------------
     def propose(self, view: View) -> Propose | None:
+        view = self.believed(view)
         p, _ = self.best_proposal(view)
         return p if any(p.give) or any(p.take) else None
 
     def respond(self, view: View, proposal: Propose) -> bool:
+        if view.other_chips is None:
+            self.believed(view)
+            assert self.belief is not None
+            self.belief.at_least(proposal.give)  # it offers them: it holds them
+        view = self.believed(view)
         me, other, c = view.me, view.other, self.config
         # the proposer's give comes to me, its take leaves me
         flipped = Propose(proposal.take, proposal.give)
@@ -250,16 +321,16 @@ class Purb(Agent):
         c, other = self.config, view.other
         if not any(promised):
             return promised
+        view = self.believed(view)
         tj = self.traits[other]
         if tj.reliability < c.low:
             return (0,) * len(promised)
-        if (tj.reliability >= c.high and tj.observations >= c.certain_after) or (
-            view.other_chips is None
-        ):
+        if tj.reliability >= c.high and tj.observations >= c.certain_after:
             return promised
         case = self.transfer_case(view, promised, expected)
         allowed = self._keep_own_independence(view, promised)
         theirs = view.other_chips
+        assert theirs is not None  # seen or believed
         if case == "frees_partner":
             return _largest(allowed, lambda s: not view.independent(other, _plus(theirs, s)))
         if case == "both_independent":
@@ -326,14 +397,41 @@ class Purb(Agent):
         return best if best is not None else plan
 
     def observe(self, view: View, record: TurnRecord) -> None:
+        if view is not None and view.other_chips is None:
+            self._track_hidden(view, record)
         if not record.accepted or record.proposal is None:
             return
         for k in (0, 1):
-            promised, sent = sum(record.promised[k]), sum(record.sent[k])
+            promised = sum(record.promised[k])
+            done = kept(record.promised[k], record.sent[k]) if record.sent[k] else 0
             helpful = None
             if k == record.proposer:
                 helpful = sum(record.proposal.give) > sum(record.proposal.take)
-            self.traits[k].observe(promised, sent, helpful)
+            self.traits[k].observe(promised, done, helpful)
+
+    def _track_hidden(self, view: View, record: TurnRecord) -> None:
+        """Update the estimate of the partner's hidden chips after a turn."""
+        me, other = view.me, view.other
+        if self.belief is None:
+            self.believed(view)
+        assert self.belief is not None
+        if record.proposer == other and record.proposal is not None:
+            self.belief.at_least(record.proposal.give)
+        if record.proposer == me and record.proposal is not None and not record.accepted:
+            self.belief.fewer_than(record.proposal.take)  # perhaps it lacked them
+        if record.sent[me]:
+            self.belief.add(record.sent[me])
+        if record.sent[other]:
+            self.belief.add(record.sent[other], -1)
+        before = self._last[other] if self._last is not None else view.positions[other]
+        after = view.positions[other]
+        if after != before:
+            steps = view.board.distance(before, after)
+            path = view.board.shortest_path(before, after, (steps,) * len(view.chips))
+            for cell in path or []:
+                colour = view.board.colors[cell]
+                self.belief.add(tuple(int(c == colour) for c in range(len(view.chips))), -1)
+        self._last = view.positions
 
 
 def _best_end(view: View) -> list[int] | None:

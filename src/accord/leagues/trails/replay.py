@@ -16,14 +16,13 @@ text.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import json
 from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.web.safety import script_source
 
 __all__ = ["load_record", "replay_html"]
 
@@ -78,9 +77,8 @@ def replay_html(record: dict[str, Any]) -> str:
     data = json.dumps(record).replace("</", "<\\/")
     css = (STATIC / "trails.css").read_text()
     js = (STATIC / "replay.js").read_text()
-    digest = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
     csp = (
-        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        f"default-src 'none'; script-src {script_source(js)}; style-src 'unsafe-inline'; "
         "base-uri 'none'; form-action 'none'"
     )
     title = html.escape(" vs ".join(str(a) for a in record["agents"]))

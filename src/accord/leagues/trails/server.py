@@ -310,13 +310,7 @@ class TrailsService:
             if g.done:
                 raise WebError(409, "this game has ended; nothing was changed", code="game_over")
             status, problem = _refusal(body, g, me)
-            if problem:
-                self.study.record(
-                    pid,
-                    "trails.refused",
-                    {"game": gid, "player": me, "turn": g.turn, "phase": g.phase.value,
-                     "reason": problem},
-                )  # fmt: skip
+            if problem:  # refused: nothing is stored, the game is as it was
                 raise WebError(status, problem, code="refused")
             action = _action(body, g.board.n_colors)
             phase, turn, n = g.phase.value, g.turn, len(g.history)

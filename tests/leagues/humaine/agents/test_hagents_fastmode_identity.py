@@ -23,9 +23,9 @@ class Impostor(SellerAgent):
 
 def test_a_fast_mode_agent_cannot_speak_as_the_human() -> None:
     result = run_fast_round(Impostor("Celia"), RegexSeller("Watson"), FairBuyer(), seed=2)
-    forged = [d for d in result["transcript"] if d["text"] == "I accept"]
-    assert forged and all(d["speaker"] == "Celia" for d in forged)  # relabelled, not Human
-    # so the "acceptance" is Celia's own: she sells 12 eggs for a cent (her loss), and
-    # the buyer never spent money it did not agree to
-    cheap = [x for x in result["deals"] if x["quantity"].get("egg") == 12]
-    assert cheap and all(x["seller"] == "Celia" and x["price"] == 0.01 for x in cheap)
+    # relabelled, not Human: the "acceptance" is Celia's own, of an offer the buyer
+    # never made, so refused; the buyer never spent money it did not agree to
+    celia = [d for d in result["decisions"] if d["speaker"] == "Celia"]
+    assert celia and all((d["permitted"], d["rule"]) == (False, "offer") for d in celia)
+    assert all(d["speaker"] != "Human" or d["text"] != "I accept" for d in result["transcript"])
+    assert not [x for x in result["deals"] if x["quantity"].get("egg") == 12]

@@ -141,7 +141,7 @@ def test_bad_bodies_get_clear_400s(
             "/receiveMessage", content=b"{not json", headers={"content-type": "application/json"}
         )
         assert r.status_code == 400
-        assert r.json()["error"].startswith("body is not valid JSON")
+        assert r.json()["error"].startswith("malformed JSON")  # the web layer's, at the door
         r = c.post("/setUtility", json=[1, 2])
         assert r.status_code == 400 and r.json()["error"] == "body must be a JSON object, got list"
         assert c.post("/setUtility", content=b"").json() == {

@@ -19,7 +19,7 @@ import httpx
 import numpy as np
 import pytest
 from hui_kit import CHROMIUM_ARGS, PERSON_KEY, join
-from imm_kit import CELIA_SSML, HUMAN_GAP, WATSON_BLOCKED, WATSON_TEXT
+from imm_kit import CELIA_SSML, WATSON_BLOCKED, WATSON_TEXT
 
 from accord.leagues.humaine.behaviour import display_text
 from accord.web.testing import chromium_env
@@ -123,15 +123,23 @@ def round_id(stage: dict[str, Any]) -> Iterator[str]:
 
 def say_aloud(page: Any, *words: str, tries: int = TRIES) -> dict[str, Any]:
     """Click "talk" (the fake microphone plays its file again at each take) until the
-    transcript holds every one of ``words``, as a person repeats what was misheard;
-    returns what was heard, with the take and the number of ``attempts``."""
+    transcript holds every one of ``words``, as a person repeats what was misheard: a
+    misheard take is shown and taken back (nothing sent, no R0 wait), a right one sent;
+    returns what was heard and sent, with the take and the number of ``attempts``."""
     for attempt in range(1, tries + 1):
         n = len(journal(page)["heard"])
         page.click("#talk-btn")
         heard = wait_journal(page, "heard", n + 1)[n]
+        assert heard["pending"] is True and page.locator("#take").is_visible()
+        done = len(journal(page)["answered"])
         if all(w in heard["text"] for w in words):
-            return heard | {"take": journal(page)["takes"][n], "attempts": attempt}
-        time.sleep(HUMAN_GAP + 0.2)  # R0, before saying it again
+            page.click("#take-send")
+            sent = wait_journal(page, "answered", done + 1)[done]
+            take = journal(page)["takes"][n]
+            verdict = {k: sent[k] for k in ("permitted", "notice", "sent") if k in sent}
+            return heard | verdict | {"take": take, "attempts": attempt}
+        page.click("#take-back")
+        wait_journal(page, "answered", done + 1)
     raise AssertionError(f"{words} never heard in {tries} takes: {journal(page)['heard']}")
 
 
@@ -166,7 +174,7 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     expect(page.locator("#rule")).to_have_text("to Celia: name in utterance")
     human = [d for d in decisions(stage, round_id) if d["speaker"] == "Human"]
     assert (human[-1]["addressee"], human[-1]["text"]) == ("Celia", heard["text"])
-    assert len(human) == heard["attempts"]
+    assert len(human) == 1  # misheard takes were taken back: never sent
     expect(page.locator(".seat[data-name=Celia]")).to_have_class("seat avatar-celia addressed")
 
     # 2. both sellers answer; each answer is spoken in turn, with its gestures

@@ -100,12 +100,14 @@ def wav_of(text: str, voice: Any, rate: float = 1.0) -> bytes:
 
 
 @pytest.mark.parametrize("stage", [5.0], indirect=True)  # the spec's R0 gap
-def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_speech) -> None:
+def test_spoken_take_waits_for_the_buyer_then_goes_the_typed_path(stage, needs_speech) -> None:
     from accord.leagues.humaine import speech
 
     ui, orch = stage["urls"]["ui"], stage["urls"]["orch"]
     buyer = speech.BUYER_VOICES["buyer-f2"]
-    with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
+    with httpx.Client(
+        base_url=ui, trust_env=False, timeout=120
+    ) as c:  # decoding on a loaded machine
         join(c)
         rid = start_round(c)
         r = c.post(
@@ -116,18 +118,21 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
         assert r.status_code == 200, r.text
         heard = r.json()
         assert heard["addressee"] == "Celia" and heard["rule"] == "name in utterance"
-        assert (
-            heard["permitted"] is True and "two eggs" in heard["text"] and "flour" in heard["text"]
-        )
+        assert "two eggs" in heard["text"] and "flour" in heard["text"]
+        assert heard["pending"] is True and heard["sent"] is False  # shown, not sent
+
+        def human() -> list[dict[str, Any]]:
+            state = httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()
+            return [d for d in state["decisions"] if d["speaker"] == "Human"]
+
+        assert human() == []
+        sent = c.post("/api/immersive/send", json={"roundId": rid, "take": heard["take"]})
+        assert sent.status_code == 200 and sent.json()["permitted"] is True, sent.text
         # as a typed message: the orchestrator logged the Human's message to Celia
-        human = [
-            d
-            for d in httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()["decisions"]
-            if d["speaker"] == "Human"
-        ]
-        assert [(d["addressee"], d["permitted"]) for d in human] == [("Celia", True)]
-        assert human[0]["text"] == heard["text"]
-        # R0 holds for speech: a second utterance within the gap is blocked
+        assert [(d["addressee"], d["text"]) for d in human()] == [("Celia", heard["text"])]
+        again = c.post("/api/immersive/send", json={"roundId": rid, "take": heard["take"]})
+        assert again.status_code == 409  # a take is sent once
+        # R0 holds for speech: a second utterance within the gap is blocked, once sent
         r = c.post(
             "/api/immersive/listen",
             params={"roundId": rid, "focus": "Watson", "focusBy": "click"},
@@ -135,13 +140,18 @@ def test_spoken_utterance_goes_the_typed_path_and_is_spoken_back(stage, needs_sp
         )
         second = r.json()
         assert second["addressee"] == "Watson" and second["rule"] == "last avatar clicked"
-        assert second["permitted"] is False and second["reply"]["rule"] == "R0"
+        answer = {"roundId": rid, "take": second["take"]}
+        blocked = c.post("/api/immersive/send", json=answer).json()
+        assert blocked["permitted"] is False and blocked["reply"]["rule"] == "R0"
+        assert blocked["notice"].startswith("Not sent: please wait 5 seconds")
         # the rule applied is logged: "heard" events in the UI server's SQLite log
         log = stage["ui"].state.immersive.ui.log
         logged = [b for r, route, b, _ in log.replay() if route == "heard" and r == rid]
-        assert [(b["addressee"], b["rule"], b["permitted"]) for b in logged] == [
-            ("Celia", "name in utterance", True),
-            ("Watson", "last avatar clicked", False),
+        assert [(b["addressee"], b["rule"], b["sent"], b.get("permitted")) for b in logged] == [
+            ("Celia", "name in utterance", False, None),
+            ("Celia", "name in utterance", True, True),
+            ("Watson", "last avatar clicked", False, None),
+            ("Watson", "last avatar clicked", True, False),
         ]
         assert logged[0]["speechSeconds"] <= logged[0]["audioSeconds"]
         q = wait_queue(c, rid, 2)

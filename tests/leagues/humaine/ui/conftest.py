@@ -17,13 +17,17 @@ from hui_kit import CHROMIUM_ARGS, KEYS, FixedUtilities, tiny_agent  # noqa: E40
 from accord.leagues.humaine.testing import ServerThread, loopback_socket  # noqa: E402
 from accord.web.testing import chromium_env  # noqa: E402
 
+UNCONFIRMED_AFTER = 3.0
+"""Seconds the orchestrator waits for a confirmation in the ``unconfirmed`` platform."""
+
 
 @pytest.fixture(params=["plain"])
 def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
     """Orchestrator + UI server + Celia (6.00) and Watson (7.50), all on loopback; with
     ``@pytest.mark.parametrize("platform", ["manager"], indirect=True)`` also the
     competition manager (admin password ``manager-pw``); with ``["fast"]`` R0's gap
-    between two human utterances is 0.3 s instead of 5 s."""
+    between two human utterances is 0.3 s instead of 5 s; with ``["unconfirmed"]`` too, and
+    the orchestrator waits only ``UNCONFIRMED_AFTER`` seconds for a deal's confirmation."""
     from accord.leagues.humaine.orchestrator import create_orchestrator_app
     from accord.leagues.humaine.rules import RuleConfig
     from accord.leagues.humaine.ui_server import create_ui_app
@@ -31,9 +35,13 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
     socks = {k: loopback_socket() for k in ("orch", "ui", "Celia", "Watson")}
     ports = {k: s.getsockname()[1] for k, s in socks.items()}
     urls = {k: f"http://127.0.0.1:{p}" for k, p in ports.items()}
-    rules = RuleConfig(human_gap=0.3) if request.param == "fast" else None
+    fast = request.param in ("fast", "unconfirmed")
+    rules = RuleConfig(human_gap=0.3) if fast else None
     orch_app = create_orchestrator_app(
-        db_path=tmp_path / "orch.sqlite", human_uis=[urls["ui"]], rule_config=rules
+        db_path=tmp_path / "orch.sqlite",
+        human_uis=[urls["ui"]],
+        rule_config=rules,
+        confirm_timeout=UNCONFIRMED_AFTER if request.param == "unconfirmed" else 90.0,
     )
     agents = [
         {"name": n, "protocol": "http", "host": "127.0.0.1", "port": ports[n]}
@@ -45,7 +53,7 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
         agents=agents,
         utility_source=FixedUtilities(),
         public_url=urls["ui"],
-        human_gap=0.3 if request.param == "fast" else 5.0,
+        human_gap=0.3 if fast else 5.0,
         admin_secret=orch_app.state.admin_secret,
         **KEYS,
     )

@@ -155,16 +155,16 @@ def test_no_click_within_the_timeout_declines_for_the_buyer(ui, tmp_path):
     assert state(again)["declined"] == s["declined"]
 
 
-def test_a_restart_shows_an_unanswered_deal_as_kept(ui, tmp_path):
+def test_a_restart_shows_an_unanswered_deal_as_not_bought(ui, tmp_path):
     """A pending deal whose server restarted was never answered: the orchestrator's call
-    failed and it keeps such a deal, so the UI counts it too (marked unanswered)."""
+    failed and a deal nobody confirmed is no deal (it fails closed), so the UI does not
+    count it either (it is marked unanswered)."""
     c = ui(confirm_timeout=5.0)
     answer = ask(c)
     wait("a pending deal", lambda: state(c)["pending"])
     restarted = ui(db=tmp_path / "ui.sqlite")
     s = state(restarted)
-    assert [(d["status"], d["by"]) for d in s["deals"]] == [("unanswered", "restart")]
-    assert (s["left"], s["pending"]) == (41.79, [])
+    assert (s["deals"], s["left"], s["pending"]) == ([], 50.0, [])
     c.post("/api/decide", json={"deal": 0, "confirm": True})
     assert answer.result(timeout=5) == {"status": "acknowledged"}
 
@@ -199,7 +199,10 @@ def stage(tmp_path: Path) -> Iterator[tuple[httpx.Client, httpx.Client, Party, s
 def deal_pending(eo: httpx.Client, hui: httpx.Client, rid: str) -> None:
     """The human accepts, Watson accepts (8 USD for 2 eggs): a deal awaits the person."""
     assert (
-        eo.post("/relayMessage", json=human(rid, "Watson, I accept", "Watson")).status_code == 200
+        eo.post(
+            "/relayMessage", json=human(rid, "Watson, 2 eggs for $8 please", "Watson")
+        ).status_code
+        == 200
     )
     r = eo.post("/relayMessage", json=agent(rid, "Watson", "Deal.", "Accept", {"egg": 2}, 8.0))
     assert r.json()["permitted"], r.text

@@ -130,8 +130,9 @@ def test_a_message_and_its_log_entry_show_once_and_a_verdict_updates_it():
     t = c.get("/api/state").json()["transcript"]
     assert [(m["text"], m["permitted"], m["rationale"]) for m in t] == [
         ("Watson, 2 eggs?", True, None),
-        ("again!", False, "R0: too soon"),
+        ("again!", False, None),  # the rule's reason stays in the log: the person reads
     ]
+    assert t[1]["notice"] == "Not sent: the rules of the game did not allow this message."
 
 
 def test_generation_1_messages_without_round_id_go_to_the_latest_round():

@@ -83,13 +83,14 @@ def serve_buyer(
     seed: int = typer.Option(0),
 ) -> None:
     """Run a simulated buyer as a human-UI service (register it as a round's humanUI)."""
-    import uvicorn
+    from accord.web.runner import ServerError, bound_socket, serve
 
     try:
         buyer = make_buyer(strategy, seed)
-    except ValueError as e:
+        sock = bound_socket(host, port)
+    except (ValueError, ServerError) as e:
         raise typer.BadParameter(str(e)) from None
-    uvicorn.run(create_buyer_app(buyer, orchestrator), host=host, port=port, log_level="info")
+    serve(create_buyer_app(buyer, orchestrator), sock=sock)
 
 
 @app.command("fast-round")

@@ -35,6 +35,7 @@ from ..utility import BuyerUtility, SellerUtility
 from ..utility_generator import generate_buyer_utility, generate_seller_utility
 from .base import SellerAgent
 from .buyers import SimulatedBuyer
+from .intent import read_intent
 
 EPOCH = datetime(2020, 7, 11, 9, 0, tzinfo=UTC)
 """Virtual time 0 as a wall-clock instant (for the wire timestamps)."""
@@ -109,19 +110,16 @@ def random_buyer_utility(rng: np.random.Generator) -> BuyerUtility:
     return generate_buyer_utility(rng)
 
 
-def _utterance(message: Mapping[str, Any]) -> Utterance:
+def _utterance(message: Mapping[str, Any], names: tuple[str, ...]) -> Utterance:
     bid = message.get("bid") or None
     parsed = None
     if isinstance(bid, Mapping) and bid.get("type"):
         price = bid.get("price")
         value = price.get("value") if isinstance(price, Mapping) else None
         parsed = Bid(str(bid["type"]), dict(bid.get("quantity") or {}), value)
-    return Utterance(
-        str(message.get("speaker", "")),
-        str(message.get("text", "")),
-        str(message.get("addressee") or ""),
-        parsed,
-    )
+    speaker, text = str(message.get("speaker", "")), str(message.get("text", ""))
+    intent = read_intent(text, names) if speaker == HUMAN and parsed is None else None
+    return Utterance(speaker, text, str(message.get("addressee") or ""), parsed, intent)
 
 
 class FastRound:
@@ -182,7 +180,7 @@ class FastRound:
         """A message reaches the orchestrator from ``party``."""
         if message.get("speaker") != party:
             message = {**message, "speaker": party}  # no impersonation in-process
-        decision = self.round.submit(_utterance(message), wire=message)
+        decision = self.round.submit(_utterance(message, self.round.agents), wire=message)
         if decision.permitted:
             self.loop.call_later(self.delivery, lambda: self._broadcast(message))
         else:

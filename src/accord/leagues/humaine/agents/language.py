@@ -251,6 +251,8 @@ def _scan_goods(tokens: list[str], unknown: list[str] | None = None) -> dict[str
     products: dict[str, int] = {}
     for i, raw in enumerate(tokens):
         good_word = good_of(raw)
+        if good_word is None and i > 0 and _number(tokens[i - 1]) is not None:
+            good_word = _near_good(raw)  # "2 egs"
         tok = raw if good_word is None or raw in GOOD_WORDS else good_word
         if (
             unknown is not None
@@ -282,6 +284,43 @@ def _scan_goods(tokens: list[str], unknown: list[str] | None = None) -> dict[str
     return goods
 
 
+_MONEY = re.compile(r"\$|dollar|buck|\bbux\b|\busd\b|cent|¢")
+
+
+def _is_a_quantity(norm: str, price: Price) -> bool:
+    """A bare number after a cue ("for 2") read as a price, though the next word names a
+    good, even misspelled ("for 2 egs"), a product or a unit: a quantity, never a price.
+
+    >>> _is_a_quantity("how much for 2 egs", find_prices("how much for 2 egs")[0])
+    True
+    >>> _is_a_quantity("2 eggs for 3", find_prices("2 eggs for 3")[0])
+    False
+    """
+    if _MONEY.search(norm[price.start : price.end]):
+        return False
+    following = _TOKEN.findall(norm[price.end : price.end + 40])
+    if not following:
+        return False
+    word = following[0]
+    return _near_good(word) is not None or word in PRODUCT_WORDS or word in UNIT_WORDS
+
+
+def _near_good(word: str) -> str | None:
+    """:func:`good_of`, also for a three-letter word one edit from a good's name with the
+    same first letter ("egs"): read so only right after a count ("2 egs").
+
+    >>> _near_good("egs"), _near_good("leg"), _near_good("suger")
+    ('egg', None, 'sugar')
+    """
+    good = good_of(word)
+    if good is not None or len(word) != 3 or not word.isalpha() or word in _NOT_GOODS:
+        return good
+    for name, g in GOOD_WORDS.items():
+        if name[0] == word[0] and _one_edit(word, name):
+            return g
+    return None
+
+
 def _cut_prices(text: str, prices: list[Price]) -> str:
     out, last = [], 0
     for p in prices:
@@ -309,7 +348,7 @@ def parse_utterance(text: str, names: Sequence[str] = DEFAULT_NAMES) -> Act:
     norm = normalise_numbers(text_plain.replace("\u2019", "'").replace("\u2018", "'")).lower()
     addressee = _find_addressee(text_plain, names)
     norm = _name_pattern(tuple(names)).sub(" ", norm)
-    prices = find_prices(norm)
+    prices = [p for p in find_prices(norm) if not _is_a_quantity(norm, p)]
     tokens = _TOKEN.findall(_cut_prices(norm, prices))
     unknown: list[str] = []
     goods = _scan_goods(tokens, unknown)

@@ -7,8 +7,8 @@
 ``serviceMap.environment-orchestrator`` entry). :func:`create_buyer_app` does the same for
 a simulated buyer on the human-UI routes, and posts its best allocation to
 ``/receiveHumanAllocation`` when the round ends. :class:`BackgroundServer` (the web layer's
-:class:`accord.web.runner.BackgroundServer`) runs an app
-with uvicorn in a thread on a loopback port (port 0 picks a free one).
+:class:`accord.web.runner.BackgroundServer`) runs an app in a thread on a loopback port
+(port 0 picks a free one); :func:`serve_agent` through the web layer's runner.
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from fastapi import FastAPI, Request
 
-from accord.web.errors import WebError, install_error_handlers
+from accord.web.app import create_app
+from accord.web.errors import WebError
 from accord.web.runner import BackgroundServer as BackgroundServer  # the web layer's runner
 from accord.web.runner import bound_socket as bound_socket
+from accord.web.runner import serve
 
 from ..credentials import TOKEN_FIELD, TOKEN_HEADER
 from .base import SellerAgent
@@ -174,11 +175,8 @@ def _post(app: FastAPI, path: str, handle: Handler) -> None:
 
 
 def _app(title: str) -> FastAPI:
-    app = FastAPI(title=title)
-
-    install_error_handlers(app)
-
-    return app
+    """An empty app from the web layer's factory (one error body, body-size limit)."""
+    return create_app(title)
 
 
 class AgentRounds:
@@ -346,4 +344,4 @@ def serve_agent(
     for Celia and 14008 for Watson."""
     app = create_agent_app(agent, orchestrator, settings=settings, token=token)
     name = app.state.rounds.latest.name
-    uvicorn.run(app, host=host, port=port or DEFAULT_PORTS.get(name, 14007), log_level="info")
+    serve(app, host, port or DEFAULT_PORTS.get(name, 14007))

@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -27,6 +26,7 @@ from fastapi import APIRouter, Body, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.leagues.humaine.confirmation import ABSTAINED
 from accord.leagues.humaine.manager import auth
 from accord.leagues.humaine.manager.competition import Competition
 from accord.leagues.humaine.manager.schedule import ScheduleError
@@ -39,6 +39,7 @@ from accord.leagues.humaine.manager.services import (
 from accord.leagues.humaine.manager.store import ManagerStore, NotFound, StoreError
 from accord.leagues.humaine.messages import UI_ROUTES
 from accord.web.app import create_app
+from accord.web.auth import new_secret
 from accord.web.errors import WebError
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,7 @@ def create_manager_app(
     if admin_password is not None:
         store.set_admin(admin_user, auth.hash_password(admin_password))
     elif not store.has_admin():
-        app.state.initial_password = secrets.token_urlsafe(9)
+        app.state.initial_password = new_secret(9)
         store.set_admin(admin_user, auth.hash_password(app.state.initial_password))
     return app
 
@@ -190,8 +191,9 @@ class ManagerService:
         # the orchestrator's human-UI routes
         r.add_api_route("/receiveRoundTotals", self.receive_totals, methods=["POST"])
         r.add_api_route("/endRound", self.end_round, methods=["POST"], include_in_schema=False)
+        r.add_api_route("/confirmAccept", _abstain, methods=["POST"], include_in_schema=False)
         for route in UI_ROUTES:
-            if route not in ("receiveRoundTotals", "endRound"):
+            if route not in ("receiveRoundTotals", "endRound", "confirmAccept"):
                 r.add_api_route(f"/{route}", _ack, methods=["POST"], include_in_schema=False)
         return r
 
@@ -318,3 +320,8 @@ class ManagerService:
 
 def _ack(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
     return {"status": "acknowledged", "roundId": body.get("roundId")}
+
+
+def _abstain(body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+    """The manager is no buyer: it neither confirms nor declines a deal."""
+    return {"status": ABSTAINED, "roundId": body.get("roundId")}

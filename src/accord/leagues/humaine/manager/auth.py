@@ -1,4 +1,4 @@
-"""Admin passwords (salted scrypt hashes) and session tokens of the competition manager.
+"""Admin passwords (salted, slow hashes) and session tokens of the competition manager.
 
 The hashing and the tokens are the web layer's (:mod:`accord.web.auth`). Only hashes are
 stored: the password hash in ``admins``, the SHA-256 of each session token in

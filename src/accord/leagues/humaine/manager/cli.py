@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.leagues.humaine.manager.schedule import ScheduleError, plan_pool_play
+from accord.web.runner import ServerError, bound_socket, serve
 
 app = typer.Typer(help="HUMAINE competition manager and human UIs.", no_args_is_help=True)
 console = Console()
@@ -44,6 +46,15 @@ def _orchestrator_secret(path: Path | None) -> str | None:
         return path.read_text(encoding="utf-8").strip() or None
     except OSError as e:
         raise typer.BadParameter(f"cannot read the admin secret file {path}: {e}") from None
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The socket to serve on, bound now: a taken port is one clear line, before
+    anything is made or printed."""
+    try:
+        return bound_socket(host, port)
+    except ServerError as e:
+        raise typer.BadParameter(f"{e} (is another server using it?)") from None
 
 
 def _names(text: str) -> list[str]:
@@ -82,11 +93,10 @@ def manager(
     admin_secret_file: Annotated[Path | None, typer.Option(help=_SECRET_FILE_HELP)] = None,
 ) -> None:
     """Serve the competition manager: contestants, pools, schedule, leaderboard."""
-    import uvicorn
-
     from accord.leagues.humaine.manager.app import create_manager_app
 
-    url = f"http://{host}:{port}"
+    sock = _bind(host, port)  # a taken port is refused before anything is printed
+    url = f"http://{host}:{sock.getsockname()[1]}"
     web = create_manager_app(
         db,
         admin_password=admin_password or os.environ.get(PASSWORD_ENV),
@@ -99,7 +109,7 @@ def manager(
     console.print(f"competition manager: [bold]{url}/[/] (leaderboard: {url}/leaderboard.html)")
     if web.state.initial_password:
         console.print(f"admin user [bold]admin[/], password [bold]{web.state.initial_password}[/]")
-    uvicorn.run(web, host=host, port=port, log_level="warning")
+    serve(web, log_level="warning", sock=sock)
 
 
 @app.command()
@@ -130,12 +140,11 @@ def ui(
     admin_secret_file: Annotated[Path | None, typer.Option(help=_SECRET_FILE_HELP)] = None,
 ) -> None:
     """Serve the chat UI and the human assistant UI."""
-    import uvicorn
-
     from accord.leagues.humaine.manager.services import http_utility_source
     from accord.leagues.humaine.ui_server import DEFAULT_AGENTS, create_ui_app
 
-    url = f"http://{host}:{port}"
+    sock = _bind(host, port)  # a taken port is refused before the links are printed
+    url = f"http://{host}:{sock.getsockname()[1]}"
     agents = [_agent(a) for a in agent] if agent else list(DEFAULT_AGENTS)
     web = create_ui_app(
         orchestrator_url=orchestrator,
@@ -148,9 +157,12 @@ def ui(
         admin_secret=_orchestrator_secret(admin_secret_file),
     )
     keys = web.state.page_keys
-    console.print(f"the buyer's link (chat and assistant): [bold]{keys.link('person', url)}[/]")
-    console.print(f"the admin's link (start a round): [bold]{keys.link('admin', url)}[/]")
-    uvicorn.run(web, host=host, port=port, log_level="warning")
+    for text in (  # whole, on lines of their own: links must survive copying
+        f"the buyer's link (chat and assistant): {keys.link('person', url)}",
+        f"the admin's link (start a round): {keys.link('admin', url)}",
+    ):
+        console.print(text, soft_wrap=True, markup=False, highlight=False)
+    serve(web, log_level="warning", sock=sock)
 
 
 @app.command()

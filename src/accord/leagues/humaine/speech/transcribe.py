@@ -21,7 +21,7 @@ in-domain from out-of-domain speech on the synthesised utterances, so the rule i
 empty result.) Decoding holds a lock, so one transcriber can serve a threaded server
 (calls are serialised; build one per worker to decode in parallel).
 
->>> transcription_available() in (None, "pocketsphinx not installed: pip install 'accord[speech]'")
+>>> transcription_available() in (None, "pocketsphinx not installed: pip install '.[speech]' (in the Accord clone)")
 True
 """
 
@@ -101,7 +101,7 @@ def transcription_available() -> str | None:
     try:
         import pocketsphinx  # noqa: F401
     except ImportError:
-        return "pocketsphinx not installed: pip install 'accord[speech]'"
+        return "pocketsphinx not installed: pip install '.[speech]' (in the Accord clone)"
     return None
 
 

@@ -1,9 +1,12 @@
 """A template SCML agent to copy: every callback, the AWI's information and actions.
 
 Copy this file, rename the class, and change the four decisions marked DECIDE. As it
-stands it is a small, honest agent: it buys inputs when it has free lines and sells the
-outputs it holds, each at no worse than the catalog price, signs what it can pay for and
-deliver, and runs its lines on whatever inputs it holds.
+stands it is a small, honest agent that breaks even: it buys inputs (at no more than the
+catalog price) only when the catalog prices leave a margin, and only while what it holds
+and has coming stays within half a day of production and its unsold outputs within half
+a day's make; it sells the outputs it holds at no less than its break-even price (input
+at catalog plus its cost), signs what it can pay for and deliver, and runs its lines on
+the inputs it holds.
 
 Run it (``docs/writing-an-agent.md``, section "An SCML factory manager"):
 
@@ -37,6 +40,11 @@ class TemplateAgent(SCMLAgent):
         self.input, self.output = awi.my_input_product, awi.my_output_product
         self.cat_in = awi.catalog_prices[self.input]
         self.cat_out = awi.catalog_prices[self.output]
+        # the least it sells for: what an output cost it; it buys only when the catalog
+        # prices leave a margin (else it would make outputs that sell at a loss)
+        self.floor = max(1, self.cat_in + awi.cost)
+        self.worth_making = self.cat_out > self.floor
+        self.coming: dict[int, int] = {}  # inputs bought, by delivery day
         # also: awi.cost, awi.n_lines, awi.my_suppliers, awi.my_consumers, awi.level,
         # awi.is_first_level, awi.is_last_level, awi.n_steps, awi.horizon, awi.bb.settings
 
@@ -47,6 +55,7 @@ class TemplateAgent(SCMLAgent):
         """Each day, after execution: produce, then ask for tomorrow's negotiations."""
         awi = self.awi
         held = awi.current_inventory  # a tuple: units of every product this factory holds
+        self.coming.pop(awi.current_step, None)  # delivered today
         # DECIDE production: run a line per input unit held (up to the lines and the cash)
         runs = min(awi.n_lines, held[self.input], awi.current_balance // max(1, awi.cost))
         awi.set_production(int(runs))
@@ -55,7 +64,7 @@ class TemplateAgent(SCMLAgent):
             return  # nothing can be delivered after the last day
         when = (day + 1, min(awi.n_steps - 1, day + 3))  # delivery days (an inclusive range)
         # DECIDE what to buy and sell: inputs for half the lines; every output held
-        for partner in awi.my_suppliers:
+        for partner in awi.my_suppliers if self._room_to_buy() > 0 else ():
             awi.request_negotiation(
                 True, self.input, (1, awi.n_lines // 2 or 1), (1, self.cat_in), when,
                 partner, self._negotiator(is_buy=True),
@@ -63,7 +72,7 @@ class TemplateAgent(SCMLAgent):
         if held[self.output] > 0:
             for partner in awi.my_consumers:
                 awi.request_negotiation(
-                    False, self.output, (1, held[self.output]), (self.cat_out, 2 * self.cat_out),
+                    False, self.output, (1, held[self.output]), (self.floor, 2 * self.cat_out),
                     when, partner, self._negotiator(is_buy=False),
                 )  # fmt: skip
 
@@ -75,7 +84,7 @@ class TemplateAgent(SCMLAgent):
         ``TIME``). The negotiator proposes its best offer and accepts offers within 10 %
         of its utility range from the best, whatever the sign of the utilities.
         """
-        cat = self.cat_in if is_buy else self.cat_out
+        cat = self.cat_in if is_buy else self.floor
 
         def utility(offer: Outcome) -> float:
             gain = cat - offer[UNIT_PRICE] if is_buy else offer[UNIT_PRICE] - cat
@@ -106,21 +115,41 @@ class TemplateAgent(SCMLAgent):
         awi = self.awi
         cash = awi.current_balance
         stock = awi.current_inventory[self.output]
+        room = self._room_to_buy()
         answer = []
         for c in contracts:
-            if c.buyer == awi.agent:  # a purchase: sign if it can pay
-                ok = c.value <= cash and c.unit_price <= self.cat_in
+            if c.buyer == awi.agent:  # a purchase: sign if it can pay and use it soon
+                late = c.delivery > awi.n_steps - 3  # its outputs could not be sold in time
+                ok = (
+                    c.value <= cash
+                    and c.unit_price <= self.cat_in
+                    and c.quantity <= room
+                    and not late
+                )
                 cash -= c.value if ok else 0
+                room -= c.quantity if ok else 0
             else:  # a sale: sign if the units are in stock (no spot-market purchases)
-                ok = c.quantity <= stock and c.unit_price >= self.cat_out
+                ok = c.quantity <= stock and c.unit_price >= self.floor
                 stock -= c.quantity if ok else 0
             answer.append(ok)
         return answer
+
+    def _room_to_buy(self) -> int:
+        """Inputs it may still buy: half a day of production, less what it holds and has
+        coming; nothing while half a day's make of outputs is unsold or making loses."""
+        awi = self.awi
+        held = awi.current_inventory
+        if held[self.output] >= awi.n_lines // 2 or not self.worth_making:
+            return 0
+        return max(0, awi.n_lines // 2 - held[self.input] - sum(self.coming.values()))
 
     def on_contracts_finalized(
         self, signed: list[Contract], cancelled: list[Contract], rejectors: list[list[str]]
     ) -> None:
         """After signing: what was signed, and what was cancelled and by whom."""
+        for c in signed:
+            if c.buyer == self.awi.agent:
+                self.coming[c.delivery] = self.coming.get(c.delivery, 0) + c.quantity
 
     def on_agent_bankrupt(
         self, agent: str, nullified: list[Contract], reduced: list[Contract]

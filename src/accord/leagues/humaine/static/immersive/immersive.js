@@ -1,7 +1,8 @@
 // The immersive page: the sellers as avatars that speak (server-synthesised audio, one
 // message at a time, in the order the orchestrator permitted them) and gesture; the
-// person talks (push-to-talk), the server transcribes and sends it as the Human's
-// message exactly as a typed one. Everything is served by this UI server: no external
+// person talks (push-to-talk), the server transcribes it, the page shows what was heard,
+// and the person sends it (as heard or corrected) or takes it back: only then does it go
+// out as the Human's message, exactly as a typed one. Everything is served by this UI server: no external
 // resource is ever loaded.
 import { api, clock, el, money, say } from "../common/api.js";
 import { Avatar } from "./avatars.js";
@@ -13,7 +14,7 @@ const PHASES = { setup: "waiting for a round", warmup: "warm-up", active: "negot
 const strip = (t) => String(t || "").replace(/<[^<>]*>/g, " ").replace(/\s+/g, " ").trim();
 
 // what the page did, for whoever watches (tests read it too)
-const journal = { played: [], skipped: [], heard: [], takes: [], errors: [] };
+const journal = { played: [], skipped: [], heard: [], takes: [], answered: [], errors: [] };
 window.__immersive = journal;
 
 let config;
@@ -211,7 +212,57 @@ setInterval(async () => {
 setInterval(tick, 400);
 tick();
 
-// ---- speech in: push-to-talk
+// ---- speech in: push-to-talk; a take is shown, and sent only when the buyer sends it
+let pendingTake = null;
+
+function showTake(body) {
+  pendingTake = body.take;
+  $("take-text").value = body.text;
+  $("take-to").replaceChildren(...["", ...config.agents].map((n) =>
+    el("option", { value: n }, n || "both sellers")));
+  $("take-to").value = body.addressee || "";
+  $("take").classList.remove("hidden");
+  $("take-text").focus();
+}
+
+function closeTake() {
+  pendingTake = null;
+  $("take").classList.add("hidden");
+}
+
+async function answerTake(path, extra) {
+  const take = pendingTake;
+  closeTake();
+  try {
+    const body = await api(`../api/immersive/${path}`, { method: "POST",
+      body: { roundId: current ? current.roundId : null, take, ...extra } });
+    journal.answered.push({ path, ...body, at: performance.now() });
+    if (path === "discard") { say($("talk-msg"), "Taken back: nothing was sent."); return; }
+    $("heard").textContent = `You said: “${body.text}”`;
+    $("heard").dataset.text = body.text;
+    $("rule").textContent = `to ${body.addressee || "both sellers"}: ${body.rule}`;
+    if (body.permitted) { nextSayAt = Date.now() + gap * 1000; say($("talk-msg"), ""); }
+    if (body.permitted === false) say($("talk-msg"), body.notice || "Not sent: the rules of the game did not allow this message.", "error");
+  } catch (e) {
+    journal.errors.push(String(e));
+    say($("talk-msg"), e.message, "error");
+  }
+}
+
+$("take").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  if (!pendingTake) return;
+  const wait = (nextSayAt - Date.now()) / 1000;
+  if (wait > 0) {
+    say($("talk-msg"), `Please wait ${wait.toFixed(1)} s: one message every ${gap} s.`, "error");
+    return;
+  }
+  const text = $("take-text").value.trim();
+  if (!text) { say($("talk-msg"), "Type what you meant, or take it back.", "error"); return; }
+  answerTake("send", { text, addressee: $("take-to").value });
+});
+$("take-back").addEventListener("click", () => { if (pendingTake) answerTake("discard", {}); });
+
 $("talk-btn").addEventListener("click", async () => {
   if (recording) { recording.stop(); return; }
   const wait = (nextSayAt - Date.now()) / 1000;
@@ -241,12 +292,13 @@ $("talk-btn").addEventListener("click", async () => {
     const body = await r.json();
     if (!r.ok) throw new Error(body.error || r.statusText);
     journal.heard.push({ ...body, takeSeconds: take.seconds, captureRate: take.rate, at: performance.now() });
-    $("heard").textContent = body.text ? `You said: “${body.text}”` : "(nothing recognised)";
+    $("heard").textContent = body.text ? `Heard: “${body.text}”` : "(nothing recognised)";
     $("heard").dataset.text = body.text || "";
     $("rule").textContent = body.text ? `to ${body.addressee || "both sellers"}: ${body.rule}` : (body.why || "");
     $("rule").dataset.addressee = body.addressee || "";
+    if (body.pending) showTake(body); // nothing is sent until the buyer sends it
     if (body.permitted) nextSayAt = Date.now() + gap * 1000;
-    if (body.permitted === false) say($("talk-msg"), `Blocked: ${body.rationale}`, "error");
+    if (body.permitted === false) say($("talk-msg"), body.notice || "Not sent: the rules of the game did not allow this message.", "error");
   } catch (e) {
     journal.errors.push(String(e));
     say($("talk-msg"), e.message, "error");

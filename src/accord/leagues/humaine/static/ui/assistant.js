@@ -186,7 +186,7 @@ function renderDeals(state) {
   const declined = state.declined || [];
   if (!state.deals.length && !declined.length) return;
   $("deals").classList.remove("muted");
-  const why = { person: "you declined", timeout: "not confirmed in time" };
+  const why = { person: "you declined", timeout: "not confirmed in time", orchestrator: "not confirmed in time" };
   $("deals").replaceChildren(
     ...state.deals.map((d) => el("div", { class: "deal", dataset: { deal: d.id } }, dealText(d))),
     ...declined.map((d) => el("div", { class: "deal declined", dataset: { deal: d.id } },

@@ -41,7 +41,7 @@ $("say-form").addEventListener("submit", async (ev) => {
     $("say-text").value = "";
     if (r.reply && r.reply.permitted) nextSayAt = Date.now() + gap * 1000;
     if (r.reply && r.reply.permitted === false) {
-      say($("say-msg"), `Blocked: ${r.reply.rationale}`, "error");
+      say($("say-msg"), r.notice || "Not sent: the rules of the game did not allow this message.", "error");
       $("say-msg").dataset.keep = "1";
     }
     else say($("say-msg"), "");

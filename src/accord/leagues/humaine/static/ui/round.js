@@ -53,6 +53,9 @@ export function plainText(text) {
 
 export function messageNode(m) {
   const who = m.speaker || "?";
+  if (m.permitted === false && m.speaker !== "Human") { // never shown as if it were said
+    return el("div", { class: "msg-line notice blocked" }, el("span", { class: "blocked-why" }, m.notice || ""));
+  }
   const cls = `msg-line from-${who.toLowerCase()}${m.permitted === false ? " blocked" : ""}`;
   return el("div", { class: cls },
     el("span", { class: "who" }, who, m.addressee ? el("span", { class: "to" }, ` to ${m.addressee}`) : null,
@@ -62,7 +65,7 @@ export function messageNode(m) {
       ? el("span", { class: "bid" }, `${m.bid.type}: ${bundleText(m.bid.quantity)}` +
           (m.bid.price ? ` for $${money(m.bid.price.value)}` : ""))
       : null,
-    m.permitted === false ? el("span", { class: "blocked-why" }, `blocked: ${m.rationale || "rule"}`) : null);
+    m.permitted === false ? el("span", { class: "blocked-why" }, m.notice || "Not sent.") : null);
 }
 
 export function phaseClock(state, which) {

@@ -1,0 +1,199 @@
+"""A sandboxed entrant as a seat of the agent driver, for any ``Rules``.
+
+The organiser's side, :class:`SandboxSeat`, sends the entrant what the rules let its
+party see (``observe``) and what it may do (``legal``) as JSON, and turns the JSON answer
+into an action with ``rules.action_from_json``: every answer is checked against
+``legal()`` before it touches the play, and nothing the entrant sends is unpickled or
+evaluated. A late answer is a timeout (:class:`~accord.core.protocols.driver.SlowCall`),
+any other failure of the sandbox (a crash, an exception, garbage) the entrant's failure;
+the agent driver records either through ``rules.fail``.
+
+The entrant's side is a :class:`~accord.sandbox.host.Host`. :class:`OfferNegotiatorHost`
+runs any core :class:`~accord.core.negotiator.Negotiator` (``propose``/``respond``) at the
+offer protocols (AOP, the SCML variant, the ultimatum game) from those JSON messages
+alone: it rebuilds the outcome space, the party's own utility and a read-only view.
+
+    seat = SandboxSeat.launch(rules, party=1, agent="boulware", limits=Limits(cpu_seconds=60))
+    AgentDriver(rules, setup, [in_process_seat, seat], names).run()
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
+from accord.core.outcomes import Outcome, OutcomeSpace, issue_from_dict
+from accord.core.protocols.driver import SlowCall
+from accord.core.protocols.result import EndReason, Failure, FailureKind, SessionResult
+from accord.core.protocols.rules import Rules
+from accord.core.utilities import utility_from_dict
+from accord.sandbox import AgentFailure, AgentTimeout, Host, HostContext, Limits, start_sandbox
+
+__all__ = ["OfferNegotiatorHost", "SandboxSeat"]
+
+HOST = "accord.drivers.seats:OfferNegotiatorHost"
+
+
+class SandboxSeat:
+    """One party's entrant in a sandbox (``box``: anything with ``call(op, payload,
+    timeout)`` and ``close()``, such as :class:`accord.sandbox.Sandbox`)."""
+
+    def __init__(
+        self,
+        rules: Rules[Any, Any, Any],
+        party: int,
+        box: Any,
+        name: str,
+        timeout: float | None = None,
+    ) -> None:
+        self.rules = rules
+        self.party = party
+        self.box = box
+        self.name = name
+        self.timeout = timeout
+
+    @classmethod
+    def launch(
+        cls,
+        rules: Rules[Any, Any, Any],
+        party: int,
+        agent: str,
+        *,
+        host: str = HOST,
+        code_paths: Sequence[str] = (),
+        limits: Limits | None = None,
+        mode: str = "os",
+        timeout: float | None = None,
+    ) -> SandboxSeat:
+        """Start ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox."""
+        box = start_sandbox(host, agent, code_paths=code_paths, limits=limits, mode=mode)
+        return cls(rules, party, box, agent.rsplit(":", 1)[-1], timeout)
+
+    def _call(self, op: str, payload: Any) -> Any:
+        try:
+            return self.box.call(op, payload, self.timeout)
+        except AgentTimeout as exc:
+            raise SlowCall(f"{op}: {exc}") from None
+
+    def start(self, state: Any) -> None:
+        """The play begins: the entrant sees its first observation."""
+        self._call("start", {"party": self.party, "observation": self._observe(state)})
+
+    def _observe(self, state: Any) -> dict[str, Any]:
+        return self.rules.observe(state, self.party)
+
+    def act(self, state: Any, party: int) -> Any:
+        """The entrant's action, checked against ``legal()`` (IllegalAction if not)."""
+        legal = self.rules.legal(state, party)
+        payload = {"observation": self._observe(state), "legal": legal.to_json()}
+        return self.rules.action_from_json(state, party, self._call("act", payload))
+
+    def end(self, result: Any) -> None:
+        """The play is over: the entrant sees the result; then its sandbox closes."""
+        shown = result.to_dict() if hasattr(result, "to_dict") else result
+        with contextlib.suppress(AgentFailure, TypeError, ValueError):
+            self.box.call("end", {"result": shown}, self.timeout)
+        self.box.close()
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+class OfferNegotiatorHost(Host):
+    """Runs a core negotiator, inside the sandbox, at an offer protocol's table."""
+
+    def __init__(self, agent: str, context: HostContext) -> None:
+        super().__init__(agent, context)
+        from accord.agents.registry import get_agent
+
+        self.negotiator: Negotiator = get_agent(agent)
+        self.view: NegotiatorView | None = None
+        self.log = OfferLog()
+        self.space: OutcomeSpace | None = None
+
+    def handle(self, op: str, payload: Any) -> Any:
+        """``start``, ``act`` and ``end`` (see the module)."""
+        if op == "start":
+            self._start(payload["party"], payload["observation"])
+            self.negotiator.on_start(self._view())
+            return None
+        if op == "act":
+            return self._act(payload["observation"], payload["legal"])
+        if op == "end":
+            self.negotiator.on_end(self._view(), _result(payload["result"]))
+            return None
+        raise ValueError(f"unknown op {op!r}; expected start, act or end")
+
+    def _view(self) -> NegotiatorView:
+        if self.view is None:
+            raise ValueError("act before start")
+        return self.view
+
+    def _start(self, party: int, o: Mapping[str, Any]) -> None:
+        space = OutcomeSpace([issue_from_dict(i) for i in o["issues"]])
+        if o.get("utility") is None:
+            raise ValueError("this protocol does not show the party its utility")
+        u = utility_from_dict(space, o["utility"])
+        self.space = space
+        self.view = NegotiatorView(u, party, o["names"], self.log, (0, party))
+        self._update(o)
+
+    def _outcome(self, d: Mapping[str, Any] | None) -> Outcome | None:
+        assert self.space is not None
+        return None if d is None else tuple(d[n] for n in self.space.names)
+
+    def _update(self, o: Mapping[str, Any]) -> None:
+        for offer in o["offers"][len(self.log) :]:
+            outcome = self._outcome(offer["outcome"])
+            assert outcome is not None
+            self.log._append(int(offer["party"]), outcome)
+        view = self._view()
+        view.update(o["time"], o["step"], o["round"], self._outcome(o["standing"]), o["proposer"])
+
+    def _act(self, o: Mapping[str, Any], legal: Mapping[str, Any]) -> dict[str, Any]:
+        self._update(o)
+        view, neg = self._view(), self.negotiator
+        kinds = [a["kind"] for a in legal["actions"]]
+        if "accept" in kinds and view.standing_offer is not None:
+            answer = neg.respond(view, view.standing_offer)
+            if answer is Response.ACCEPT:
+                return {"kind": "accept", "args": {}}
+            if answer is Response.END:
+                return {"kind": "end", "args": {}}
+            if answer is Response.REJECT and "reject" in kinds:
+                return {"kind": "reject", "args": {}}
+            if answer is not Response.REJECT:
+                raise ValueError(f"respond() must return a Response; got {answer!r}")
+        offer = neg.propose(view)
+        if offer is None:
+            return {"kind": "end", "args": {}}
+        assert self.space is not None
+        outcome = self.space.validate(offer)
+        return {
+            "kind": "offer",
+            "args": {n: _plain(v) for n, v in zip(self.space.names, outcome, strict=True)},
+        }
+
+
+def _result(d: Mapping[str, Any]) -> SessionResult:
+    f = d.get("failure")
+    failure = (
+        None if f is None else Failure(f["party"], f["name"], FailureKind(f["kind"]), f["message"])
+    )
+    return SessionResult(
+        agreement=None if d["agreement"] is None else tuple(d["agreement"]),
+        reason=EndReason(d["reason"]),
+        ended_by=d["ended_by"],
+        time=d["time"],
+        steps=d["steps"],
+        rounds=d["rounds"],
+        elapsed=d["elapsed"],
+        utilities=tuple(d["utilities"]),
+        names=tuple(d["names"]),
+        failure=failure,
+    )

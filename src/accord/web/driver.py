@@ -1,0 +1,281 @@
+"""The web driver: any :class:`~accord.core.protocols.rules.Rules` played by people in a
+browser, beside agents, on :mod:`accord.web`.
+
+A :class:`RulesGame` is a service for :func:`~accord.web.app.create_app` (so it gets the
+safety baseline: CSP, request bounds, idempotent actions, the one error body). Each
+person's seat has a party index and a secret token (its link: ``/?party=0&token=...``);
+the routes are
+
+- ``GET /api/state``: what the party may see (``rules.observe``), what it may do now
+  (``rules.legal``: the typed actions a page builds its form from, and their JSON
+  Schema) and the events it may see;
+- ``POST /api/act``: one action on the wire (``{"kind": ..., "args": {...}}``), checked
+  by ``rules.action_from_json`` before it touches the play (a refusal is a 422 saying
+  why; the play is unchanged);
+- ``GET /api/live``: server-sent events; ``update`` after every change.
+
+Agents sit in the other seats (any :class:`~accord.core.protocols.driver.Seat`, built
+by ``seats(state)``); they act in a worker thread after each change, never inside a
+person's request, and a failing agent is recorded through ``rules.fail``. Every call
+of the rules is appended to the :class:`~accord.web.store.EventLog` (``start`` with the
+serialized first state, then ``act``/``tick``), so :meth:`RulesGame.resume` rebuilds
+the play after a restart by replaying the log. ``static/play`` is a page that plays any
+offer protocol from these routes alone.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, BackgroundTasks, Query
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from accord.core.protocols.driver import Seat, failure_of
+from accord.core.protocols.result import Failure, FailureKind
+from accord.core.protocols.rules import Event, IllegalAction, Rules
+from accord.web.clock import Clock, RealClock
+from accord.web.errors import WebError
+from accord.web.live import Live, Message
+from accord.web.store import EventLog
+
+__all__ = ["PLAY_PAGE", "RulesGame", "WireAction"]
+
+PLAY_PAGE = Path(__file__).resolve().parent / "static" / "play"
+"""The page that plays any offer protocol through a :class:`RulesGame`."""
+
+SeatFactory = Callable[[Any], Mapping[int, Seat]]
+
+
+class WireAction(BaseModel):
+    """One action on the wire; ``GET /api/state`` gives the JSON Schema of those
+    allowed now."""
+
+    kind: str = Field(max_length=64, description="the kind of action (offer, accept, ...)")
+    args: dict[str, Any] = Field(default_factory=dict, description="its arguments by name")
+
+
+class RulesGame:
+    """One play of ``rules`` served to people (see the module).
+
+    Args:
+        rules: the protocol's rules.
+        setup: what the play is set up from.
+        people: the party indices people play (each gets a token).
+        seats: ``seats(state) -> {party: Seat}`` for the other parties (agents).
+        log: the event log (its stream ``stream`` holds this play).
+        seed: the rules' seed.
+        clock: the server's clock (real, or virtual in tests).
+        names: the parties' names (for failures); default ``party k``.
+        tokens: the people's tokens by party (default: fresh random ones).
+    """
+
+    def __init__(
+        self,
+        rules: Rules[Any, Any, Any],
+        setup: Any,
+        people: Sequence[int],
+        seats: SeatFactory,
+        log: EventLog,
+        *,
+        seed: int = 0,
+        clock: Clock | None = None,
+        names: Sequence[str] = (),
+        tokens: Mapping[int, str] | None = None,
+        stream: str = "play",
+        live: Live | None = None,
+    ) -> None:
+        self.rules = rules
+        self.people = tuple(people)
+        self.log = log
+        self.stream = stream
+        self.clock: Clock = clock or RealClock()
+        self.live = live or Live()
+        self.tokens = dict(tokens) if tokens else {p: secrets.token_urlsafe(16) for p in people}
+        self._make_seats = seats
+        self._names = tuple(names)
+        self._lock = threading.RLock()
+        self._offset = 0.0
+        self._ticked = 0.0
+        earlier = log.read(stream)
+        if earlier:
+            self._replay(earlier)
+        else:
+            self.state = rules.initial(setup, seed)
+            log.append(stream, "start", {"state": rules.serialize(self.state), "seed": seed})
+        self._t0 = self.clock.now() - self._offset
+        self.seats = dict(seats(self.state))
+
+    @classmethod
+    def resume(
+        cls, rules: Rules[Any, Any, Any], log: EventLog, people: Sequence[int], **kw: Any
+    ) -> RulesGame:
+        """The play the log's stream holds, rebuilt by replaying it."""
+        if not log.read(kw.get("stream", "play")):
+            raise WebError(404, "there is no play in this log to resume")
+        return cls(rules, None, people, kw.pop("seats"), log, **kw)
+
+    def _replay(self, events: Sequence[Any]) -> None:
+        rules = self.rules
+        self.state = rules.restore(events[0].data["state"])
+        for e in events[1:]:
+            now = float(e.data["now"])
+            self._offset = max(self._offset, now)
+            if e.kind == "tick":
+                self.state, _ = rules.tick(self.state, now)
+            elif e.kind == "act":
+                self.state, _ = rules.tick(self.state, float(e.data["tick"]))
+                party = int(e.data["party"])
+                action = rules.action_from_json(self.state, party, e.data["action"])
+                self.state, _ = rules.apply(self.state, party, action, now)
+            elif e.kind == "fail":
+                f = e.data["failure"]
+                failure = Failure(
+                    party=f["party"],
+                    name=f["name"],
+                    kind=FailureKind(f["kind"]),
+                    message=f["message"],
+                )
+                self.state, _ = rules.fail(self.state, failure.party, failure, now)
+
+    # -- the play ------------------------------------------------------------------------
+    def now(self) -> float:
+        """Seconds since the play started (continuing across a resume)."""
+        return self.clock.now() - self._t0
+
+    def _name(self, party: int) -> str:
+        return self._names[party] if party < len(self._names) else f"party {party}"
+
+    def _record(self, kind: str, data: dict[str, Any], events: Sequence[Event]) -> None:
+        shown = [e.to_json() for e in events]
+        self.log.append(self.stream, kind, {**data, "events": shown})
+        self.live.publish(self.stream, "update", {"kind": kind})
+
+    def _tick(self) -> None:
+        now = self._ticked = self.now()
+        self.state, events = self.rules.tick(self.state, now)
+        events = list(events)
+        if events:
+            self._record("tick", {"now": now}, events)
+
+    def act(self, party: int, data: Any) -> None:
+        """A person's wire action (:class:`IllegalAction` if it is not allowed now)."""
+        with self._lock:
+            self._tick()
+            action = self.rules.action_from_json(self.state, party, data)
+            now = self.now()
+            self.state, events = self.rules.apply(self.state, party, action, now)
+            record = {"party": party, "action": data, "now": now, "tick": self._ticked}
+            self._record("act", record, list(events))
+
+    def run_agents(self, limit: int = 10_000) -> None:
+        """Let the agents act while the rules ask one of them (not a person)."""
+        for _ in range(limit):
+            with self._lock:
+                self._tick()
+                parties = self.rules.to_act(self.state)
+                if not parties or parties[0] not in self.seats:
+                    return
+                k = parties[0]
+                self._agent_turn(k)
+
+    def _agent_turn(self, k: int) -> None:
+        rules, seat = self.rules, self.seats[k]
+        now = self.now()
+        try:
+            action = seat.act(self.state, k)
+            data = rules.action_to_json(self.state, action)
+            self.state, events = rules.apply(self.state, k, action, self.now())
+        except IllegalAction as exc:
+            self._fail(Failure(k, self._name(k), FailureKind.INVALID, exc.reason), now)
+            return
+        except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded
+            self._fail(failure_of(k, self._name(k), exc), now)
+            return
+        record = {"party": k, "action": data, "now": now, "tick": self._ticked}
+        self._record("act", record, list(events))
+
+    def _fail(self, failure: Failure, now: float) -> None:
+        self.state, events = self.rules.fail(self.state, failure.party, failure, now)
+        f = {
+            "party": failure.party,
+            "name": failure.name,
+            "kind": failure.kind.value,
+            "message": failure.message,
+        }
+        self._record("fail", {"failure": f, "now": now}, list(events))
+
+    def view(self, party: int) -> dict[str, Any]:
+        """What ``party`` sees now: observation, allowed actions, visible events."""
+        with self._lock:
+            self._tick()
+            legal = self.rules.legal(self.state, party)
+            events = [
+                ev
+                for e in self.log.read(self.stream, kinds=("act", "tick", "fail"))
+                for ev in e.data.get("events", [])
+                if Event.from_json(ev).visible_to(party)
+            ]
+            return {
+                "protocol": self.rules.info.id,
+                "party": party,
+                "observation": self.rules.observe(self.state, party),
+                "legal": legal.to_json(),
+                "schema": legal.schema(),
+                "events": events,
+                "over": not self.rules.to_act(self.state),
+            }
+
+    # -- HTTP ----------------------------------------------------------------------------
+    def _check(self, party: int, token: str) -> None:
+        want = self.tokens.get(party)
+        if want is None or not hmac.compare_digest(want.encode(), token.encode()):
+            raise WebError(403, f"no seat for party {party} with this token")
+
+    def router(self) -> APIRouter:
+        """The routes (see the module)."""
+        r = APIRouter(prefix="/api", tags=["play"])
+
+        @r.get("/state", summary="what the party sees and may do now")
+        def state(
+            party: int = Query(ge=0, le=64), token: str = Query(max_length=64)
+        ) -> dict[str, Any]:
+            self._check(party, token)
+            return self.view(party)
+
+        @r.post("/act", summary="play one action", status_code=200)
+        def act(
+            body: WireAction,
+            background: BackgroundTasks,
+            party: int = Query(ge=0, le=64),
+            token: str = Query(max_length=64),
+        ) -> dict[str, Any]:
+            self._check(party, token)
+            try:
+                self.act(party, body.model_dump())
+            except IllegalAction as exc:
+                raise WebError(422, exc.reason, code="illegal_action") from None
+            background.add_task(self.run_agents)
+            return self.view(party)
+
+        @r.get("/live", summary="server-sent events: update after every change")
+        def live(
+            party: int = Query(ge=0, le=64), token: str = Query(max_length=64)
+        ) -> StreamingResponse:
+            self._check(party, token)
+            return self.live.response(self.stream, [Message("update", {"kind": "hello"})])
+
+        return r
+
+    def open(self) -> None:
+        """At start-up: agents that open the play act."""
+        threading.Thread(target=self.run_agents, daemon=True).start()
+
+    def close(self) -> None:
+        """At shut-down: end the live streams."""
+        self.live.close()
