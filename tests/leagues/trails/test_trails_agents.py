@@ -211,8 +211,8 @@ def test_agents_trade_when_the_partners_chips_are_hidden() -> None:
 
 
 def test_longer_games_go_on_after_one_player_reaches_home() -> None:
-    from accord.leagues.trails.generator import LONGER_BOARD, LONGER_RULES
     from accord.leagues.trails.board import Settings
+    from accord.leagues.trails.generator import LONGER_BOARD, LONGER_RULES
 
     board = Board.parse(["AAA", "BBB", "AAA"])
     setup = Setup(board, (0, 6), (1, 8), ((1, 0), (0, 0)))  # 0 is one step from home
