@@ -48,7 +48,7 @@ _COMMANDS = {
         "accord.tournament.cli",
         "Run (or resume) a tournament, then print the leaderboards.",
     ),
-    "report": ("accord.tournament.cli", "Write a self-contained HTML report of a results file."),
+    "report": ("accord.commands.report", "Write a self-contained HTML report of a results file."),
     "play": ("accord.commands.play", "Play a protocol in the browser against a built-in agent."),
 }
 

@@ -44,7 +44,9 @@ def test_anac2014_frontier_of_ten_to_the_ten_outcomes_matches_pareto_xml():
 def test_y2014_reference_points_are_all_on_our_frontier():
     path = folder("y2014_10issueswithRV")
     a = analyze(load(path))
-    for r in reference(path):
+    points = reference(path)
+    assert len(points) >= 5  # a reference frontier to compare with (an empty one passes all)
+    for r in points:
         assert np.abs(a.frontier_utilities - r).max(axis=1).min() <= 1e-6
 
 

@@ -8,12 +8,14 @@ the tree fails here.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import time
 from pathlib import Path
 
 import pytest
 
+import source_scan
 from accord.agents.checker import check_negotiator
 from accord.core import (
     AccordError,
@@ -81,7 +83,7 @@ def builtin_raises(path: Path) -> list[tuple[int, str, str]]:
     Raises inside pydantic validators are left out: pydantic turns a ``ValueError`` there
     into its ``ValidationError``, which is what the caller meets.
     """
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = source_scan.tree(path)
     out: list[tuple[int, str, str]] = []
 
     def walk(node: ast.AST, function: str, validator: bool) -> None:
@@ -99,9 +101,10 @@ def builtin_raises(path: Path) -> list[tuple[int, str, str]]:
     return out
 
 
+@functools.cache
 def _all_raises() -> dict[str, list[tuple[int, str, str]]]:
     found: dict[str, list[tuple[int, str, str]]] = {}
-    for path in sorted((SRC / "accord").rglob("*.py")):
+    for path in source_scan.files(SRC / "accord"):
         rel = path.relative_to(SRC).as_posix()
         hits = [h for h in builtin_raises(path) if (rel, h[1]) not in ALLOWED]
         if hits:
@@ -140,9 +143,9 @@ def test_pending_counts_are_current() -> None:
 
 def _exception_classes() -> list[tuple[str, str]]:
     out = []
-    for path in sorted((SRC / "accord").rglob("*.py")):
+    for path in source_scan.files(SRC / "accord"):
         module = ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in source_scan.nodes(path):
             if isinstance(node, ast.ClassDef):
                 bases = {
                     b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases

@@ -10,8 +10,11 @@ is still two modules that cannot be understood apart).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
+
+import source_scan
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "accord"
@@ -48,7 +51,7 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    return {_module_name(p): p for p in source_scan.files(PACKAGE)}
 
 
 def layer_of(module: str) -> int:
@@ -63,9 +66,8 @@ def layer_of(module: str) -> int:
 
 def imports_of(module: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]]:
     """``(imported accord module, line)`` for every import statement in a file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(tree):
+    for node in source_scan.nodes(path):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
@@ -87,7 +89,9 @@ def imports_of(module: str, path: Path, known: set[str]) -> Iterator[tuple[str, 
                 yield target, node.lineno
 
 
+@functools.cache
 def _graph() -> tuple[dict[str, set[str]], list[str]]:
+    """The import graph and the upward imports (built once per run; read only)."""
     modules = _modules()
     known = set(modules)
     graph: dict[str, set[str]] = {m: set() for m in modules}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import source_scan
 from accord.core.negotiator import NegotiatorView, OfferLog
 from accord.core.outcomes import CategoricalIssue, OutcomeSpace
 from accord.core.utilities import LinearAdditiveUtility
@@ -36,10 +37,10 @@ def test_state_round_trips_through_update() -> None:
 def test_no_module_touches_the_views_private_fields() -> None:
     private = set(NegotiatorView.__slots__)
     found = []
-    for path in sorted(SRC.rglob("*.py")):
+    for path in source_scan.files(SRC):
         if path == SRC / "core" / "negotiator.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in source_scan.nodes(path):
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr in private

@@ -113,3 +113,19 @@ def test_nondeterminism_is_caught() -> None:
 def test_raise_on_problem_lists_every_problem() -> None:
     with pytest.raises(ConformanceError, match=r"aop-v1: \d+ problem\(s\):\n- "):
         check_rules(Sloppy("early-result"), seeds=(0,), raise_on_problem=True)
+
+
+@pytest.mark.parametrize("entry", WITH_RULES, ids=[e.id for e in WITH_RULES])
+def test_offer_rules_conform_under_a_deadline_in_seconds(entry: TableEntry) -> None:
+    from dataclasses import replace
+
+    from accord.core import Deadline
+    from accord.core.protocols.offers import OfferRules
+
+    rules = rules_of(entry)
+    if not isinstance(rules, OfferRules):
+        pytest.skip(f"{entry.id} is not an offer protocol")
+    setup = replace(rules.example(), deadline=Deadline(seconds=0.004))  # 4 actions' time
+    report = check_rules(rules, setup)
+    assert report.problems == []
+    assert report.steps <= 4 * report.plays

@@ -187,3 +187,39 @@ def test_the_ultimatum_game_is_playable_from_its_rules_alone() -> None:
     assert done["observation"]["result"]["reason"] in {"agreement", "rejected"}
     assert [e["kind"] for e in done["events"]][0] == "offer"
     assert [e["kind"] for e in done["events"]][-1] == "over"
+
+
+def test_pages_are_answered_while_an_agent_thinks() -> None:
+    import threading
+
+    rules = AOPRules()
+    setup = rules.example()
+    thinking, release = threading.Event(), threading.Event()
+
+    class Slow:
+        name = "slow"
+
+        def start(self, state: Any) -> None: ...
+
+        def act(self, state: Any, party: int) -> Any:
+            thinking.set()
+            assert release.wait(30), "the test never released the agent"
+            return ("tacos", 1)
+
+        def end(self, result: Any) -> None: ...
+
+    log = EventLog(SqliteFile(":memory:"))
+    game = RulesGame(rules, setup, [0], lambda state: {1: Slow()}, log, clock=VirtualClock())
+    game.act(0, {"kind": "offer", "args": {"food": "pizza", "price": 3}})
+    agent = threading.Thread(target=game.run_agents)
+    agent.start()
+    assert thinking.wait(30)
+    view = game.view(0)  # answered although the agent has not
+    assert view["observation"]["to_act"] == [1]
+    r = _client(game).post(f"/api/act?{_q(game)}", json={"kind": "end", "args": {}})
+    assert r.status_code == 422  # not the person's turn: nothing changes
+    release.set()
+    agent.join(30)
+    after = game.view(0)["observation"]
+    assert after["to_act"] == [0]
+    assert after["standing"] == {"food": "tacos", "price": 1}

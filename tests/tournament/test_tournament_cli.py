@@ -6,9 +6,8 @@ import base64
 import re
 from pathlib import Path
 
-import pytest
 import yaml
-from tournament_helpers import F, T
+from tournament_helpers import F, T, table
 from typer.testing import CliRunner
 
 from accord.tournament.cli import app, build_config, default_out
@@ -131,10 +130,68 @@ def test_default_tournament_configuration() -> None:
     assert default_out(cfg, None) == DEFAULT_OUT
 
 
-@pytest.mark.slow
 def test_default_tournament_runs(tmp_path: Path) -> None:
+    """The default tournament's path (processes, learning, leaderboards, report) on its
+    own agents and scenarios, cut to one repetition of 10 rounds: what the full run adds
+    is more of the same sessions (it took 82 s of the suite), and the full schedule is
+    counted below without playing it."""
     from accord.tournament.cli import default_tournament
+    from accord.tournament.scenarios import resolve_scenarios
+    from accord.tournament.schedule import schedule
 
-    run = default_tournament(tmp_path / "d.sqlite", workers=2)
-    assert run.ran == run.total > 0
+    full = default_config()
+    small = full.with_(reps=1, rounds=10)
+    out = tmp_path / "d.sqlite"
+    run = default_tournament(out, workers=2, config=small)
+    scenarios = resolve_scenarios(small.scenarios)
+    assert run.ran == run.total == len(schedule(small, scenarios)) > 0
     assert (tmp_path / "d.html").is_file()
+    rows = table(out, "SELECT COUNT(*), COUNT(DISTINCT scenario) FROM sessions")
+    assert rows == [(run.total, 3)]
+    # every agent of the default tournament played, the learner included
+    agents = {a for (a,) in table(out, "SELECT DISTINCT agent FROM parties")}
+    assert agents == {a.name for a in full.agents}
+    # the full default schedule: three repetitions of the same pairings
+    assert len(schedule(full, resolve_scenarios(full.scenarios))) == 3 * run.total
+
+
+def test_agreements_below_the_own_reservation_value_are_counted_per_agent(tmp_path: Path) -> None:
+    """An agent that accepts anything agrees below its reservation value: the terminal and
+    the report count it, per agent; the careful one never does."""
+    from accord.formats import load_scenario, write_native
+    from accord.formats.native import scenario_from_dict, scenario_to_dict
+    from accord.tournament.rationality import below_reservation
+    from accord.tournament.results import Results
+
+    d = scenario_to_dict(load_scenario("lunch"))
+    for profile in d["profiles"]:
+        profile["utility"]["reservation"] = 0.6
+    path = write_native(scenario_from_dict(d), tmp_path / "lunch_rv.json")
+    out = tmp_path / "r.sqlite"
+    cfg = {
+        "agents": ["Yes=tournament_helpers:AcceptsAnything", f"{T}Boulware"],
+        "scenarios": [str(path)],
+        "rounds": 10,
+        "self_play": False,
+    }
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(cfg))
+    result = runner.invoke(
+        app, ["tournament", str(tmp_path / "t.yaml"), "--out", str(out), "--executor", "serial"],
+        env={"COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    res = Results(out)
+    try:
+        table = below_reservation(res.parties, res.sessions, res.scenarios)
+        rows = {r.agent: (r.below, r.agreements) for r in table.itertuples()}
+    finally:
+        res.close()
+    below, agreed = rows["Yes"]
+    assert agreed >= 1 and below >= 1
+    assert rows["Boulware"][0] == 0
+    assert f"Yes {below} of {agreed}" in result.output
+    html = (tmp_path / "r.html").read_text()
+    assert "Agreements below the agent&#x27;s own reservation value" in html or (
+        "Agreements below the agent's own reservation value" in html
+    )
+    assert f"<td>Yes</td><td>{below}</td><td>{agreed}</td>" in html

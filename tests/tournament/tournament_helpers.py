@@ -6,7 +6,8 @@ import sqlite3
 from pathlib import Path
 
 from accord.agents.timebased import Linear
-from accord.core.negotiator import NegotiatorView
+from accord.core.negotiator import Negotiator, NegotiatorView, Response
+from accord.core.outcomes import Outcome
 from accord.tournament.config import TournamentConfig
 
 T = "accord.agents.timebased:"
@@ -56,3 +57,14 @@ class Recorder(Linear):
     def on_start(self, view: NegotiatorView) -> None:
         super().on_start(view)
         Recorder.seen.append((self.name, view.memory))
+
+
+class AcceptsAnything(Negotiator):
+    """Offers its own worst outcome and accepts every offer (an irrational agent)."""
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        values = view.utility.all()
+        return view.space.outcome_at(int(values.argmin()))
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        return Response.ACCEPT

@@ -129,6 +129,23 @@ def resolve_agent(name: str) -> AgentFactory:
     )
 
 
+def install_hint(module: str) -> str:
+    """``"; install the optional extra: ..."`` for a module an extra of Accord provides
+    (``negmas_negolog`` -> the ``negmas`` extra), else ``""``.
+
+    >>> install_hint("negmas_negolog.agents")
+    "; install the optional extra: pip install '.[negmas]' (in the Accord clone)"
+    >>> install_hint("mine")
+    ''
+    """
+    extra = _EXTRAS.get(module.strip().partition(":")[0].partition(".")[0])
+    return (
+        f"; install the optional extra: pip install '.[{extra}]' (in the Accord clone)"
+        if extra
+        else ""
+    )
+
+
 def _import(path: str) -> AgentFactory:
     try:
         obj = import_object(path, "agent")

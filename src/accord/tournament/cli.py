@@ -364,6 +364,10 @@ def show_results(
         for metric, board in boards.items():
             console.print(leaderboard_table(board, _TITLES[metric]))
         console.print(failure_summary(res.sessions).text(), soft_wrap=True, markup=False)
+        from accord.tournament.rationality import below_reservation, summary_line
+
+        table = below_reservation(res.parties, res.sessions, res.scenarios)
+        console.print(summary_line(table), soft_wrap=True, markup=False)
         if export:
             for p in res.export(path.with_suffix("").with_name(path.stem + "-" + export), export):
                 console.print(f"exported {p}", soft_wrap=True)
@@ -402,11 +406,15 @@ def leaderboard_table(board: Any, title: str) -> Table:
 
 
 def default_tournament(
-    out: Path = DEFAULT_OUT, executor: str = "processes", workers: int | None = None
+    out: Path = DEFAULT_OUT,
+    executor: str = "processes",
+    workers: int | None = None,
+    config: TournamentConfig | None = None,
 ) -> TournamentRun:
-    """Run the default tournament, print its leaderboards and where the report is."""
+    """Run the default tournament (or ``config``, a variant of it), print its
+    leaderboards and where the report is."""
     console = Console()
-    cfg = default_config()
+    cfg = default_config() if config is None else config
     run = run_with_progress(cfg, out, executor, workers, None, console)
     show_results(out, console, report=True, run=run)
     return run

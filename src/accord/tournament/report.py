@@ -98,10 +98,13 @@ def render(res: Results, samples: int = 4, trim: float = 0.0) -> str:
     parts.append(_img(_distributions(parties, boards)))
     parts.append("<h2>Agent against agent</h2>")
     parts.append(
-        "<p class=note>Mean utility of the row agent in sessions with the column agent.</p>"
+        "<p class=note>Mean final utility (discounted where the profile has a discount "
+        "factor) of the row agent in sessions with the column agent.</p>"
     )
     parts.append(_img(_heatmap(agent_vs_agent(parties))))
-    parts.append("<h2>Per scenario (mean utility)</h2>")
+    parts.append("<h2>Agreements below the agent's own reservation value</h2>")
+    parts.append(_rationality(res))
+    parts.append("<h2>Per scenario (mean final utility, discounted where the profile is)</h2>")
     parts.append(_frame_table(by_scenario(parties)))
     if parties["rep"].nunique() > 1:
         parts.append("<h2>Mean utility per repetition</h2>")
@@ -167,6 +170,31 @@ def _frame_table(df: pd.DataFrame) -> str:
         cells = "".join(f"<td>{'' if pd.isna(v) else f'{float(v):.4f}'}</td>" for v in r)
         rows.append(f"<tr><td>{_e(idx)}</td>{cells}</tr>")
     return f"<table><tr><th></th>{cols}</tr>{''.join(rows)}</table>"
+
+
+def _rationality(res: Results) -> str:
+    from accord.tournament.rationality import below_reservation
+
+    table = below_reservation(res.parties, res.sessions, res.scenarios)
+    note = (
+        "<p class=note>Sessions in which the agent agreed to less than its own reservation "
+        "value (both discounted to the end time where the profile has a discount factor): "
+        "it would have done better without the agreement. agreements = the sessions it "
+        "agreed in.</p>"
+    )
+    if table.empty or int(table["below"].sum()) == 0:
+        return note + "<p>None.</p>"
+    table = table.sort_values(["below", "agent"], ascending=[False, True])
+    cells = zip(
+        table["agent"], table["below"].astype(int), table["agreements"].astype(int), strict=True
+    )
+    rows = "".join(
+        f"<tr><td>{_e(agent)}</td><td>{below}</td><td>{agreed}</td>"
+        f"<td>{below / agreed:.1%}</td></tr>"
+        for agent, below, agreed in cells
+    )
+    head = "<tr><th>agent</th><th>below</th><th>agreements</th><th>share</th></tr>"
+    return note + f"<table>{head}{rows}</table>"
 
 
 def _failures(sessions: pd.DataFrame) -> str:

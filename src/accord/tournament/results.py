@@ -43,16 +43,9 @@ class Results:
     """The contents of one tournament results file (read when first asked for)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise ConfigError(f"results file {str(self.path)!r} does not exist")
-        with self.path.open("rb") as f:
-            head = f.read(16)
-        if head != b"SQLite format 3\x00":
-            raise ConfigError(
-                f"{self.path} is not an Accord tournament results file: expected a SQLite "
-                f"database (written by 'accord tournament'), got a file starting {head[:8]!r}"
-            )
+        from accord.tournament.resultsfile import check_results_file
+
+        self.path = check_results_file(path)
         self.file = SqliteFile(self.path)
         self.conn = self.file.conn
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}

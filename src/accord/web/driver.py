@@ -102,6 +102,7 @@ class RulesGame:
         self._lock = threading.RLock()
         self._offset = 0.0
         self._ticked = 0.0
+        self._version = 0
         earlier = log.read(stream)
         if earlier:
             self._replay(earlier)
@@ -154,6 +155,7 @@ class RulesGame:
     def _record(self, kind: str, data: dict[str, Any], events: Sequence[Event]) -> None:
         shown = [e.to_json() for e in events]
         self.log.append(self.stream, kind, {**data, "events": shown})
+        self._version += 1
         self.live.publish(self.stream, "update", {"kind": kind})
 
     def _tick(self) -> None:
@@ -174,31 +176,45 @@ class RulesGame:
             self._record("act", record, list(events))
 
     def run_agents(self, limit: int = 10_000) -> None:
-        """Let the agents act while the rules ask one of them (not a person)."""
+        """Let the agents act while the rules ask one of them (not a person).
+
+        An agent thinks outside the lock, so pages are answered meanwhile: nobody else
+        may act then (it is the agent's turn) and time only passes; if the play moved on
+        while it thought (a deadline passed), its answer is dropped.
+        """
+        rules = self.rules
         for _ in range(limit):
             with self._lock:
                 self._tick()
-                parties = self.rules.to_act(self.state)
+                parties = rules.to_act(self.state)
                 if not parties or parties[0] not in self.seats:
                     return
-                k = parties[0]
-                self._agent_turn(k)
-
-    def _agent_turn(self, k: int) -> None:
-        rules, seat = self.rules, self.seats[k]
-        now = self.now()
-        try:
-            action = seat.act(self.state, k)
-            data = rules.action_to_json(self.state, action)
-            self.state, events = rules.apply(self.state, k, action, self.now())
-        except IllegalAction as exc:
-            self._fail(Failure(k, self._name(k), FailureKind.INVALID, exc.reason), now)
-            return
-        except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded
-            self._fail(failure_of(k, self._name(k), exc), now)
-            return
-        record = {"party": k, "action": data, "now": now, "tick": self._ticked}
-        self._record("act", record, list(events))
+                k, version = parties[0], self._version
+            started = self.now()
+            error: Exception | None = None
+            try:
+                action = self.seats[k].act(self.state, k)
+            except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded below
+                action, error = None, exc
+            with self._lock:
+                if self._version != version:
+                    continue
+                if error is None:
+                    now = self.now()
+                    try:
+                        data = rules.action_to_json(self.state, action)
+                        self.state, events = rules.apply(self.state, k, action, now)
+                    except IllegalAction as exc:
+                        error = exc
+                    else:
+                        record = {"party": k, "action": data, "now": now, "tick": self._ticked}
+                        self._record("act", record, list(events))
+                        continue
+                if isinstance(error, IllegalAction):
+                    failure = Failure(k, self._name(k), FailureKind.INVALID, error.reason)
+                else:
+                    failure = failure_of(k, self._name(k), error)
+                self._fail(failure, started)
 
     def _fail(self, failure: Failure, now: float) -> None:
         self.state, events = self.rules.fail(self.state, failure.party, failure, now)

@@ -163,3 +163,16 @@ def test_real_time_round_bounds_a_hanging_negotiator(entries: Path) -> None:
     took = time.monotonic() - t0
     assert "FRANCE: AgentTimeout" in "\n".join(rec.errors)
     assert took < 60  # two 1 s rounds; the spinner's call ends with its round
+
+
+def test_process_mode_is_an_explicit_weaker_choice(entries: Path) -> None:
+    res = runner.invoke(
+        app,
+        [
+            "diplomacy", "play", "--negotiators", "dip_peaceful:Peaceful", "--sandbox",
+            "process", "--fast", "--last-year", "1901",
+        ],
+        env={"COLUMNS": "80"},
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "gives up OS isolation" in " ".join(res.output.split())

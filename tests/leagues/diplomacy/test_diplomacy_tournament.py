@@ -80,3 +80,23 @@ def test_tournament_without_players_runs_the_documented_default() -> None:
     assert [r["rank"] for r in rows] == list(range(1, 8))
     pts = [(r["points"], r["centres"]) for r in rows]
     assert pts == sorted(pts, reverse=True)  # points, ties broken on total centres
+
+
+def test_cli_ranks_the_final_first_and_each_group() -> None:
+    players = ["alliance"] * 4 + ["random-deals"] * 4
+    res = runner.invoke(
+        app,
+        ["diplomacy", "tournament", *players, "--games", "1", "--last-year", "1901", "--json"],
+    )
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    stages = [r["stage"] for r in rows]
+    assert stages == ["final"] * 7 + ["group 0"] * 7 + ["group 1"] * 7
+    finalists = {r["player"] for r in rows if r["stage"] == "final"} - {
+        f"none#f.{i}" for i in range(7)
+    }
+    winners = [
+        next(r["player"] for r in rows if r["stage"] == g and not r["player"].startswith("none"))
+        for g in ("group 0", "group 1")
+    ]
+    assert finalists == set(winners)

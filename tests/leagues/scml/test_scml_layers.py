@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import accord.leagues.scml as scml
+import source_scan
 
 PKG = "accord.leagues.scml"
 ROOT = Path(scml.__file__).parent
@@ -19,10 +20,10 @@ def _module_name(path: Path) -> str:
 
 
 def _graph() -> dict[str, set[str]]:
-    modules = {_module_name(p): p for p in ROOT.rglob("*.py")}
+    modules = {_module_name(p): p for p in source_scan.files(ROOT)}
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in source_scan.nodes(path):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]

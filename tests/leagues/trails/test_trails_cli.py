@@ -51,3 +51,14 @@ def test_tournament_json_and_resume(tmp_path: Path) -> None:
     assert json.loads(again.output) == data and out.exists()
     text = runner.invoke(app, args)
     assert "mean score" in text.output
+
+
+def test_tournament_longer_games_go_on_after_a_player_is_home() -> None:
+    r = runner.invoke(
+        app,
+        ["trails", "tournament", "--agents", "purb,reliable", "--boards", "1", "--seed", "5",
+         "--longer", "--visibility", "own", "--json"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    games = json.loads(r.output)["games"]
+    assert games == 12  # 3 classes x 4 ordered pairs, self-play once

@@ -159,7 +159,11 @@ def test_tournament_json_says_how_many_games_are_behind_each_mean() -> None:
     assert d["n"]["purb"]["reliable"] == 3 * 2  # both seatings on each class's board
     assert d["n"]["purb"]["purb"] == 3  # self-play: one unit a game (both seats' mean)
     assert d["by_class_n"]["mutual"]["purb"] == 3  # 2 games against reliable, 1 self-play
-    assert d["ci"]["purb"]["reliable"] >= 0.0
+    # the 6 games differ (their class means do), so the half-width is positive and finite
+    # (the ">= 0" it replaces was always true)
+    pair = [d["by_class_pair"][c]["purb"]["reliable"] for c in d["by_class_pair"]]
+    assert len(set(pair)) > 1
+    assert 0.0 < d["ci"]["purb"]["reliable"] < float("inf")
 
 
 def test_play_counts_turns_from_one_as_the_docs_and_the_page_do() -> None:

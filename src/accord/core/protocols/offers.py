@@ -21,7 +21,6 @@ import secrets
 import time as _time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, overload
 
 from accord.core.errors import ConfigError, InvalidOutcome, InvalidScenario
@@ -31,8 +30,6 @@ from accord.core.outcomes import (
     IntegerIssue,
     Outcome,
     OutcomeSpace,
-    RealIssue,
-    issue_from_dict,
 )
 from accord.core.protocols.base import ProtocolInfo
 from accord.core.protocols.driver import AgentDriver, SlowCall
@@ -46,17 +43,36 @@ from accord.core.protocols.result import (
     SessionResult,
 )
 from accord.core.protocols.rules import (
-    ActionField,
     ActionSpec,
     Event,
-    FieldKind,
     IllegalAction,
     Legal,
     Rules,
 )
+from accord.core.protocols.setup import NegotiationSetup, offer_spec, outcome_json, plain
 from accord.core.protocols.tracelog import TraceLog
 from accord.core.time import Deadline
-from accord.core.utilities import LinearAdditiveUtility, UtilityFunction, utility_from_dict
+from accord.core.utilities import LinearAdditiveUtility, UtilityFunction
+
+__all__ = [
+    "ACCEPT_SPEC",
+    "END_SPEC",
+    "REJECT_SPEC",
+    "NegotiationSetup",
+    "NegotiatorSeat",
+    "OfferAction",
+    "OfferRules",
+    "OfferSession",
+    "OfferState",
+    "TraceEvents",
+    "check_negotiation",
+    "negotiation_views",
+    "nothing",
+    "offer_spec",
+    "proposal_specs",
+    "response_specs",
+    "summary",
+]
 
 OfferAction = Outcome | Response
 """An action of the offer protocols: an outcome tuple, or ACCEPT, REJECT or END."""
@@ -66,112 +82,6 @@ REJECT_SPEC = ActionSpec("reject", label="Reject the offer")
 END_SPEC = ActionSpec("end", label="End the negotiation")
 _RESPONSES = {"accept": Response.ACCEPT, "reject": Response.REJECT, "end": Response.END}
 _KINDS = {Response.ACCEPT: "accept", Response.REJECT: "reject", Response.END: "end"}
-
-
-@dataclass(frozen=True)
-class NegotiationSetup:
-    """What an offer protocol is played on.
-
-    Args:
-        space: the outcome space.
-        utilities: one utility per party, on ``space``.
-        deadline: rounds and/or seconds.
-        names: the parties' (unique) names, in turn order.
-        first: the party that acts first.
-    """
-
-    space: OutcomeSpace
-    utilities: tuple[UtilityFunction, ...]
-    deadline: Deadline
-    names: tuple[str, ...]
-    first: int = 0
-
-    def __post_init__(self) -> None:
-        n = len(self.names)
-        if n < 2:
-            raise ConfigError(f"a negotiation needs at least 2 negotiators, got {n}")
-        if len(self.utilities) != n:
-            raise ConfigError(
-                f"expected {n} utilities (one per negotiator), got {len(self.utilities)}"
-            )
-        for k, u in enumerate(self.utilities):
-            if u.space != self.space:
-                raise ConfigError(f"utility {k} is defined on {u.space!r}, not on {self.space!r}")
-        if not 0 <= self.first < n:
-            raise ConfigError(f"first must be a party index in 0..{n - 1}, got {self.first}")
-
-    def to_json(self) -> dict[str, Any]:
-        """The setup as JSON-ready data (utilities through their ``to_dict``)."""
-        d = self.deadline
-        return {
-            "issues": [i.to_dict() for i in self.space.issues],
-            "utilities": [u.to_dict() for u in self.utilities],
-            "deadline": {"rounds": d.rounds, "seconds": d.seconds},
-            "names": list(self.names),
-            "first": self.first,
-        }
-
-    @classmethod
-    def trusted(
-        cls,
-        space: OutcomeSpace,
-        utilities: tuple[UtilityFunction, ...],
-        deadline: Deadline,
-        names: tuple[str, ...],
-        first: int,
-    ) -> NegotiationSetup:
-        """A setup its caller has already checked (the agent driver's fast path)."""
-        setup = object.__new__(cls)
-        for name, value in (
-            ("space", space),
-            ("utilities", utilities),
-            ("deadline", deadline),
-            ("names", names),
-            ("first", first),
-        ):
-            object.__setattr__(setup, name, value)
-        return setup
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> NegotiationSetup:
-        """The setup :meth:`to_json` wrote."""
-        space = OutcomeSpace([issue_from_dict(i) for i in data["issues"]])
-        return cls(
-            space,
-            tuple(utility_from_dict(space, u) for u in data["utilities"]),
-            Deadline(**data["deadline"]),
-            tuple(data["names"]),
-            int(data["first"]),
-        )
-
-
-def offer_spec(space: OutcomeSpace, label: str = "Make an offer") -> ActionSpec:
-    """The typed description of an offer on ``space``: one field per issue."""
-    fields = []
-    for issue in space.issues:
-        if isinstance(issue, CategoricalIssue):
-            fields.append(ActionField(issue.name, FieldKind.CHOICE, options=issue.values()))
-        elif isinstance(issue, IntegerIssue):
-            fields.append(
-                ActionField(issue.name, FieldKind.INTEGER, low=issue.lower, high=issue.upper)
-            )
-        elif isinstance(issue, RealIssue):
-            fields.append(
-                ActionField(issue.name, FieldKind.NUMBER, low=issue.lower, high=issue.upper)
-            )
-        else:  # pragma: no cover - every issue type of the core is listed above
-            raise ConfigError(f"issue {issue.name!r} of type {type(issue).__name__} has no form")
-    return ActionSpec("offer", tuple(fields), label)
-
-
-def _plain(v: Any) -> Any:
-    """A JSON scalar for an outcome value (numpy scalars become Python ones)."""
-    item = getattr(v, "item", None)
-    return item() if item is not None and not isinstance(v, str | int | float) else v
-
-
-def _outcome_json(outcome: Outcome | None) -> list[Any] | None:
-    return None if outcome is None else [_plain(v) for v in outcome]
 
 
 _SINGLES = tuple((k,) for k in range(32))
@@ -284,7 +194,7 @@ class TraceEvents(Sequence[Event]):
             Event(
                 e.action.value,
                 e.party,
-                {"step": e.step, "outcome": _outcome_json(e.outcome), "time": e.time},
+                {"step": e.step, "outcome": outcome_json(e.outcome), "time": e.time},
             )
             for e in trace[i:]
             if e.step < hi
@@ -318,7 +228,7 @@ def summary(state: OfferState) -> dict[str, Any]:
     return {
         "reason": None if state.reason is None else state.reason.value,
         "ended_by": state.ended_by,
-        "agreement": _outcome_json(state.agreement),
+        "agreement": outcome_json(state.agreement),
         "time": state.end_t,
     }
 
@@ -504,19 +414,19 @@ class OfferRules(Rules[NegotiationSetup, OfferState, OfferAction]):
             "setup": state.setup.to_json(),
             "seed": state.seed,
             "turn": state.turn,
-            "standing": _outcome_json(state.standing),
+            "standing": outcome_json(state.standing),
             "proposer": state.proposer,
             "accepts": state.accepts,
             "steps": state.steps,
             "t": state.t,
-            "offers": [[k, _outcome_json(o)] for k, o in state.offers],
+            "offers": [[k, outcome_json(o)] for k, o in state.offers],
             "trace": [
-                [e.step, e.party, e.action.value, _outcome_json(e.outcome), e.time]
+                [e.step, e.party, e.action.value, outcome_json(e.outcome), e.time]
                 for e in state.trace
             ],
             "proposals": None
             if state.proposals is None
-            else [_outcome_json(o) for o in state.proposals],
+            else [outcome_json(o) for o in state.proposals],
             "over": state.over,
             **summary(state),
             "elapsed": state.elapsed,
@@ -585,7 +495,7 @@ class OfferRules(Rules[NegotiationSetup, OfferState, OfferAction]):
 
 
 def _offer_dict(space: OutcomeSpace, outcome: Outcome) -> dict[str, Any]:
-    return {name: _plain(v) for name, v in zip(space.names, outcome, strict=True)}
+    return {name: plain(v) for name, v in zip(space.names, outcome, strict=True)}
 
 
 def _tuple(o: Sequence[Any] | None) -> Outcome | None:

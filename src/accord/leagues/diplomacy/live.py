@@ -8,7 +8,7 @@ unit among those their confirmed deals allow. The round ends when its clock runs
 the person presses "end round"; then every power's orders are adjudicated (the person's
 as chosen, a unit without a choice takes the tactical module's order; the agents' from
 the tactical module, which obeys their deals). Retreats and builds are the tactical
-module's, the person's included. The page shows the map with the last orders, the
+module's, the person's included. The page shows the map (the board now), the last phase's orders, the
 phase clock, the person's own proposals and deals only (what the notary told them), and
 whether each of their deals was kept.
 
@@ -307,7 +307,7 @@ class LiveGame:
         ]  # fmt: skip
 
     def svg(self) -> str:
-        """The board with the last phase's orders."""
+        """The board as it stands (drawn by the engine)."""
         from diplomacy.engine.renderer import Renderer
 
         with self.lock:

@@ -170,7 +170,7 @@ class Party:
             return [t for r, t, _ in self.received if r == route]
 
     def wait_for(
-        self, route: str, n: int = 1, timeout: float = 5.0, round_id: str | None = None
+        self, route: str, n: int = 1, timeout: float = 60.0, round_id: str | None = None
     ) -> list[dict[str, Any]]:
         """Wait until ``n`` bodies arrived on ``route`` (of ``round_id``); return them."""
         deadline = time.monotonic() + timeout
@@ -314,7 +314,7 @@ def start_round(client: httpx.Client, body: dict[str, Any]) -> str:
     rid = r.json()["roundId"]
     r = client.post("/startRound", json={"roundId": rid})
     assert r.status_code == 200, r.text
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # generous: returns as soon as it is active
     while client.get(f"/rounds/{rid}").json()["phase"] != "active":
         assert time.monotonic() < deadline, "round did not become active"
         time.sleep(0.01)

@@ -80,6 +80,7 @@ def run(
     _one_of(sandbox, ("os", "process"), "--sandbox")
     _at_least_one(days, "--days")
     _positive(call_timeout, "--call-timeout")
+    _known_types(_split(agents), "--agents")
     try:
         counts = [int(x) for x in _split(levels)] if levels else None
         cfg = generate_config(n_steps=days, factories_per_level=counts, seed=seed)
@@ -250,6 +251,7 @@ def tournament(
 
     non = _split(non_competitors)
     comps = _split(competitors)
+    _known_types([*comps, *non], "--competitors/--non-competitors")
     if track == "collusion" and non == ["market"] and "market" in comps:
         non = ["trader"] if "trader" not in comps else ["donothing"]
     try:
@@ -322,6 +324,24 @@ def _score_caption(track: str, spec: Any) -> str:
         f"Ranked by score: the mean profit (eq. 3) of this type's factories over the worlds "
         f"it played{trim}. worlds played: worlds in which this type ran a factory."
     )
+
+
+def _known_types(names: list[str], option: str) -> None:
+    """One line and exit 2 on an agent type that does not load, before any work (no
+    world is run and no results file is created)."""
+    from rich.markup import escape
+
+    from accord.core.errors import ConfigError
+    from accord.leagues.scml.registry import load_agent_type
+
+    for name in names:
+        try:
+            load_agent_type(name)
+        except ConfigError as exc:
+            Console(stderr=True).print(
+                f"[red]error:[/red] {option}: {escape(str(exc))}", soft_wrap=True, highlight=False
+            )
+            raise typer.Exit(2) from None
 
 
 def _at_least_one(value: int, option: str) -> None:

@@ -203,8 +203,19 @@ def tournament_cmd(
     rounds: Rounds = None,
     sandbox: SandboxOpt = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+    longer: Annotated[
+        bool,
+        typer.Option(
+            "--longer",
+            help="longer games: 6x6 boards, 4 colours, 8 chips, goals >= 5 away; play on until "
+            "both are home, 5 dormant turns, 40 turns (overrides the board options)",
+        ),
+    ] = False,
 ) -> None:
     """Every ordered pair of agents on every board of the three dependency classes."""
+    from dataclasses import replace
+
+    from accord.leagues.trails.generator import LONGER_BOARD, LONGER_RULES
     from accord.leagues.trails.tournament import run_tournament
 
     console = Console()
@@ -213,6 +224,12 @@ def tournament_cmd(
         spec, rules = _game_params(
             rows, cols, colors, chips, min_distance, visibility, protocol, rounds
         )
+        if longer:
+            spec = LONGER_BOARD
+            rules = replace(
+                rules, until=LONGER_RULES.until, dormant_limit=LONGER_RULES.dormant_limit,
+                max_turns=LONGER_RULES.max_turns,
+            )  # fmt: skip
         r = run_tournament(
             names, boards=boards, seed=seed, out=out, executor=executor, workers=workers,
             board=spec, rules=rules, sandbox=sandbox,

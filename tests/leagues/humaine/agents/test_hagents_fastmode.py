@@ -78,6 +78,7 @@ def test_buyers_respect_r0_and_agents_speak_after_the_human() -> None:
     for strategy in BUYERS:
         result = play(strategy, 7)
         human = [e["t"] for e in result["decisions"] if e["speaker"] == "Human"]
+        assert len(human) >= 2, strategy  # gaps to check (with fewer, all() is always true)
         assert all(b - a >= 5.0 for a, b in zip(human, human[1:], strict=False))
         assert not [e for e in result["decisions"] if e["rule"] in ("R0", "R4", "order")]
 

@@ -9,13 +9,18 @@ Strategy (each rule is one method below):
   what it sold (``buy_need``).
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
   signs final demand, as long as the day's units fit its lines, the price leaves a margin
-  over its cost at the current trading prices, and (for supply) it can pay. Then the
+  over its cost at the current trading prices (for demand: its cost plus the input at
+  ``demand_input_share`` of its price, 0.8, since its buyers start below the trading
+  price and the chain's profit counts, not its own margin), and (for supply) it can pay. Then the
   plan shows what to sell (the output of the supply) or buy (the inputs of the demand).
 - **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
-  the days they are needed, outputs for the days they are available. A factory above
-  the first level also sells ahead of inputs it can still buy, within the same small,
-  self-adjusting position as for final demand, so demand pulls goods up the chain; and
-  it buys about one day of production ahead, because demand downstream absorbs the flow. It accepts a partner's request when the plan has room
+  the days they are needed, outputs for the days they are available. Only a last-level
+  factory sells ahead of inputs it can still buy (final demand, within a small,
+  self-adjusting position); a middle factory sells only what its signed inputs will make
+  (its short sales were most of the breaches), and every factory with suppliers buys
+  about ``speculative_days`` (2) days of production ahead, so goods are pushed down the
+  chain; a first-level factory keeps up to 4 to 6 days of production of unsold stock
+  (``long_cap``). It accepts a partner's request when the plan has room
   in the agenda's days. Negotiators concede in time from an aspiration price to the
   agent's limit and never agree to more units than the plan has room for at that
   moment (agreements reached in other sessions the same day count at once).
@@ -83,9 +88,20 @@ class MarketNegotiator(Negotiator):
 class MarketAgent(SCMLAgent):
     """Plans from its exogenous contracts and trading prices; negotiates what it can sign."""
 
-    def __init__(self, margin: float = 0.05) -> None:
+    def __init__(
+        self,
+        margin: float = 0.05,
+        demand_input_share: float | None = 0.8,
+        speculative_days: float = 2.0,
+        middle_short_sales: bool = False,
+        stock_days: tuple[float, float, float] = (4.0, 6.0, 4.0),
+    ) -> None:
         super().__init__()
         self.margin = margin
+        self.demand_input_share = demand_input_share
+        self.speculative_days = speculative_days
+        self.middle_short_sales = middle_short_sales
+        self.stock_days = stock_days  # first level's unsold stock: start, most, glut
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -103,7 +119,7 @@ class MarketAgent(SCMLAgent):
         # how far it sells ahead of secured inputs (last level) and buys ahead of sales
         # (first level): grows while that works, halves after a shortfall or a glut
         self.short_cap = awi.n_lines / 2
-        self.long_cap = 2.0 * awi.n_lines
+        self.long_cap = self.stock_days[0] * awi.n_lines
 
     def _project(self) -> None:
         """Projected output stock before each day's deliveries -> sell room and buy need."""
@@ -143,7 +159,8 @@ class MarketAgent(SCMLAgent):
         room = np.zeros(last - first + 1, dtype=np.int64)
         stop = awi.n_steps - 1 - self.levels_after - 1  # later inputs cannot be sold in time
         uncommitted = int(self._sell[min(last + 1, len(self._sell) - 1)])
-        budget = max(0, awi.n_lines - uncommitted - int(self.p_in.sum()))
+        days = int(self.speculative_days * awi.n_lines)
+        budget = max(0, days - uncommitted - int(self.p_in.sum()))
         for k, t in enumerate(range(first, last + 1)):
             if t <= stop:
                 room[k] = min(budget, int(self._spare[t]) if t < len(self._spare) else 0)
@@ -157,7 +174,9 @@ class MarketAgent(SCMLAgent):
             return np.zeros(0, dtype=np.int64)
         if not is_buy:
             sell = self._sell[first : last + 1].copy()
-            if not self.awi.is_first_level:  # sell ahead of inputs it can still buy
+            awi = self.awi
+            short_sells = awi.is_last_level or (self.middle_short_sales and not awi.is_first_level)
+            if short_sells:  # sell ahead of inputs it can still buy
                 ahead = int(max(0.0, self.short_cap - self._short))
                 soon = self.awi.current_step + 2
                 sell[max(0, soon - first) :] += ahead
@@ -198,6 +217,16 @@ class MarketAgent(SCMLAgent):
         inp = min(self._tp(awi.my_input_product), float(awi.catalog_prices[awi.my_input_product]))
         return max(1, int(np.ceil((inp + awi.cost) * (1 + self.margin))))
 
+    def demand_floor(self) -> int:
+        """The least it takes for final demand: its cost plus the input at a share of its
+        price (it buys below the trading price; the chain's profit is what counts); with
+        ``demand_input_share=None``, the same floor as for its other sales."""
+        if self.demand_input_share is None:
+            return self.sell_floor()
+        awi = self.awi
+        inp = min(self._tp(awi.my_input_product), float(awi.catalog_prices[awi.my_input_product]))
+        return max(1, int(np.ceil(self.demand_input_share * inp + awi.cost)))
+
     # -- callbacks --------------------------------------------------------------------
     def before_step(self) -> None:
         self.p_in[:] = 0
@@ -220,7 +249,7 @@ class MarketAgent(SCMLAgent):
             (i for i, c in enumerate(contracts) if c.buyer == me),
             key=lambda i: (not contracts[i].exogenous, contracts[i].unit_price),
         )
-        floor, limit = self.sell_floor(), self.buy_limit()
+        limit = self.buy_limit()
         # buys first: a first-level factory's supply is what it will sell
         for i in buys:
             c = contracts[i]
@@ -242,7 +271,7 @@ class MarketAgent(SCMLAgent):
             c = contracts[i]
             if c.exogenous:
                 ok = (
-                    c.unit_price >= floor
+                    c.unit_price >= self.demand_floor()
                     and self._lines_free(False, c)
                     and c.delivery >= awi.current_step + 2  # time to buy and make it
                     and self._short_after(c) <= self.short_cap
@@ -273,10 +302,10 @@ class MarketAgent(SCMLAgent):
         else:
             self.short_cap = min(2.0 * lines, self.short_cap + lines / 10)
         stock = awi.current_inventory[awi.my_output_product]
-        if stock > 2 * lines:
+        if stock > self.stock_days[2] * lines:
             self.long_cap = max(lines / 2, self.long_cap / 2)
         else:
-            self.long_cap = min(4.0 * lines, self.long_cap + lines / 4)
+            self.long_cap = min(self.stock_days[1] * lines, self.long_cap + lines / 4)
 
     def _lines_free(self, is_buy: bool, c: Contract) -> bool:
         """An exogenous contract fits: the day's units stay within one day of production."""
