@@ -8,8 +8,9 @@ Strategy (each rule is one method below):
   what it may still sell for a day (``sell_capacity``) and the inputs it lacks to deliver
   what it sold (``buy_need``).
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
-  signs final demand, as long as the day's units fit its lines, the price leaves a margin
-  over its cost at the current trading prices (for demand: its cost plus the input at
+  signs final demand, as long as the day's units fit its lines, the price covers its
+  cost at the current trading prices (for supply: its output's price less its cost,
+  ``supply_margin`` 0; for demand: its cost plus the input at
   ``demand_input_share`` of its price, 0.8, since its buyers start below the trading
   price and the chain's profit counts, not its own margin), and (for supply) it can pay. Then the
   plan shows what to sell (the output of the supply) or buy (the inputs of the demand).
@@ -97,6 +98,7 @@ class MarketAgent(SCMLAgent):
         speculative_days: float = 2.0,
         middle_short_sales: bool = False,
         stock_days: tuple[float, float, float] = (4.0, 6.0, 4.0),
+        supply_margin: float = 0.0,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -104,6 +106,7 @@ class MarketAgent(SCMLAgent):
         self.speculative_days = speculative_days
         self.middle_short_sales = middle_short_sales
         self.stock_days = stock_days  # first level's unsold stock: start, most, glut
+        self.supply_margin = supply_margin
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -237,6 +240,13 @@ class MarketAgent(SCMLAgent):
         inp = min(self._tp(awi.my_input_product), float(awi.catalog_prices[awi.my_input_product]))
         return max(1, int(np.ceil((inp + awi.cost) * (1 + self.margin))))
 
+    def supply_limit(self) -> int:
+        """The most it pays for raw supply: its output's price less its cost and
+        ``supply_margin`` (0: the chain's profit counts, not its own margin)."""
+        awi = self.awi
+        out = max(self._tp(awi.my_output_product), float(awi.catalog_prices[awi.my_output_product]))
+        return max(1, int(out / (1 + self.supply_margin) - awi.cost))
+
     def demand_floor(self) -> int:
         """The least it takes for final demand: its cost plus the input at a share of its
         price (it buys below the trading price; the chain's profit is what counts); with
@@ -269,14 +279,13 @@ class MarketAgent(SCMLAgent):
             (i for i, c in enumerate(contracts) if c.buyer == me),
             key=lambda i: (not contracts[i].exogenous, contracts[i].unit_price),
         )
-        limit = self.buy_limit()
         # buys first: a first-level factory's supply is what it will sell
         for i in buys:
             c = contracts[i]
             if c.exogenous:
                 glut = self._sell[min(c.delivery + 1, len(self._sell) - 1)] + c.quantity
                 ok = (
-                    c.unit_price <= limit
+                    c.unit_price <= self.supply_limit()
                     and self._lines_free(True, c)
                     and c.value <= cash
                     and glut <= self.long_cap
