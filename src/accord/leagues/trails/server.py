@@ -330,7 +330,7 @@ class TrailsService:
         since = self.waiting_since.setdefault(pid, now)
         limit = float(self.study.design.wait_seconds)
         if now - since < limit:
-            return {"waiting": True, "left": round(limit - (now - since), 1)}
+            return {"waiting": True}
         for cond, who in list(self.waiting.items()):
             if who == pid:
                 del self.waiting[cond]
