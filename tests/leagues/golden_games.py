@@ -166,9 +166,12 @@ def genius_games() -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def trails_games() -> Iterator[tuple[str, dict[str, Any]]]:
+    try:
+        from accord.leagues.trails.board import Settings
+    except ImportError:  # the code before the port (to record the fixtures with it)
+        from accord.leagues.trails.rules import Rules as Settings  # type: ignore[no-redef]
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import AGENTS, play
-    from accord.leagues.trails.rules import Rules
 
     names = list(AGENTS)
     k = 0
@@ -180,7 +183,9 @@ def trails_games() -> Iterator[tuple[str, dict[str, Any]]]:
                     if k % 4:
                         continue
                     board = k % 7
-                    r = play(generate(cls, board), [a, b], rules=Rules(protocol=protocol), seed=k)
+                    r = play(
+                        generate(cls, board), [a, b], rules=Settings(protocol=protocol), seed=k
+                    )
                     r.pop("setup")
                     yield f"{cls}|{board}|{protocol}|{a}|{b}|{k}", r
 

@@ -39,6 +39,7 @@ from starlette.routing import Route
 
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import Agent
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     Action,
     EndMove,
@@ -54,7 +55,6 @@ from accord.leagues.trails.engine import (
 )
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, advance, make_agent, observe_all
-from accord.leagues.trails.rules import Rules
 from accord.leagues.trails.store import GameRow, GameStore
 from accord.web.errors import WebError
 from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
@@ -84,15 +84,15 @@ def trails_design(
     study_id: str = "trails",
     visibility: str = "full",
     board: BoardSpec | None = None,
-    rules: Rules | None = None,
+    rules: Settings | None = None,
 ) -> StudyDesign:
     """A one-round study, one condition per opponent (an agent name or ``person``);
     ``visibility`` ``"own"`` hides each player's chips from the other (people and agents);
     ``board`` sets the generator (size, colours, chips) and ``rules`` the turn protocol
     (``protocol``, ``rounds``; its visibility is overridden by ``visibility``)."""
-    Rules(visibility=visibility)  # refuses an unknown visibility
+    Settings(visibility=visibility)  # refuses an unknown visibility
     spec = board if board is not None else BoardSpec()
-    proto = rules if rules is not None else Rules()
+    proto = rules if rules is not None else Settings()
     if dependency not in CLASSES:
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
     if not opponents:
@@ -154,7 +154,7 @@ class ActIn(BaseModel):
 class _RecordedGame(Game):
     """A game that keeps every action stepped into it (``steps``), to be stored."""
 
-    def __init__(self, setup: Setup, rules: Rules | None = None) -> None:
+    def __init__(self, setup: Setup, rules: Settings | None = None) -> None:
         super().__init__(setup, rules)
         self.steps: list[tuple[int, Action]] = []
 
@@ -243,7 +243,7 @@ class TrailsService:
         view = self.study.view(pid)
         opponent, dependency = str(view.params["opponent"]), str(view.params["dependency"])
         p = view.params
-        rules = Rules(
+        rules = Settings(
             visibility=str(p.get("visibility", "full")),
             protocol=str(p.get("protocol", "alternating")),
             rounds=int(p.get("rounds", 2)),

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def start_round(c: httpx.Client) -> str:
-    r = c.post("/api/admin/start", json={"warmUp": 0, "round": 60, "post": 5})
+    r = c.post("/api/admin/start", json={"warmUp": 0, "round": 600, "post": 5})
     assert r.status_code == 200, r.text
     rid = str(r.json()["roundId"])
     deadline = time.monotonic() + 60
@@ -147,7 +147,9 @@ def test_spoken_take_waits_for_the_buyer_then_goes_the_typed_path(stage, needs_s
         second = r.json()
         assert second["addressee"] == "Watson" and second["rule"] == "last avatar clicked"
         answer = {"roundId": rid, "take": second["take"]}
-        blocked = c.post("/api/immersive/send", json=answer).json()
+        r = c.post("/api/immersive/send", json=answer)
+        assert r.status_code == 200, r.text
+        blocked = r.json()
         assert blocked["permitted"] is False and blocked["reply"]["rule"] == "R0"
         assert blocked["notice"].startswith("Not sent: please wait 5 seconds")
         # the rule applied is logged: "heard" events in the UI server's SQLite log
