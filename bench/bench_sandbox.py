@@ -10,9 +10,15 @@ process and its reaped children from ``resource.getrusage``), median with min-ma
 * a negotiation tournament: 4 built-in agents (Boulware, Conceder, Linear, Frequency)
   on the bundled 3-party ``holiday`` scenario, no self-play, 2 repetitions, serial, ``sandbox="none"`` against ``sandbox="os"`` (one sandbox per agent, kept across
   the sessions; start-up included);
+* the same with agents that compute 0.5 ms of CPU per call (``sandbox_agents.Thinker``),
+  as agents with opponent models do: where the sandbox's per-call cost stops mattering;
 * an SCML world: 4 traders over 10 days, in-process against ``IsolatedAgent`` (``os``);
 * a HAN tournament: fair and tough against two simulated participants on example-1
   (a fresh sandbox per game, as the rules demand), ``sandbox="none"`` against ``"os"``.
+
+CPU time: for the sandboxed side it counts the organiser's process only (the agents run
+in bubblewrap's PID namespace, whose processes are not reaped by this process, so their
+CPU time does not reach ``RUSAGE_CHILDREN``); compare wall times.
 
 The load average (1 min) is shown before each side's runs; on a machine shared by other
 work the sandboxed side, which waits on another process at every call, suffers more from
@@ -20,6 +26,7 @@ it than the in-process side (the scheduler's wake-up latency adds to each round 
 
     python bench/bench_sandbox.py             # 3 runs each
     python bench/bench_sandbox.py --runs 1    # quick
+    python bench/bench_sandbox.py --only startup,thinkers
 """
 
 from __future__ import annotations
@@ -153,6 +160,28 @@ def tournament(runs: int, tmp: Path) -> dict[str, Any]:
     return res
 
 
+def thinkers(runs: int, tmp: Path) -> dict[str, Any]:
+    """The same tournament with agents that compute 0.5 ms of CPU per call."""
+    from accord.tournament.config import TournamentConfig
+    from accord.tournament.runner import run_tournament
+
+    agents = tuple(f"T{i}=sandbox_agents:Thinker" for i in range(3))
+
+    def side(mode: str) -> Callable[[], Any]:
+        def go() -> None:
+            cfg = TournamentConfig(agents, ("lunch",), reps=1, self_play=False, sandbox=mode)
+            run = run_tournament(cfg, tmp / f"k-{mode}.sqlite", fresh=True)
+            assert run.ran == run.total
+
+        return go
+
+    return _side_by_side(
+        "negotiation tournament, agents computing 0.5 ms per call (2 parties, serial)",
+        runs,
+        {"in-process": side("none"), "sandboxed": side("os")},
+    )
+
+
 def scml_world(runs: int) -> dict[str, Any]:
     from accord.leagues.scml.generate import generate_config
     from accord.leagues.scml.isolation import IsolatedAgent
@@ -192,9 +221,9 @@ def han(runs: int) -> dict[str, Any]:
     )
 
 
-def _ratio(res: dict[str, Any]) -> float:
+def _ratio(res: dict[str, Any], what: str = "wall") -> float:
     return float(
-        statistics.median(res["in-process"]["wall"]) / statistics.median(res["sandboxed"]["wall"])
+        statistics.median(res["in-process"][what]) / statistics.median(res["sandboxed"][what])
     )
 
 
@@ -202,6 +231,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument(
+        "--only", default="", help="comma-separated: startup,call,tournament,thinkers,scml,han"
+    )
     args = ap.parse_args()
     why = sandbox_available()
     if why is not None:
@@ -212,15 +244,28 @@ def main() -> None:
         f"{os.cpu_count()} cores, running as uid {os.geteuid()}, load {os.getloadavg()[0]:.1f}"
     )
     out: dict[str, Any] = {}
-    out["startup"] = startup(max(5, 2 * args.runs))
-    out["call"] = call_latency(2000)
+    only = set(args.only.split(",")) - {""}
+
+    def want(key: str) -> bool:
+        return not only or key in only
+
     with tempfile.TemporaryDirectory() as tmp:
-        out["tournament"] = tournament(args.runs, Path(tmp))
-    out["scml"] = scml_world(args.runs)
-    out["han"] = han(args.runs)
-    print("\nthroughput sandboxed / in-process (median wall time ratio):")
-    for key in ("tournament", "scml", "han"):
-        print(f"  {key:11} {_ratio(out[key]):.2f}")
+        if want("startup"):
+            out["startup"] = startup(max(5, 2 * args.runs))
+        if want("call"):
+            out["call"] = call_latency(2000)
+        if want("tournament"):
+            out["tournament"] = tournament(args.runs, Path(tmp))
+        if want("thinkers"):
+            out["thinkers"] = thinkers(args.runs, Path(tmp))
+        if want("scml"):
+            out["scml"] = scml_world(args.runs)
+        if want("han"):
+            out["han"] = han(args.runs)
+    print("\nthroughput sandboxed / in-process (median wall and CPU time ratios):")
+    for key in ("tournament", "thinkers", "scml", "han"):
+        if key in out:
+            print(f"  {key:11} wall {_ratio(out[key]):.2f}  cpu {_ratio(out[key], 'cpu'):.2f}")
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1))
 
