@@ -122,6 +122,11 @@ def main() -> None:
                     (got["peer"]["cpu"] / got["peer"]["days"]) / (got["ours"]["cpu"] / days)
                 )
         rows.append((n, lv, ours, theirs, ratios))
+        print(
+            f"[{n} factories done: ours {[round(o['cpu'] / days * 1e3, 1) for o in ours]} ms/day, "
+            f"peer {[round(p['cpu'] / p['days'] * 1e3, 1) for p in theirs]} ms/day]",
+            flush=True,
+        )
     print(
         f"SCML per simulated day, ours ({args.agent} agents, {days} days) vs scml 0.8.4 "
         f"SCML2021World (decentralizing agents, {args.peer_days} days, no_logs), "
