@@ -193,24 +193,31 @@ def preflight(
     the agent before any session runs if not. Other failures are left to its sessions,
     which record them. Returns each agent's start-up time in seconds."""
     started: dict[str, float] = {}
-    for spec in agents:
-        mode = sandboxed.get(spec.name)
-        if mode is None:
-            continue
-        box = _acquire(spec, mode, limits)
-        try:
-            box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
-        except AgentFailure as exc:
-            if isinstance(exc, AgentRaised) and exc.type_name in ("ConfigError", "CapabilityError"):
-                raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
-            if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
-                raise ConfigError(
-                    f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
-                ) from None
-        finally:
+    # start them all first (their start-ups overlap), then check each
+    boxes = [
+        (spec, _acquire(spec, sandboxed[spec.name], limits))
+        for spec in agents
+        if spec.name in sandboxed
+    ]
+    try:
+        for spec, box in boxes:
+            try:
+                box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
+            except AgentFailure as exc:
+                if isinstance(exc, AgentRaised) and exc.type_name in (
+                    "ConfigError",
+                    "CapabilityError",
+                ):
+                    raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
+                if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
+                    raise ConfigError(
+                        f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
+                    ) from None
+            if box.startup_seconds is not None:
+                started[spec.name] = box.startup_seconds
+    finally:
+        for _, box in boxes:
             _release(box)
-        if box.startup_seconds is not None:
-            started[spec.name] = box.startup_seconds
     return started
 
 

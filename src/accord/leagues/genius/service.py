@@ -106,6 +106,7 @@ class GeniusStudy:
         self.live: dict[str, LiveSession] = {}
         self.seen: dict[str, float] = {}
         self.logged: dict[str, int] = {}
+        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait
         self._task: asyncio.Task[None] | None = None
         for row in self.store.sessions(population="people"):
             if row["status"] == "running" and row["started"] is not None:
@@ -149,7 +150,8 @@ class GeniusStudy:
             p = self._participant(pid)
         self._create_pending()
         if p["session"] is None:
-            return {"status": "waiting", "message": "waiting for the other participant"}
+            with self.lock:
+                return self._wait(pid)
         with self.session_lock(p["session"]):
             live = self._live(p["session"])
             self._after(live)
@@ -240,6 +242,21 @@ class GeniusStudy:
         self.store.add_participant(pid, view.condition, known)
         self._start_if_ready(view.condition, dict(view.params))
         return self.store.participants(token=pid)[0]
+
+    def _wait(self, pid: str) -> dict[str, Any]:
+        """``pid`` waits alone for a partner; after the design's ``wait_seconds`` it is
+        released (done, with the completion code) instead of waiting on."""
+        now = self.study.clock.wall()
+        since = self.waiting_since.setdefault(pid, now)
+        limit = float(self.study.design.wait_seconds)
+        rows = self.store.participants(token=pid)
+        if now - since < limit or (rows and rows[0]["session"] is not None):
+            return {"status": "waiting", "message": "waiting for the other participant"}
+        reason = f"No other participant arrived within {limit / 60:.0f} minute(s)."
+        self.store.update_participant(pid, status="done")
+        self.study.release(pid, reason)
+        self.waiting_since.pop(pid, None)
+        return {"status": "released", "message": reason, "next": self.study.view(pid).next}
 
     def _start_if_ready(self, cond: str, params: dict[str, Any]) -> None:
         waiting = [p for p in self.store.participants(study=cond) if p["status"] == "waiting"]

@@ -188,6 +188,7 @@ class TrailsService:
         self.by_pid: dict[str, str] = {}
         self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
         self.unreadable: dict[str, str] = {}  # game id -> why it could not be restored
+        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait
         self._restore()
 
     def _restore(self) -> None:
@@ -317,10 +318,27 @@ class TrailsService:
             if gid is None:
                 m = self._start(pid)
                 if m is None:
-                    return {"waiting": True}
+                    return self._wait(pid)
             else:
                 m = self._match(gid)
             return self._view(m, m.seats.index(pid))
+
+    def _wait(self, pid: str) -> dict[str, Any]:
+        """``pid`` waits alone for a partner; after the design's ``wait_seconds`` it is
+        released (done, with the completion code) instead of waiting on."""
+        now = self.study.clock.wall()
+        since = self.waiting_since.setdefault(pid, now)
+        limit = float(self.study.design.wait_seconds)
+        if now - since < limit:
+            return {"waiting": True}
+        for cond, who in list(self.waiting.items()):
+            if who == pid:
+                del self.waiting[cond]
+                self.store.set_waiting(cond, None)
+        reason = f"No other participant arrived within {limit / 60:.0f} minute(s)."
+        self.study.release(pid, reason)
+        self.waiting_since.pop(pid, None)
+        return {"waiting": False, "released": reason, "next": self.study.view(pid).next}
 
     def _match(self, gid: str) -> _Match:
         if gid in self.unreadable:

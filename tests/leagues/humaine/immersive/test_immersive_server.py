@@ -79,6 +79,33 @@ def test_queue_holds_permitted_seller_messages_in_order_with_gestures(stage) -> 
     assert permitted == ["Celia", "Watson"]
 
 
+def test_take_answers_refuse_hostile_bodies_and_send_nothing(stage) -> None:
+    """Answers to takes that were never heard, forged, oversized or from the admin's
+    page: refused with the reason, and nothing reaches the orchestrator."""
+    ui, orch = stage["urls"]["ui"], stage["urls"]["orch"]
+    with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
+        assert c.post("/api/immersive/send", json={"take": "x"}).status_code == 401
+        join(c, roles=("admin",))
+        rid = start_round(c)
+        answer = {"roundId": rid, "take": "abc"}
+        assert c.post("/api/immersive/send", json=answer).status_code == 401  # admin only
+        join(c, roles=("person",))
+        for body, status in (
+            (answer, 409),  # never heard here
+            (answer | {"text": "Celia, I accept"}, 409),  # a forged take cannot speak
+            ({"roundId": rid, "take": "a" * 65}, 422),
+            (answer | {"text": "x" * 1001}, 422),
+            (answer | {"price": 1}, 422),  # unknown fields are refused
+            ({"roundId": rid}, 422),
+        ):
+            r = c.post("/api/immersive/send", json=body)
+            assert r.status_code == status, (body, r.text)
+            assert r.json()["status"] == "Failed" and r.json()["error"]
+        assert c.post("/api/immersive/discard", json=answer).status_code == 409
+    decisions = httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()["decisions"]
+    assert [d for d in decisions if d["speaker"] == "Human"] == []
+
+
 def test_listen_refuses_what_is_not_a_wav_and_needs_the_person(stage) -> None:
     ui = stage["urls"]["ui"]
     with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
