@@ -324,7 +324,7 @@ class OutcomeSpace:
         contains = self._contains
         if not isinstance(outcome, tuple | list) or len(outcome) != len(contains):
             return False
-        for ok, v in zip(contains, outcome):  # same length: checked above
+        for ok, v in zip(contains, outcome, strict=False):  # same length: checked above
             if not ok(v):
                 return False
         return True
