@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from accord.core.errors import ConfigError, ProtocolViolation, StateError, UsageError
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
 from accord.core.outcomes import Outcome, OutcomeSpace, issue_from_dict
 from accord.core.protocols.driver import SlowCall
@@ -127,17 +128,17 @@ class OfferNegotiatorHost(Host):
         if op == "end":
             self.negotiator.on_end(self._view(), _result(payload["result"]))
             return None
-        raise ValueError(f"unknown op {op!r}; expected start, act or end")
+        raise UsageError(f"unknown op {op!r}; expected start, act or end")
 
     def _view(self) -> NegotiatorView:
         if self.view is None:
-            raise ValueError("act before start")
+            raise StateError("the play has not started: act before start")
         return self.view
 
     def _start(self, party: int, o: Mapping[str, Any]) -> None:
         space = OutcomeSpace([issue_from_dict(i) for i in o["issues"]])
         if o.get("utility") is None:
-            raise ValueError("this protocol does not show the party its utility")
+            raise ConfigError("this protocol does not show the party its utility")
         u = utility_from_dict(space, o["utility"])
         self.space = space
         self.view = NegotiatorView(u, party, o["names"], self.log, (0, party))
@@ -168,7 +169,7 @@ class OfferNegotiatorHost(Host):
             if answer is Response.REJECT and "reject" in kinds:
                 return {"kind": "reject", "args": {}}
             if answer is not Response.REJECT:
-                raise ValueError(f"respond() must return a Response; got {answer!r}")
+                raise ProtocolViolation(f"respond() must return a Response; got {answer!r}")
         offer = neg.propose(view)
         if offer is None:
             return {"kind": "end", "args": {}}

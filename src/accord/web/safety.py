@@ -28,6 +28,7 @@ Three ASGI middlewares, all on by default (a league asks for nothing):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
@@ -223,6 +224,13 @@ async def _read_all(receive: Receive) -> tuple[bytes, list[Message]]:
     return b"".join(chunks), messages
 
 
+async def _drain(receive: Receive) -> None:
+    """Read the rest of a request's body (bounded by the body limit outside) so that the
+    keep-alive connection can carry the next request after a refusal."""
+    with contextlib.suppress(WebError):
+        await _read_all(receive)
+
+
 def _replay(messages: list[Message], receive: Receive) -> Receive:
     pending = list(messages)
 
@@ -256,6 +264,7 @@ class RequestBounds:
                 error = check_json(body)
             receive = _replay(messages, receive)
         if error is not None:
+            await _drain(receive)  # read what was sent: the connection stays usable
             await error.response()(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -292,6 +301,7 @@ class Idempotency:
             await self.app(scope, receive, send)
             return
         if len(key) > 200:
+            await _drain(receive)
             await WebError(400, "Idempotency-Key is longer than 200 characters").response()(
                 scope, receive, send
             )

@@ -20,24 +20,31 @@ Fixtures:
 
 Servers: :class:`ServerThread` is a :class:`~accord.web.runner.BackgroundServer` with
 the lifespan on; bind with :func:`loopback_socket` first when apps must know each
-other's address before they start.
+other's address before they start. :class:`ServerProcess` serves an app built by a
+factory in a child process (as an operator runs it: a client in the test's process
+then meets no shared interpreter, and ``kill()`` is a real kill -9).
 """
 
 from __future__ import annotations
 
+import importlib
+import multiprocessing
 import os
 import shutil
+import socket
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
-from accord.web.runner import ServerThread, free_port, loopback_socket
+from accord.web.runner import ServerError, ServerThread, free_port, loopback_socket
 
 __all__ = [
     "CHROMIUM_ARGS",
+    "ServerProcess",
     "ServerThread",
     "chromium_path",
     "free_port",
@@ -115,3 +122,60 @@ def screenshot(tmp_path: Path) -> Callable[[Any, str], Path]:
         return path
 
     return take
+
+
+def _serve_child(factory: str, kwargs: dict[str, Any], port: int) -> None:
+    import uvicorn
+
+    module, _, name = factory.partition(":")
+    built = getattr(importlib.import_module(module), name)(**kwargs)
+    app = built[0] if isinstance(built, tuple) else built
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+class ServerProcess:
+    """The app that ``factory`` (``"module:function"``, called with ``kwargs``; of a
+    tuple, its first item) builds, served by uvicorn in a child process on a free
+    loopback port; a context manager. :meth:`kill` ends it at once (SIGKILL)."""
+
+    def __init__(self, factory: str, **kwargs: Any) -> None:
+        self.factory, self.kwargs = factory, kwargs
+        self.port = free_port()
+        ctx = multiprocessing.get_context("spawn")
+        self.proc = ctx.Process(target=_serve_child, args=(factory, kwargs, self.port), daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 120.0) -> Self:
+        """Start and wait until it accepts connections (generous: a loaded machine)."""
+        self.proc.start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.proc.is_alive():
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        self.kill()
+        raise ServerError(f"{self.factory} did not start on {self.url} within {timeout} s")
+
+    def kill(self) -> None:
+        """End the server at once, as kill -9 does."""
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(10)
+
+    def stop(self) -> None:
+        """Ask the server to stop (SIGTERM: shut-down runs), kill it if it does not."""
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join(15)
+        self.kill()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -109,5 +109,10 @@ def test_person_orders_proposes_and_sees_the_deal_kept(web_page: Any, screenshot
         france = page.locator("#last-orders tr[data-power='FRANCE']")
         expect(france).to_contain_text("A PAR - BUR")
         assert "- RUH" not in page.locator("#last-orders tr[data-power='GERMANY']").inner_text()
-        page.wait_for_function("document.getElementById('mapimg').naturalWidth > 0")
+        # the map image loaded (polled from here: the page's CSP forbids eval)
+        for _ in range(200):
+            if page.evaluate("document.getElementById('mapimg').naturalWidth") > 0:
+                break
+            page.wait_for_timeout(100)
+        assert page.evaluate("document.getElementById('mapimg').naturalWidth") > 0
         screenshot(page, "diplomacy-live")

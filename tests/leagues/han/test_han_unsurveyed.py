@@ -41,6 +41,7 @@ def test_a_person_who_skips_the_survey_still_has_the_games_row(tmp_path: Path) -
         a, b, c = (start(srv.url, i.path) for i in study.invite(3))
         for p in (a, b, c):
             assert "issues" in p.get("/api/han/state").json()
+        all_started = time.monotonic()  # every game ends 3 s (of game time) after this
         deadline = time.monotonic() + 30  # generous: the games time out after 3 s
         while "result" not in a.get("/api/han/state").json() and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -48,7 +49,7 @@ def test_a_person_who_skips_the_survey_still_has_the_games_row(tmp_path: Path) -
         assert a.post("/api/han/survey", json={"answers": SURVEY, **DEMO}).status_code == 200
         while "result" not in b.get("/api/han/state").json() and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(0.5)
+        time.sleep(max(0.0, all_started + 5.0 - time.monotonic()))  # c's game is over too
         admin = httpx.Client(base_url=srv.url, timeout=30, trust_env=False)
         admin.post("/api/login", json={"username": "experimenter", "password": "pw-han-rows"})
         got = rows(admin)

@@ -42,9 +42,9 @@ class Ultimatum:
         self.study = study
 
     def answer(self, pid: str, give: int) -> dict[str, Any]:
+        self.study.record(pid, "offer", {"give": give})  # refused unless playing
         view = self.study.view(pid)
         accepted = give >= int(view.params["threshold"])
-        self.study.record(pid, "offer", {"give": give})
         reply = {"give": give, "accepted": accepted, "round": view.round}
         self.study.record(pid, "reply", reply)
         self.study.notify(pid, "reply", reply)

@@ -507,6 +507,8 @@ class HanService:
         key = (pid, m.views["person"].game_index)
         if key in self._rowed or not m.game.ended:
             return
+        if self.study.view(pid).status != "consented":
+            return  # done or withdrawn: the row was written when that happened
         self._rowed.add(key)
         _, row = self._row(pid, m, None, me="person", pair=None)
         row["surveyAnswered"] = 0

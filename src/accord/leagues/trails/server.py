@@ -22,10 +22,11 @@ same state and a participant's link continues it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -277,8 +278,41 @@ class TrailsService:
         self._after(m)
         return m
 
+    @contextlib.contextmanager
+    def _atomic(self, pid: str) -> Iterator[None]:
+        """One transaction for what ``pid``'s request does; when it fails (and the file
+        rolls back), the games in memory are put back to what the file holds, so memory
+        and file never differ."""
+        with self.lock:
+            by_pid, waiting = dict(self.by_pid), dict(self.waiting)
+            gid = self.by_pid.get(pid)
+            m = self.matches.get(gid) if gid is not None else None
+            steps = len(m.game.steps) if m is not None else 0
+            try:
+                with self.store.file.transaction(immediate=True):
+                    yield
+            except BaseException:
+                new = {g for g in self.by_pid.values() if g not in by_pid.values()}
+                for g in new:
+                    self.matches.pop(g, None)
+                self.by_pid, self.waiting = by_pid, waiting
+                if m is not None and gid is not None and len(m.game.steps) != steps:
+                    self._reload(gid)
+                raise
+
+    def _reload(self, gid: str) -> None:
+        """Game ``gid`` again from the file (after a rolled-back request)."""
+        self.matches.pop(gid, None)
+        for raw in self.store.game_rows():
+            if raw["gid"] == gid:
+                try:
+                    self._restore_one(GameRow(raw))
+                except Exception as e:  # as at start-up: set aside, say why
+                    log.error("trails: game %s cannot be reloaded (%s)", gid, e)
+                    self.unreadable[gid] = f"{type(e).__name__}: {e}"[:300]
+
     def state(self, pid: str) -> dict[str, Any]:
-        with self.lock, self.store.file.transaction(immediate=True):
+        with self._atomic(pid):
             gid = self.by_pid.get(pid)
             if gid is None:
                 m = self._start(pid)
@@ -300,10 +334,17 @@ class TrailsService:
 
     def act(self, pid: str, body: ActIn) -> dict[str, Any]:
         # one transaction: the steps, the log entries and the end are stored together
-        with self.lock, self.store.file.transaction(immediate=True):
+        with self._atomic(pid):
             gid = self.by_pid.get(pid)
             if gid is None:
                 raise WebError(409, "no game yet: open the game page first (GET /api/trails/state)")
+            standing = self.study.view(pid).status
+            if standing != "consented":
+                raise WebError(
+                    409,
+                    f"you are {standing} in this study; the game takes no more moves",
+                    code="not_playing",
+                )
             m = self._match(gid)
             g = m.game
             me = m.seats.index(pid)

@@ -123,6 +123,10 @@ class Study:
 
     ``password`` (re)sets the experimenter's password; with none given and none stored,
     a random one is made and kept in :attr:`initial_password` for the operator to read.
+    ``page_writes`` lets the participant's page log events, set its state and complete
+    its rounds itself (``/api/participant/events``, ``state``, ``complete``); off by
+    default: the league's server records and completes rounds, and a participant cannot
+    skip or end one by calling the API.
     """
 
     def __init__(
@@ -133,8 +137,10 @@ class Study:
         password: str | None = None,
         clock: Clock | None = None,
         secure_cookies: bool = False,
+        page_writes: bool = False,
     ) -> None:
         self.design = design
+        self.page_writes = page_writes
         self.clock: Clock = clock or RealClock()
         self.store = StudyStore(path, design)
         self.events = EventLog(self.store, self.clock)
@@ -392,16 +398,19 @@ class Study:
 
         @r.post("/api/participant/events")
         def record(body: EventIn, pid: str = participant) -> dict[str, bool]:
+            self._page_may_write()
             self.record(pid, body.kind, body.data)
             return {"ok": True}
 
         @r.put("/api/participant/state")
         def state(body: StateIn, pid: str = participant) -> ParticipantView:
+            self._page_may_write()
             self.set_state(pid, body.state)
             return self.view(pid)
 
         @r.post("/api/participant/complete")
         def complete(body: CompleteIn, pid: str = participant) -> ParticipantView:
+            self._page_may_write()
             self.complete(pid, body.result)
             return self.view(pid)
 
@@ -411,6 +420,15 @@ class Study:
             return self.live.response(f"participant:{pid}", first)
 
         return r
+
+    def _page_may_write(self) -> None:
+        if not self.page_writes:
+            raise WebError(
+                403,
+                "in this study the server records your actions and ends your rounds; the "
+                "page cannot do it",
+                code="page_writes_off",
+            )
 
     def _experimenter_routes(self) -> APIRouter:
         r = APIRouter(prefix="/api/study", tags=["experimenter"])
