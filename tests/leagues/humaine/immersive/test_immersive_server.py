@@ -22,7 +22,8 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def start_round(c: httpx.Client) -> str:
-    r = c.post("/api/admin/start", json={"warmUp": 0, "round": 60, "post": 5})
+    # a round longer than the test under any load (speech is decoded on a shared CPU)
+    r = c.post("/api/admin/start", json={"warmUp": 0, "round": 600, "post": 5})
     assert r.status_code == 200, r.text
     rid = str(r.json()["roundId"])
     deadline = time.monotonic() + 60
