@@ -44,7 +44,7 @@ def agent_code(agent: str) -> AgentCode:
     except (ImportError, ValueError) as exc:
         raise ConfigError(f"cannot import module {top!r} for agent {agent!r}: {exc}") from None
     if spec is None:
-        from accord.agents.registry import install_hint
+        from accord.core.imports import install_hint
 
         raise ConfigError(
             f"cannot import module {top!r} for agent {agent!r}: it is neither on the path "
