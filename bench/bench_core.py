@@ -1,16 +1,24 @@
-"""Core engine benchmark: Accord against negmas 0.16.0, side by side in one run.
+"""Core engine benchmark: Accord against negmas 0.16.0, interleaved run by run.
 
-Measures sessions/second for 100-round bilateral Boulware-vs-Conceder sessions on
-3x5, 3x7, 3x10, 5x10 and 6x10 issue-by-value domains, the start-up time of a
-10^6-outcome session, and the Pareto-frontier time at 10^5 and 10^6 outcomes.
+Sessions per CPU second for 100-round bilateral Boulware-vs-Conceder sessions on 3x5,
+3x7, 3x10, 5x10 and 6x10 issue-by-value domains and on ANAC 2011 Energy (390,625
+outcomes, the largest bilateral ANAC domain in the stored set), the start-up of a
+10^6-outcome session, and the Pareto frontier at 10^5 and 10^6 outcomes.
 
-The peer runs in its own virtualenv (bench/.venv-negmas, created on first use; negmas is
-never a dependency of accord). Both sides get the same domains and profiles, and the
-same concession curves: the peer's Boulware/Conceder aspiration is ``1 - t**4`` and
-``1 - t**0.25``; ours is ``1 - t**(1/e)`` with e = 0.25 and 4.
+Both sides get the same domains, profiles and concession curves (the peer's
+Boulware/Conceder aspiration ``1 - t**4`` and ``1 - t**0.25``; ours ``1 - t**(1/e)``
+with e = 0.25 and 4). Ours runs in three modes: **guarded** (the default a tournament
+runs: every agent call under :class:`accord.tournament.guard.Guarded`) and **bare**
+(``Session.run`` on the agents themselves), both *cold* (every session builds its
+agents' lookups from scratch, as the peer's do), and guarded *warm* (sessions on the same
+profiles share them, as in a tournament). Every repetition runs each of our modes and a
+peer batch (a child process in bench/.venv-negmas) back to back, the side that goes first
+alternating; each side times its own batch by ``time.process_time`` (CPU) and
+``perf_counter`` (wall); each ratio pairs the two batches of one repetition, and the table
+gives the median and the range over the repetitions.
 
-    python bench/bench_core.py            # full run (about two minutes)
-    python bench/bench_core.py --quick    # fewer repetitions
+    python bench/bench_core.py            # 5 repetitions (several minutes)
+    python bench/bench_core.py --smoke    # tiny: 3x5 only, ours only, no peer
 """
 
 from __future__ import annotations
@@ -27,12 +35,17 @@ from accord.agents.timebased import TimeDependent
 from accord.core import Deadline, Scenario, Session
 from accord.core.generate import random_linear_scenario
 from accord.core.inverse import clear_inverses
+from accord.core.negotiator import Negotiator
+from accord.tournament.guard import Guarded
+from benchlib import load, summary, versions
 from peer_venv import peer_python
 
 HERE = Path(__file__).resolve().parent
 PEER_VENV, PEER = ".venv-negmas", "negmas==0.16.0"
 PEER_PY = HERE / PEER_VENV / "bin" / "python"
 DOMAINS = [(3, 5), (3, 7), (3, 10), (5, 10), (6, 10)]
+ANAC = "anac2011_Energy"
+LIMIT = 60.0  # seconds per call under the guard (the tournament default's order)
 
 
 def domain_json(s: Scenario) -> dict[str, object]:
@@ -59,18 +72,17 @@ def peer(job: dict[str, object]) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def ours_sessions(s: Scenario, n: int, rounds: int = 100, cold: bool = True) -> tuple[float, int]:
-    """Sessions/s; ``cold`` drops the shared per-profile caches before every session, so
-    each session pays its agents' full start-up, as the peer's do."""
-    t0 = time.perf_counter()
-    agreements = 0
+def ours(s: Scenario, n: int, mode: str, rounds: int = 100) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) for ``n`` sessions in ``mode`` (bare, guarded, warm)."""
+    c0, t0 = time.process_time(), time.perf_counter()
     for seed in range(n):
-        if cold:
+        if mode != "warm":
             clear_inverses()
-        negotiators = [TimeDependent(0.25, "Boulware"), TimeDependent(4.0, "Conceder")]
-        r = Session(s.space, negotiators, s.utilities, Deadline(rounds=rounds), seed=seed).run()
-        agreements += r.agreement is not None
-    return n / (time.perf_counter() - t0), agreements
+        negs: list[Negotiator] = [TimeDependent(0.25, "Boulware"), TimeDependent(4.0, "Conceder")]
+        if mode != "bare":
+            negs = [Guarded(neg, k, LIMIT) for k, neg in enumerate(negs)]
+        Session(s.space, negs, s.utilities, Deadline(rounds=rounds), seed=seed).run()
+    return time.process_time() - c0, time.perf_counter() - t0
 
 
 def ours_start(s: Scenario) -> float:
@@ -95,50 +107,109 @@ def ours_pareto(s: Scenario) -> float:
     return time.perf_counter() - t0
 
 
+def scenarios(smoke: bool) -> list[tuple[str, Scenario]]:
+    if smoke:
+        return [("3x5", random_linear_scenario(3, 5, 2, seed=305))]
+    out = [
+        (f"{ni}x{nv}", random_linear_scenario(ni, nv, 2, seed=ni * 100 + nv)) for ni, nv in DOMAINS
+    ]
+    from accord.formats import load_scenario
+
+    root = Path("/work/shared/scenarios/genius") / ANAC
+    if root.exists():
+        out.append((ANAC, load_scenario(root)))
+    return out
+
+
+def fmt(xs: list[float], digits: int = 1) -> str:
+    m, lo, hi = summary(xs)
+    return f"{m:.{digits}f} ({lo:.{digits}f}-{hi:.{digits}f})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--smoke", action="store_true", help="tiny: 3x5, ours only")
+    ap.add_argument("--reps", type=int, default=5)
     args = ap.parse_args()
-    peer_python(PEER_VENV, PEER)
-    scale = 0.3 if args.quick else 1.0
-
-    print("\nSessions/second, 100-round Boulware vs Conceder (higher is better)")
-    print("cold: every session builds its agents' lookups from scratch (as the peer does);")
-    print("warm: sessions on the same profiles share them (as in a tournament)")
-    print(
-        f"{'domain':>8} {'outcomes':>9} {'cold':>10} {'warm':>10} {'negmas':>9} "
-        f"{'cold ratio':>11} {'warm ratio':>11}"
-    )
-    for ni, nv in DOMAINS:
-        s = random_linear_scenario(ni, nv, 2, seed=ni * 100 + nv)
+    smoke = args.smoke
+    reps = 1 if smoke else args.reps
+    if not smoke:
+        peer_python(PEER_VENV, PEER)
+    start_load = load()
+    modes = ["guarded", "bare", "warm"]
+    rows = []
+    for name, s in scenarios(smoke):
         size = int(s.space.cardinality)
-        n_ours = max(3, int((2000 if size < 10**4 else 60 if size < 10**6 else 10) * scale))
-        n_peer = max(1, int((100 if size < 10**4 else 3 if size < 10**6 else 1) * scale))
-        cold, _ = ours_sessions(s, n_ours, cold=True)
-        warm, _ = ours_sessions(s, n_ours, cold=False)
-        theirs = peer(
-            {"kind": "sessions", "domain": domain_json(s), "sessions": n_peer, "rounds": 100}
-        )["sessions_per_s"]
+        n_ours = 20 if smoke else (600 if size < 10**4 else 30 if size < 10**6 else 6)
+        n_peer = 40 if size < 10**4 else 2 if size < 10**6 else 1
+        rate: dict[str, list[float]] = {m: [] for m in [*modes, "peer"]}
+        ratio: dict[str, list[float]] = {m: [] for m in modes}
+        walls: dict[str, list[float]] = {"guarded": [], "peer": []}
+        job = {"kind": "sessions", "domain": domain_json(s), "sessions": n_peer, "rounds": 100}
+        for r in range(reps):
+            sides = [*modes, "peer"] if r % 2 == 0 else ["peer", *modes]
+            got: dict[str, float] = {}
+            for side in sides:
+                if side == "peer":
+                    if smoke:
+                        continue
+                    res = peer(job)
+                    got["peer"] = n_peer / res["cpu"]
+                    walls["peer"].append(n_peer / res["seconds"])
+                else:
+                    cpu, wall = ours(s, n_ours, side)
+                    got[side] = n_ours / cpu
+                    if side == "guarded":
+                        walls["guarded"].append(n_ours / wall)
+            for side, v in got.items():
+                rate[side].append(v)
+            if "peer" in got:
+                for m in modes:
+                    ratio[m].append(got[m] / got["peer"])
+        rows.append((name, size, rate, ratio, walls))
+    print(
+        f"Sessions per CPU second, 100-round Boulware vs Conceder; {reps} interleaved "
+        f"repetitions, median (min-max)"
+    )
+    print(f"load before / after: {start_load} / {load()}; {versions(PEER_PY, 'negmas')}")
+    print("guarded: every agent call under the in-process guard (the default); bare: none;")
+    print("cold: lookups built per session (as the peer); warm: shared across sessions")
+    head = f"{'domain':<16} {'outcomes':>8} {'guarded cold':>22} {'bare cold':>22} {'guarded warm':>22}"
+    print(head + f" {'negmas':>18}")
+    for name, size, rate, _, _ in rows:
+        peer_txt = fmt(rate["peer"], 2) if rate["peer"] else "-"
         print(
-            f"{ni}x{nv:<6} {size:>9} {cold:>10.1f} {warm:>10.1f} {theirs:>9.2f} "
-            f"{cold / theirs:>10.1f}x {warm / theirs:>10.1f}x",
-            flush=True,
+            f"{name:<16} {size:>8} {fmt(rate['guarded']):>22} {fmt(rate['bare']):>22} "
+            f"{fmt(rate['warm']):>22} {peer_txt:>18}"
         )
+    if not smoke:
+        print("\nRatio to negmas per repetition (CPU), median (min-max); wall sessions/s medians")
+        print(
+            f"{'domain':<16} {'guarded cold':>20} {'bare cold':>20} {'guarded warm':>22} "
+            f"{'wall: guarded':>14} {'negmas':>8}"
+        )
+        for name, _, _, ratio, walls in rows:
+            print(
+                f"{name:<16} {fmt(ratio['guarded']) + 'x':>20} {fmt(ratio['bare']) + 'x':>20} "
+                f"{fmt(ratio['warm']) + 'x':>22} {summary(walls['guarded'])[0]:>14.1f} "
+                f"{summary(walls['peer'])[0]:>8.2f}"
+            )
 
-    big = random_linear_scenario(6, 10, 2, seed=7)
+    big = random_linear_scenario(4 if smoke else 6, 10, 2, seed=7)
     starts = sorted(ours_start(big) for _ in range(5))
     print(
-        f"\n10^6-outcome session start (build + both agents ready + first offer): "
-        f"{starts[2] * 1000:.1f} ms (median of 5; target < 100 ms)"
+        f"\n{int(big.space.cardinality)}-outcome session start (build + both agents ready + "
+        f"first offer): {starts[2] * 1000:.1f} ms (median of 5; target < 100 ms at 10^6)"
     )
-
-    print("\nPareto frontier (seconds, lower is better)")
+    if smoke:
+        return
+    print("\nPareto frontier (seconds, lower is better; ours best of 3, the peer one run)")
     print(f"{'outcomes':>9} {'accord':>10} {'negmas':>9} {'ratio':>8}")
     for ni in (5, 6):
         s = random_linear_scenario(ni, 10, 2, seed=ni)
-        ours = min(ours_pareto(s) for _ in range(3))
+        mine = min(ours_pareto(s) for _ in range(3))
         theirs = peer({"kind": "pareto", "domain": domain_json(s)})["seconds"]
-        print(f"{10**ni:>9} {ours:>10.4f} {theirs:>9.3f} {theirs / ours:>7.1f}x", flush=True)
+        print(f"{10**ni:>9} {mine:>10.4f} {theirs:>9.3f} {theirs / mine:>7.1f}x", flush=True)
 
 
 if __name__ == "__main__":

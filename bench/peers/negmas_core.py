@@ -29,7 +29,7 @@ def build(domain):
 def sessions(job):
     issues, ufuns = build(job["domain"])
     n = job["sessions"]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     agreements = 0
     for _ in range(n):
         m = SAOMechanism(issues=issues, n_steps=job["rounds"])
@@ -37,8 +37,8 @@ def sessions(job):
         m.add(ConcederTBNegotiator(), ufun=ufuns[1])
         m.run()
         agreements += m.agreement is not None
-    dt = time.perf_counter() - t0
-    return {"sessions_per_s": n / dt, "seconds": dt, "agreements": agreements}
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"sessions_per_s": n / dt, "seconds": dt, "cpu": cpu, "agreements": agreements}
 
 
 def pareto(job):

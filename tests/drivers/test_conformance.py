@@ -18,9 +18,6 @@ from accord.drivers.replay import ConformanceError, check_rules
 # theirs). The test below fails when one of these gains rules (take it off the list)
 # or when a protocol without rules is not on it.
 NOT_YET_PORTED = {
-    "genius-partial-v1",
-    "han-v1",
-    "colored-trails-v1",
     "colored-trails-oneshot-v1",
     "diplomacy-anac2017-v1",
 }

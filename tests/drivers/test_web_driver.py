@@ -157,7 +157,10 @@ def test_a_person_plays_alternating_offers_in_chromium(web_page: Any) -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (["play", "han"], "error: protocol 'han-v1' has no Rules yet, so it cannot be played here"),
+        (
+            ["play", "diplomacy"],
+            "error: protocol 'diplomacy-anac2017-v1' has no Rules yet, so it cannot be played here",
+        ),
         (["play", "aop", "--as", "2"], "error: --as must be 0 or 1; got 2"),
         (["play", "nosuch"], "error: unknown protocol 'nosuch'."),
     ],

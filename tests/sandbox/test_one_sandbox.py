@@ -18,6 +18,7 @@ ALLOWED = {
     "accord/sandbox/process.py": "the sandbox itself: starts bubblewrap or the child",
     "accord/tournament/workers.py": "the tournament's worker pool (runs sessions, not agents)",
     "accord/tournament/testing.py": "a test helper that writes to SQLite from another process",
+    "accord/web/testing.py": "a test helper serving a study app in a child process",
     "accord/leagues/humaine/listening.py": "runs the speech recogniser, not an agent",
     "accord/leagues/humaine/speech/synth.py": "runs espeak-ng, not an agent",
 }

@@ -44,11 +44,9 @@ def agent_code(agent: str) -> AgentCode:
     except (ImportError, ValueError) as exc:
         raise ConfigError(f"cannot import module {top!r} for agent {agent!r}: {exc}") from None
     if spec is None:
-        from accord.core.imports import install_hint
-
-        raise ConfigError(
+        raise ConfigError(  # (callers above the sandbox add how to install an extra)
             f"cannot import module {top!r} for agent {agent!r}: it is neither on the path "
-            f"nor in {cwd}{install_hint(top)}"
+            f"nor in {cwd}"
         )
     if spec.submodule_search_locations:
         where = os.path.realpath(list(spec.submodule_search_locations)[0])

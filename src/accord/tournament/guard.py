@@ -23,6 +23,7 @@ default mode). Around each call it
 
 from __future__ import annotations
 
+import _signal
 import signal
 import threading
 import time
@@ -53,6 +54,8 @@ _CALL = [0.0]  # monotonic deadline of the guarded call running in the main thre
 _TIMER = [0.0]  # monotonic instant our timer fires (0: not armed)
 _PREVIOUS: list[Any] = []  # the SIGALRM handler there was before ours
 _monotonic = time.monotonic
+_getsignal = _signal.getsignal
+_SIGALRM = int(signal.SIGALRM)
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -81,7 +84,7 @@ def _install() -> None:
     Checked whenever the timer is armed: other code (pytest-timeout, a library) may have
     put its own handler back since, and an alarm with the default action kills the process.
     """
-    current = signal.getsignal(signal.SIGALRM)
+    current = _getsignal(_SIGALRM)  # the raw handler: no enum conversion (a hot path)
     if current is not _alarm:
         _PREVIOUS[:] = [current]
         signal.signal(signal.SIGALRM, _alarm)

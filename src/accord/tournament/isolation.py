@@ -114,7 +114,7 @@ def plan(agents: Mapping[str, AgentSpec], choice: str) -> dict[str, SandboxMode]
     if choice == "none":
         return {}
     if choice == "auto":
-        chosen = {n: SandboxMode.OS for n, a in agents.items() if agent_code(a.type).mounts}
+        chosen = {n: SandboxMode.OS for n, a in agents.items() if _submitted(a.type)}
     else:
         chosen = dict.fromkeys(agents, SandboxMode.parse(choice))
     if chosen:
@@ -132,6 +132,16 @@ def describe_plan(sandboxed: Mapping[str, SandboxMode]) -> list[str]:
     if any(m.weaker for m in sandboxed.values()):
         notes.append(PROCESS_GIVES_UP)
     return notes
+
+
+def _submitted(agent: str) -> bool:
+    """True if the agent's code lies outside the installed packages and Accord."""
+    try:
+        return bool(agent_code(agent).mounts)
+    except ConfigError as exc:  # a missing package: say which extra provides it, if one
+        from accord.agents.registry import install_hint
+
+        raise ConfigError(f"{exc}{install_hint(agent)}") from None
 
 
 # -- the organiser's side ----------------------------------------------------------------
@@ -183,24 +193,31 @@ def preflight(
     the agent before any session runs if not. Other failures are left to its sessions,
     which record them. Returns each agent's start-up time in seconds."""
     started: dict[str, float] = {}
-    for spec in agents:
-        mode = sandboxed.get(spec.name)
-        if mode is None:
-            continue
-        box = _acquire(spec, mode, limits)
-        try:
-            box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
-        except AgentFailure as exc:
-            if isinstance(exc, AgentRaised) and exc.type_name in ("ConfigError", "CapabilityError"):
-                raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
-            if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
-                raise ConfigError(
-                    f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
-                ) from None
-        finally:
+    # start them all first (their start-ups overlap), then check each
+    boxes = [
+        (spec, _acquire(spec, sandboxed[spec.name], limits))
+        for spec in agents
+        if spec.name in sandboxed
+    ]
+    try:
+        for spec, box in boxes:
+            try:
+                box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
+            except AgentFailure as exc:
+                if isinstance(exc, AgentRaised) and exc.type_name in (
+                    "ConfigError",
+                    "CapabilityError",
+                ):
+                    raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
+                if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
+                    raise ConfigError(
+                        f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
+                    ) from None
+            if box.startup_seconds is not None:
+                started[spec.name] = box.startup_seconds
+    finally:
+        for _, box in boxes:
             _release(box)
-        if box.startup_seconds is not None:
-            started[spec.name] = box.startup_seconds
     return started
 
 
@@ -329,6 +346,7 @@ class NegotiatorHost(Host):
         from accord.tournament.agents import agent_factory
 
         agent_factory(agent)  # import it now: a module that cannot load fails at start
+        gc.freeze()  # what exists now is never garbage: collections then scan sessions only
         self.sessions: dict[int, tuple[Negotiator, NegotiatorView, OfferLog]] = {}
 
     def handle(self, op: str, payload: Any) -> Any:

@@ -200,11 +200,14 @@ class Auth:
         *,
         session_seconds: float = SESSION_SECONDS,
         secure_cookies: bool = False,
+        cookie: str = SESSION_COOKIE,
     ) -> None:
         self.file = file
         self.clock: Clock = clock or RealClock()
         self.session_seconds = session_seconds
         self.secure_cookies = secure_cookies
+        self.cookie = cookie
+        """The session cookie's name (a server with two kinds of users may need two)."""
         self._failures: dict[str, list[float]] = {}
         with file.lock:
             file.conn.executescript(_SCHEMA)
@@ -292,7 +295,7 @@ class Auth:
     # -- FastAPI dependencies ------------------------------------------------------------
     def user(self, request: Request) -> str:
         """The logged-in user (session cookie); 401 otherwise."""
-        token = request.cookies.get(SESSION_COOKIE)
+        token = request.cookies.get(self.cookie)
         user = self.session_user(token) if token else None
         if user is None:
             raise WebError(401, "login required: POST /api/login with username and password")
@@ -332,20 +335,20 @@ class Auth:
         @r.post("/login")
         def login(body: Login, response: Response) -> Me:
             token = self.login(body.username, body.password)
-            self.set_cookie(response, SESSION_COOKIE, token, self.session_seconds)
+            self.set_cookie(response, self.cookie, token, self.session_seconds)
             return Me(username=body.username, role=self.role(body.username))
 
         @r.post("/logout")
         def logout(request: Request, response: Response) -> Me:
-            token = request.cookies.get(SESSION_COOKIE)
+            token = request.cookies.get(self.cookie)
             if token:
                 self.logout(token)
-            response.delete_cookie(SESSION_COOKIE)
+            response.delete_cookie(self.cookie)
             return Me(username=None, role=None)
 
         @r.get("/me")
         def me(request: Request) -> Me:
-            token = request.cookies.get(SESSION_COOKIE)
+            token = request.cookies.get(self.cookie)
             user = self.session_user(token) if token else None
             return Me(username=user, role=self.role(user) if user else None)
 

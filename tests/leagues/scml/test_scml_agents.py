@@ -140,4 +140,4 @@ def test_the_market_agent_signs_most_demand_profitably_with_few_breaches():
         s = summary(World(cfg, ["market"] * cfg.n_factories, seed=seed).run())
         (profit,) = s["profit"].values()
         assert s["demand_met"] >= 0.6 and profit > 0, (seed, s["demand_met"], profit)
-        assert s["breaches"] <= 10 and s["bankruptcies"] == 0, (seed, s["breaches"])
+        assert s["breaches"] <= 15 and s["bankruptcies"] == 0, (seed, s["breaches"])

@@ -38,6 +38,7 @@ class MarketBefore(MarketAgent):
             speculative_days=1.0,
             middle_short_sales=True,
             stock_days=(2.0, 4.0, 2.0),
+            supply_margin=0.05,
         )
 
 

@@ -8,11 +8,11 @@ import pytest
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import make_view
 from accord.leagues.trails.baselines import Unreliable
+from accord.leagues.trails.board import Board
 from accord.leagues.trails.engine import Game, Propose, Setup, TurnRecord
 from accord.leagues.trails.generator import CLASSES, generate
 from accord.leagues.trails.match import AGENTS, play
 from accord.leagues.trails.purb import Purb, PurbConfig, Traits
-from accord.leagues.trails.rules import Board
 
 
 def test_traits_hand_worked_sequence() -> None:
@@ -196,14 +196,14 @@ def test_purb_keeps_a_model_of_hidden_chips() -> None:
 
 
 def test_agents_trade_when_the_partners_chips_are_hidden() -> None:
-    from accord.leagues.trails.rules import Rules
+    from accord.leagues.trails.board import Settings
 
     deals = {"full": 0, "own": 0}
     for vis in deals:
         for seed in range(900, 910):
             for cls in ("mutual", "unilateral"):
                 for seats in (["purb", "purb"], ["purb", "reliable"], ["reliable", "purb"]):
-                    rules = Rules(max_turns=50, visibility=vis)
+                    rules = Settings(max_turns=50, visibility=vis)
                     r = play(generate(cls, seed), seats, rules=rules)
                     deals[vis] += sum(1 for t in r["history"] if t["accepted"])
     # before the model of hidden chips: 0 deals under "own" in these 60 games
@@ -211,17 +211,17 @@ def test_agents_trade_when_the_partners_chips_are_hidden() -> None:
 
 
 def test_longer_games_go_on_after_one_player_reaches_home() -> None:
+    from accord.leagues.trails.board import Settings
     from accord.leagues.trails.generator import LONGER_BOARD, LONGER_RULES
-    from accord.leagues.trails.rules import Rules
 
     board = Board.parse(["AAA", "BBB", "AAA"])
     setup = Setup(board, (0, 6), (1, 8), ((1, 0), (0, 0)))  # 0 is one step from home
-    first = play(setup, ["reliable", "reliable"], rules=Rules(until="first"))
-    both = play(setup, ["reliable", "reliable"], rules=Rules(until="both", dormant_limit=4))
+    first = play(setup, ["reliable", "reliable"], rules=Settings(until="first"))
+    both = play(setup, ["reliable", "reliable"], rules=Settings(until="both", dormant_limit=4))
     assert (first["end"], len(first["history"])) == ("goal", 1)
     # player 0 is home after turn 1 and never dormant; player 1 cannot move: it is dormant
     # for 4 turns, then the game ends
     assert (both["end"], len(both["history"])) == ("dormant", 4)
     with pytest.raises(ConfigError, match="until must be one of"):
-        Rules(until="never")
+        Settings(until="never")
     assert LONGER_RULES.until == "both" and LONGER_BOARD.chips > 6

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.generator import BoardSpec
-from accord.leagues.trails.rules import Rules
 from accord.leagues.trails.server import create_trails_app, trails_design
 from accord.web.testing import ServerThread
 
@@ -22,7 +22,7 @@ def test_person_gets_the_next_slot_after_rejecting_under_counter(
     design = trails_design(
         ["reliable"],
         board=BoardSpec(rows=4, cols=6, n_colors=3, chips=7),
-        rules=Rules(protocol="counter", rounds=3),
+        rules=Settings(protocol="counter", rounds=3),
     )
     app, study = create_trails_app(tmp_path / "study", design, password="experimenter-pw")
     with ServerThread(app) as server:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.core.errors import ConfigError
+from accord.leagues.trails.board import Board, Settings
 from accord.leagues.trails.engine import (
     EndMove,
     EndReason,
@@ -22,7 +23,6 @@ from accord.leagues.trails.engine import (
     legal_moves,
 )
 from accord.leagues.trails.generator import CLASSES, dependency_class, generate
-from accord.leagues.trails.rules import Board, Rules
 
 # Row 0: A A B ; row 1: C B B ; row 2: A C A   (cells 0..8)
 BOARD = Board.parse(["AAB", "CBB", "ACA"])
@@ -55,10 +55,10 @@ def test_path_costs_and_reach() -> None:
 
 
 def test_scoring_goal_and_distance() -> None:
-    r = Rules()
+    r = Settings()
     assert r.score(BOARD, 2, 2, (1, 2, 0)) == 100 + 15
     assert r.score(BOARD, 0, 2, (1, 2, 0)) == 15 - 20
-    custom = Rules(goal_bonus=50, chip_bonus=1, distance_penalty=3)
+    custom = Settings(goal_bonus=50, chip_bonus=1, distance_penalty=3)
     assert custom.score(BOARD, 6, 2, (0, 0, 4)) == 4 - 3 * 4
 
 
@@ -77,7 +77,7 @@ def test_scoring_at_goal_end() -> None:
 
 
 def test_dormancy_counts_and_ends() -> None:
-    g = Game(_setup((0, 0, 1), (1, 0, 1)), Rules(dormant_limit=3))
+    g = Game(_setup((0, 0, 1), (1, 0, 1)), Settings(dormant_limit=3))
     _idle_turn(g)
     _idle_turn(g)
     assert g.dormant == [2, 2] and not g.done
@@ -93,7 +93,7 @@ def test_dormancy_counts_and_ends() -> None:
 
 
 def test_dormancy_resets_when_moving() -> None:
-    g = Game(_setup((0, 0, 1), (2, 2, 1)), Rules(dormant_limit=2))
+    g = Game(_setup((0, 0, 1), (2, 2, 1)), Settings(dormant_limit=2))
     _idle_turn(g)
     assert g.dormant == [1, 1]
     g.step(1, Pass())
@@ -169,7 +169,7 @@ def test_generator_classes_checked_by_path_search(cls: str) -> None:
 def test_random_legal_sequences_end_and_conserve_chips(seed: int, cls: str) -> None:
     rng = np.random.default_rng(seed)
     setup = generate(cls, seed % 50)
-    g = Game(setup, Rules(dormant_limit=3))
+    g = Game(setup, Settings(dormant_limit=3))
     total = g.chips.sum(axis=0).copy()
     steps = 0
     while not g.done:

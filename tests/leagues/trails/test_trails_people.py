@@ -12,6 +12,7 @@ import pytest
 
 from accord.leagues.trails.agent import make_view
 from accord.leagues.trails.analysis import population_report
+from accord.leagues.trails.board import Board
 from accord.leagues.trails.engine import Game, Propose, Setup, TurnRecord
 from accord.leagues.trails.generator import CLASSES, generate
 from accord.leagues.trails.match import AGENTS, play
@@ -22,7 +23,6 @@ from accord.leagues.trails.people import (
     Opportunist,
     Reciprocal,
 )
-from accord.leagues.trails.rules import Board
 
 # player 0 at cell 0 needs a B (cell 1) then an A (cell 2); player 1 the reverse way
 SETUP = Setup(Board.parse(["ABA"]), (0, 2), (2, 0), ((3, 1), (1, 2)))

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from accord.cli import app
 from accord.core.errors import ConfigError
+from accord.leagues.trails.board import Board, Settings
 from accord.leagues.trails.engine import (
     EndMove,
     Game,
@@ -22,13 +23,12 @@ from accord.leagues.trails.engine import (
 )
 from accord.leagues.trails.generator import CLASSES, BoardSpec, dependency_class, generate
 from accord.leagues.trails.match import play
-from accord.leagues.trails.rules import Board, Rules
 
 runner = CliRunner()
 # Row 0: A A B ; row 1: C B B ; row 2: A C A   (cells 0..8)
 BOARD = Board.parse(["AAB", "CBB", "ACA"])
 SETUP = Setup(BOARD, (0, 8), (2, 6), ((2, 0, 1), (0, 2, 1)))
-COUNTER = Rules(protocol="counter")  # two proposal slots a phase
+COUNTER = Settings(protocol="counter")  # two proposal slots a phase
 
 
 def _where(g: Game) -> tuple[str, int, int]:
@@ -92,7 +92,7 @@ def test_counter_two_rejections_end_the_phase_without_agreement_and_turn_two_sta
 
 
 def test_counter_with_three_rounds_and_out_of_turn_action() -> None:
-    g = Game(SETUP, Rules(protocol="counter", rounds=3))
+    g = Game(SETUP, Settings(protocol="counter", rounds=3))
     g.step(0, Pass())
     g.step(1, Pass())
     assert _where(g) == ("propose", 0, 0)  # the third slot is player 0's again
@@ -109,16 +109,16 @@ def test_alternating_is_unchanged_one_slot() -> None:
     g.step(1, Respond(False))
     assert _where(g) == ("transfer", 0, 0)
     assert (
-        Rules().negotiation_rounds == 1
-        and Rules(protocol="counter", rounds=4).negotiation_rounds == 4
+        Settings().negotiation_rounds == 1
+        and Settings(protocol="counter", rounds=4).negotiation_rounds == 4
     )
 
 
 def test_rules_refuse_unknown_protocol_and_zero_rounds() -> None:
     with pytest.raises(ConfigError, match="protocol must be one of"):
-        Rules(protocol="simultaneous")
+        Settings(protocol="simultaneous")
     with pytest.raises(ConfigError, match="rounds .* must be >= 1; got 0"):
-        Rules(protocol="counter", rounds=0)
+        Settings(protocol="counter", rounds=0)
 
 
 @pytest.mark.parametrize("protocol", ["alternating", "counter"])
@@ -134,7 +134,7 @@ def test_rules_refuse_unknown_protocol_and_zero_rounds() -> None:
     ],
 )
 def test_agents_play_both_protocols_without_violations(protocol: str, agents: list[str]) -> None:
-    rules = Rules(protocol=protocol, max_turns=50)
+    rules = Settings(protocol=protocol, max_turns=50)
     for cls in CLASSES:
         r = play(generate(cls, 3), agents, rules=rules, seed=1)
         assert r["end"] in {"goal", "dormant", "max_turns"}
@@ -146,7 +146,7 @@ def test_agents_play_both_protocols_without_violations(protocol: str, agents: li
 
 
 def test_counter_lets_the_responder_counter_in_a_real_game() -> None:
-    rules = Rules(protocol="counter", max_turns=50)
+    rules = Settings(protocol="counter", max_turns=50)
     counters = 0
     for seed in range(6):
         r = play(generate("mutual", seed), ["purb", "reliable"], rules=rules, seed=seed)
@@ -225,7 +225,7 @@ def test_served_game_under_counter_protocol_lets_the_person_counter_propose(
     from accord.web.testing import ServerThread
 
     spec = BoardSpec(rows=4, cols=6, n_colors=3, chips=7)
-    design = trails_design(["reliable"], board=spec, rules=Rules(protocol="counter", rounds=3))
+    design = trails_design(["reliable"], board=spec, rules=Settings(protocol="counter", rounds=3))
     app_, study = create_trails_app(tmp_path / "s", design, password="pw-trails")
     with ServerThread(app_) as server:
         (inv,) = study.invite(1)

@@ -213,12 +213,12 @@ def test_serve_refuses_an_unknown_visibility(tmp_path: Path) -> None:
 def test_play_takes_the_rules_from_the_command_line() -> None:
     import json
 
+    from accord.leagues.trails.board import Settings
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import play
-    from accord.leagues.trails.rules import Rules
 
     base = ["trails", "play", "-a", "purb reliable", "--board", "3", "--json"]
-    rules = Rules(goal_bonus=50, chip_bonus=1, distance_penalty=7, dormant_limit=2, max_turns=50)
+    rules = Settings(goal_bonus=50, chip_bonus=1, distance_penalty=7, dormant_limit=2, max_turns=50)
     want = play(generate("mutual", 3), ["purb", "reliable"], rules=rules)
     args = ["--goal-bonus", "50", "--chip-bonus", "1", "--distance-penalty", "7"]
     r = CliRunner().invoke(app, [*base, *args, "--dormant-limit", "2"])

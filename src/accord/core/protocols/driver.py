@@ -136,7 +136,8 @@ class AgentDriver(Mechanism):
         return self._steps
 
     def start(self) -> bool:
-        """Enter :attr:`Phase.RUNNING` and start every seat; True if one failed."""
+        """Enter :attr:`Phase.RUNNING` and start every seat; True if a failure ended the play
+        (the rules say whether it does)."""
         self.phase = Phase.RUNNING
         self._t0 = self._clock()
         for k, seat in enumerate(self.seats):
@@ -146,7 +147,9 @@ class AgentDriver(Mechanism):
                 if isinstance(exc, KeyboardInterrupt) and user_interrupted():
                     raise  # the user's Ctrl-C stops the run; an agent's does not
                 self._fail(k, exc, 0.0)
-                return True
+                if not self.rules.to_act(self.state):
+                    self._finish()
+                    return True
         return False
 
     def run(self) -> Any:
@@ -180,13 +183,14 @@ class AgentDriver(Mechanism):
                     failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
                     state, _ = rules.fail(state, k, failure, clock() - t0)
                 self.state = state
-                return self._finish()
+                return self._finish() if not rules.to_act(state) else None
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
                 if isinstance(exc, KeyboardInterrupt) and user_interrupted():
                     raise
                 self.state = state
                 self._fail(k, exc, clock() - t0)
-                return self._result
+                # the rules say what a failure does: it may end the play or not
+                return self._finish() if not rules.to_act(self.state) else None
             try:
                 state, _ = apply(state, k, action, clock() - t0)
             except IllegalAction as exc:
@@ -200,7 +204,6 @@ class AgentDriver(Mechanism):
 
     def _fail(self, k: int, exc: BaseException, now: float) -> None:
         self.state, _ = self.rules.fail(self.state, k, failure_of(k, self.names[k], exc), now)
-        self._finish()
 
     def _finish(self) -> Any:
         """The play is over: read the result and tell every seat."""

@@ -110,7 +110,7 @@ TABLE: tuple[TableEntry, ...] = (
         ("genius-partial", "genius"),
         "accord.leagues.genius.mechanism:GENIUS_PARTIAL",
         "accord.leagues.genius.mechanism:PartialOffersSession",
-        None,
+        "accord.leagues.genius.rules:GeniusRules",
         "GENIUS partial offers with opt-out (accord.leagues.genius)",
     ),
     TableEntry(
@@ -118,7 +118,7 @@ TABLE: tuple[TableEntry, ...] = (
         ("han", "iago"),
         "accord.leagues.han.protocol:HAN",
         "accord.leagues.han.protocol:_factory",
-        None,
+        "accord.leagues.han.rules:HanRules",
         "human-agent negotiation, IAGO style (accord.leagues.han)",
     ),
     TableEntry(
@@ -126,7 +126,7 @@ TABLE: tuple[TableEntry, ...] = (
         ("colored-trails", "trails"),
         "accord.leagues.trails.protocol:COLORED_TRAILS",
         "accord.leagues.trails.protocol:_board_game",
-        None,
+        "accord.leagues.trails.rules:TrailsRules",
         "Colored Trails (accord.leagues.trails)",
     ),
     TableEntry(

@@ -42,6 +42,7 @@ class PartyView:
         self.profile: Profile = session.profiles[side]
         self.opponent_types: tuple[Profile, ...] = session.domain.types[1 - side]
         self.rules: Rules = session.rules
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         self._scores: npt.NDArray[np.float64] | None = None
 

@@ -156,6 +156,13 @@ def evaluate_cmd(
     ranking: Annotated[
         bool, typer.Option(help="also rank the agent among the PDAs (round robin, slower)")
     ] = False,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="where an agent named module:Class runs: os (default), process (weaker), "
+            "off (this process: trusted code only)"
+        ),
+    ] = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON")] = False,
 ) -> None:
     """Evaluate AGENT against the PDA pool (every type pair, both sides) and with people."""
@@ -176,10 +183,13 @@ def evaluate_cmd(
 
             with GeniusStore(store) as kb:
                 records = evaluate(
-                    agent, _split(domain), opponents, reps=reps, seed=seed, knowledge=kb
-                )
+                    agent, _split(domain), opponents, reps=reps, seed=seed, knowledge=kb,
+                    sandbox=sandbox,
+                )  # fmt: skip
         else:
-            records = evaluate(agent, _split(domain), opponents, reps=reps, seed=seed)
+            records = evaluate(
+                agent, _split(domain), opponents, reps=reps, seed=seed, sandbox=sandbox
+            )
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -206,7 +216,7 @@ def evaluate_cmd(
             )
         out[recs[0].domain if recs else d] = entry
     if ranking:
-        rr = round_robin([agent, *opponents], _split(domain), reps=reps, seed=seed)
+        rr = round_robin([agent, *opponents], _split(domain), reps=reps, seed=seed, sandbox=sandbox)
         for dname, table in rr.items():
             out.setdefault(dname, {})["ranking"] = table
     if as_json:

@@ -36,6 +36,7 @@ from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.match import Match
 from accord.leagues.genius.pdas import PDAS, make_agent
 from accord.leagues.genius.protocol import EndReason, GeniusResult, Rules
+from accord.leagues.genius.sandboxed import genius_sandbox, sandboxed
 
 __all__ = [
     "Interval",
@@ -114,9 +115,14 @@ def record_of(
     )
 
 
-def _factory(name: str | Factory, logs: Sequence[SessionLog] = ()) -> tuple[str, Factory]:
+def _factory(
+    name: str | Factory, logs: Sequence[SessionLog] = (), sandbox: str = "os"
+) -> tuple[str, Factory]:
     if callable(name):
         return getattr(name, "__name__", "agent"), name
+    mode = genius_sandbox(name, sandbox)
+    if mode is not None:  # a submitted agent: a fresh sandbox per session
+        return name, lambda: sandboxed(name, mode)
     make_agent(name)  # fail early on an unknown name
     if name == "kbagent":
         return name, lambda: KBAgent(logs)
@@ -132,12 +138,19 @@ def evaluate(
     rules: Rules | None = None,
     type_pairs: Sequence[tuple[int, int]] | None = None,
     knowledge: Any = None,
+    sandbox: str = "os",
 ) -> list[Record]:
     """Play ``agent`` against each PDA of ``pool`` (default: all) on every type pair, both sides.
 
     ``knowledge`` (a :class:`~accord.leagues.genius.store.GeniusStore`) gives the KBAgent its
     database: the store's finished sessions of each domain (without it: the empty-database
-    prior)."""
+    prior). An agent named ``pkg.module:Class`` runs in :mod:`accord.sandbox` (``sandbox``:
+    ``os``, ``process`` weaker, ``off`` in this process for trusted code), a fresh sandbox
+    per session."""
+    if isinstance(agent, str) and genius_sandbox(agent, sandbox):  # a bad mode: refused
+        from accord.sandbox import require_mode
+
+        require_mode(sandbox)  # no OS sandbox here: one line saying why, before any session
     if reps < 1:
         raise ConfigError(f"reps must be >= 1, got {reps}")
     opponents = list(pool) if pool is not None else list(PDAS)
@@ -147,7 +160,7 @@ def evaluate(
     for dom in domains:
         d = dom if isinstance(dom, Domain) else load_domain(dom)
         logs = knowledge.logs(d.name, domain_obj=d) if knowledge is not None else ()
-        label, make = _factory(agent, logs)
+        label, make = _factory(agent, logs, sandbox)
         for opp in opponents:
             for side in (0, 1):
                 pairs = type_pairs or [
@@ -237,11 +250,14 @@ def round_robin(
     seed: int = 0,
     rules: Rules | None = None,
     type_pairs: Sequence[tuple[int, int]] | None = None,
+    sandbox: str = "os",
 ) -> dict[str, dict[str, float]]:
     """Mean utility of every entrant against all the others: ``{domain: {entrant: mean}}``.
 
     Each pair of entrants meets on every type pair (or ``type_pairs``), each on both sides.
+    Entrants named ``pkg.module:Class`` run in :mod:`accord.sandbox` (see :func:`evaluate`).
     """
+    makers = {e: _factory(e, (), sandbox)[1] for e in entrants}
     table: dict[str, dict[str, float]] = {}
     for dom in domains:
         d = dom if isinstance(dom, Domain) else load_domain(dom)
@@ -253,7 +269,7 @@ def round_robin(
                     for rep in range(reps):
                         for first, second, types in ((a, b, (ta, tb)), (b, a, (ta, tb))):
                             s = seed + 7919 * rep + 31 * ta + tb
-                            agents = [make_agent(first), make_agent(second)]
+                            agents = [makers[first](), makers[second]()]
                             r = Match(d, agents, types, rules, seed=s).run()
                             scores[first].append(r.utilities[0])
                             scores[second].append(r.utilities[1])

@@ -109,16 +109,17 @@ class LiveSession:
         clock: Clock = time.time,
         seed: int = 0,
         study: str | None = None,
+        react: bool = True,
     ) -> LiveSession:
-        """Start a new session now and store it."""
+        """Start a new session now and store it (``react``: and let the agents move)."""
         if store.session(sid) is not None:
             raise ConfigError(f"session {sid!r} already exists in {store.path}")
         d = domain if isinstance(domain, Domain) else load_domain(domain)
         live = cls(store, sid, GeniusSession(d, types, rules, clock), names, seed, study)
         live.session.start()
-        for side, agent in live.agents.items():
-            agent.on_start(live.views[side])
-        live._react()
+        live._start_agents()
+        if react:
+            live._react()
         live.save()
         return live
 
@@ -140,8 +141,7 @@ class LiveSession:
         started = float(row["started"])
         replay.now = started
         session.start(at=started)
-        for side, agent in live.agents.items():
-            agent.on_start(live.views[side])
+        live._start_agents(record=False)
         for e in store.events(sid):
             replay.now = started + float(e["elapsed"])
             session.submit(int(e["party"]), _action_of(e))
@@ -149,6 +149,23 @@ class LiveSession:
             agent.on_resume(live.views[side])
         session.clock = clock
         return live
+
+    def _start_agents(self, record: bool = True) -> None:
+        """``on_start`` of each agent; a failure is its invalid action (not on a replay,
+        whose stored events hold it already)."""
+        for side, agent in self.agents.items():
+            try:
+                agent.on_start(self.views[side])
+            except Exception as exc:  # noqa: BLE001 - an agent's error is its invalid action
+                if record:
+                    self.session.submit(side, f"agent raised {type(exc).__name__}: {exc}")
+
+    def close(self) -> None:
+        """Stop the agents that run in a sandbox (idempotent)."""
+        for agent in self.agents.values():
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
 
     # -- driving -------------------------------------------------------------------------
     def submit(self, side: int, action: Any) -> Event:
@@ -297,9 +314,15 @@ def _agent(name: str, store: GeniusStore, domain: Domain) -> GeniusAgent:
 
     With people the KBAgent answers after the original's human-like delay
     (:data:`~accord.leagues.genius.kbagent.HUMAN_DELAY`), scheduled on the session clock;
-    ``kbagent-instant`` answers at once.
+    ``kbagent-instant`` answers at once. An agent named ``pkg.module:Class`` runs in
+    :mod:`accord.sandbox` (its own process, a per-call deadline), never in the server.
     """
     from accord.leagues.genius.pdas import make_agent
+    from accord.leagues.genius.sandboxed import genius_sandbox, sandboxed
+
+    mode = genius_sandbox(name)
+    if mode is not None:
+        return sandboxed(name, mode)
 
     if name in ("kbagent", "kbagent-instant"):
         from accord.leagues.genius.kbagent import HUMAN_DELAY, KBAgent

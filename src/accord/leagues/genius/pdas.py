@@ -415,15 +415,17 @@ PDAS: dict[str, type[PDA]] = {
 
 
 def agent_names() -> list[str]:
-    """Every agent name :func:`make_agent` knows (the PDAs and ``kbagent``)."""
-    return [*PDAS, "kbagent"]
+    """Every agent name :func:`make_agent` knows (the PDAs, ``kbagent`` and
+    ``kbagent-instant``: the same agent, which in studies with people answers without the
+    original's human-like delay)."""
+    return [*PDAS, "kbagent", "kbagent-instant"]
 
 
 def make_agent(name: str, seed: int | None = None) -> GeniusAgent:
     """An agent by name, or ``module:Class`` for your own."""
     if name in PDAS:
         return PDAS[name](seed)
-    if name == "kbagent":
+    if name in ("kbagent", "kbagent-instant"):  # no delay outside studies with people
         from accord.leagues.genius.kbagent import KBAgent
 
         return KBAgent()

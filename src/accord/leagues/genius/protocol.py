@@ -426,6 +426,23 @@ class GeniusSession:
             kind = action.kind.value if isinstance(action, Action) else "invalid"
             return self._record(party, kind, ok=False, error=str(exc))
 
+    def apply_checked(self, party: int, action: Action) -> Event:
+        """Apply ``action`` of ``party``, or raise :class:`ProtocolViolation` (or
+        :class:`InvalidScenario`) and change nothing: the check of
+        :class:`~accord.leagues.genius.rules.GeniusRules`, which refuses instead of recording."""
+        self.tick()
+        if party not in (0, 1):
+            raise ProtocolViolation(f"party must be 0 or 1, got {party!r}")
+        if self.phase is not Phase.RUNNING:
+            why = "has not started" if self.phase is Phase.CREATED else "has ended"
+            raise ProtocolViolation(f"the session {why}; no {action.kind.value} accepted")
+        return self._apply(party, action)
+
+    def record_invalid(self, party: int, kind: str, error: str) -> Event:
+        """Record a failure of ``party`` (an invalid action) against it; nothing else changes."""
+        self.invalid[party] += 1
+        return self._record(party, kind, ok=False, error=error)
+
     # -- internals -----------------------------------------------------------------------
     def _record(self, party: int, kind: str, **fields: Any) -> Event:
         event = Event(len(self.events), self.turn, self.elapsed, party, kind, **fields)

@@ -35,11 +35,13 @@ import numpy as np
 from fastapi import APIRouter, Depends, Request
 
 from accord.core.errors import AccordError, ProtocolViolation
+from accord.core.imports import is_import_path
 from accord.leagues.genius.live import AGENT_PREFIX, LiveSession
 from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.pdas import agent_names
 from accord.leagues.genius.protocol import Clock, Event, Phase, Rules
 from accord.leagues.genius.store import GeniusStore
+from accord.sandbox import agent_code
 from accord.web.errors import WebError
 from accord.web.requests import read_json
 from accord.web.study import Condition, Study
@@ -55,7 +57,8 @@ def condition(
     turn_seconds: float = 120.0,
     name: str | None = None,
 ) -> Condition:
-    """A study condition for a GENIUS setup (checked now, with a clear error).
+    """A study condition for a GENIUS setup (checked now, with a clear error). An opponent
+    named ``pkg.module:Class`` (a submitted agent) runs in :mod:`accord.sandbox`.
 
     >>> condition("kbagent").params["opponent"]
     'kbagent'
@@ -64,9 +67,12 @@ def condition(
     if side not in (0, 1):
         raise ProtocolViolation(f"side must be 0 or 1, got {side!r}")
     if opponent != "person" and opponent not in agent_names():
-        raise ProtocolViolation(
-            f"unknown opponent {opponent!r}; expected 'person' or one of {agent_names()}"
-        )
+        if not is_import_path(opponent):
+            raise ProtocolViolation(
+                f"unknown opponent {opponent!r}; expected 'person', one of {agent_names()} "
+                "or pkg.module:Class"
+            )
+        agent_code(opponent)  # its code must be found (a clear error now)
     Rules(turns=turns, turn_seconds=turn_seconds)
     params = {
         "domain": domain,
@@ -95,9 +101,12 @@ class GeniusStudy:
         self.leave_after = leave_after
         self.poll_seconds = poll_seconds
         self.lock = threading.RLock()
+        self._session_locks: dict[str, threading.RLock] = {}
+        self._local = threading.local()
         self.live: dict[str, LiveSession] = {}
         self.seen: dict[str, float] = {}
         self.logged: dict[str, int] = {}
+        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait
         self._task: asyncio.Task[None] | None = None
         for row in self.store.sessions(population="people"):
             if row["status"] == "running" and row["started"] is not None:
@@ -106,12 +115,13 @@ class GeniusStudy:
 
     # -- lifecycle (run by accord.web's app) ------------------------------------------------
     async def open(self) -> None:
-        """Start the poll loop (deadlines, agents' moves, silent participants)."""
+        """Start the poll loop (deadlines, agents' moves, silent participants), off the
+        event loop: an agent's moves never hold up the server's other requests."""
 
         async def loop() -> None:
             while True:
                 await asyncio.sleep(self.poll_seconds)
-                self.poll_all()
+                await asyncio.to_thread(self.poll_all)
 
         self._task = asyncio.create_task(loop())
 
@@ -123,41 +133,55 @@ class GeniusStudy:
                 await self._task
         self.store.close()
 
+    def session_lock(self, sid: str) -> threading.RLock:
+        """The lock of session ``sid``: held while its agents are asked, by no one else.
+        :attr:`lock` (participants, pairing, the maps) is never held over an agent call."""
+        with self.lock:
+            lock = self._session_locks.get(sid)
+            if lock is None:
+                lock = self._session_locks[sid] = threading.RLock()
+            return lock
+
     # -- what the routes do ---------------------------------------------------------------
     def state(self, pid: str) -> dict[str, Any]:
         """The participant's view of their negotiation (pairing or starting it if needed)."""
         with self.lock:
             self.seen[pid] = self.clock()
             p = self._participant(pid)
-            if p["session"] is None:
-                return {"status": "waiting", "message": "waiting for the other participant"}
+        self._create_pending()
+        if p["session"] is None:
+            with self.lock:
+                return self._wait(pid)
+        with self.session_lock(p["session"]):
             live = self._live(p["session"])
             self._after(live)
             state = live.state(int(p["side"]))
-            if p["status"] == "left":
-                state["status"] = "left"
-            return state
+        if p["status"] == "left":
+            state["status"] = "left"
+        return state
 
     def act(self, pid: str, data: Any) -> dict[str, Any]:
         """One action of the participant; an invalid one is recorded and refused (422)."""
         with self.lock:
             self.seen[pid] = self.clock()
             p = self._participant(pid)
-            if p["session"] is None:
-                raise WebError(
-                    409, "the negotiation has not started: the other participant is not here yet"
-                )
-            if p["status"] != "playing":
-                raise WebError(409, f"this participant has {p['status']}; no action accepted")
+        self._create_pending()
+        if p["session"] is None:
+            raise WebError(
+                409, "the negotiation has not started: the other participant is not here yet"
+            )
+        if p["status"] != "playing":
+            raise WebError(409, f"this participant has {p['status']}; no action accepted")
+        with self.session_lock(p["session"]):
             live = self._live(p["session"])
             try:
                 event = live.submit_json(int(p["side"]), data)
             except AccordError as exc:
                 raise WebError(409, str(exc)) from exc
             self._after(live)
-            if not event.ok:
-                raise WebError(422, event.error or "invalid action", code="invalid_action")
-            return event.to_dict()
+        if not event.ok:
+            raise WebError(422, event.error or "invalid action", code="invalid_action")
+        return event.to_dict()
 
     def leave(self, pid: str, why: str = "left the page") -> None:
         """The participant left: recorded; their session is abandoned."""
@@ -170,26 +194,38 @@ class GeniusStudy:
             self.study.events.append(self.study.design.id, "genius.left", {"why": why}, party=pid)
             with contextlib.suppress(AccordError):
                 self.study.withdraw(pid, why)
-            if p["session"] is not None:
+        if p["session"] is not None:
+            with self.session_lock(p["session"]):
                 live = self._live(p["session"])
                 if live.session.phase is Phase.RUNNING:
                     live.leave(int(p["side"]))
                 self._after(live)
 
     def poll_all(self) -> None:
-        """Deadlines, agents' moves, silent participants; pages told of every change."""
+        """Deadlines, agents' moves, silent participants; pages told of every change.
+        A session whose agents are being asked (by a participant's request) is skipped
+        this time round."""
         with self.lock:
             now = self.clock()
-            for live in list(self.live.values()):
+            running = list(self.live.values())
+        for live in running:
+            lock = self.session_lock(live.sid)
+            if not lock.acquire(blocking=False):
+                continue
+            try:
                 turn = live.session.turn
                 live.poll()
                 self._after(live, force=live.session.turn != turn)
-            for pid, last in list(self.seen.items()):
-                if now - last > self.leave_after:
-                    self.seen.pop(pid, None)
-                    rows = self.store.participants(token=pid)
-                    if rows and rows[0]["status"] in ("waiting", "playing"):
-                        self.leave(pid, f"no sign of life for {self.leave_after:g} s")
+            finally:
+                lock.release()
+        with self.lock:
+            silent = [pid for pid, last in self.seen.items() if now - last > self.leave_after]
+            for pid in silent:
+                self.seen.pop(pid, None)
+        for pid in silent:
+            rows = self.store.participants(token=pid)
+            if rows and rows[0]["status"] in ("waiting", "playing"):
+                self.leave(pid, f"no sign of life for {self.leave_after:g} s")
 
     # -- internals ---------------------------------------------------------------------------
     def _participant(self, pid: str) -> dict[str, Any]:
@@ -206,6 +242,21 @@ class GeniusStudy:
         self.store.add_participant(pid, view.condition, known)
         self._start_if_ready(view.condition, dict(view.params))
         return self.store.participants(token=pid)[0]
+
+    def _wait(self, pid: str) -> dict[str, Any]:
+        """``pid`` waits alone for a partner; after the design's ``wait_seconds`` it is
+        released (done, with the completion code) instead of waiting on."""
+        now = self.study.clock.wall()
+        since = self.waiting_since.setdefault(pid, now)
+        limit = float(self.study.design.wait_seconds)
+        rows = self.store.participants(token=pid)
+        if now - since < limit or (rows and rows[0]["session"] is not None):
+            return {"status": "waiting", "message": "waiting for the other participant"}
+        reason = f"No other participant arrived within {limit / 60:.0f} minute(s)."
+        self.store.update_participant(pid, status="done")
+        self.study.release(pid, reason)
+        self.waiting_since.pop(pid, None)
+        return {"status": "released", "message": reason, "next": self.study.view(pid).next}
 
     def _start_if_ready(self, cond: str, params: dict[str, Any]) -> None:
         waiting = [p for p in self.store.participants(study=cond) if p["status"] == "waiting"]
@@ -225,28 +276,44 @@ class GeniusStudy:
             names, sides = ((me, agent) if side == 0 else (agent, me)), [side]
         sid = f"{self.study.design.id}-{cond}-{group[0]['idx']}"
         rules = Rules(turns=int(params["turns"]), turn_seconds=float(params["turn_seconds"]))
-        live = LiveSession.create(
-            self.store,
-            sid,
-            d,
-            types,
-            rules,
-            names,
-            clock=self.clock,
-            seed=self.study.design.seed * 1000 + group[0]["idx"],
-            study=self.study.design.id,
-        )
-        self.live[sid] = live
-        self.logged[sid] = 0
+        lock = self.session_lock(sid)
+        lock.acquire()  # a new session: free; held until _create_pending has made it
+        seed = self.study.design.seed * 1000 + group[0]["idx"]
+        self._local.pending = (lock, sid, d, types, rules, names, seed)
         for p, side in zip(group, sides, strict=True):
             self.store.update_participant(p["token"], session=sid, side=side, status="playing")
-        self._after(live, force=True)
+
+    def _create_pending(self) -> None:
+        """Make the session this thread just paired (its agents start and make their first
+        moves here, under the session's lock only: never under :attr:`lock`)."""
+        pending = getattr(self._local, "pending", None)
+        if pending is None:
+            return
+        self._local.pending = None
+        lock, sid, d, types, rules, names, seed = pending
+        try:
+            live = LiveSession.create(
+                self.store, sid, d, types, rules, names, clock=self.clock, seed=seed,
+                study=self.study.design.id, react=False,
+            )  # fmt: skip
+            with self.lock:
+                self.live[sid] = live
+                self.logged[sid] = 0
+            live.poll()  # the agents' first moves
+            self._after(live, force=True)
+        finally:
+            lock.release()
 
     def _live(self, sid: str) -> LiveSession:
-        if sid not in self.live:
-            self.live[sid] = LiveSession.resume(self.store, sid, clock=self.clock)
+        with self.lock:
+            live = self.live.get(sid)
+            if live is not None:
+                return live
+        live = LiveSession.resume(self.store, sid, clock=self.clock)  # its agents: not locked
+        with self.lock:
+            live = self.live.setdefault(sid, live)
             self.logged.setdefault(sid, len(self.store.events(sid)))
-        return self.live[sid]
+        return live
 
     def _people(self, live: LiveSession) -> list[tuple[int, str]]:
         return [(k, n) for k, n in enumerate(live.names) if not n.startswith(AGENT_PREFIX)]
@@ -254,10 +321,11 @@ class GeniusStudy:
     def _after(self, live: LiveSession, force: bool = False) -> None:
         """Log new actions to the study, notify the pages, complete ended rounds."""
         events = live.session.events
-        start = self.logged.get(live.sid, 0)
+        with self.lock:
+            start = self.logged.get(live.sid, 0)
+            self.logged[live.sid] = len(events)
         for e in events[start:]:
             self._log(live, e)
-        self.logged[live.sid] = len(events)
         changed = force or len(events) > start
         ended = live.session.phase is Phase.ENDED or live.status == "abandoned"
         for side, pid in self._people(live):
@@ -267,7 +335,9 @@ class GeniusStudy:
             if ended:
                 self._complete(pid, live, side)
         if ended:
-            self.live.pop(live.sid, None)
+            with self.lock:
+                self.live.pop(live.sid, None)
+            live.close()
 
     def _log(self, live: LiveSession, e: Event) -> None:
         data = {

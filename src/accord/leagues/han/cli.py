@@ -131,6 +131,7 @@ def tournament_cmd(
     game values hidden) unless --sandbox process or --shared-process."""
     from accord.leagues.han.tournament import run_tournament
 
+    _weaker_note(sandbox, shared_process)
     try:
         res = run_tournament(
             agents, participants.split(","), n=n, games=games.split(","), out=out,
@@ -199,6 +200,8 @@ def serve_cmd(
     from accord.leagues.han.server import create_han_app
     from accord.web.runner import bound_socket, serve
 
+    _weaker_note(sandbox, shared_process)
+
     try:
         if participants < 1:
             raise ConfigError(f"--participants must be at least 1; got {participants}")
@@ -227,3 +230,11 @@ def serve_cmd(
             c.print(f"http://{host}:{port}{inv.path}")
     c.print(f"admin page: http://{host}:{port}/study/admin.html")
     serve(app_, log_level="info", sock=sock)
+
+
+def _weaker_note(sandbox: str, shared_process: bool) -> None:
+    """Say what a weaker mode gives up (the stored settings record the mode too)."""
+    from accord.sandbox import PROCESS_GIVES_UP
+
+    if sandbox == "process" and not shared_process:
+        typer.echo(f"note: {PROCESS_GIVES_UP}", err=True)

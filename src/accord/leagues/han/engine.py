@@ -116,6 +116,15 @@ class Game:
             self.violations.append(Violation(event.owner, now, str(exc)))
             self.counts[f"{_tag(event.owner)}Invalid"] += 1
 
+    def apply_checked(self, event: Event, now: float) -> None:
+        """Apply ``event`` at ``now`` or raise (:class:`InvalidEvent`, :class:`InvalidOffer`)
+        and change nothing: :class:`~accord.leagues.han.rules.HanRules` refuses instead of
+        recording."""
+        if self.ended or now >= self.spec.total_time:
+            raise InvalidEvent("the game has ended")
+        self._apply(event, now)  # raises before it changes anything
+        self.tick(now)
+
     def refuse(self, side: str, now: float, reason: str) -> None:
         """Record an event that could not even be read (malformed JSON, a raising agent)."""
         self.violations.append(Violation(side, now, reason))

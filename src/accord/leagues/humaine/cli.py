@@ -38,6 +38,9 @@ from .utility_generator import create_utility_generator_app
 app = typer.Typer(help="HUMAINE: human buyer versus two seller agents.", no_args_is_help=True)
 console = Console()
 
+CHECK_WITHIN = 60.0
+"""Seconds ``up --check`` probes the services before it reports what is down."""
+
 UI_CONFIRM_TIMEOUT = 60.0
 """Seconds the person has to confirm a deal in ``up`` (the orchestrator waits 30 s more)."""
 
@@ -286,7 +289,13 @@ def up(
     exit_after: Annotated[
         float | None, typer.Option(help="Stop after this many seconds (smoke tests).")
     ] = None,
-    check: Annotated[bool, typer.Option(help="Probe every service once it is up.")] = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            help="Probe every service until it answers (at most 60 s) and print the results; "
+            "--exit-after then counts from the check's end."
+        ),
+    ] = False,
     open_admin: Annotated[bool, typer.Option(help=_OPEN_ADMIN_HELP)] = False,
     immersive: Annotated[
         bool,
@@ -330,17 +339,27 @@ def up(
     for note in notes:  # whole, on lines of their own: links must survive copying
         console.print(f"note: {note}", soft_wrap=True, markup=False, highlight=False)
 
+    stop_at: list[float] = []  # with --check, --exit-after counts from the check's end
+
+    def checked_and_due() -> bool:
+        return bool(stop_at) and time.monotonic() >= stop_at[0]
+
     async def main() -> None:
-        task = asyncio.create_task(serve_all(services, exit_after))
-        if check:
-            await asyncio.sleep(0.3)
-            for _ in range(50):
+        timed = check and exit_after is not None
+        task = asyncio.create_task(
+            serve_all(services, None if timed else exit_after, checked_and_due if timed else None)
+        )
+        if check:  # probe until every service answers (a loaded machine starts slowly)
+            deadline = time.monotonic() + CHECK_WITHIN
+            while True:
                 results = await asyncio.to_thread(_smoke, services)
-                if all(r == "ok" for _, r in results):
+                if all(r == "ok" for _, r in results) or time.monotonic() > deadline:
                     break
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.2)
             for name, result in results:
                 console.print(f"check {name}: {result}")
+            if exit_after is not None:
+                stop_at.append(time.monotonic() + exit_after)
         await task
 
     console.print(

@@ -78,6 +78,7 @@ def run(
 
     _one_of(isolation, ("none", "all"), "--isolation")
     _one_of(sandbox, ("os", "process"), "--sandbox")
+    _weaker_note(sandbox, isolation)
     _at_least_one(days, "--days")
     _positive(call_timeout, "--call-timeout")
     _known_types(_split(agents), "--agents")
@@ -239,6 +240,7 @@ def tournament(
         _at_least_one(workers, "--workers")
     _one_of(isolation, ("all", "competitors", "none"), "--isolation")
     _one_of(sandbox, ("os", "process"), "--sandbox")
+    _weaker_note(sandbox, isolation)
     for amount, option in (
         (call_timeout, "--call-timeout"),
         (cpu_seconds, "--cpu-seconds"),
@@ -358,3 +360,11 @@ def _one_of(value: str, allowed: tuple[str, ...], option: str) -> None:
     if value not in allowed:
         choices = ", ".join(repr(a) for a in allowed)
         raise typer.BadParameter(f"must be one of {choices}, got {value!r}", param_hint=option)
+
+
+def _weaker_note(sandbox: str, isolation: str) -> None:
+    """Say what ``--sandbox process`` gives up (the stored spec records the mode too)."""
+    if sandbox == "process" and isolation != "none":
+        from accord.sandbox import PROCESS_GIVES_UP
+
+        typer.echo(f"note: {PROCESS_GIVES_UP}", err=True)

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from accord.leagues.trails.board import Board, Settings
 from accord.leagues.trails.engine import Game, Propose, TurnRecord
-from accord.leagues.trails.rules import Board, Rules
 
 __all__ = ["Agent", "View", "make_view", "sub_vectors", "walk_plan"]
 
@@ -32,7 +32,7 @@ class View:
 
     me: int
     board: Board
-    rules: Rules
+    rules: Settings
     turn: int
     positions: tuple[int, int]
     goals: tuple[int, int]
@@ -58,7 +58,7 @@ class View:
 _CACHE: dict[tuple[Any, ...], Any] = {}
 
 
-def _best(rules: Rules, board: Board, pos: int, goal: int, chips: tuple[int, ...]) -> int:
+def _best(rules: Settings, board: Board, pos: int, goal: int, chips: tuple[int, ...]) -> int:
     key = ("b", rules, board, pos, goal, chips)
     hit = _CACHE.get(key)
     if hit is None:

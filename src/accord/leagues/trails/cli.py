@@ -19,8 +19,8 @@ from rich.table import Table
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
+    from accord.leagues.trails.board import Settings
     from accord.leagues.trails.generator import BoardSpec
-    from accord.leagues.trails.rules import Rules
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
 
@@ -43,6 +43,14 @@ Protocol = Annotated[
 Rounds = Annotated[
     int | None, typer.Option(help="proposal slots per phase under --protocol counter (2)")
 ]
+SandboxOpt = Annotated[
+    str,
+    typer.Option(
+        "--sandbox",
+        help="where agents named pkg.module:Class run: os (default), process (weaker), "
+        "off (this process: trusted code only)",
+    ),
+]
 
 
 def _pm(mean: float, half: float | None, n: int) -> str:
@@ -60,17 +68,17 @@ def _game_params(
     protocol: str,
     rounds: int | None,
     **scoring: Any,
-) -> tuple[BoardSpec, Rules]:
+) -> tuple[BoardSpec, Settings]:
     """The board spec and rules from the options; a clear error before any work."""
+    from accord.leagues.trails.board import Settings
     from accord.leagues.trails.generator import BoardSpec
-    from accord.leagues.trails.rules import Rules
 
     if rounds is not None and protocol != "counter":
         raise ConfigError(
             f"--rounds applies to --protocol counter; got --protocol {protocol} --rounds {rounds}"
         )
     spec = BoardSpec(rows, cols, colors, chips, min_distance)
-    rules = Rules(
+    rules = Settings(
         max_turns=50, visibility=visibility, protocol=protocol,
         rounds=2 if rounds is None else rounds, **scoring,
     )  # fmt: skip
@@ -102,15 +110,16 @@ def play_cmd(
     chip_bonus: Annotated[int, typer.Option(help="Y: points per chip left")] = 5,
     distance_penalty: Annotated[int, typer.Option(help="Z: points per square short")] = 10,
     dormant_limit: Annotated[int, typer.Option(help="turns without a move that end it")] = 3,
+    sandbox: SandboxOpt = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the game as JSON")] = False,
     html_out: Annotated[
         Path | None, typer.Option("--html", help="also write a replay page (open in a browser)")
     ] = None,
 ) -> None:
     """Play one game between two agents and print the turns and the scores."""
+    from accord.leagues.trails.board import chips_to_letters
     from accord.leagues.trails.generator import generate
     from accord.leagues.trails.match import play
-    from accord.leagues.trails.rules import chips_to_letters
 
     console = Console()
     names = _split(agents)
@@ -125,7 +134,8 @@ def play_cmd(
             dormant_limit=dormant_limit,
         )  # fmt: skip
         setup = generate(dependency, board, **spec.to_dict())
-        r = play(setup, names, seed=seed, rules=rules)
+        _say_weaker(console, sandbox)
+        r = play(setup, names, seed=seed, rules=rules, sandbox=sandbox)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -192,6 +202,7 @@ def tournament_cmd(
     visibility: Visibility = "full",
     protocol: Protocol = "alternating",
     rounds: Rounds = None,
+    sandbox: SandboxOpt = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
     longer: Annotated[
         bool,
@@ -220,9 +231,10 @@ def tournament_cmd(
                 rules, until=LONGER_RULES.until, dormant_limit=LONGER_RULES.dormant_limit,
                 max_turns=LONGER_RULES.max_turns,
             )  # fmt: skip
+        _say_weaker(console, sandbox)
         r = run_tournament(
             names, boards=boards, seed=seed, out=out, executor=executor, workers=workers,
-            board=spec, rules=rules,
+            board=spec, rules=rules, sandbox=sandbox,
         )  # fmt: skip
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
@@ -401,3 +413,11 @@ def report_cmd(
                 *("-" if v[k] is None else str(v[k]) for k in ("goal_rate", "kept", "reliability")),
             )
         console.print(t_)
+
+
+def _say_weaker(console: Console, sandbox: str) -> None:
+    """Say what ``--sandbox process`` gives up (before any game)."""
+    if sandbox == "process":
+        from accord.sandbox import PROCESS_GIVES_UP
+
+        console.print(f"[yellow]warning:[/yellow] {PROCESS_GIVES_UP}")

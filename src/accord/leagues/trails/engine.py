@@ -7,7 +7,7 @@ One turn (documented defaults; the paper leaves the turn protocol open):
 2. **Respond** (``RESPOND``): the other player accepts or rejects (:class:`Respond`).
    Under ``rules.protocol == "counter"`` steps 1-2 repeat up to ``rules.rounds`` times with
    the proposer alternating (a rejection or a pass hands the next slot to the other
-   player); an acceptance ends the negotiation (see :class:`~.rules.Rules`).
+   player); an acceptance ends the negotiation (see :class:`~.board.Settings`).
 3. **Transfer** (``TRANSFER``): player 0 then player 1 choose what they actually send
    (:class:`Transfer`, any sub-multiset of their own chips, whatever was promised); both
    transfers are applied together once both have chosen. Agreements are not enforced.
@@ -21,7 +21,7 @@ has not moved for ``rules.dormant_limit`` consecutive turns, or at ``rules.max_t
 in :attr:`Game.violations` and replaced by the phase's null action (pass, reject, send
 nothing, stop moving); an action out of turn is recorded and ignored.
 
-    >>> from accord.leagues.trails.rules import Board
+    >>> from accord.leagues.trails.board import Board
     >>> setup = Setup(Board.parse(["AB", "BA"]), (0, 3), (3, 0), ((0, 2), (2, 0)))
     >>> g = Game(setup)
     >>> g.step(0, Propose((0, 1), (1, 0))).ok, g.phase.name
@@ -35,15 +35,15 @@ nothing, stop moving); an action out of turn is recorded and ignored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
 import numpy as np
 
 from accord.core.errors import ConfigError
-from accord.leagues.trails.rules import Board, Chips, Rules
+from accord.leagues.trails.board import Board, Chips, Settings
 
 __all__ = [
     "Action",
@@ -214,9 +214,9 @@ class TurnRecord:
 class Game:
     """One two-player game; drive it with :meth:`step` (see the module docstring)."""
 
-    def __init__(self, setup: Setup, rules: Rules | None = None) -> None:
+    def __init__(self, setup: Setup, rules: Settings | None = None) -> None:
         self.setup = setup
-        self.rules = rules if rules is not None else Rules()
+        self.rules = rules if rules is not None else Settings()
         self.board = setup.board
         self.chips: Chips = np.array(setup.chips, dtype=np.int64)
         self.positions = list(setup.starts)
@@ -282,8 +282,69 @@ class Game:
     def _violate(self, player: int, reason: str, *, apply: bool) -> StepResult:
         self.violations.append(Violation(self.turn, player, self.phase.value, reason))
         if apply:
-            self._apply(player, _NULL[self.phase](self.board.n_colors))
+            self._apply(player, self.null_action())
         return StepResult(False, reason)
+
+    # --- the pieces :class:`~accord.leagues.trails.rules.TrailsRules` is made of ---------
+    def problem(self, player: int, action: Action) -> str:
+        """Why the actor ``player`` may not play ``action`` now ("" if it may)."""
+        return self._check(player, action)
+
+    def play(self, player: int, action: Action) -> None:
+        """Apply an action :meth:`problem` found nothing wrong with."""
+        self._apply(player, action)
+
+    def violate(self, player: int, reason: str, *, apply: bool) -> None:
+        """Record ``reason`` against ``player`` (and play the null action with ``apply``)."""
+        self._violate(player, reason, apply=apply)
+
+    def null_action(self) -> Action:
+        """What a player who fails plays in this phase: pass, reject, send nothing, stop."""
+        return _NULL[self.phase](self.board.n_colors)
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole state as JSON-ready data (:meth:`from_json` reads it back)."""
+        p = self.proposal
+        return {
+            "setup": self.setup.to_dict(),
+            "settings": asdict(self.rules),
+            "chips": self.chips.tolist(),
+            "positions": list(self.positions),
+            "turn": self.turn,
+            "phase": self.phase.value,
+            "actor": self.actor,
+            "proposer": self.proposer,
+            "slot": self.slot,
+            "dormant": list(self.dormant),
+            "proposal": None if p is None else [list(p.give), list(p.take)],
+            "agreed": self.agreed,
+            "sends": [None if s is None else s.tolist() for s in self._sends],
+            "violations": [asdict(v) for v in self.violations],
+            "history": [_record_json(r) for r in self.history],
+            "trails": [list(t) for t in self.trails],
+            "record": _record_json(self.record),
+            "end": None if self.end_reason is None else self.end_reason.value,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Game:
+        """The game :meth:`to_json` wrote."""
+        g = cls(Setup.from_dict(dict(d["setup"])), Settings(**d["settings"]))
+        g.chips = np.array(d["chips"], dtype=np.int64)
+        g.positions = [int(x) for x in d["positions"]]
+        g.turn, g.phase = int(d["turn"]), Phase(d["phase"])
+        g.actor, g.proposer, g.slot = int(d["actor"]), int(d["proposer"]), int(d["slot"])
+        g.dormant = [int(x) for x in d["dormant"]]
+        p = d["proposal"]
+        g.proposal = None if p is None else Propose(tuple(p[0]), tuple(p[1]))
+        g.agreed = bool(d["agreed"])
+        g._sends = [None if s is None else np.array(s, dtype=np.int64) for s in d["sends"]]
+        g.violations = [Violation(**v) for v in d["violations"]]
+        g.history = [_record_of(r) for r in d["history"]]
+        g.trails = [[int(x) for x in t] for t in d["trails"]]
+        g.record = _record_of(d["record"])
+        g.end_reason = None if d["end"] is None else EndReason(d["end"])
+        return g
 
     def _vector(self, v: object, what: str) -> Chips | str:
         n = self.board.n_colors
@@ -311,9 +372,11 @@ class Game:
                     return v
             assert not isinstance(give, str) and not isinstance(take, str)
             if (give > self.chips[player]).any():
-                return f"cannot promise {list(give)}: holds {self.chips[player].tolist()}"
+                return f"cannot promise {give.tolist()}: holds {self.chips[player].tolist()}"
             if self.rules.visibility == "full" and (take > self.chips[other]).any():
-                return f"cannot ask for {list(take)}: the other holds {self.chips[other].tolist()}"
+                return (
+                    f"cannot ask for {take.tolist()}: the other holds {self.chips[other].tolist()}"
+                )
             return ""
         if phase is Phase.RESPOND:
             return "" if isinstance(action, Respond) else f"expected Respond; got {action!r}"
@@ -324,7 +387,7 @@ class Game:
             if isinstance(send, str):
                 return send
             if (send > self.chips[player]).any():
-                return f"cannot send {list(send)}: holds {self.chips[player].tolist()}"
+                return f"cannot send {send.tolist()}: holds {self.chips[player].tolist()}"
             return ""
         if isinstance(action, EndMove):
             return ""
@@ -440,6 +503,20 @@ class Game:
         for k in range(2):
             spent += self.board.path_cost(self.setup.starts[k], self.trails[k])
         return bool(((self.chips.sum(axis=0) + spent) == self._total).all())
+
+
+def _record_json(r: TurnRecord) -> dict[str, Any]:
+    return {**r.to_dict(), "proposal_set": r.proposal is not None}
+
+
+def _record_of(d: Mapping[str, Any]) -> TurnRecord:
+    prop = Propose(tuple(d["give"]), tuple(d["take"])) if d.get("proposal_set") else None
+    return TurnRecord(
+        int(d["turn"]), int(d["proposer"]), prop, bool(d["accepted"]),
+        [dict(o) for o in d["offers"]], [list(x) for x in d["promised"]],
+        [list(x) for x in d["sent"]], list(d["moved"]), list(d["positions"]),
+        [list(x) for x in d["chips"]],
+    )  # fmt: skip
 
 
 def _null_propose(n: int) -> Action:

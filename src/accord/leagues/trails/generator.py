@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from accord.core.errors import ConfigError
+from accord.leagues.trails.board import COLOR_LETTERS, Board, Settings
 from accord.leagues.trails.engine import Setup
-from accord.leagues.trails.rules import COLOR_LETTERS, Board, Rules
 
 __all__ = ["CLASSES", "LONGER_BOARD", "LONGER_RULES", "BoardSpec", "dependency_class", "generate"]
 
@@ -104,7 +104,7 @@ def _fits(setup: Setup, wanted: str) -> bool:
 
 LONGER_BOARD = BoardSpec(rows=6, cols=6, n_colors=4, chips=8, min_distance=5)
 """The longer-game boards: 6x6, 4 colours, 8 chips each, start and goal >= 5 apart."""
-LONGER_RULES = Rules(until="both", dormant_limit=5, max_turns=40)
+LONGER_RULES = Settings(until="both", dormant_limit=5, max_turns=40)
 """The longer-game rules: the game goes on until both players are home (a player at home
 keeps negotiating and is never dormant), 5 dormant turns end it, at most 40 turns. With
 :data:`LONGER_BOARD` PURB meets the same partner over several deals a game (section 3.1's

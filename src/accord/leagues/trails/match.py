@@ -15,7 +15,7 @@ import numpy as np
 
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import Agent, make_view
-from accord.leagues.trails.baselines import BASELINES
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     EndMove,
     Game,
@@ -27,25 +27,9 @@ from accord.leagues.trails.engine import (
     Setup,
     Transfer,
 )
-from accord.leagues.trails.people import SIMULATED_PEOPLE
-from accord.leagues.trails.purb import Purb
-from accord.leagues.trails.rules import Rules
+from accord.leagues.trails.naming import AGENTS, make_agent
 
 __all__ = ["AGENTS", "advance", "make_agent", "observe_all", "play"]
-
-AGENTS: dict[str, type[Agent]] = {"purb": Purb, **BASELINES, **SIMULATED_PEOPLE}
-
-
-def make_agent(name: str | Agent) -> Agent:
-    """An agent by name (``purb``, ``reliable``, ``unreliable``, ``greedy``, ``random``, or a
-    simulated person ``sim-cooperative``, ``sim-reciprocal``, ``sim-opportunist``,
-    ``sim-forgetful``)."""
-    if isinstance(name, Agent):
-        return name
-    cls = AGENTS.get(name.strip().lower())
-    if cls is None:
-        raise ConfigError(f"unknown trails agent {name!r}; known: {', '.join(AGENTS)}")
-    return cls()
 
 
 def _safe(game: Game, player: int, fn: Any, *args: Any) -> Any:
@@ -107,26 +91,52 @@ def play(
     setup: Setup,
     agents: Sequence[str | Agent],
     *,
-    rules: Rules | None = None,
+    rules: Settings | None = None,
     seed: int = 0,
     max_turns: int = 50,
+    sandbox: str = "os",
 ) -> dict[str, Any]:
     """Play a game to its end; returns scores, end reason, per-turn history, violations.
 
-    ``max_turns`` (50) caps a game of agents that keep moving without ending it.
+    The agent driver runs :class:`~accord.leagues.trails.rules.TrailsRules` with each
+    agent in a :class:`~accord.leagues.trails.seats.TrailsSeat`. ``max_turns`` (50) caps
+    a game of agents that keep moving without ending it. An agent named by path
+    (``pkg.module:Class``) runs in :mod:`accord.sandbox` (``sandbox``: ``os`` by
+    default, ``process`` weaker, ``off`` in this process for trusted code); built-in
+    agents run in this process.
     """
+    from accord.core.protocols.driver import AgentDriver
+    from accord.leagues.trails.naming import build_agent
+    from accord.leagues.trails.rules import TrailsRules
+    from accord.leagues.trails.sandboxed import agent_sandbox, close_all, sandboxed_agent
+    from accord.leagues.trails.seats import TrailsSeat
+
     if len(agents) != 2:
         raise ConfigError(f"a Colored Trails game has 2 agents; got {len(agents)}")
     if seed < 0:
         raise ConfigError(f"the agents' seed is 0 or more; got {seed}")
-    rules = rules if rules is not None else Rules(max_turns=max_turns)
-    game = Game(setup, rules)
-    players = [make_agent(a) for a in agents]
-    seeds = np.random.SeedSequence(seed).spawn(2)
-    for k, a in enumerate(players):
-        a.start(k, np.random.default_rng(seeds[k]))
-    advance(game, players)
-    return result(game, [a.name for a in players])
+    settings = rules if rules is not None else Settings(max_turns=max_turns)
+    if any(isinstance(a, str) and agent_sandbox(a, sandbox) for a in agents):
+        from accord.sandbox import require_mode
+
+        require_mode(sandbox)  # a bad mode, or no OS sandbox here: refused before the game
+    players: list[Agent] = []
+    try:
+        for a in agents:
+            if isinstance(a, Agent):
+                players.append(a)
+            elif (mode := agent_sandbox(a, sandbox)) is not None:
+                players.append(sandboxed_agent(a, mode))
+            else:
+                players.append(build_agent(a))
+        seeds = np.random.SeedSequence(seed).spawn(2)
+        seats = [TrailsSeat(a, k, np.random.default_rng(seeds[k])) for k, a in enumerate(players)]
+        names = [a.name for a in players]
+        driver = AgentDriver(TrailsRules(settings), setup, seats, names, seed=seed)
+        driver.run()
+        return result(driver.state, names)
+    finally:
+        close_all(players)
 
 
 def result(game: Game, names: Sequence[str]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Two proposers (players 0 and 1) each propose a trade with the responder (player 2), who
 picks one or passes; the chosen trade is applied exactly, and there is no movement: a
 player's score is the best it could reach by moving with its chips
-(:meth:`Rules.best_score`), with OpenSpiel's numbers X=0, Y=10, Z=25 and one shared goal
+(:meth:`Settings.best_score`), with OpenSpiel's numbers X=0, Y=10, Z=25 and one shared goal
 (the flag). Each player's return is its score after the choice minus its score before.
 
     >>> b = OneShotBoard.parse("4 5 3 DEADCACCADBDBECC BCD BDDDD AAABCC 4 5 15 12")
@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accord.core.errors import ConfigError
-from accord.leagues.trails.rules import COLOR_LETTERS, Board, Rules, chips_from_letters
+from accord.leagues.trails.board import COLOR_LETTERS, Board, Settings, chips_from_letters
 
 __all__ = ["ONESHOT_RULES", "OneShotBoard", "Trade", "returns"]
 
-ONESHOT_RULES = Rules(goal_bonus=0, chip_bonus=10, distance_penalty=25)
+ONESHOT_RULES = Settings(goal_bonus=0, chip_bonus=10, distance_penalty=25)
 Trade = tuple[tuple[int, ...], tuple[int, ...]]  # (proposer gives, proposer receives)
 RESPONDER = 2
 

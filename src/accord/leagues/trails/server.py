@@ -39,6 +39,7 @@ from starlette.routing import Route
 
 from accord.core.errors import ConfigError
 from accord.leagues.trails.agent import Agent
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     Action,
     EndMove,
@@ -54,7 +55,6 @@ from accord.leagues.trails.engine import (
 )
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, advance, make_agent, observe_all
-from accord.leagues.trails.rules import Rules
 from accord.leagues.trails.store import GameRow, GameStore
 from accord.web.errors import WebError
 from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
@@ -84,15 +84,15 @@ def trails_design(
     study_id: str = "trails",
     visibility: str = "full",
     board: BoardSpec | None = None,
-    rules: Rules | None = None,
+    rules: Settings | None = None,
 ) -> StudyDesign:
     """A one-round study, one condition per opponent (an agent name or ``person``);
     ``visibility`` ``"own"`` hides each player's chips from the other (people and agents);
     ``board`` sets the generator (size, colours, chips) and ``rules`` the turn protocol
     (``protocol``, ``rounds``; its visibility is overridden by ``visibility``)."""
-    Rules(visibility=visibility)  # refuses an unknown visibility
+    Settings(visibility=visibility)  # refuses an unknown visibility
     spec = board if board is not None else BoardSpec()
-    proto = rules if rules is not None else Rules()
+    proto = rules if rules is not None else Settings()
     if dependency not in CLASSES:
         raise ConfigError(f"dependency must be one of {CLASSES}; got {dependency!r}")
     if not opponents:
@@ -154,7 +154,7 @@ class ActIn(BaseModel):
 class _RecordedGame(Game):
     """A game that keeps every action stepped into it (``steps``), to be stored."""
 
-    def __init__(self, setup: Setup, rules: Rules | None = None) -> None:
+    def __init__(self, setup: Setup, rules: Settings | None = None) -> None:
         super().__init__(setup, rules)
         self.steps: list[tuple[int, Action]] = []
 
@@ -188,6 +188,7 @@ class TrailsService:
         self.by_pid: dict[str, str] = {}
         self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
         self.unreadable: dict[str, str] = {}  # game id -> why it could not be restored
+        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait
         self._restore()
 
     def _restore(self) -> None:
@@ -242,7 +243,7 @@ class TrailsService:
         view = self.study.view(pid)
         opponent, dependency = str(view.params["opponent"]), str(view.params["dependency"])
         p = view.params
-        rules = Rules(
+        rules = Settings(
             visibility=str(p.get("visibility", "full")),
             protocol=str(p.get("protocol", "alternating")),
             rounds=int(p.get("rounds", 2)),
@@ -317,10 +318,27 @@ class TrailsService:
             if gid is None:
                 m = self._start(pid)
                 if m is None:
-                    return {"waiting": True}
+                    return self._wait(pid)
             else:
                 m = self._match(gid)
             return self._view(m, m.seats.index(pid))
+
+    def _wait(self, pid: str) -> dict[str, Any]:
+        """``pid`` waits alone for a partner; after the design's ``wait_seconds`` it is
+        released (done, with the completion code) instead of waiting on."""
+        now = self.study.clock.wall()
+        since = self.waiting_since.setdefault(pid, now)
+        limit = float(self.study.design.wait_seconds)
+        if now - since < limit:
+            return {"waiting": True}
+        for cond, who in list(self.waiting.items()):
+            if who == pid:
+                del self.waiting[cond]
+                self.store.set_waiting(cond, None)
+        reason = f"No other participant arrived within {limit / 60:.0f} minute(s)."
+        self.study.release(pid, reason)
+        self.waiting_since.pop(pid, None)
+        return {"waiting": False, "released": reason, "next": self.study.view(pid).next}
 
     def _match(self, gid: str) -> _Match:
         if gid in self.unreadable:

@@ -25,6 +25,7 @@ from dataclasses import asdict
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     Action,
     EndMove,
@@ -35,7 +36,6 @@ from accord.leagues.trails.engine import (
     Setup,
     Transfer,
 )
-from accord.leagues.trails.rules import Rules
 from accord.tournament.sqlite import SqliteFile
 
 __all__ = ["GameRow", "GameStore", "action_from_json", "action_to_json"]
@@ -111,7 +111,7 @@ class GameRow:
         self.seats: list[str | None] = json.loads(row["seats"])
         self.opponent: str = row["opponent"]
         self.setup = Setup.from_dict(json.loads(row["setup"]))
-        self.rules = Rules(**json.loads(row["rules"]))
+        self.rules = Settings(**json.loads(row["rules"]))
         raw = row["agent_rng"]
         self.agent_rng: dict[str, Any] | None = json.loads(raw) if raw else None
         self.closed = bool(row["closed"])
@@ -132,7 +132,7 @@ class GameStore:
         seats: Sequence[str | None],
         opponent: str,
         setup: Setup,
-        rules: Rules,
+        rules: Settings,
     ) -> None:
         self.file.execute(
             "INSERT INTO trails_games (gid, number, seats, opponent, setup, rules)"

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.core.imports import is_import_path
 from accord.core.stats import mean_interval
+from accord.leagues.trails.board import Settings
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, play
-from accord.leagues.trails.rules import Rules
 
 __all__ = ["against", "beyond", "head_to_head", "play_task", "run_tournament", "summarize"]
 
@@ -30,8 +31,11 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
     """One game of a tournament (a module-level function, so processes and Ray can run it)."""
     board = BoardSpec(**spec.get("spec", {}))
     setup = generate(spec["cls"], int(spec["board"]), **board.to_dict())
-    rules = Rules(**spec["rules"]) if "rules" in spec else None
-    r = play(setup, [spec["a"], spec["b"]], seed=int(spec["seed"]), rules=rules)
+    rules = Settings(**spec["rules"]) if "rules" in spec else None
+    r = play(
+        setup, [spec["a"], spec["b"]], seed=int(spec["seed"]), rules=rules,
+        sandbox=str(spec.get("sandbox", "os")),
+    )  # fmt: skip
     return {
         "cls": spec["cls"],
         "board": spec["board"],
@@ -58,18 +62,27 @@ def run_tournament(
     executor: str = "serial",
     workers: int | None = None,
     board: BoardSpec | None = None,
-    rules: Rules | None = None,
+    rules: Settings | None = None,
+    sandbox: str = "os",
 ) -> dict[str, Any]:
     """Play all ordered pairs on ``boards`` boards per class; returns games and tables.
 
     ``board`` sets the generator (size, colours, chips; default :class:`BoardSpec`) and
-    ``rules`` the game (visibility, turn protocol, scores; default ``Rules(max_turns=50)``).
+    ``rules`` the game (visibility, turn protocol, scores; default ``Settings(max_turns=50)``).
+    Agents are built-in names or ``pkg.module:Class``; those named by path run in
+    :mod:`accord.sandbox` (``sandbox``: ``os``, ``process`` weaker, ``off`` trusted), a
+    fresh sandbox per game.
     """
     from dataclasses import asdict
 
+    from accord.leagues.trails.sandboxed import agent_sandbox
     from accord.tournament.tasks import Job, run_tasks
 
-    unknown = [a for a in agents if a not in AGENTS]
+    if any(agent_sandbox(a, sandbox) for a in agents):  # a bad mode is refused here
+        from accord.sandbox import require_mode
+
+        require_mode(sandbox)  # no OS sandbox here: one line saying why, before any game
+    unknown = [a for a in agents if a not in AGENTS and not is_import_path(a)]
     if unknown or len(agents) < 1:
         raise ConfigError(f"unknown trails agents {unknown}; known: {', '.join(AGENTS)}")
     twice = sorted({a for a in agents if list(agents).count(a) > 1})
@@ -85,8 +98,8 @@ def run_tournament(
     if seed < 0:
         raise ConfigError(f"the seed of the boards must be 0 or more; got {seed}")
     board = board if board is not None else BoardSpec()
-    rules = rules if rules is not None else Rules(max_turns=50)
-    game = {"spec": board.to_dict(), "rules": asdict(rules)}
+    rules = rules if rules is not None else Settings(max_turns=50)
+    game = {"spec": board.to_dict(), "rules": asdict(rules), "sandbox": sandbox}
     jobs = [
         Job(
             f"{c}-{b}-{x}-{y}",

@@ -71,6 +71,17 @@ class StudyDesign(BaseModel):
     consent: Consent = Field(default_factory=Consent)
     task_path: str = Field(default="/task.html", pattern=r"^/[^\s]*$")
     """Where a participant goes after consenting (a page of the league's app)."""
+    instructions: str = Field(default="", max_length=20_000)
+    """Shown after consent and before the first round (paragraphs split by blank lines);
+    empty: no instructions page."""
+    completion_code: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9_-]*$")
+    """Shown on the last page to every participant who finished (or was released while
+    waiting for a partner): the code a crowd platform (Prolific, MTurk) asks for."""
+    return_url: str = Field(default="", max_length=500, pattern=r"^(https?://[^\s<>\"']+)?$")
+    """Where the last page's button leads back (e.g. Prolific's completion address)."""
+    wait_seconds: float = Field(default=300.0, gt=0, le=3600)
+    """How long a participant may wait alone for a partner before being released (done,
+    with the completion code), in the leagues where people play each other."""
 
     @model_validator(mode="after")
     def _unique(self) -> StudyDesign:

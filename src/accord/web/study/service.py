@@ -83,6 +83,10 @@ class ParticipantView(BaseModel):
     state: dict[str, Any]
     consent: Consent
     next: str
+    instructions: str = ""
+    completion_code: str | None = None
+    return_url: str | None = None
+    released: str | None = None
 
 
 class ConsentIn(BaseModel):
@@ -244,12 +248,38 @@ class Study:
         if p.status in (Status.INVITED, Status.OPENED):
             return f"{PAGES}/consent.html"
         if p.status is Status.CONSENTED:
+            if self.design.instructions and p.round == 0 and not self._read(p.pid):
+                return f"{PAGES}/instructions.html"
             return self.design.task_path
         return f"{PAGES}/done.html"
+
+    def _read(self, pid: str) -> bool:
+        return bool(self.events.read(party=pid, kinds=("instructions_read",)))
+
+    def read_instructions(self, pid: str) -> Participant:
+        """Participant ``pid`` read the instructions (logged once); the task comes next."""
+        p = self._active(pid)
+        if not self._read(pid):
+            self._event(p, "instructions_read", {})
+        return p
+
+    def release(self, pid: str, reason: str) -> Participant:
+        """Participant ``pid`` waited alone too long for a partner: done (the rounds left
+        are not played), logged with ``reason``; the last page shows the completion code."""
+        p = self._active(pid)
+        p = self.store.update(pid, status=Status.DONE, finished=self.clock.wall())
+        self._event(p, "released", {"reason": reason})
+        self._changed(p)
+        return p
 
     def view(self, pid: str) -> ParticipantView:
         p = self.store.get(pid)
         params = self.design.condition(p.condition).params if p.condition else {}
+        done = p.status is Status.DONE
+        released = None
+        if done:
+            gone = self.events.read(party=pid, kinds=("released",))
+            released = str(gone[-1].data.get("reason", "")) if gone else None
         return ParticipantView(
             pid=p.pid,
             study=self.design.id,
@@ -262,6 +292,10 @@ class Study:
             state=p.state,
             consent=self.design.consent,
             next=self.next_page(p),
+            instructions=self.design.instructions,
+            completion_code=(self.design.completion_code or None) if done else None,
+            return_url=(self.design.return_url or None) if done else None,
+            released=released,
         )
 
     def consent(self, pid: str, agree: bool, version: str) -> Participant:
@@ -394,6 +428,11 @@ class Study:
         @r.post("/api/participant/consent")
         def consent(body: ConsentIn, pid: str = participant) -> ParticipantView:
             self.consent(pid, body.agree, body.version)
+            return self.view(pid)
+
+        @r.post("/api/participant/instructions")
+        def instructions(pid: str = participant) -> ParticipantView:
+            self.read_instructions(pid)
             return self.view(pid)
 
         @r.post("/api/participant/events")

@@ -22,7 +22,6 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def start_round(c: httpx.Client) -> str:
-    # a round longer than the test under any load (speech is decoded on a shared CPU)
     r = c.post("/api/admin/start", json={"warmUp": 0, "round": 600, "post": 5})
     assert r.status_code == 200, r.text
     rid = str(r.json()["roundId"])
@@ -78,6 +77,33 @@ def test_queue_holds_permitted_seller_messages_in_order_with_gestures(stage) -> 
     decisions = httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()["decisions"]
     permitted = [d["speaker"] for d in decisions if d["permitted"] and d["speaker"] != "Human"]
     assert permitted == ["Celia", "Watson"]
+
+
+def test_take_answers_refuse_hostile_bodies_and_send_nothing(stage) -> None:
+    """Answers to takes that were never heard, forged, oversized or from the admin's
+    page: refused with the reason, and nothing reaches the orchestrator."""
+    ui, orch = stage["urls"]["ui"], stage["urls"]["orch"]
+    with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
+        assert c.post("/api/immersive/send", json={"take": "x"}).status_code == 401
+        join(c, roles=("admin",))
+        rid = start_round(c)
+        answer = {"roundId": rid, "take": "abc"}
+        assert c.post("/api/immersive/send", json=answer).status_code == 401  # admin only
+        join(c, roles=("person",))
+        for body, status in (
+            (answer, 409),  # never heard here
+            (answer | {"text": "Celia, I accept"}, 409),  # a forged take cannot speak
+            ({"roundId": rid, "take": "a" * 65}, 422),
+            (answer | {"text": "x" * 1001}, 422),
+            (answer | {"price": 1}, 422),  # unknown fields are refused
+            ({"roundId": rid}, 422),
+        ):
+            r = c.post("/api/immersive/send", json=body)
+            assert r.status_code == status, (body, r.text)
+            assert r.json()["status"] == "Failed" and r.json()["error"]
+        assert c.post("/api/immersive/discard", json=answer).status_code == 409
+    decisions = httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()["decisions"]
+    assert [d for d in decisions if d["speaker"] == "Human"] == []
 
 
 def test_listen_refuses_what_is_not_a_wav_and_needs_the_person(stage) -> None:
@@ -148,7 +174,9 @@ def test_spoken_take_waits_for_the_buyer_then_goes_the_typed_path(stage, needs_s
         second = r.json()
         assert second["addressee"] == "Watson" and second["rule"] == "last avatar clicked"
         answer = {"roundId": rid, "take": second["take"]}
-        blocked = c.post("/api/immersive/send", json=answer).json()
+        r = c.post("/api/immersive/send", json=answer)
+        assert r.status_code == 200, r.text
+        blocked = r.json()
         assert blocked["permitted"] is False and blocked["reply"]["rule"] == "R0"
         assert blocked["notice"].startswith("Not sent: please wait 5 seconds")
         # the rule applied is logged: "heard" events in the UI server's SQLite log

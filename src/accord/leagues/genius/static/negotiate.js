@@ -194,6 +194,7 @@ async function refresh() {
 }
 
 function show(body) {
+  if (body.status === "released") return go(body.next);
   if (body.status === "waiting") {
     $("status").textContent = body.message;
     return;

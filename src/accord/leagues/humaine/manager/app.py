@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -157,7 +156,7 @@ class ManagerService:
     def admin(self, request: Request) -> str:
         """The logged-in admin's name, from the session cookie; 401 otherwise."""
         token = request.cookies.get(auth.SESSION_COOKIE)
-        user = self.store.session_user(auth.token_hash(token)) if token else None
+        user = self.store.auth.session_user(token) if token else None
         if user is None:
             raise WebError(401, "admin login required: POST /api/login first")
         return user
@@ -199,25 +198,17 @@ class ManagerService:
 
     # -- login -----------------------------------------------------------------------------
     def login(self, body: Login, response: Response) -> dict[str, str]:
-        stored = self.store.admin_hash(body.username)
-        if stored is None or not auth.verify_password(body.password, stored):
-            raise WebError(401, "wrong user name or password")
-        token = auth.new_token()
-        expires = time.time() + auth.SESSION_SECONDS
-        self.store.add_session(auth.token_hash(token), body.username, expires)
-        response.set_cookie(
-            auth.SESSION_COOKIE,
-            token,
-            max_age=auth.SESSION_SECONDS,
-            httponly=True,
-            samesite="strict",
-        )
+        """The web layer's login (slow salted hashes, failed logins limited, only the token's
+        digest stored), with the manager's cookie."""
+        users = self.store.auth
+        token = users.login(body.username, body.password)
+        users.set_cookie(response, users.cookie, token, users.session_seconds)
         return {"username": body.username}
 
     def logout(self, request: Request, response: Response) -> dict[str, bool]:
         token = request.cookies.get(auth.SESSION_COOKIE)
         if token:
-            self.store.drop_session(auth.token_hash(token))
+            self.store.auth.logout(token)
         response.delete_cookie(auth.SESSION_COOKIE)
         return {"ok": True}
 

@@ -1,8 +1,9 @@
 """Admin passwords (salted, slow hashes) and session tokens of the competition manager.
 
-The hashing and the tokens are the web layer's (:mod:`accord.web.auth`). Only hashes are
-stored: the password hash in ``admins``, the SHA-256 of each session token in
-``sessions``; the token itself lives only in the admin's cookie.
+The users, hashing, sessions and failed-login limit are the web layer's
+(:class:`accord.web.auth.Auth`, on the manager's SQLite file, with the manager's own
+cookie name). Only hashes are stored: the password hash in ``users``, the SHA-256 of
+each session token in ``sessions``; the token itself lives only in the admin's cookie.
 
 Example:
     >>> h = hash_password("s3cret")

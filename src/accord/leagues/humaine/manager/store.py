@@ -26,11 +26,11 @@ from accord.core.errors import AccordError
 from accord.leagues.humaine.manager.schedule import DUMMY_PREFIX, PlannedRound, StagePlan
 from accord.leagues.humaine.manager.scores import RoundOutcome, agent_utilities_from_totals
 from accord.tournament.sqlite import SqliteFile
+from accord.web.auth import Auth
+
+from .auth import SESSION_COOKIE
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS admins (username TEXT PRIMARY KEY, pw_hash TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-    token_hash TEXT PRIMARY KEY, username TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS agents (
     name TEXT PRIMARY KEY, protocol TEXT NOT NULL, host TEXT NOT NULL, port INTEGER NOT NULL,
     created REAL NOT NULL, authenticated INTEGER NOT NULL DEFAULT 1);
@@ -119,6 +119,26 @@ class ManagerStore:
                 "ALTER TABLE agents ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 1"
             )
         self._lock = self.file.lock
+        self.auth = Auth(self.file, cookie=SESSION_COOKIE)
+        """Admins, their passwords and sessions: the web layer's (users with role admin)."""
+        self._adopt_old_admins()
+
+    def _adopt_old_admins(self) -> None:
+        """A file written before the web layer's users table kept its admins in
+        ``admins``: they become users (same password hashes), once."""
+        with self._lock:
+            old = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'admins'"
+            ).fetchone()
+        if old is None:
+            return
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO users (username, pw_hash, role, created) "
+                "SELECT username, pw_hash, 'admin', ? FROM admins",
+                (time.time(),),
+            )
+            db.execute("DROP TABLE admins")
 
     def close(self) -> None:
         with self._lock:
@@ -139,36 +159,22 @@ class ManagerStore:
         with self._lock:
             return list(self._db.execute(sql, args).fetchall())
 
-    # -- admins and sessions -------------------------------------------------------------
+    # -- admins (the web layer's users) -----------------------------------------------------
     def admin_hash(self, username: str) -> str | None:
-        rows = self._all("SELECT pw_hash FROM admins WHERE username = ?", (username,))
+        rows = self._all("SELECT pw_hash FROM users WHERE username = ?", (username,))
         return str(rows[0]["pw_hash"]) if rows else None
 
     def has_admin(self) -> bool:
-        return bool(self._all("SELECT 1 FROM admins LIMIT 1"))
+        return self.auth.has_users()
 
     def set_admin(self, username: str, pw_hash: str) -> None:
+        """Create ``username`` (an admin) or change its password, given its hash."""
         with self._tx() as db:
             db.execute(
-                "INSERT INTO admins VALUES (?, ?) ON CONFLICT(username) DO UPDATE SET pw_hash = ?",
-                (username, pw_hash, pw_hash),
+                "INSERT INTO users VALUES (?, ?, 'admin', ?) "
+                "ON CONFLICT(username) DO UPDATE SET pw_hash = excluded.pw_hash",
+                (username, pw_hash, time.time()),
             )
-
-    def add_session(self, token_hash: str, username: str, expires: float) -> None:
-        with self._tx() as db:
-            db.execute("DELETE FROM sessions WHERE expires < ?", (time.time(),))
-            db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (token_hash, username, expires))
-
-    def session_user(self, token_hash: str) -> str | None:
-        rows = self._all(
-            "SELECT username FROM sessions WHERE token_hash = ? AND expires >= ?",
-            (token_hash, time.time()),
-        )
-        return str(rows[0]["username"]) if rows else None
-
-    def drop_session(self, token_hash: str) -> None:
-        with self._tx() as db:
-            db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
 
     # -- contestants ---------------------------------------------------------------------
     def _check_unplanned(self, what: str) -> None:

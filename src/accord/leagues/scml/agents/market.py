@@ -8,8 +8,9 @@ Strategy (each rule is one method below):
   what it may still sell for a day (``sell_capacity``) and the inputs it lacks to deliver
   what it sold (``buy_need``).
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
-  signs final demand, as long as the day's units fit its lines, the price leaves a margin
-  over its cost at the current trading prices (for demand: its cost plus the input at
+  signs final demand, as long as the day's units fit its lines, the price covers its
+  cost at the current trading prices (for supply: its output's price less its cost,
+  ``supply_margin`` 0; for demand: its cost plus the input at
   ``demand_input_share`` of its price, 0.8, since its buyers start below the trading
   price and the chain's profit counts, not its own margin), and (for supply) it can pay. Then the
   plan shows what to sell (the output of the supply) or buy (the inputs of the demand).
@@ -65,12 +66,14 @@ class MarketNegotiator(Negotiator):
         plo, phi = iss[0].lower, iss[0].upper  # type: ignore[attr-defined]
         qlo, qhi = iss[1].lower, iss[1].upper  # type: ignore[attr-defined]
         tlo, thi = iss[2].lower, iss[2].upper  # type: ignore[attr-defined]
-        room = self.agent.room(self.is_buy, tlo, thi)
-        if len(room) == 0 or room.max() < qlo:
+        room = self.agent.room_list(self.is_buy, tlo, thi)  # tiny: lists beat numpy
+        if not room:
             return None
-        k = int(np.argmax(room))
+        most = max(room)
+        if most < qlo:
+            return None
         price = int(round(self._price(view.time)))
-        return (min(max(price, plo), phi), min(qhi, int(room[k])), tlo + k)
+        return (min(max(price, plo), phi), min(qhi, most), tlo + room.index(most))
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         price, q, day = (int(x) for x in offer)
@@ -95,6 +98,7 @@ class MarketAgent(SCMLAgent):
         speculative_days: float = 2.0,
         middle_short_sales: bool = False,
         stock_days: tuple[float, float, float] = (4.0, 6.0, 4.0),
+        supply_margin: float = 0.0,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -102,6 +106,7 @@ class MarketAgent(SCMLAgent):
         self.speculative_days = speculative_days
         self.middle_short_sales = middle_short_sales
         self.stock_days = stock_days  # first level's unsold stock: start, most, glut
+        self.supply_margin = supply_margin
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -152,44 +157,68 @@ class MarketAgent(SCMLAgent):
         self._buy = need
         self._short = int(short[-1])
         self._spare = spare
+        # the same as lists, for the negotiators' scalar look-ups (valid until the key changes)
+        self._sell_l: list[int] = self._sell.tolist()
+        self._buy_l: list[int] = need.tolist()
+        self._spare_l: list[int] = spare.tolist()
+        self._p_in_sum = int(self.p_in.sum())
 
-    def _speculative(self, first: int, last: int) -> np.ndarray:
+    def _speculative_list(self, first: int, last: int) -> list[int]:
         """Extra inputs a factory buys ahead of its sales: about a day of production."""
         awi = self.awi
-        room = np.zeros(last - first + 1, dtype=np.int64)
         stop = awi.n_steps - 1 - self.levels_after - 1  # later inputs cannot be sold in time
-        uncommitted = int(self._sell[min(last + 1, len(self._sell) - 1)])
+        sell = self._sell_l
+        uncommitted = sell[min(last + 1, len(sell) - 1)]
         days = int(self.speculative_days * awi.n_lines)
-        budget = max(0, days - uncommitted - int(self.p_in.sum()))
-        for k, t in enumerate(range(first, last + 1)):
-            if t <= stop:
-                room[k] = min(budget, int(self._spare[t]) if t < len(self._spare) else 0)
-        return room
+        budget = max(0, days - uncommitted - self._p_in_sum)
+        spare = self._spare_l
+        n = len(spare)
+        return [
+            min(budget, spare[t] if t < n else 0) if t <= stop else 0
+            for t in range(first, last + 1)
+        ]
 
     def room(self, is_buy: bool, first: int, last: int) -> np.ndarray:
         """Units it would trade for delivery on each day ``first..last`` (now)."""
+        return np.array(self.room_list(is_buy, first, last), dtype=np.int64)
+
+    def room_list(self, is_buy: bool, first: int, last: int) -> list[int]:
+        """:meth:`room` as a list (the negotiators' hot path: tiny, no numpy)."""
         self._project()
-        last = min(last, self.awi.n_steps - 1)
+        awi = self.awi
+        last = min(last, awi.n_steps - 1)
         if last < first:
-            return np.zeros(0, dtype=np.int64)
+            return []
         if not is_buy:
-            sell = self._sell[first : last + 1].copy()
-            awi = self.awi
+            sell = self._sell_l[first : last + 1]
             short_sells = awi.is_last_level or (self.middle_short_sales and not awi.is_first_level)
             if short_sells:  # sell ahead of inputs it can still buy
                 ahead = int(max(0.0, self.short_cap - self._short))
-                soon = self.awi.current_step + 2
-                sell[max(0, soon - first) :] += ahead
+                soon = awi.current_step + 2
+                for k in range(max(0, soon - first), len(sell)):
+                    sell[k] += ahead
             return sell
-        need = self._buy[first : last + 1]
-        if self.awi.is_first_level:
-            return need.copy()
-        room: np.ndarray = np.maximum(need, self._speculative(first, last))
-        return room
+        need = self._buy_l[first : last + 1]
+        if awi.is_first_level:
+            return need
+        return [max(a, b) for a, b in zip(need, self._speculative_list(first, last), strict=True)]
 
     def room_on(self, is_buy: bool, day: int) -> int:
-        r = self.room(is_buy, day, day)
-        return int(r[0]) if len(r) else 0
+        """``room(is_buy, day, day)[0]`` (0 past the last day), without the arrays."""
+        self._project()
+        awi = self.awi
+        if day > awi.n_steps - 1:
+            return 0
+        if not is_buy:
+            units = self._sell_l[day]
+            shorts = awi.is_last_level or (self.middle_short_sales and not awi.is_first_level)
+            if shorts and day >= awi.current_step + 2:
+                units += int(max(0.0, self.short_cap - self._short))
+            return units
+        need = self._buy_l[day]
+        if awi.is_first_level:
+            return need
+        return max(need, self._speculative_list(day, day)[0])
 
     def pending(self, is_buy: bool, day: int, q: int) -> None:
         """A negotiator agreed on ``q`` units for ``day`` (signed or not at signing)."""
@@ -216,6 +245,13 @@ class MarketAgent(SCMLAgent):
         awi = self.awi
         inp = min(self._tp(awi.my_input_product), float(awi.catalog_prices[awi.my_input_product]))
         return max(1, int(np.ceil((inp + awi.cost) * (1 + self.margin))))
+
+    def supply_limit(self) -> int:
+        """The most it pays for raw supply: its output's price less its cost and
+        ``supply_margin`` (0: the chain's profit counts, not its own margin)."""
+        awi = self.awi
+        out = max(self._tp(awi.my_output_product), float(awi.catalog_prices[awi.my_output_product]))
+        return max(1, int(out / (1 + self.supply_margin) - awi.cost))
 
     def demand_floor(self) -> int:
         """The least it takes for final demand: its cost plus the input at a share of its
@@ -249,14 +285,13 @@ class MarketAgent(SCMLAgent):
             (i for i, c in enumerate(contracts) if c.buyer == me),
             key=lambda i: (not contracts[i].exogenous, contracts[i].unit_price),
         )
-        limit = self.buy_limit()
         # buys first: a first-level factory's supply is what it will sell
         for i in buys:
             c = contracts[i]
             if c.exogenous:
                 glut = self._sell[min(c.delivery + 1, len(self._sell) - 1)] + c.quantity
                 ok = (
-                    c.unit_price <= limit
+                    c.unit_price <= self.supply_limit()
                     and self._lines_free(True, c)
                     and c.value <= cash
                     and glut <= self.long_cap

@@ -1,6 +1,6 @@
 // The Colored Trails game page: board, chips, proposal builder, incoming proposal,
 // transfer chooser (with what was promised), click-to-move, score preview.
-import { participant } from "../study/study.js";
+import { go, participant } from "../study/study.js";
 import { api, busy, el, fill, newKey } from "../accord/safe.js";
 
 const LETTERS = "ABCDEFGHIJ";
@@ -117,6 +117,7 @@ function renderTransfer(s) {
 let shown = "";
 
 function render(s) {
+  if (s.released) { go(s.next); return; }
   if (s.waiting) { $("waiting").hidden = false; $("main").hidden = true; return; }
   const key = JSON.stringify(s);
   if (key === shown) return; // nothing new: keep the page still (no re-layout under the pointer)

@@ -1,0 +1,78 @@
+"""Every league's participant page works at 1280x720 without scrolling to its main
+buttons (the study's own pages and a crowd participant's way:
+tests/web/test_web_crowd_browser.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.web.testing import ServerThread
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+VIEWPORT = {"width": 1280, "height": 720}
+
+
+def _page(web_browser: Any) -> Any:
+    context = web_browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    return page
+
+
+def _enter(page: Any, url: str, path: str, landing: str) -> None:
+    page.goto(url + path)
+    page.click("#start")
+    page.click("#agree")
+    page.wait_for_url(f"**{landing}")
+
+
+def _within(page: Any, ids: list[str]) -> None:
+    for i in ids:
+        page.wait_for_selector(f"#{i}", state="visible")
+        box = page.locator(f"#{i}").bounding_box()
+        assert box is not None, i
+        assert box["y"] >= 0 and box["y"] + box["height"] <= VIEWPORT["height"], (i, box)
+        assert box["x"] + box["width"] <= VIEWPORT["width"], (i, box)
+    assert page.evaluate("() => window.scrollY") == 0
+
+
+def test_han_page_fits_1280x720(tmp_path: Path, web_browser: Any) -> None:
+    from accord.leagues.han.server import create_han_app
+
+    app, study, _ = create_han_app(tmp_path / "h.sqlite", ["fair"], password="pw-view")
+    page = _page(web_browser)
+    with ServerThread(app) as srv:
+        (inv,) = study.invite(1)
+        _enter(page, srv.url, inv.path, "/han.html")
+        _within(page, ["send-offer", "accept", "quit", "timer"])
+        page.context.close()
+
+
+def test_trails_page_fits_1280x720(tmp_path: Path, web_browser: Any) -> None:
+    from accord.leagues.trails.server import create_trails_app, trails_design
+
+    app, study = create_trails_app(tmp_path / "t", trails_design(["purb"]), password="pw-view")
+    page = _page(web_browser)
+    with ServerThread(app) as srv:
+        (inv,) = study.invite(1)
+        _enter(page, srv.url, inv.path, "/trails/play.html")
+        _within(page, ["send-proposal", "pass", "board"])
+        page.context.close()
+
+
+def test_genius_page_fits_1280x720(tmp_path: Path, web_browser: Any) -> None:
+    from accord.leagues.genius.server import condition, create_genius_app, genius_design
+
+    design = genius_design([condition("kbagent", turn_seconds=600)])
+    app, study = create_genius_app(tmp_path / "g", design, password="pw-view")
+    page = _page(web_browser)
+    with ServerThread(app) as srv:
+        (inv,) = study.invite(1)
+        _enter(page, srv.url, inv.path, "/genius/negotiate.html")
+        page.wait_for_selector("#board:not([hidden])")
+        _within(page, ["send-offer", "opt-out", "clock"])
+        page.context.close()
