@@ -36,6 +36,7 @@ from accord.agents.timebased import Boulware, Conceder, Linear, TimeDependent
 from accord.agents.titfortat import TitForTat
 from accord.core.errors import ConfigError
 from accord.core.imports import EXTRAS, import_object, is_import_path
+from accord.core.imports import install_hint as install_hint  # re-exported
 from accord.core.negotiator import Negotiator
 
 AgentFactory = Callable[..., Negotiator]
