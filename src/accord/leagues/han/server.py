@@ -40,7 +40,7 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from accord.core.errors import ConfigError
+from accord.core.errors import ConfigError, StateError
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.dispatch import SPACING
 from accord.leagues.han.domain import GameSpec, Role, offer_in_words
@@ -724,7 +724,7 @@ def create_han_app(
     return app, study, service
 
 
-class _Busy(Exception):  # noqa: N818 - internal signal, never leaves this module
+class _Busy(StateError):  # noqa: N818 - internal signal, never leaves this module
     """``pid``'s game is busy with its agent and has no state to show yet."""
 
 
