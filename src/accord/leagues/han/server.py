@@ -269,9 +269,9 @@ class HanService:
         if not lock.acquire(blocking=wait):
             with self.lock:
                 last = self._last.get(pid)
-            if last is not None:
-                return last
-            lock.acquire()
+            if last is None:
+                raise _Busy(pid)  # its agent is being built or asked: nothing to show yet
+            return last
         try:
             m = self.match(pid)
             out = self.game_state(m, "person")
@@ -448,6 +448,10 @@ class HanService:
                 wake.clear()
                 try:
                     s = await asyncio.to_thread(functools.partial(self.state, pid, wait=False))
+                except _Busy:  # no thread waits on an agent for a live stream: look again
+                    with contextlib.suppress(TimeoutError):
+                        await self.study.clock.wait_for(wake.wait(), 0.25)
+                    continue
                 except WebError as exc:
                     yield sse(Message("error", {"error": exc.message}))
                     return
@@ -713,6 +717,10 @@ def create_han_app(
     service = HanService(study, factories, specs, room=WaitingRoom(timeout=wait))
     app = create_study_app(study, service, pages={"/": str(STATIC)})
     return app, study, service
+
+
+class _Busy(Exception):  # noqa: N818 - internal signal, never leaves this module
+    """``pid``'s game is busy with its agent and has no state to show yet."""
 
 
 def _release(agent: HanAgent | None) -> None:
