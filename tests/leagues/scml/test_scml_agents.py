@@ -129,8 +129,8 @@ def test_the_template_agent_breaks_even_as_a_first_level_factory():
 
 def test_the_market_agent_signs_most_demand_profitably_with_few_breaches():
     # issue 26's target (>= 60 % of the exogenous demand, profitable, breaches near zero)
-    # on three fresh seeds where it now holds; it does not hold in every world yet (8 of
-    # 20 seeded worlds stay under 50 %: docs/scml.md has the per-world table)
+    # on three seeds where it holds; it does not hold in every world yet (7 of 20 fresh
+    # seeded worlds reach 60 %: docs/scml.md has the per-world table)
     from accord.leagues.scml.generate import generate_config
     from accord.leagues.scml.report import summary
     from accord.leagues.scml.world import World
