@@ -72,7 +72,7 @@ class MarketNegotiator(Negotiator):
         plo, phi = iss[0].lower, iss[0].upper  # type: ignore[attr-defined]
         qlo, qhi = iss[1].lower, iss[1].upper  # type: ignore[attr-defined]
         tlo, thi = iss[2].lower, iss[2].upper  # type: ignore[attr-defined]
-        room = self.agent.room(self.is_buy, tlo, thi).tolist()  # tiny: lists beat numpy
+        room = self.agent.room_list(self.is_buy, tlo, thi)  # tiny: lists beat numpy
         if not room:
             return None
         most = max(room)
@@ -176,44 +176,51 @@ class MarketAgent(SCMLAgent):
         self._buy = need
         self._short = int(short[-1])
         self._spare = spare
-
-    def _speculative(self, first: int, last: int) -> np.ndarray:
-        """Extra inputs a factory buys ahead of its sales: about a day of production."""
-        return np.array(self._speculative_list(first, last), dtype=np.int64)
+        # the same as lists, for the negotiators' scalar look-ups (valid until the key changes)
+        self._sell_l: list[int] = self._sell.tolist()
+        self._buy_l: list[int] = need.tolist()
+        self._spare_l: list[int] = spare.tolist()
+        self._p_in_sum = int(self.p_in.sum())
 
     def _speculative_list(self, first: int, last: int) -> list[int]:
+        """Extra inputs a factory buys ahead of its sales: about a day of production."""
         awi = self.awi
         stop = awi.n_steps - 1 - self.levels_after - 1  # later inputs cannot be sold in time
-        sell = self._sell
-        uncommitted = int(sell[min(last + 1, len(sell) - 1)])
+        sell = self._sell_l
+        uncommitted = sell[min(last + 1, len(sell) - 1)]
         days = int(self.speculative_days * awi.n_lines)
-        budget = max(0, days - uncommitted - int(self.p_in.sum()))
-        spare = self._spare
+        budget = max(0, days - uncommitted - self._p_in_sum)
+        spare = self._spare_l
         n = len(spare)
         return [
-            min(budget, int(spare[t]) if t < n else 0) if t <= stop else 0
+            min(budget, spare[t] if t < n else 0) if t <= stop else 0
             for t in range(first, last + 1)
         ]
 
     def room(self, is_buy: bool, first: int, last: int) -> np.ndarray:
         """Units it would trade for delivery on each day ``first..last`` (now)."""
+        return np.array(self.room_list(is_buy, first, last), dtype=np.int64)
+
+    def room_list(self, is_buy: bool, first: int, last: int) -> list[int]:
+        """:meth:`room` as a list (the negotiators' hot path: tiny, no numpy)."""
         self._project()
-        last = min(last, self.awi.n_steps - 1)
+        awi = self.awi
+        last = min(last, awi.n_steps - 1)
         if last < first:
-            return np.zeros(0, dtype=np.int64)
+            return []
         if not is_buy:
-            sell = self._sell[first : last + 1].copy()
+            sell = self._sell_l[first : last + 1]
             lead = self._short_lead()
             if lead:  # sell ahead of inputs it can still buy
                 ahead = int(max(0.0, self.short_cap - self._short))
-                soon = self.awi.current_step + lead
-                sell[max(0, soon - first) :] += ahead
+                soon = awi.current_step + lead
+                for k in range(max(0, soon - first), len(sell)):
+                    sell[k] += ahead
             return sell
-        need = self._buy[first : last + 1]
-        if self.awi.is_first_level:
-            return need.copy()
-        room: np.ndarray = np.maximum(need, self._speculative(first, last))
-        return room
+        need = self._buy_l[first : last + 1]
+        if awi.is_first_level:
+            return need
+        return [max(a, b) for a, b in zip(need, self._speculative_list(first, last), strict=True)]
 
     def _short_lead(self) -> int:
         """Days ahead from which it sells ahead of inputs it can still buy (0: never)."""
@@ -231,12 +238,12 @@ class MarketAgent(SCMLAgent):
         if day > awi.n_steps - 1:
             return 0
         if not is_buy:
-            units = int(self._sell[day])
+            units = self._sell_l[day]
             lead = self._short_lead()
             if lead and day >= awi.current_step + lead:
                 units += int(max(0.0, self.short_cap - self._short))
             return units
-        need = int(self._buy[day])
+        need = self._buy_l[day]
         if awi.is_first_level:
             return need
         return max(need, self._speculative_list(day, day)[0])
