@@ -38,6 +38,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
 from accord.core.errors import ConfigError, StateError
 from accord.leagues.han.api import HanAgent
@@ -574,7 +575,11 @@ class HanService:
 
         @r.post("/event")
         async def event(request: Request, pid: str = participant) -> dict[str, Any]:
-            return self.event(pid, await read_json(request))
+            raw = await read_json(request)
+            # the agent answers in a worker thread: never on the event loop, which serves
+            # every other participant's requests and streams
+            out: dict[str, Any] = await run_in_threadpool(self.event, pid, raw)
+            return out
 
         @r.post("/leave")
         def leave(pid: str = participant) -> dict[str, Any]:
