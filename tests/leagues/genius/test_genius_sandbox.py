@@ -71,7 +71,7 @@ def test_a_stalled_agent_is_its_own_failure_and_the_session_ends(
 
 
 def test_a_bad_sandbox_mode_is_refused() -> None:
-    with pytest.raises(ConfigError, match="sandbox must be one of os, process, off"):
+    with pytest.raises(ConfigError, match="sandbox must be one of os, process, none, off"):
         evaluate("genius_entries:MyBayes", ["job_candidate"], ["conceder"], sandbox="vm", **ONE)
 
 
@@ -86,3 +86,9 @@ def test_a_path_that_names_no_genius_agent_is_one_clear_error() -> None:
 def test_evaluate_stops_on_a_sandboxed_path_that_names_no_genius_agent() -> None:
     with pytest.raises(AgentFailure, match="could not start the agent .* is not a GENIUS agent"):
         evaluate("accord.agents.timebased:Boulware", ["job_candidate"], ["conceder"], **ONE)
+
+
+def test_none_is_the_in_process_mode_as_in_every_league() -> None:
+    assert sandboxed.genius_sandbox("genius_entries:MyBayes", "none") is None
+    assert sandboxed.genius_sandbox("genius_entries:MyBayes", "off") is None
+    assert sandboxed.genius_sandbox("genius_entries:MyBayes") == "os"

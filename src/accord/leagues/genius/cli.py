@@ -160,7 +160,7 @@ def evaluate_cmd(
         str,
         typer.Option(
             help="where an agent named module:Class runs: os (default), process (weaker), "
-            "off (this process: trusted code only)"
+            "none or off (this process: trusted code only)"
         ),
     ] = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON")] = False,

@@ -48,7 +48,7 @@ SandboxOpt = Annotated[
     typer.Option(
         "--sandbox",
         help="where agents named pkg.module:Class run: os (default), process (weaker), "
-        "off (this process: trusted code only)",
+        "none or off (this process: trusted code only)",
     ),
 ]
 
