@@ -13,7 +13,7 @@ a day grows faster than the negotiations in it.
 
 Target: ours >= 30x the peer per simulated day at every size.
 
-    python bench/bench_scml_sizes.py             # 3 repetitions, 15 days ours, 10 the peer
+    python bench/bench_scml_sizes.py             # 3 repetitions, 15-day worlds on both sides
     python bench/bench_scml_sizes.py --smoke     # 4 factories, 3 days, ours only
 """
 
@@ -84,14 +84,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="tiny world, ours only")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps-large", type=int, default=0, help="repetitions at 50+ (0: --reps)")
     ap.add_argument("--sizes", default="10,20,50")
     ap.add_argument("--days", type=int, default=15, help="our world's days")
-    ap.add_argument("--peer-days", type=int, default=10, help="the peer's world's days")
+    ap.add_argument("--peer-days", type=int, default=0, help="the peer's days (0: the same)")
     ap.add_argument("--agent", default="market", help="our agent type (default: market)")
     args = ap.parse_args()
     sizes = [4] if args.smoke else [int(s) for s in args.sizes.split(",")]
     reps = 1 if args.smoke else args.reps
     days = 3 if args.smoke else args.days
+    peer_days = args.peer_days or days
     py = None if args.smoke else peer_python(PEER_VENV, PEER)
     env = src_env()
     start_load = load()
@@ -101,9 +103,9 @@ def main() -> None:
         ours: list[dict[str, float]] = []
         theirs: list[dict[str, float]] = []
         ratios: list[float] = []
-        for r in range(reps):
+        for r in range(args.reps_large or reps if n >= 50 and not args.smoke else reps):
             job = {"days": days, "levels": lv, "seed": r + 1, "agent": args.agent}
-            pjob = {"days": args.peer_days, "levels": lv}
+            pjob = {"days": peer_days, "levels": lv}
             sides = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]
             got: dict[str, dict[str, float]] = {}
             for side in sides:
@@ -122,9 +124,14 @@ def main() -> None:
                     (got["peer"]["cpu"] / got["peer"]["days"]) / (got["ours"]["cpu"] / days)
                 )
         rows.append((n, lv, ours, theirs, ratios))
+        print(
+            f"[{n} factories done: ours {[round(o['cpu'] / days * 1e3, 1) for o in ours]} ms/day, "
+            f"peer {[round(p['cpu'] / p['days'] * 1e3, 1) for p in theirs]} ms/day]",
+            flush=True,
+        )
     print(
         f"SCML per simulated day, ours ({args.agent} agents, {days} days) vs scml 0.8.4 "
-        f"SCML2021World (decentralizing agents, {args.peer_days} days, no_logs), "
+        f"SCML2021World (decentralizing agents, {peer_days} days, no_logs), "
         f"{reps} interleaved repetitions (n per cell)"
     )
     print(f"load before / after: {start_load} / {load()}; {versions(py, 'scml')}")

@@ -44,6 +44,7 @@ BENCHES = [
     Bench("startup", "bench_startup.py"),
     Bench("core", "bench_core.py"),
     Bench("scml_sizes", "bench_scml_sizes.py"),
+    Bench("profile", "profile_actions.py"),
     Bench("scml", "bench_scml.py", smoke=("--smoke",)),
     Bench("tournament", "bench_tournament.py", smoke=("--smoke",)),
     Bench("guard", "bench_guard.py", smoke=("--reps", "1")),

@@ -107,3 +107,34 @@ def test_the_docs_tournament_runs_through_accord_tournament(tmp_path: Path) -> N
     assert "32 sessions" in proc.stdout  # 4 agents: 16 ordered pairs x 2 rotations
     for name in ("HardHeaded", "Aspiration", "NegoLogConceder"):
         assert name in proc.stdout
+
+
+@pytest.mark.parametrize("sandbox", ["none", "process"])
+def test_every_bridged_agent_knows_the_deadline_in_a_tournament(
+    tmp_path: Path, sandbox: str
+) -> None:
+    """Without a per-agent ``deadline_rounds``: the tournament's deadline reaches the
+    NegMAS agent (in-process and in a sandbox process), which otherwise walks away."""
+    from accord.tournament import run_tournament
+    from accord.tournament.results import Results
+
+    cfg = TournamentConfig.from_dict(
+        {
+            "agents": ["negmas_probe:NeedsDeadline", "accord.agents.timebased:Boulware"],
+            "scenarios": [str(genius("anac2013_DefensiveCharms"))],
+            "rounds": 12,
+            "self_play": False,
+            "sandbox": sandbox,
+        }
+    )
+    out = tmp_path / "t.sqlite"
+    run = run_tournament(cfg, out, "serial")
+    assert run.ran == run.total >= 2
+    res = Results(out)
+    try:
+        sessions = res.sessions
+    finally:
+        res.close()
+    assert sessions["failure_kind"].isna().all(), sessions["failure_message"].tolist()
+    assert set(sessions["reason"]) <= {"agreement", "deadline"}  # never walked away
+    assert (sessions["reason"] == "agreement").any()

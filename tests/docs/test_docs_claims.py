@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -176,3 +177,22 @@ def test_example_configurations_name_scenarios_a_clone_has() -> None:
         for example, paths in found.items()
     }
     assert not any(missing.values()), f"examples name scenarios a clone lacks: {missing}"
+
+
+def _readme_commands() -> list[list[str]]:
+    """The ``accord ...`` lines of the README's "Using it" block, as argument lists."""
+    import shlex
+
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Using it", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    lines = [line.split("  #")[0].strip() for line in block.splitlines()]
+    return [shlex.split(line)[1:] for line in lines if line.startswith("accord ")]
+
+
+@pytest.mark.parametrize("args", _readme_commands(), ids=" ".join)
+def test_every_command_in_the_readme_exists_with_its_options(args: list[str]) -> None:
+    # --help after the arguments: click refuses an unknown command or option first
+    from accord.cli import app
+
+    result = CliRunner().invoke(app, [*args, "--help"])
+    assert result.exit_code == 0, result.output

@@ -163,6 +163,7 @@ def test_a_person_plays_alternating_offers_in_chromium(web_page: Any) -> None:
         ),
         (["play", "aop", "--as", "2"], "error: --as must be 0 or 1; got 2"),
         (["play", "nosuch"], "error: unknown protocol 'nosuch'."),
+        (["play", "aop", "--port", "70000"], "error: cannot listen on 127.0.0.1:70000: a port"),
     ],
 )
 def test_accord_play_says_what_is_wrong_before_serving(args: list[str], error: str) -> None:
@@ -173,6 +174,19 @@ def test_accord_play_says_what_is_wrong_before_serving(args: list[str], error: s
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert result.output.strip().startswith(error)
+
+
+def test_accord_play_refuses_a_log_that_is_not_sqlite(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli import app
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n" * 100)
+    result = CliRunner().invoke(app, ["play", "aop", "--log", str(notes), "--port", "0"])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith(f"error: --log {str(notes)!r} is not a SQLite file")
+    assert notes.read_text() == "not a database\n" * 100  # untouched
 
 
 def test_the_ultimatum_game_is_playable_from_its_rules_alone() -> None:

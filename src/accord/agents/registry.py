@@ -35,7 +35,8 @@ from accord.agents.simple import Hardliner, RandomNegotiator
 from accord.agents.timebased import Boulware, Conceder, Linear, TimeDependent
 from accord.agents.titfortat import TitForTat
 from accord.core.errors import ConfigError
-from accord.core.imports import import_object, is_import_path
+from accord.core.imports import EXTRAS, import_object, is_import_path
+from accord.core.imports import install_hint as install_hint  # re-exported
 from accord.core.negotiator import Negotiator
 
 AgentFactory = Callable[..., Negotiator]
@@ -45,11 +46,7 @@ AgentFactory = Callable[..., Negotiator]
 #: imported by name, only when such a class is asked for (their platform is an extra).
 _BRIDGES: dict[str, str] = {"negmas": "accord.bridges.negmas"}
 #: Packages that come with an optional extra: the hint given when they are missing.
-_EXTRAS: dict[str, str] = {
-    "negmas": "negmas",
-    "negmas_genius_agents": "negmas",
-    "negmas_negolog": "negmas",
-}
+_EXTRAS = EXTRAS
 
 _AGENTS: dict[str, AgentFactory] = {}
 _DESCRIPTIONS: dict[str, str] = {}
@@ -126,23 +123,6 @@ def resolve_agent(name: str) -> AgentFactory:
     raise ConfigError(
         f"unknown agent {name!r}.{hint} Known agents: {', '.join(_DISPLAY[k] for k in known)}; "
         "or give an import path 'package.module:Class'"
-    )
-
-
-def install_hint(module: str) -> str:
-    """``"; install the optional extra: ..."`` for a module an extra of Accord provides
-    (``negmas_negolog`` -> the ``negmas`` extra), else ``""``.
-
-    >>> install_hint("negmas_negolog.agents")
-    "; install the optional extra: pip install '.[negmas]' (in the Accord clone)"
-    >>> install_hint("mine")
-    ''
-    """
-    extra = _EXTRAS.get(module.strip().partition(":")[0].partition(".")[0])
-    return (
-        f"; install the optional extra: pip install '.[{extra}]' (in the Accord clone)"
-        if extra
-        else ""
     )
 
 

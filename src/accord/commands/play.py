@@ -11,6 +11,7 @@ its rules.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,7 +79,10 @@ def build_game(
         views = negotiation_views(state)
         return {other: NegotiatorSeat(agent, views[other], rules, sc.space, None)}
 
-    log = EventLog(SqliteFile(str(log_path)))
+    try:
+        log = EventLog(SqliteFile(str(log_path)))
+    except sqlite3.DatabaseError as exc:  # a file that is not one of SQLite
+        raise ConfigError(f"--log {str(log_path)!r} is not a SQLite file ({exc})") from None
     game = RulesGame(rules, setup, [you], seats, log, seed=seed, names=names, **kwargs)
     game.seats[other].start(game.state)  # the agent's start-up (untimed)
     return game
@@ -102,11 +106,11 @@ def play(
 
     try:
         game = build_game(protocol, scenario, against, rounds, you, log_path=log)
+        sock = bound_socket("127.0.0.1", port)  # a taken or impossible port: one line
     except AccordError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     web = create_app(f"accord play {protocol}", game, static={"/": PLAY_PAGE})
-    sock = bound_socket("127.0.0.1", port)
     host, real_port = sock.getsockname()[:2]
     server = BackgroundServer(web, sock=sock).start()
     typer.echo(f"open http://{host}:{real_port}/?party={you}&token={game.tokens[you]}")

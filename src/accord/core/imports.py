@@ -25,6 +25,30 @@ from typing import Any
 
 from accord.core.errors import ConfigError
 
+#: Packages an optional extra of Accord provides: the hint given when one is missing.
+EXTRAS: dict[str, str] = {
+    "negmas": "negmas",
+    "negmas_genius_agents": "negmas",
+    "negmas_negolog": "negmas",
+}
+
+
+def install_hint(module: str) -> str:
+    """``"; install the optional extra: ..."`` for a module an extra of Accord provides
+    (``negmas_negolog`` -> the ``negmas`` extra), else ``""``.
+
+    >>> install_hint("negmas_negolog.agents")
+    "; install the optional extra: pip install '.[negmas]' (in the Accord clone)"
+    >>> install_hint("mine")
+    ''
+    """
+    extra = EXTRAS.get(module.strip().partition(":")[0].partition(".")[0])
+    return (
+        f"; install the optional extra: pip install '.[{extra}]' (in the Accord clone)"
+        if extra
+        else ""
+    )
+
 
 def is_import_path(name: str) -> bool:
     """True if ``name`` looks like an import path rather than a short registered name.

@@ -171,6 +171,8 @@ class IntegerIssue(Issue):
         return int(value) - self.lower
 
     def contains(self, value: Value) -> bool:
+        if type(value) is int:  # the common case, checked first (offers are validated hot)
+            return bool(self.lower <= value <= self.upper)
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
             return False
         return bool(self.lower <= value <= self.upper)
@@ -319,9 +321,10 @@ class OutcomeSpace:
     # -- validation ----------------------------------------------------------------------
     def is_valid(self, outcome: object) -> bool:
         """Fast check that ``outcome`` is a tuple/list of allowed values."""
-        if not isinstance(outcome, tuple | list) or len(outcome) != len(self._contains):
+        contains = self._contains
+        if not isinstance(outcome, tuple | list) or len(outcome) != len(contains):
             return False
-        for ok, v in zip(self._contains, outcome, strict=True):
+        for ok, v in zip(contains, outcome, strict=False):  # same length: checked above
             if not ok(v):
                 return False
         return True

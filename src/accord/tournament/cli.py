@@ -36,7 +36,13 @@ from accord.tournament.default import DEFAULT_OUT, default_config
 from accord.tournament.runner import TournamentRun, run_tournament
 
 app = typer.Typer(help="Tournaments: run, resume and report.", no_args_is_help=False)
-_TITLES = {"utility": "Individual utility", "welfare": "Social welfare", "nash": "Nash product"}
+#: Leaderboard titles: the scores are final utilities, discounted to the end time where the
+#: profile has a discount factor (the output says so once, under the boards).
+_TITLES = {
+    "utility": "Individual utility (final, discounted)",
+    "welfare": "Social welfare (final, discounted)",
+    "nash": "Nash product (final, discounted)",
+}
 
 
 def _split(text: str | None) -> list[str]:
@@ -363,6 +369,12 @@ def show_results(
         boards = leaderboards(res.parties, seed=int(res.config.get("seed", 0)), trim=trim)
         for metric, board in boards.items():
             console.print(leaderboard_table(board, _TITLES[metric]))
+        console.print(
+            "scores: final utilities, discounted to the session's end time where the profile "
+            "has a discount factor (as is where it has none)",
+            soft_wrap=True,
+            markup=False,
+        )
         console.print(failure_summary(res.sessions).text(), soft_wrap=True, markup=False)
         from accord.tournament.rationality import below_reservation, summary_line
 

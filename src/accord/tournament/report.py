@@ -39,9 +39,9 @@ from accord.tournament.results import Results
 from accord.tournament.scores import agent_vs_agent, by_scenario, leaderboards
 
 _TITLES = {
-    "utility": "Individual utility",
-    "welfare": "Social welfare (sum of utilities)",
-    "nash": "Nash product (product of utilities)",
+    "utility": "Individual utility (final, discounted)",
+    "welfare": "Social welfare (sum of final, discounted utilities)",
+    "nash": "Nash product (product of final, discounted utilities)",
 }
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222}

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from fastapi import Request
 from pydantic import BaseModel, ValidationError
 
+from accord.core.errors import ConfigError, UsageError
 from accord.web.errors import WebError, invalid
 
 __all__ = ["DEFAULT_MAX_BODY", "body_models", "json_body", "parse", "read_json"]
@@ -51,12 +52,12 @@ def json_body(*models: type[BaseModel], description: str = "") -> dict[str, Any]
         {'$ref': '#/components/schemas/Hello'}
     """
     if not models:
-        raise ValueError("json_body needs at least one model")
+        raise UsageError("json_body needs at least one model")
     refs = []
     for model in models:
         known = _BODY_MODELS.setdefault(model.__name__, model)
         if known is not model:
-            raise ValueError(
+            raise ConfigError(
                 f"two request models are named {model.__name__!r} "
                 f"({known.__module__} and {model.__module__}); rename one"
             )

@@ -50,7 +50,10 @@ def bound_socket(
 ) -> socket.socket:
     """A TCP socket bound to ``host:port`` (port 0: a free one), for a server to listen on;
     with ``listen`` (a backlog) it listens at once, so early connections wait in the queue
-    instead of being refused. A taken port is a :class:`ServerError` saying so."""
+    instead of being refused. A taken port (or one outside 0-65535) is a
+    :class:`ServerError` saying so."""
+    if not 0 <= port <= 65535:
+        raise ServerError(f"cannot listen on {host}:{port}: a port is a number from 0 to 65535")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

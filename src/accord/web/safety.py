@@ -40,6 +40,7 @@ from urllib.parse import parse_qsl, unquote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from accord.core.errors import AccordError
 from accord.web.errors import WebError
 
 __all__ = [
@@ -116,7 +117,7 @@ _OURS = frozenset(
 )
 
 
-class _Refused(Exception):
+class _Refused(AccordError):  # noqa: N818 - internal signal, turned into a WebError
     def __init__(self, error: WebError) -> None:
         self.error = error
 

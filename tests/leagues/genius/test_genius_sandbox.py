@@ -15,7 +15,7 @@ from accord.leagues.genius.evaluate import evaluate
 from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.match import Match
 from accord.leagues.genius.pdas import make_agent
-from accord.sandbox import sandbox_available
+from accord.sandbox import AgentFailure, sandbox_available
 
 ENTRIES = Path(__file__).parent / "entries"
 needs_os = pytest.mark.skipif(
@@ -71,5 +71,24 @@ def test_a_stalled_agent_is_its_own_failure_and_the_session_ends(
 
 
 def test_a_bad_sandbox_mode_is_refused() -> None:
-    with pytest.raises(ConfigError, match="sandbox must be one of os, process, off"):
+    with pytest.raises(ConfigError, match="sandbox must be one of os, process, none, off"):
         evaluate("genius_entries:MyBayes", ["job_candidate"], ["conceder"], sandbox="vm", **ONE)
+
+
+def test_a_path_that_names_no_genius_agent_is_one_clear_error() -> None:
+    # an Accord negotiator (the examples' kind) is not a GENIUS agent: refused, not
+    # scored as an agent whose every action was invalid
+    with pytest.raises(ConfigError, match="is not a GENIUS agent: expected a subclass"):
+        make_agent("accord.agents.timebased:Boulware")
+
+
+@needs_os
+def test_evaluate_stops_on_a_sandboxed_path_that_names_no_genius_agent() -> None:
+    with pytest.raises(AgentFailure, match="could not start the agent .* is not a GENIUS agent"):
+        evaluate("accord.agents.timebased:Boulware", ["job_candidate"], ["conceder"], **ONE)
+
+
+def test_none_is_the_in_process_mode_as_in_every_league() -> None:
+    assert sandboxed.genius_sandbox("genius_entries:MyBayes", "none") is None
+    assert sandboxed.genius_sandbox("genius_entries:MyBayes", "off") is None
+    assert sandboxed.genius_sandbox("genius_entries:MyBayes") == "os"

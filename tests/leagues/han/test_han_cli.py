@@ -96,6 +96,7 @@ def test_cli_play_and_tournament_json() -> None:
     )
     assert res.exit_code == 0, res.output
     assert [r["agent"] for r in json.loads(res.output)["agents"]] == ["fair", "tough"]
+    assert json.loads(res.output)["sandbox"] in ("os", "process")
     res = runner.invoke(app, ["han", "play", "nope", "cooperative"])
     assert res.exit_code == 2 and "unknown HAN agent 'nope'" in res.output
 
@@ -142,3 +143,18 @@ def test_serve_makes_a_pairs_study_and_prints_its_links(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_the_tournament_says_which_sandbox_ran() -> None:
+    runner = CliRunner()
+    args = ["han", "tournament", "fair", "--participants", "greedy", "--games", "example-1"]
+    res = runner.invoke(app, [*args, "--sandbox", "process"])
+    assert res.exit_code == 0, res.output
+    assert "sandbox: process (each game's agent in a plain child process); sandbox 'process'" in (
+        " ".join(res.output.split())
+    )
+    res = runner.invoke(app, [*args, "--shared-process"])
+    assert res.exit_code == 0, res.output
+    assert "sandbox: none (agents ran in the tournament's own processes" in " ".join(
+        res.output.split()
+    )

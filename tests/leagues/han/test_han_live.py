@@ -50,7 +50,8 @@ def test_the_live_stream_sends_the_state_on_events_and_ends_with_the_result(
             for _, s in events:
                 if any(h["who"] == "person" for h in s["history"]):
                     break
-            assert time.monotonic() - sent < 1.0
+            # (a generous bound for a loaded machine, still below the heartbeat's 5 s)
+            assert time.monotonic() - sent < 4.0
             # then the time limit: the last event carries the result and the stream ends
             states = [s for _, s in events]
             assert states[-1]["result"]["outcome"] == "timeout"

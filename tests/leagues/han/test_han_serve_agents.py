@@ -40,7 +40,8 @@ def _participants(url: str, study: Any, want: set[str]) -> dict[str, tuple[str, 
     raise AssertionError(f"no participant was put in each of {want}: {sorted(got)}")
 
 
-def test_a_hung_agent_holds_up_its_own_participant_only(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first", ["GET", "POST"])
+def test_a_hung_agent_holds_up_its_own_participant_only(tmp_path: Path, first: str) -> None:
     app, study, service = create_han_app(
         tmp_path / "han.sqlite", ["fair", "han_stateful.Stuck"], time_limit=120.0,
         password="secret-pw", agent_timeout=600.0,
@@ -48,8 +49,16 @@ def test_a_hung_agent_holds_up_its_own_participant_only(tmp_path: Path) -> None:
     with ServerThread(app) as srv:
         people = _participants(srv.url, study, {"fair", "han_stateful.Stuck"})
         stuck_pid, stuck = people["han_stateful.Stuck"]
-        answer: list[dict[str, Any]] = []
-        t = threading.Thread(target=lambda: answer.append(stuck.get("/api/han/state").json()))
+        answer: list[httpx.Response] = []
+        face = {"kind": "SEND_EXPRESSION", "emotion": "happy"}
+
+        def ask() -> None:  # a page's first request: its game starts, its agent hangs
+            if first == "GET":
+                answer.append(stuck.get("/api/han/state"))
+            else:  # (an async route: the agent must not be asked on the event loop)
+                answer.append(stuck.post("/api/han/event", json=face))
+
+        t = threading.Thread(target=ask)
         t.start()
         for _ in range(400):  # the stuck agent was built and is being asked to start
             if stuck_pid in service.agent_of:
@@ -70,7 +79,11 @@ def test_a_hung_agent_holds_up_its_own_participant_only(tmp_path: Path) -> None:
         t.join(30)
         assert not t.is_alive()
         (res,) = answer
-        assert res["result"]["outcome"] == "partner_left" and res["result"]["points"] == 4
+        if first == "POST":
+            assert res.status_code == 409  # its game ended while it waited: nothing to do
+            res = stuck.get("/api/han/state")
+        result = res.json()["result"]
+        assert result["outcome"] == "partner_left" and result["points"] == 4
 
 
 def test_served_agent_events_are_spaced_as_in_play(tmp_path: Path) -> None:

@@ -39,6 +39,9 @@ class MarketBefore(MarketAgent):
             middle_short_sales=True,
             stock_days=(2.0, 4.0, 2.0),
             supply_margin=0.05,
+            supply_at_cost=False,
+            middle_lead=0,
+            lead_short=0.0,
         )
 
 

@@ -65,5 +65,13 @@ def test_a_hung_or_wrong_agent_is_its_own_recorded_failure(
 
 
 def test_a_bad_sandbox_mode_is_refused_before_the_game() -> None:
-    with pytest.raises(ConfigError, match="sandbox must be one of os, process, off"):
+    with pytest.raises(ConfigError, match="sandbox must be one of os, process, none, off"):
         play(generate("mutual", 1), ["purb", "reliable"], sandbox="docker")
+
+
+def test_none_is_the_in_process_mode_as_in_every_league() -> None:
+    from accord.leagues.trails.sandboxed import agent_sandbox
+
+    assert agent_sandbox("trails_entries:Reliable", "none") is None
+    assert agent_sandbox("trails_entries:Reliable", "off") is None
+    assert agent_sandbox("trails_entries:Reliable", "process") == "process"

@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.core.errors import StateError
+
 from .board import board
 from .deals import POWERS, SEASONS, Deal, DealError, Dmz, OrderCommitment, parse_order, province
 from .engine import new_game, phase_parts
@@ -127,7 +129,7 @@ def audit(record: Mapping[str, Any]) -> Audit:
             break
         phase = row["phase"]
         if game.get_current_phase() != phase:
-            raise ValueError(f"replay reached {game.get_current_phase()}, record says {phase}")
+            raise StateError(f"replay reached {game.get_current_phase()}, record says {phase}")
         season, year, kind = phase_parts(phase)
         if kind == "M":
             now = (year, SEASONS.index(season))

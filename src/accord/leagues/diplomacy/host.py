@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.core.errors import ConfigError, ProtocolViolation
 from accord.sandbox.host import Host, HostContext
 
 from .deals import SEASONS, Deal
@@ -40,7 +41,7 @@ def build_negotiator(agent: str, seed: int | None) -> Any:
     if agent in NEGOTIATORS:
         neg = NEGOTIATORS[agent](seed)
         if neg is None:
-            raise ValueError(f"{agent!r} does not negotiate")
+            raise ConfigError(f"{agent!r} does not negotiate")
         return neg
     cls = import_object(agent, "negotiator")
     try:
@@ -148,7 +149,7 @@ class DiplomacyHost(Host):
 
     def handle(self, op: str, payload: Any) -> Any:
         if op != "negotiate":
-            raise ValueError(f"unknown op {op!r}; expected 'negotiate'")
+            raise ProtocolViolation(f"unknown op {op!r}; expected 'negotiate'")
         view = payload
         game = self._board(view)
         rnd = HostedRound(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.core.errors import AccordError
+from accord.core.errors import AccordError, ProtocolViolation
 from accord.sandbox import AgentFailure, AgentRaised, Limits, SandboxMode, agent_code
 from accord.sandbox.process import Sandbox, start_sandbox
 
@@ -121,7 +121,7 @@ class SandboxedNegotiator(Negotiator):
 
 def _act(rnd: Round, action: Any) -> None:
     if not isinstance(action, dict) or action.get("op") not in _OPS:
-        raise ValueError(f"expected an op among {_OPS}")
+        raise ProtocolViolation(f"malformed request: expected an op among {_OPS}")
     op = action["op"]
     if op == "draw":
         rnd.propose_draw()
@@ -129,12 +129,12 @@ def _act(rnd: Round, action: Any) -> None:
     if op == "propose":
         deal = action.get("deal")
         if not isinstance(deal, dict):
-            raise TypeError("expected a deal object")
+            raise ProtocolViolation("malformed request: expected a deal object")
         rnd.propose(Deal.from_json(deal))
         return
     pid = action.get("id")
     if not isinstance(pid, str) or len(pid) > 32:
-        raise TypeError("expected a proposal id (a short string)")
+        raise ProtocolViolation("malformed request: expected a proposal id (a short string)")
     if op == "accept":
         rnd.accept(pid)
     else:

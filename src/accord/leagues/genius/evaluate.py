@@ -147,7 +147,10 @@ def evaluate(
     prior). An agent named ``pkg.module:Class`` runs in :mod:`accord.sandbox` (``sandbox``:
     ``os``, ``process`` weaker, ``off`` in this process for trusted code), a fresh sandbox
     per session."""
-    genius_sandbox(agent if isinstance(agent, str) else "x", sandbox)  # a bad mode: refused
+    if isinstance(agent, str) and genius_sandbox(agent, sandbox):  # a bad mode: refused
+        from accord.sandbox import require_mode
+
+        require_mode(sandbox)  # no OS sandbox here: one line saying why, before any session
     if reps < 1:
         raise ConfigError(f"reps must be >= 1, got {reps}")
     opponents = list(pool) if pool is not None else list(PDAS)

@@ -40,11 +40,13 @@ offer, and the agent's best values on the issues still open) unless said otherwi
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from accord.core.errors import ConfigError
+from accord.core.imports import import_object
 from accord.leagues.genius.agent import GeniusAgent, PartyView
 from accord.leagues.genius.protocol import Action, Kind, Offer
 from accord.leagues.genius.qo import qo_values
@@ -429,13 +431,13 @@ def make_agent(name: str, seed: int | None = None) -> GeniusAgent:
         from accord.leagues.genius.kbagent import KBAgent
 
         return KBAgent()
-    if ":" in name:
-        import importlib
-
-        module, _, attr = name.partition(":")
-        try:
-            factory: Callable[[], GeniusAgent] = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigError(f"cannot load agent {name!r}: {exc}") from exc
-        return factory()
+    if ":" in name:  # found as every import path is (a module of the working folder too)
+        factory: Callable[[], Any] = import_object(name, "agent")
+        agent = factory()
+        if not isinstance(agent, GeniusAgent):
+            raise ConfigError(
+                f"agent {name!r} is not a GENIUS agent: expected a subclass of "
+                f"accord.leagues.genius.agent.GeniusAgent, got {type(agent).__name__}"
+            )
+        return agent
     raise ConfigError(f"unknown agent {name!r}; expected one of {agent_names()} or module:Class")

@@ -40,17 +40,17 @@ from accord.sandbox import Host, HostContext, Limits, Sandbox, agent_code, start
 
 __all__ = ["GeniusHost", "RemoteGeniusAgent", "SideSnapshot", "genius_sandbox", "sandboxed"]
 
-MODES = ("os", "process", "off")
+MODES = ("os", "process", "none", "off")  # none (as in every league) = off: in this process
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed agent may take."""
 HOST = "accord.leagues.genius.sandboxed:GeniusHost"
 
 
 def genius_sandbox(name: str, mode: str = "os") -> str | None:
-    """The sandbox mode agent ``name`` runs in: None for a built-in agent or with ``off``."""
+    """The sandbox mode agent ``name`` runs in: None for a built-in agent or with ``none``/``off``."""
     if mode not in MODES:
         raise ConfigError(f"sandbox must be one of {', '.join(MODES)}; got {mode!r}")
-    return mode if is_import_path(name) and mode != "off" else None
+    return mode if is_import_path(name) and mode not in ("none", "off") else None
 
 
 class SideSnapshot:

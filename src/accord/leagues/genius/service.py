@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 from fastapi import APIRouter, Depends, Request
+from starlette.concurrency import run_in_threadpool
 
 from accord.core.errors import AccordError, ProtocolViolation
 from accord.core.imports import is_import_path
@@ -376,7 +377,9 @@ class GeniusStudy:
         @r.post("/action")
         async def action(request: Request, pid: str = participant) -> dict[str, Any]:
             data = await read_json(request)
-            return self.act(pid, data)
+            # its agents answer in a worker thread, never on the event loop
+            out: dict[str, Any] = await run_in_threadpool(self.act, pid, data)
+            return out
 
         @r.post("/leave")
         def leave(pid: str = participant) -> dict[str, bool]:

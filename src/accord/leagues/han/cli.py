@@ -141,8 +141,9 @@ def tournament_cmd(
         raise _fail(exc) from None
     except sqlite3.DatabaseError as exc:
         raise _fail(_not_sqlite(out, exc)) from None
+    mode = "none" if shared_process or sandbox == "none" else sandbox
     if as_json:
-        typer.echo(json.dumps({"agents": res["agents"]}))
+        typer.echo(json.dumps({"agents": res["agents"], "sandbox": mode}))
         return
     from accord.leagues.han.summary import shown
 
@@ -154,6 +155,18 @@ def tournament_cmd(
         )  # fmt: skip
     Console().print(t)
     Console().print("± is the 95 % t interval over games (n games, each one unit)")
+    Console().print(_sandbox_note(mode), markup=False, highlight=False)
+
+
+def _sandbox_note(mode: str) -> str:
+    """The line that says where the agents ran (and, for ``process``, what it gives up)."""
+    if mode == "os":
+        return "sandbox: os (each game's agent in a fresh bubblewrap sandbox)"
+    if mode == "process":
+        from accord.sandbox import PROCESS_GIVES_UP
+
+        return f"sandbox: process (each game's agent in a plain child process); {PROCESS_GIVES_UP}"
+    return "sandbox: none (agents ran in the tournament's own processes: trusted code only)"
 
 
 @app.command("serve")

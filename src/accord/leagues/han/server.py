@@ -38,8 +38,9 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
-from accord.core.errors import ConfigError
+from accord.core.errors import ConfigError, StateError
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.dispatch import SPACING
 from accord.leagues.han.domain import GameSpec, Role, offer_in_words
@@ -269,9 +270,9 @@ class HanService:
         if not lock.acquire(blocking=wait):
             with self.lock:
                 last = self._last.get(pid)
-            if last is not None:
-                return last
-            lock.acquire()
+            if last is None:
+                raise _Busy(pid)  # its agent is being built or asked: nothing to show yet
+            return last
         try:
             m = self.match(pid)
             out = self.game_state(m, "person")
@@ -448,6 +449,10 @@ class HanService:
                 wake.clear()
                 try:
                     s = await asyncio.to_thread(functools.partial(self.state, pid, wait=False))
+                except _Busy:  # no thread waits on an agent for a live stream: look again
+                    with contextlib.suppress(TimeoutError):
+                        await self.study.clock.wait_for(wake.wait(), 0.25)
+                    continue
                 except WebError as exc:
                     yield sse(Message("error", {"error": exc.message}))
                     return
@@ -570,7 +575,11 @@ class HanService:
 
         @r.post("/event")
         async def event(request: Request, pid: str = participant) -> dict[str, Any]:
-            return self.event(pid, await read_json(request))
+            raw = await read_json(request)
+            # the agent answers in a worker thread: never on the event loop, which serves
+            # every other participant's requests and streams
+            out: dict[str, Any] = await run_in_threadpool(self.event, pid, raw)
+            return out
 
         @r.post("/leave")
         def leave(pid: str = participant) -> dict[str, Any]:
@@ -713,6 +722,10 @@ def create_han_app(
     service = HanService(study, factories, specs, room=WaitingRoom(timeout=wait))
     app = create_study_app(study, service, pages={"/": str(STATIC)})
     return app, study, service
+
+
+class _Busy(StateError):  # noqa: N818 - internal signal, never leaves this module
+    """``pid``'s game is busy with its agent and has no state to show yet."""
 
 
 def _release(agent: HanAgent | None) -> None:

@@ -48,7 +48,7 @@ SandboxOpt = Annotated[
     typer.Option(
         "--sandbox",
         help="where agents named pkg.module:Class run: os (default), process (weaker), "
-        "off (this process: trusted code only)",
+        "none or off (this process: trusted code only)",
     ),
 ]
 
@@ -134,6 +134,7 @@ def play_cmd(
             dormant_limit=dormant_limit,
         )  # fmt: skip
         setup = generate(dependency, board, **spec.to_dict())
+        _say_weaker(console, sandbox)
         r = play(setup, names, seed=seed, rules=rules, sandbox=sandbox)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
@@ -230,6 +231,7 @@ def tournament_cmd(
                 rules, until=LONGER_RULES.until, dormant_limit=LONGER_RULES.dormant_limit,
                 max_turns=LONGER_RULES.max_turns,
             )  # fmt: skip
+        _say_weaker(console, sandbox)
         r = run_tournament(
             names, boards=boards, seed=seed, out=out, executor=executor, workers=workers,
             board=spec, rules=rules, sandbox=sandbox,
@@ -411,3 +413,11 @@ def report_cmd(
                 *("-" if v[k] is None else str(v[k]) for k in ("goal_rate", "kept", "reliability")),
             )
         console.print(t_)
+
+
+def _say_weaker(console: Console, sandbox: str) -> None:
+    """Say what ``--sandbox process`` gives up (before any game)."""
+    if sandbox == "process":
+        from accord.sandbox import PROCESS_GIVES_UP
+
+        console.print(f"[yellow]warning:[/yellow] {PROCESS_GIVES_UP}")

@@ -116,9 +116,10 @@ def play(
     if seed < 0:
         raise ConfigError(f"the agents' seed is 0 or more; got {seed}")
     settings = rules if rules is not None else Settings(max_turns=max_turns)
-    for a in agents:
-        if isinstance(a, str):
-            agent_sandbox(a, sandbox)  # a bad mode is refused before anything starts
+    if any(isinstance(a, str) and agent_sandbox(a, sandbox) for a in agents):
+        from accord.sandbox import require_mode
+
+        require_mode(sandbox)  # a bad mode, or no OS sandbox here: refused before the game
     players: list[Agent] = []
     try:
         for a in agents:

@@ -29,19 +29,20 @@ from accord.sandbox import Host, HostContext, Limits, Sandbox, agent_code, start
 
 __all__ = ["SANDBOX_MODES", "RemoteAgent", "TrailsHost", "agent_sandbox", "sandboxed_agent"]
 
-SANDBOX_MODES = ("os", "process", "off")
+SANDBOX_MODES = ("os", "process", "none", "off")
 """``os`` (the default for agents named by path), ``process`` (weaker: see
-:data:`accord.sandbox.PROCESS_GIVES_UP`), ``off`` (in this process: trusted code only)."""
+:data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
+the name every league uses) or ``off`` (the same)."""
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed agent may take."""
 HOST = "accord.leagues.trails.sandboxed:TrailsHost"
 
 
 def agent_sandbox(name: str, mode: str = "os") -> str | None:
-    """The sandbox mode ``name`` runs in: None for a built-in agent or with ``off``."""
+    """The sandbox mode ``name`` runs in: None for a built-in agent or with ``none``/``off``."""
     if mode not in SANDBOX_MODES:
         raise ConfigError(f"sandbox must be one of {', '.join(SANDBOX_MODES)}; got {mode!r}")
-    return mode if is_import_path(name) and mode != "off" else None
+    return mode if is_import_path(name) and mode not in ("none", "off") else None
 
 
 class TrailsHost(Host):

@@ -78,8 +78,10 @@ def run_tournament(
     from accord.leagues.trails.sandboxed import agent_sandbox
     from accord.tournament.tasks import Job, run_tasks
 
-    for a in agents:
-        agent_sandbox(a, sandbox)  # a bad mode is refused here
+    if any(agent_sandbox(a, sandbox) for a in agents):  # a bad mode is refused here
+        from accord.sandbox import require_mode
+
+        require_mode(sandbox)  # no OS sandbox here: one line saying why, before any game
     unknown = [a for a in agents if a not in AGENTS and not is_import_path(a)]
     if unknown or len(agents) < 1:
         raise ConfigError(f"unknown trails agents {unknown}; known: {', '.join(AGENTS)}")

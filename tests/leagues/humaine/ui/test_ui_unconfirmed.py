@@ -38,14 +38,12 @@ def test_an_unanswered_confirmation_books_nothing(browser: Any, platform: dict[s
     chat.click("#send")
     pending = chat.locator("#confirm .pending-deal[data-seller=Watson]")
     expect(pending).to_contain_text("Watson sells you 2 egg, 2 flour, 1 milk, 1 sugar for $7.50")
-    t0 = time.monotonic()
     # nobody clicks: the orchestrator's wait runs out, the Accept is blocked
     notice = chat.locator(".msg-line.notice")
     expect(notice).to_have_text(
         "No deal with Watson: it was not confirmed in time, and your money is back.",
         timeout=(UNCONFIRMED_AFTER + 20) * 1000,
     )
-    assert time.monotonic() - t0 >= UNCONFIRMED_AFTER - 0.5  # not before its time
     expect(pending).to_have_count(0)
     # Watson's Accept was never said to the buyer: only its offer is in the chat
     expect(chat.locator(".msg-line.from-watson")).to_have_count(1)
@@ -55,4 +53,7 @@ def test_an_unanswered_confirmation_books_nothing(browser: Any, platform: dict[s
     watson = [d for d in eo["decisions"] if d["speaker"] == "Watson"]
     assert (watson[-1]["permitted"], watson[-1]["rule"]) == (False, "confirm")
     assert watson[-1]["rationale"].startswith("Deal not confirmed by the buyer")
+    # blocked because the wait ran out (not before): the question timed out
+    waits = [e for e in eo["deliveryErrors"] if e["route"] == "/confirmAccept"]
+    assert [e["error"] for e in waits] == [f"no answer within {UNCONFIRMED_AFTER:g} s"]
     ctx.close()

@@ -10,7 +10,10 @@ Strategy (each rule is one method below):
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
   signs final demand, as long as the day's units fit its lines, the price covers its
   cost at the current trading prices (for supply: its output's price less its cost,
-  ``supply_margin`` 0; for demand: its cost plus the input at
+  ``supply_margin`` 0, and never less than the raw material's catalog price
+  (``supply_at_cost``: a factory whose cost exceeds its output's catalog price still
+  buys raw supply and prices its output from its real cost, so the chain does not starve
+  where its downstream can pay that); for demand: its cost plus the input at
   ``demand_input_share`` of its price, 0.8, since its buyers start below the trading
   price and the chain's profit counts, not its own margin), and (for supply) it can pay. Then the
   plan shows what to sell (the output of the supply) or buy (the inputs of the demand).
@@ -18,7 +21,10 @@ Strategy (each rule is one method below):
   the days they are needed, outputs for the days they are available. Only a last-level
   factory sells ahead of inputs it can still buy (final demand, within a small,
   self-adjusting position); a middle factory sells only what its signed inputs will make
-  (its short sales were most of the breaches), and every factory with suppliers buys
+  (its short sales were most of the breaches; ``middle_lead`` > 0 lets it sell ahead of
+  inputs for deliveries that many days away, and ``lead_short`` lets a last-level
+  factory lack more units for a far delivery: both sign more demand and cause more
+  breaches, see docs/scml.md), and every factory with suppliers buys
   about ``speculative_days`` (2) days of production ahead, so goods are pushed down the
   chain; a first-level factory keeps up to 4 to 6 days of production of unsold stock
   (``long_cap``). It accepts a partner's request when the plan has room
@@ -66,7 +72,7 @@ class MarketNegotiator(Negotiator):
         plo, phi = iss[0].lower, iss[0].upper  # type: ignore[attr-defined]
         qlo, qhi = iss[1].lower, iss[1].upper  # type: ignore[attr-defined]
         tlo, thi = iss[2].lower, iss[2].upper  # type: ignore[attr-defined]
-        room = self.agent.room(self.is_buy, tlo, thi).tolist()  # tiny: lists beat numpy
+        room = self.agent.room_list(self.is_buy, tlo, thi)  # tiny: lists beat numpy
         if not room:
             return None
         most = max(room)
@@ -89,7 +95,12 @@ class MarketNegotiator(Negotiator):
 
 
 class MarketAgent(SCMLAgent):
-    """Plans from its exogenous contracts and trading prices; negotiates what it can sign."""
+    """Plans from its exogenous contracts and trading prices; negotiates what it can sign.
+
+    ``short_lines``: the most a last-level factory sells ahead of secured inputs, in days
+    of production (2). The settings before issue 26 item 3 (recorded worlds) are
+    ``supply_at_cost=False``; ``middle_lead`` and ``lead_short`` are off (0) by default.
+    """
 
     def __init__(
         self,
@@ -99,6 +110,10 @@ class MarketAgent(SCMLAgent):
         middle_short_sales: bool = False,
         stock_days: tuple[float, float, float] = (4.0, 6.0, 4.0),
         supply_margin: float = 0.0,
+        supply_at_cost: bool = True,
+        short_lines: float = 2.0,
+        middle_lead: int = 0,
+        lead_short: float = 0.0,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -107,6 +122,10 @@ class MarketAgent(SCMLAgent):
         self.middle_short_sales = middle_short_sales
         self.stock_days = stock_days  # first level's unsold stock: start, most, glut
         self.supply_margin = supply_margin
+        self.supply_at_cost = supply_at_cost
+        self.short_lines = short_lines
+        self.middle_lead = middle_lead
+        self.lead_short = lead_short
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -157,45 +176,60 @@ class MarketAgent(SCMLAgent):
         self._buy = need
         self._short = int(short[-1])
         self._spare = spare
-
-    def _speculative(self, first: int, last: int) -> np.ndarray:
-        """Extra inputs a factory buys ahead of its sales: about a day of production."""
-        return np.array(self._speculative_list(first, last), dtype=np.int64)
+        # the same as lists, for the negotiators' scalar look-ups (valid until the key changes)
+        self._sell_l: list[int] = self._sell.tolist()
+        self._buy_l: list[int] = need.tolist()
+        self._spare_l: list[int] = spare.tolist()
+        self._p_in_sum = int(self.p_in.sum())
 
     def _speculative_list(self, first: int, last: int) -> list[int]:
+        """Extra inputs a factory buys ahead of its sales: about a day of production."""
         awi = self.awi
         stop = awi.n_steps - 1 - self.levels_after - 1  # later inputs cannot be sold in time
-        sell = self._sell
-        uncommitted = int(sell[min(last + 1, len(sell) - 1)])
+        sell = self._sell_l
+        uncommitted = sell[min(last + 1, len(sell) - 1)]
         days = int(self.speculative_days * awi.n_lines)
-        budget = max(0, days - uncommitted - int(self.p_in.sum()))
-        spare = self._spare
+        budget = max(0, days - uncommitted - self._p_in_sum)
+        spare = self._spare_l
         n = len(spare)
         return [
-            min(budget, int(spare[t]) if t < n else 0) if t <= stop else 0
+            min(budget, spare[t] if t < n else 0) if t <= stop else 0
             for t in range(first, last + 1)
         ]
 
     def room(self, is_buy: bool, first: int, last: int) -> np.ndarray:
         """Units it would trade for delivery on each day ``first..last`` (now)."""
+        return np.array(self.room_list(is_buy, first, last), dtype=np.int64)
+
+    def room_list(self, is_buy: bool, first: int, last: int) -> list[int]:
+        """:meth:`room` as a list (the negotiators' hot path: tiny, no numpy)."""
         self._project()
-        last = min(last, self.awi.n_steps - 1)
+        awi = self.awi
+        last = min(last, awi.n_steps - 1)
         if last < first:
-            return np.zeros(0, dtype=np.int64)
+            return []
         if not is_buy:
-            sell = self._sell[first : last + 1].copy()
-            awi = self.awi
-            short_sells = awi.is_last_level or (self.middle_short_sales and not awi.is_first_level)
-            if short_sells:  # sell ahead of inputs it can still buy
+            sell = self._sell_l[first : last + 1]
+            lead = self._short_lead()
+            if lead:  # sell ahead of inputs it can still buy
                 ahead = int(max(0.0, self.short_cap - self._short))
-                soon = self.awi.current_step + 2
-                sell[max(0, soon - first) :] += ahead
+                soon = awi.current_step + lead
+                for k in range(max(0, soon - first), len(sell)):
+                    sell[k] += ahead
             return sell
-        need = self._buy[first : last + 1]
-        if self.awi.is_first_level:
-            return need.copy()
-        room: np.ndarray = np.maximum(need, self._speculative(first, last))
-        return room
+        need = self._buy_l[first : last + 1]
+        if awi.is_first_level:
+            return need
+        return [max(a, b) for a, b in zip(need, self._speculative_list(first, last), strict=True)]
+
+    def _short_lead(self) -> int:
+        """Days ahead from which it sells ahead of inputs it can still buy (0: never)."""
+        awi = self.awi
+        if awi.is_last_level or (self.middle_short_sales and not awi.is_first_level):
+            return 2
+        if self.middle_lead and not awi.is_first_level:
+            return self.middle_lead
+        return 0
 
     def room_on(self, is_buy: bool, day: int) -> int:
         """``room(is_buy, day, day)[0]`` (0 past the last day), without the arrays."""
@@ -204,12 +238,12 @@ class MarketAgent(SCMLAgent):
         if day > awi.n_steps - 1:
             return 0
         if not is_buy:
-            units = int(self._sell[day])
-            shorts = awi.is_last_level or (self.middle_short_sales and not awi.is_first_level)
-            if shorts and day >= awi.current_step + 2:
+            units = self._sell_l[day]
+            lead = self._short_lead()
+            if lead and day >= awi.current_step + lead:
                 units += int(max(0.0, self.short_cap - self._short))
             return units
-        need = int(self._buy[day])
+        need = self._buy_l[day]
         if awi.is_first_level:
             return need
         return max(need, self._speculative_list(day, day)[0])
@@ -245,7 +279,10 @@ class MarketAgent(SCMLAgent):
         ``supply_margin`` (0: the chain's profit counts, not its own margin)."""
         awi = self.awi
         out = max(self._tp(awi.my_output_product), float(awi.catalog_prices[awi.my_output_product]))
-        return max(1, int(out / (1 + self.supply_margin) - awi.cost))
+        limit = max(1, int(out / (1 + self.supply_margin) - awi.cost))
+        if self.supply_at_cost:
+            limit = max(limit, int(awi.catalog_prices[awi.my_input_product]))
+        return limit
 
     def demand_floor(self) -> int:
         """The least it takes for final demand: its cost plus the input at a share of its
@@ -303,7 +340,7 @@ class MarketAgent(SCMLAgent):
                     c.unit_price >= self.demand_floor()
                     and self._lines_free(False, c)
                     and c.delivery >= awi.current_step + 2  # time to buy and make it
-                    and self._short_after(c) <= self.short_cap
+                    and self._short_after(c) <= self.short_cap + self._lead_allowance(c)
                 )
             else:
                 ok = c.quantity <= self.room_on(False, c.delivery)
@@ -314,6 +351,12 @@ class MarketAgent(SCMLAgent):
             if yes:
                 self._book(contracts[i], -1)
         return answer
+
+    def _lead_allowance(self, c: Contract) -> float:
+        """Extra units it may lack for a delivery far enough ahead to buy them up the chain."""
+        awi = self.awi
+        days = c.delivery - awi.current_step - int(awi.bb.settings["n_products"])
+        return self.lead_short * awi.n_lines * max(0, days)
 
     def _short_after(self, c: Contract) -> int:
         """Units it would lack (with no more purchases) after also selling ``c``."""
@@ -329,7 +372,7 @@ class MarketAgent(SCMLAgent):
         if short_today:
             self.short_cap = 0.0
         else:
-            self.short_cap = min(2.0 * lines, self.short_cap + lines / 10)
+            self.short_cap = min(self.short_lines * lines, self.short_cap + lines / 10)
         stock = awi.current_inventory[awi.my_output_product]
         if stock > self.stock_days[2] * lines:
             self.long_cap = max(lines / 2, self.long_cap / 2)
