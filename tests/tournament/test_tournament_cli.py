@@ -11,6 +11,7 @@ import yaml
 from tournament_helpers import F, T, table
 from typer.testing import CliRunner
 
+from accord.cli import app as accord_app
 from accord.tournament.cli import app, build_config, default_out
 from accord.tournament.config import TournamentConfig
 from accord.tournament.default import DEFAULT_OUT, default_config
@@ -77,7 +78,7 @@ def test_bad_input_gives_a_clear_error(tmp_path: Path) -> None:
     assert "cannot import module 'nowhere'" in result.output
     result = runner.invoke(app, ["tournament", str(tmp_path / "missing.yaml")])
     assert result.exit_code == 2 and "does not exist" in result.output
-    result = runner.invoke(app, ["report", str(tmp_path / "missing.sqlite")])
+    result = runner.invoke(accord_app, ["report", str(tmp_path / "missing.sqlite")])
     assert result.exit_code == 2 and "does not exist" in result.output
 
 
@@ -91,7 +92,7 @@ def test_report_command_writes_a_self_contained_page(tmp_path: Path) -> None:
     )
     run_tournament(cfg, out, "processes", workers=2)
     page = tmp_path / "page.html"
-    result = runner.invoke(app, ["report", str(out), "--out", str(page), "--trim", "0.1"])
+    result = runner.invoke(accord_app, ["report", str(out), "--out", str(page), "--trim", "0.1"])
     assert result.exit_code == 0, result.output
     html = page.read_text()
     assert "mean after cutting 10% from each end" in html

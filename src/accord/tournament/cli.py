@@ -1,8 +1,8 @@
-"""Command line: ``accord tournament [CONFIG.yaml | flags]`` and ``accord report RESULTS``.
+"""Command line: ``accord tournament [CONFIG.yaml | flags]``.
 
-``app`` holds both commands; mounting it without a name (``main.add_typer(app)``) puts
-them at the top level of ``accord``. ``tournament_command`` and ``report_command`` are
-the plain functions, for registering under other names.
+``app`` holds the command (``accord report RESULTS`` is :mod:`accord.commands.report`,
+the one report command); ``tournament_command`` is the plain function, for registering
+under another name.
 
 With no configuration and no ``--agents``/``--scenarios``, ``accord tournament`` runs the
 default tournament (:mod:`accord.tournament.default`). Running the same command again
@@ -35,7 +35,14 @@ from accord.tournament.config import TournamentConfig
 from accord.tournament.default import DEFAULT_OUT, default_config
 from accord.tournament.runner import TournamentRun, run_tournament
 
-app = typer.Typer(help="Tournaments: run, resume and report.", no_args_is_help=False)
+app = typer.Typer(help="Tournaments: run and resume.", no_args_is_help=False)
+
+
+@app.callback()
+def _group() -> None:
+    """Tournaments: run and resume (``app`` stays a group: ``app tournament ...``)."""
+
+
 #: Leaderboard titles: the scores are final utilities, discounted to the end time where the
 #: profile has a discount factor (the output says so once, under the boards).
 _TITLES = {
@@ -300,27 +307,6 @@ def summary(
             metric: json.loads(board.to_json(orient="records")) for metric, board in boards.items()
         },
     }
-
-
-@app.command("report")
-def report_command(
-    results: Annotated[Path, typer.Argument(help="tournament results file (.sqlite)")],
-    out: Annotated[
-        Path | None, typer.Option(help="HTML file (default: next to the results)")
-    ] = None,
-    trim: Annotated[float, typer.Option(help="score by a mean truncated by this much")] = 0.0,
-) -> None:
-    """Write a self-contained HTML report of a tournament results file."""
-    from accord.tournament.report import write_report
-
-    try:
-        target = write_report(results, out, trim=trim)
-    except AccordError as exc:
-        Console(stderr=True).print(
-            f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False
-        )
-        raise typer.Exit(2) from None
-    typer.echo(f"report written to {target}")
 
 
 def run_with_progress(
