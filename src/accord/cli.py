@@ -80,7 +80,8 @@ def _as_group(sub: typer.Typer, name: str, text: str) -> Command:
 
 
 def _load_command(module: str, name: str) -> Command:
-    wrapper = typer.Typer()
+    # no completion options of its own: a one-command wrapper would list them in its --help
+    wrapper = typer.Typer(add_completion=False)
     wrapper.registered_commands.extend(importlib.import_module(module).app.registered_commands)
     return _member(wrapper, name)
 

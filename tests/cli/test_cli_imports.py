@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -62,3 +64,14 @@ def test_help_starts_without_the_heavy_modules(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stderr
         assert "Usage:" in out.stdout
         assert out.stdout.rsplit("LOADED", 1)[1].split() == ["[]"], (args, out.stdout[-300:])
+
+
+@pytest.mark.parametrize("command", ["play", "report", "tournament"])
+def test_a_top_level_command_lists_no_shell_completion_options(command: str) -> None:
+    # those belong to `accord` itself (accord --help), not to each command
+    from typer.testing import CliRunner
+
+    from accord.cli import app
+
+    out = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "80"}).output
+    assert "Usage: " in out and "--install-completion" not in out

@@ -6,6 +6,7 @@ import base64
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from tournament_helpers import F, T, table
 from typer.testing import CliRunner
@@ -195,3 +196,15 @@ def test_agreements_below_the_own_reservation_value_are_counted_per_agent(tmp_pa
         "Agreements below the agent's own reservation value" in html
     )
     assert f"<td>Yes</td><td>{below}</td><td>{agreed}</td>" in html
+
+
+def test_an_entrant_refused_before_any_session_leaves_no_progress_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "entrant.py").write_text("X = 1\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["tournament", "--agents", "entrant:Nope,boulware", "--scenarios", "lunch"]
+    result = runner.invoke(app, [*args, "--reps", "1", "--sandbox", "process"])
+    assert result.exit_code == 2
+    assert "module 'entrant' has no attribute 'Nope'" in result.output
+    assert "0/?" not in result.output and "━" not in result.output

@@ -342,10 +342,11 @@ def run_with_progress(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False, disable=console.quiet) as bar:
-        task = bar.add_task(f"{cfg.name} ({executor})", total=None)
+        # shown from the first count on: an entrant refused before any session leaves no bar
+        task = bar.add_task(f"{cfg.name} ({executor})", total=None, visible=False)
 
         def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            bar.update(task, completed=done, total=total, visible=True)
 
         return run_tournament(cfg, path, executor, workers, address, progress=update, fresh=fresh)
 

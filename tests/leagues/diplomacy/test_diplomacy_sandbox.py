@@ -129,6 +129,7 @@ def test_docs_negotiator_entered_by_path_in_play_and_tournament(entries: Path) -
     )  # fmt: skip
     assert text.exit_code == 0, text.output
     assert "deals" in text.output
+    assert "sandbox: os for entered negotiators" in text.output
     res = runner.invoke(
         app,
         [
@@ -176,3 +177,4 @@ def test_process_mode_is_an_explicit_weaker_choice(entries: Path) -> None:
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "gives up OS isolation" in " ".join(res.output.split())
+    assert "sandbox: process for entered negotiators" in res.output

@@ -90,3 +90,16 @@ def test_every_test_named_in_the_spec_checklist_exists() -> None:
     for module, name in sorted(named):
         f = root / "tests" / "leagues" / "genius" / f"test_genius_{module}.py"
         assert f.exists() and f"def {name}(" in f.read_text(), (module, name)
+
+
+def test_evaluate_says_where_the_agent_ran() -> None:
+    args = ["genius", "evaluate", "kbagent", "-d", "job_candidate", "-p", "conceder"]
+    r = runner.invoke(app, args, env=ENV)
+    assert r.exit_code == 0, r.output
+    assert "sandbox: none (kbagent ran in this process)" in r.output
+    from accord.leagues.genius.cli import _sandbox_line
+
+    assert _sandbox_line("pkg.mod:Mine", "os") == (
+        "sandbox: os (a fresh bubblewrap sandbox per session)"
+    )
+    assert "gives up OS isolation" in _sandbox_line("pkg.mod:Mine", "process")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from accord.cli import app
@@ -158,3 +159,28 @@ def test_the_tournament_says_which_sandbox_ran() -> None:
     assert "sandbox: none (agents ran in the tournament's own processes" in " ".join(
         res.output.split()
     )
+
+
+def test_a_path_that_builds_no_han_agent_is_refused_before_any_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from accord.sandbox import sandbox_available
+
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "not_han.py").write_text("class NotHan:\n    pass\n")
+    monkeypatch.syspath_prepend(str(code))
+    mode = "os" if sandbox_available() is None else "process"
+    res = CliRunner().invoke(
+        app,
+        [
+            "han", "tournament", "not_han:NotHan", "--participants", "greedy", "--games",
+            "example-1", "--sandbox", mode, "--out", str(tmp_path / "t.sqlite"),
+        ],
+        env={"COLUMNS": "80"},
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    said = " ".join(res.output.split())
+    assert "could not build agent 'not_han:NotHan'" in said, said
+    assert "not a HanAgent subclass" in said
+    assert not (tmp_path / "t.sqlite").exists()  # refused before any game or file

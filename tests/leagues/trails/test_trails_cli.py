@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from accord.cli import app
@@ -62,3 +63,16 @@ def test_tournament_longer_games_go_on_after_a_player_is_home() -> None:
     assert r.exit_code == 0, r.output
     games = json.loads(r.output)["games"]
     assert games == 12  # 3 classes x 4 ordered pairs, self-play once
+
+
+def test_tournament_says_where_agents_ran_and_keeps_json_clean(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the sandbox line goes to stderr: --json on stdout stays one JSON document
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "entries"))
+    args = ["trails", "tournament", "-a", "purb", "-a", "trails_entries:Reliable"]
+    r = CliRunner().invoke(app, [*args, "--boards", "1", "--json", "--sandbox", "process"])
+    assert r.exit_code == 0, r.output
+    assert r.stderr.startswith("sandbox: process for trails_entries:Reliable")
+    assert "gives up OS isolation" in " ".join(r.stderr.split())
+    assert json.loads(r.stdout)["games"] > 0

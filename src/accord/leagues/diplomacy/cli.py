@@ -129,6 +129,8 @@ def play(
                 console.print(f"  {d['phase']} {d['id']}: {_deal_line(d['deal'])}", markup=False)
     for e in rec.errors[:20]:
         console.print(f"error: {e}", markup=False)
+    if mode is not None:  # say where the entered negotiators ran
+        console.print(f"sandbox: {mode.value} for entered negotiators", markup=False)
     if mode is not None and mode.weaker:
         console.print(PROCESS_GIVES_UP, markup=False)
 

@@ -223,12 +223,27 @@ def evaluate_cmd(
         typer.echo(json.dumps(out, indent=1))
     else:
         _print(console, agent, out)
+        console.print(_sandbox_line(agent, sandbox), markup=False, highlight=False)
     if report is not None:
         from accord.leagues.genius.report import write_report
 
         path = write_report(report, agent, records, out, people)
         if not as_json:
             console.print(f"report written to {path}")
+
+
+def _sandbox_line(agent: str, sandbox: str) -> str:
+    """Where ``agent`` ran: its sandbox mode (``process`` says what it gives up)."""
+    from accord.leagues.genius.sandboxed import genius_sandbox
+
+    mode = genius_sandbox(agent, sandbox)
+    if mode is None:
+        return f"sandbox: none ({agent} ran in this process)"
+    if mode == "process":
+        from accord.sandbox import PROCESS_GIVES_UP
+
+        return f"sandbox: process (a fresh child process per session); {PROCESS_GIVES_UP}"
+    return "sandbox: os (a fresh bubblewrap sandbox per session)"
 
 
 def _print(console: Console, agent: str, out: dict[str, dict[str, object]]) -> None:

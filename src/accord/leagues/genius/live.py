@@ -18,7 +18,10 @@ page shows.
     >>> store = GeniusStore(pathlib.Path(tmp.name) / "g.sqlite")
     >>> live = LiveSession.create(store, "s1", "job_candidate", (0, 1), Rules(turn_seconds=60),
     ...                           ("person:ann", "agent:kbagent"), clock=clock)
-    >>> live.session.offers[0].party    # the KBAgent's first offer
+    >>> live.session.offers    # the KBAgent takes a person's time to answer
+    []
+    >>> clock.advance(15.0); live.poll()    # at most a quarter of the 60 s turn
+    >>> live.session.offers[0].party    # its first offer
     1
     >>> again = LiveSession.resume(store, "s1", clock=clock)
     >>> [o.values == p.values for o, p in zip(again.session.offers, live.session.offers)]

@@ -51,6 +51,7 @@ __all__ = [
     "AgentError",
     "AgentGone",
     "HanHost",
+    "check_starts",
     "IsolatedAgent",
     "decode_event",
     "encode_event",
@@ -251,6 +252,21 @@ def isolated_factory(
 
     make.__name__ = label
     return make
+
+
+def check_starts(agent: str, mode: SandboxMode | str = SandboxMode.OS) -> None:
+    """Start ``agent`` once in its sandbox and stop it: a path that builds no HAN agent
+    (a missing class, another kind of agent, a failing constructor) is one
+    :class:`ConfigError` before any game, instead of games its agent never played."""
+    try:
+        probe = IsolatedAgent(agent, mode=mode)
+    except AgentFailure as exc:
+        raise ConfigError(_gone(agent, exc.reason, STARTUP)) from None
+    try:
+        if not probe.alive:
+            raise ConfigError(probe._dead or f"agent {agent!r} did not start")
+    finally:
+        probe.close()
 
 
 class HanHost(Host):

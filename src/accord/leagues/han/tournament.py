@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.core.imports import is_import_path
 from accord.leagues.han.domain import domain
-from accord.leagues.han.isolation import isolated_factory
+from accord.leagues.han.isolation import check_starts, isolated_factory
 from accord.leagues.han.match import play
 from accord.leagues.han.naming import agent_class
 from accord.leagues.han.participants import PARTICIPANTS
@@ -113,6 +114,9 @@ def run_tournament(
         agent_class(a) if shared_process else isolated_factory(a, mode=sandbox)
     if not shared_process:
         require_mode(sandbox)
+        for a in agents:  # each entrant built once in its sandbox, before any game
+            if is_import_path(a):
+                check_starts(a, sandbox)
     for p in participants:
         agent_class(p, PARTICIPANTS)
     for g in games:

@@ -134,7 +134,7 @@ def play_cmd(
             dormant_limit=dormant_limit,
         )  # fmt: skip
         setup = generate(dependency, board, **spec.to_dict())
-        _say_weaker(console, sandbox)
+        _say_sandbox(names, sandbox)
         r = play(setup, names, seed=seed, rules=rules, sandbox=sandbox)
     except AccordError as exc:
         console.print(f"[red]error:[/red] {exc}")
@@ -231,7 +231,7 @@ def tournament_cmd(
                 rules, until=LONGER_RULES.until, dormant_limit=LONGER_RULES.dormant_limit,
                 max_turns=LONGER_RULES.max_turns,
             )  # fmt: skip
-        _say_weaker(console, sandbox)
+        _say_sandbox(names, sandbox)
         r = run_tournament(
             names, boards=boards, seed=seed, out=out, executor=executor, workers=workers,
             board=spec, rules=rules, sandbox=sandbox,
@@ -415,9 +415,17 @@ def report_cmd(
         console.print(t_)
 
 
-def _say_weaker(console: Console, sandbox: str) -> None:
-    """Say what ``--sandbox process`` gives up (before any game)."""
+def _say_sandbox(names: list[str], sandbox: str) -> None:
+    """Say (on stderr, before any game; ``--json`` stays clean) where agents named by path
+    run, and what ``--sandbox process`` gives up."""
+    from accord.leagues.trails.sandboxed import agent_sandbox
+
+    entered = [n for n in names if agent_sandbox(n, sandbox)]
+    if not entered:
+        return  # built-ins (and --sandbox none) run in this process, as documented
+    err = Console(stderr=True)
+    err.print(f"sandbox: {sandbox} for {', '.join(entered)}", markup=False, highlight=False)
     if sandbox == "process":
         from accord.sandbox import PROCESS_GIVES_UP
 
-        console.print(f"[yellow]warning:[/yellow] {PROCESS_GIVES_UP}")
+        err.print(f"[yellow]warning:[/yellow] {PROCESS_GIVES_UP}")
