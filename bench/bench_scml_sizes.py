@@ -89,6 +89,7 @@ def main() -> None:
     ap.add_argument("--days", type=int, default=15, help="our world's days")
     ap.add_argument("--peer-days", type=int, default=0, help="the peer's days (0: the same)")
     ap.add_argument("--agent", default="market", help="our agent type (default: market)")
+    ap.add_argument("--first-seed", type=int, default=1, help="our worlds' seeds start here")
     args = ap.parse_args()
     sizes = [4] if args.smoke else [int(s) for s in args.sizes.split(",")]
     reps = 1 if args.smoke else args.reps
@@ -104,7 +105,7 @@ def main() -> None:
         theirs: list[dict[str, float]] = []
         ratios: list[float] = []
         for r in range(args.reps_large or reps if n >= 50 and not args.smoke else reps):
-            job = {"days": days, "levels": lv, "seed": r + 1, "agent": args.agent}
+            job = {"days": days, "levels": lv, "seed": r + args.first_seed, "agent": args.agent}
             pjob = {"days": peer_days, "levels": lv}
             sides = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]
             got: dict[str, dict[str, float]] = {}
