@@ -141,6 +141,16 @@ def test_docs_negotiator_entered_by_path_in_play_and_tournament(entries: Path) -
     rows = json.loads(res.output)
     assert {r["player"] for r in rows} >= {"dip_peaceful:Peaceful", "alliance"}
     assert len(rows) == 7 and all(r["stage"] == "group 0" for r in rows)
+    text = runner.invoke(
+        app,
+        [
+            "diplomacy", "tournament", "dip_peaceful:Peaceful", "alliance",
+            "--games", "1", "--last-year", "1901",
+        ],
+        env={"COLUMNS": "80"},
+    )  # fmt: skip
+    assert text.exit_code == 0, text.output
+    assert "sandbox: os for entered negotiators" in text.output
 
 
 def test_unknown_negotiator_and_bad_sandbox_mode_fail_before_work(entries: Path) -> None:

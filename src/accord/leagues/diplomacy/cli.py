@@ -191,11 +191,12 @@ def tournament(
     if real_time:
         options.update(clock="real", round_seconds=round_seconds)
     weaker = False
+    ran_in: str | None = None  # the sandbox mode of entered negotiators (None: no entrant)
     try:
         check_players(names)
         if any(is_entry(n) for n in names):
             mode = _sandbox_mode(sandbox)
-            weaker = mode.weaker
+            weaker, ran_in = mode.weaker, mode.value
             options.update(sandbox=mode.value, call_seconds=call_seconds)
         recs = run_tournament(
             names, games, seed=seed, out=out, executor=executor, workers=workers, **options
@@ -258,6 +259,8 @@ def tournament(
         f"ordered the pair (points, or centres when points are equal); * = significant at "
         f"{alpha}, ns = not."
     )
+    if ran_in is not None:  # say where the entered negotiators ran
+        console.print(f"sandbox: {ran_in} for entered negotiators", markup=False)
     if weaker:
         console.print(PROCESS_GIVES_UP, markup=False)
 
