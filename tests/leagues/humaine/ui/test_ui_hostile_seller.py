@@ -68,12 +68,10 @@ def test_a_hostile_sellers_payloads_show_as_text_and_never_run(
         watch(assistant, dialogs)
         assistant.goto(f"{ui}/assistant.html")
         expect(assistant.locator("#phase")).to_contain_text("negotiation")
+        expect(admin.locator("#phase")).to_contain_text("negotiation")
+        text = chat.locator("body").inner_text()
+        assert all(literal in text for literal in LITERAL), text
         for page in (chat, assistant, admin):
-            page.wait_for_load_state("networkidle")
-            text = page.locator("body").inner_text()
-            for literal in LITERAL:
-                if page is chat:
-                    assert literal in text, (literal, text)
             assert page.evaluate("window.__pwned") is None, page.url
             assert not page.locator("body img, body script:not([src]), body svg[onload]").count()
         assert dialogs == []
