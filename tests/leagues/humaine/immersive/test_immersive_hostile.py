@@ -45,9 +45,7 @@ def test_a_hostile_sellers_payloads_never_run_on_the_immersive_page(
         said = page.request.post(f"{ui}/api/say", data={"text": "Celia, two eggs please?"})
         assert said.json()["reply"]["permitted"] is True
         shown = re.sub(r"\s+", " ", re.sub(r"<[^<>]*>", " ", " | ".join(PAYLOADS))).strip()
-        history = page.locator("#history li")
-        expect(history).to_have_count(2)
-        expect(history.nth(1)).to_contain_text(shown)
+        expect(page.locator("#history li", has_text="javascript:")).to_contain_text(shown)
         celia = page.locator(".seat[data-name=Celia]")
         expect(celia.locator(".gesture-label")).to_contain_text("smile")  # payloads dropped
         text = page.locator("body").inner_text()
