@@ -33,7 +33,7 @@ guaranteed and what is not.
 
 from __future__ import annotations
 
-from accord.sandbox.host import Host, HostContext
+from accord.sandbox.host import Host, HostContext, Then
 from accord.sandbox.limits import (
     PROCESS_GIVES_UP,
     AgentCrashed,
@@ -56,6 +56,7 @@ __all__ = [
     "AgentRaised",
     "AgentTimeout",
     "Host",
+    "Then",
     "HostContext",
     "Limits",
     "Sandbox",

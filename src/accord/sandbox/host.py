@@ -33,12 +33,13 @@ code_paths=[...])``. See ``docs/sandbox.md``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from accord.core.errors import UsageError
 
-__all__ = ["Host", "HostContext", "Asker"]
+__all__ = ["Host", "HostContext", "Asker", "Then"]
 
 
 class Asker(Protocol):
@@ -61,6 +62,18 @@ class HostContext:
     data_dir: str | None
     ask: Asker
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Then:
+    """What ``handle`` returns to answer now and then run ``follow`` at once: ``value``
+    goes back as this call's answer, and ``follow()``'s (or its exception) as a second
+    frame, which the organiser reads with :meth:`~accord.sandbox.Sandbox.receive` as the
+    answer of a call it knows comes next (a counter-offer after a rejection, say): one
+    request instead of two, each answer still timed and checked on its own."""
+
+    value: Any
+    follow: Callable[[], Any]
 
 
 class Host:

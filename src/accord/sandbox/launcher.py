@@ -10,6 +10,7 @@ as soon as the organiser's end of the pipe closes, whatever the agent is doing.
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib
 import json
 import os
@@ -19,11 +20,12 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from accord.core.errors import StateError, UsageError
 from accord.sandbox.frames import encode, read_trusted
-from accord.sandbox.host import Host, HostContext
+from accord.sandbox.host import Host, HostContext, Then
 
 _PR_SET_NO_NEW_PRIVS = 38
 _RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_FSIZE")
@@ -53,17 +55,29 @@ def main(rfd: int, wfd: int) -> None:
                 host.close()
             finally:
                 os._exit(0)
-        try:
-            value = host.handle(msg["op"], msg.get("payload"))
-            frame = _answer(value)
-        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too
-            frame = {
-                "t": "raised",
-                "type": type(exc).__name__,
-                "error": _describe(exc),
-                "traceback": traceback.format_exc()[-8000:],
-            }
-        send(frame)
+        then = _serve(send, functools.partial(host.handle, msg["op"], msg.get("payload")))
+        if then is not None:  # answered; now the call the organiser knows comes next
+            _serve(send, then)
+
+
+def _serve(send: Any, run: Callable[[], Any]) -> Callable[[], Any] | None:
+    """Send ``run()``'s answer (or its exception) as one frame; a :class:`Then`'s
+    ``follow`` is returned to be served next."""
+    follow = None
+    try:
+        value = run()
+        if isinstance(value, Then):
+            value, follow = value.value, value.follow
+        frame = _answer(value)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt too
+        frame = {
+            "t": "raised",
+            "type": type(exc).__name__,
+            "error": _describe(exc),
+            "traceback": traceback.format_exc()[-8000:],
+        }
+    send(frame)
+    return follow if frame["t"] == "ok" else None
 
 
 def _answer(value: Any) -> dict[str, Any]:

@@ -225,6 +225,13 @@ class Sandbox:
         with self._lock:
             return self._call(op, payload, timeout, serve, trusted_pickle)
 
+    def receive(self, op: str, timeout: float | None = None) -> Any:
+        """The next answer without sending a request: the second frame of a call whose
+        host returned a :class:`~accord.sandbox.host.Then` (``op`` names it in errors).
+        Same deadline, checks and failures as :meth:`call`."""
+        with self._lock:
+            return self._call(op, None, timeout, None, False, send=False)
+
     def close(self) -> None:
         """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
         if self._closed:
@@ -254,7 +261,14 @@ class Sandbox:
 
     # -- plumbing -----------------------------------------------------------------------
     def _call(
-        self, op: str, payload: Any, timeout: float | None, serve: Serve | None, pickled: bool
+        self,
+        op: str,
+        payload: Any,
+        timeout: float | None,
+        serve: Serve | None,
+        pickled: bool,
+        *,
+        send: bool = True,
     ) -> Any:
         if self.failure is not None:
             raise type(self.failure)(self.failure.reason, self.failure.agent_traceback)
@@ -265,7 +279,10 @@ class Sandbox:
         limit = timeout if timeout is not None else self.limits.call_timeout
         deadline = time.monotonic() + limit
         try:
-            write_frame(self._w, {"op": op, "payload": payload}, deadline, trusted_pickle=pickled)
+            if send:
+                write_frame(
+                    self._w, {"op": op, "payload": payload}, deadline, trusted_pickle=pickled
+                )
             while True:
                 msg = self._reader.read(deadline)
                 kind = msg.get("t") if isinstance(msg, dict) else None

@@ -25,6 +25,7 @@ a recorded failure.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import resource
 import time
@@ -48,6 +49,7 @@ from accord.sandbox import (
     Limits,
     Sandbox,
     SandboxMode,
+    Then,
     agent_code,
     require_mode,
     start_sandbox,
@@ -253,6 +255,12 @@ class SandboxedNegotiator(Negotiator):
         self._sid = next(_sids)
         self._sent = 0
         self._dead: str | None = None
+        self.counters = False
+        """True where a REJECT is followed at once by ``propose`` on the same view (the
+        offer protocols' counter-offer, set by the session): the host then proposes
+        right after answering, and ``propose`` only reads that answer (one request, not
+        two; each answer keeps its own deadline and checks)."""
+        self._pending: tuple[Any, int] | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
         extra = {
@@ -273,7 +281,13 @@ class SandboxedNegotiator(Negotiator):
         self._call("start", view, extra)
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
-        out = self._call("propose", view)
+        pending, self._pending = self._pending, None
+        if pending is not None and pending == (view.state(), len(view.offers)):
+            out = self._send("propose", None, self._timeout("propose"), receive=True)
+        else:
+            if pending is not None:
+                self._pending = pending  # _call drops the stale answer first
+            out = self._call("propose", view)
         if out is None:
             return None
         if isinstance(out, list) and all(_scalar(v) for v in out):
@@ -282,8 +296,13 @@ class SandboxedNegotiator(Negotiator):
         raise IsolatedAgentError(self._dead)
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        out = self._call("respond", view, {"offer": offer})
+        extra: dict[str, Any] = {"offer": offer}
+        if self.counters:
+            extra["counter"] = True
+        out = self._call("respond", view, extra)
         if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
+            if self.counters and out == Response.REJECT:
+                self._pending = (view.state(), len(view.offers))
             return Response(out)
         if out is None:  # a timed-out call: the session records the timeout
             return Response.REJECT
@@ -301,21 +320,37 @@ class SandboxedNegotiator(Negotiator):
 
     def close(self) -> None:
         """Give the sandbox back for the worker's next session (idempotent)."""
+        pending, self._pending = self._pending, None
         box, self._box = self._box, None
-        if box is not None:
-            _release(box)
+        if box is None:
+            return
+        if pending is not None:  # an answer never asked for: read it before reuse
+            # raised: it was read; any other failure: the process is gone, not reused
+            with contextlib.suppress(AgentFailure):
+                box.receive("propose", self._timeout("propose"))
+        _release(box)
+
+    def _timeout(self, op: str) -> float:
+        limit = self.limits.call_timeout
+        return (max(limit, _STARTUP) if op in ("start", "end") else limit) + _GRACE
 
     def _call(self, op: str, view: NegotiatorView, extra: dict[str, Any] | None = None) -> Any:
+        if self._pending is not None:  # an answer the session did not ask for: drop it
+            self._pending = None
+            self._send("propose", None, self._timeout("propose"), receive=True)
+        new = list(view.offers[self._sent :])
+        self._sent = len(view.offers)
+        payload = {"sid": self._sid, "state": (*view.state(), new), **(extra or {})}
+        return self._send(op, payload, self._timeout(op))
+
+    def _send(self, op: str, payload: Any, timeout: float, *, receive: bool = False) -> Any:
         if self._dead is not None:
             raise IsolatedAgentError(self._dead)
         box = self._box
         assert box is not None
-        new = list(view.offers[self._sent :])
-        self._sent = len(view.offers)
-        payload = {"sid": self._sid, "state": (*view.state(), new), **(extra or {})}
-        limit = self.limits.call_timeout
-        timeout = (max(limit, _STARTUP) if op in ("start", "end") else limit) + _GRACE
         try:
+            if receive:
+                return box.receive(op, timeout)
             return box.call(op, payload, timeout, trusted_pickle=True)
         except AgentTimeout:
             self._dead = f"{op}() did not answer within {timeout:.2f} s; the process was killed"
@@ -384,10 +419,12 @@ class NegotiatorHost(Host):
             neg.on_start(view)
             return None
         if op == "propose":
-            out = neg.propose(view)
-            return None if out is None else [_plain(v) for v in out]
+            return _outcome(neg.propose(view))
         if op == "respond":
-            return int(neg.respond(view, payload["offer"]))
+            answer = int(neg.respond(view, payload["offer"]))
+            if answer == Response.REJECT and payload.get("counter"):
+                return Then(answer, lambda: _outcome(neg.propose(view)))
+            return answer
         if op == "end":
             del self.sessions[sid]
             neg.on_end(view, payload["result"])
@@ -400,6 +437,10 @@ class NegotiatorHost(Host):
             used = resource.getrusage(resource.RUSAGE_SELF)
             return used.ru_utime + used.ru_stime
         raise UsageError(f"unknown op {op!r}")
+
+
+def _outcome(out: Outcome | None) -> list[Any] | None:
+    return None if out is None else [_plain(v) for v in out]
 
 
 def _plain(v: Any) -> Any:

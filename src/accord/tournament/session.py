@@ -23,6 +23,7 @@ from accord.core.interrupts import user_interrupted
 from accord.core.negotiator import Negotiator
 from accord.core.outcomes import OutcomeSpace
 from accord.core.protocols import DEFAULT_PROTOCOL, make_session, protocol_info
+from accord.core.protocols.offers import NegotiatorSeat, OfferRules, OfferSession
 from accord.core.protocols.result import Action, EndReason, FailureKind
 from accord.core.protocols.tracelog import TraceLog
 from accord.core.scenario import Scenario
@@ -93,6 +94,16 @@ class SessionRecord:
     trace: tuple[Any, ...] | None
 
 
+def _counters(session: Any) -> bool:
+    """True where every seat proposes at once, on the same view, after its REJECT."""
+    return (
+        isinstance(session, OfferSession)
+        and isinstance(session.rules, OfferRules)
+        and session.rules.counter_offers
+        and all(type(seat) is NegotiatorSeat for seat in session.seats)
+    )
+
+
 def run_session(task: Task, ctx: RunContext) -> SessionRecord:
     """Run one session and return its rows. Never raises for an agent's fault."""
     spec = task.spec
@@ -142,6 +153,10 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
         time_limit=limit,
         memories=memories,
     )
+    if _counters(session):
+        for n in negotiators:
+            if isinstance(n, SandboxedNegotiator):
+                n.counters = True
     try:
         result = session.run()
     finally:

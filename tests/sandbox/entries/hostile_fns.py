@@ -165,4 +165,13 @@ def run(op: str, payload: Any, context: Any) -> Any:  # noqa: C901, PLR0911, PLR
             for _ in range(payload):
                 f.write(b"x" * (1 << 20))
         return "written"
+    if op == "then":  # answer now, then a second frame (the organiser's receive)
+        from accord.sandbox import Then
+
+        def follow() -> Any:
+            if payload == "raise":
+                raise RuntimeError("follow failed")
+            return {"second": payload}
+
+        return Then({"first": payload}, follow)
     raise ValueError(f"unknown op {op!r}")
