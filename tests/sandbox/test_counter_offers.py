@@ -42,6 +42,8 @@ def test_then_sends_two_answers_read_in_order() -> None:
         with pytest.raises(AgentRaised, match="follow failed"):
             box.receive("then")
         assert box.alive
+        with pytest.raises(AgentRaised, match="cannot be sent as JSON"):
+            box.call("then_set", None)
         assert box.call("echo", [1]) == [1]  # nothing left over in the channel
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import importlib
-import json
 import os
 import resource
 import select
@@ -77,12 +76,13 @@ def _serve(send: Any, run: Callable[[], Any]) -> Callable[[], Any] | None:
             "traceback": traceback.format_exc()[-8000:],
         }
     send(frame)
-    return follow if frame["t"] == "ok" else None
+    return follow if isinstance(frame, bytes) else None
 
 
-def _answer(value: Any) -> dict[str, Any]:
+def _answer(value: Any) -> bytes | dict[str, Any]:
+    """The answer's frame, encoded once (or the error to send if it is not JSON)."""
     try:
-        json.dumps(value)
+        return encode({"t": "ok", "value": value})
     except (TypeError, ValueError, RecursionError) as exc:
         return {
             "t": "raised",
@@ -90,7 +90,6 @@ def _answer(value: Any) -> dict[str, Any]:
             "error": f"the agent's answer cannot be sent as JSON: {exc}"[:500],
             "traceback": "",
         }
-    return {"t": "ok", "value": value}
 
 
 def _describe(exc: BaseException) -> str:
@@ -105,7 +104,7 @@ def _sender(wfd: int) -> Any:
     lock = threading.Lock()
 
     def send(obj: Any) -> None:
-        data = encode(obj)
+        data = obj if isinstance(obj, bytes) else encode(obj)
         with lock:
             view = memoryview(data)
             while view:

@@ -174,4 +174,8 @@ def run(op: str, payload: Any, context: Any) -> Any:  # noqa: C901, PLR0911, PLR
             return {"second": payload}
 
         return Then({"first": payload}, follow)
+    if op == "then_set":  # a first answer that is not JSON: no second frame follows
+        from accord.sandbox import Then
+
+        return Then({1, 2}, lambda: "never sent")
     raise ValueError(f"unknown op {op!r}")

@@ -29,7 +29,16 @@ def needs_speech() -> None:
 
 
 @pytest.fixture
-def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def celia_app() -> Any:
+    """Makes Celia's service from the orchestrator's URL; a test module overrides this
+    fixture to seat another seller (a hostile one) in Celia's chair."""
+    return lambda orch: gesturing_seller("Celia", orch)
+
+
+@pytest.fixture
+def stage(
+    request: pytest.FixtureRequest, tmp_path: Path, celia_app: Any
+) -> Iterator[dict[str, Any]]:
     """Orchestrator + immersive UI server + gesturing Celia and Watson, on loopback; R0's
     gap is ``HUMAN_GAP`` unless parametrized (``indirect=True``) with another."""
     gap = float(getattr(request, "param", HUMAN_GAP))
@@ -63,7 +72,7 @@ def stage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, 
     servers = [
         ServerThread(orch, socks["orch"]),
         ServerThread(ui, socks["ui"]),
-        ServerThread(gesturing_seller("Celia", urls["orch"]), socks["Celia"]),
+        ServerThread(celia_app(urls["orch"]), socks["Celia"]),
         ServerThread(gesturing_seller("Watson", urls["orch"]), socks["Watson"]),
     ]
     for s in servers:

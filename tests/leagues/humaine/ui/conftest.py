@@ -21,8 +21,17 @@ UNCONFIRMED_AFTER = 3.0
 """Seconds the orchestrator waits for a confirmation in the ``unconfirmed`` platform."""
 
 
+@pytest.fixture
+def celia_app() -> Any:
+    """Makes Celia's service from the orchestrator's URL; a test module overrides this
+    fixture to seat another seller (a hostile one) in Celia's chair."""
+    return lambda orch: tiny_agent("Celia", 6.0, orch)
+
+
 @pytest.fixture(params=["plain"])
-def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def platform(
+    request: pytest.FixtureRequest, tmp_path: Path, celia_app: Any
+) -> Iterator[dict[str, Any]]:
     """Orchestrator + UI server + Celia (6.00) and Watson (7.50), all on loopback; with
     ``@pytest.mark.parametrize("platform", ["manager"], indirect=True)`` also the
     competition manager (admin password ``manager-pw``); with ``["fast"]`` R0's gap
@@ -75,7 +84,7 @@ def platform(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[st
     servers = [
         ServerThread(orch_app, socks["orch"]),
         ServerThread(ui_app, socks["ui"]),
-        ServerThread(tiny_agent("Celia", 6.0, urls["orch"]), socks["Celia"]),
+        ServerThread(celia_app(urls["orch"]), socks["Celia"]),
         ServerThread(tiny_agent("Watson", 7.5, urls["orch"]), socks["Watson"]),
     ]
     if manager is not None:

@@ -146,3 +146,61 @@ class SharedLoop:
         for s in self.servers:
             s.should_exit = True
         self.thread.join(timeout=10)
+
+
+PWN = "window.__pwned=1"
+PAYLOADS = [
+    f'<img src=x onerror="{PWN}">',
+    f"<script>{PWN}</script>",
+    f"javascript:{PWN}",
+    f'"><svg onload="{PWN}">',
+    f"&lt;img src=x onerror={PWN}&gt;",
+    f"' onmouseover='{PWN}' x='",
+]
+"""Script payloads a hostile seller puts in every text and field it controls."""
+LITERAL = [f"javascript:{PWN}", f"&lt;img src=x onerror={PWN}&gt;", f"' onmouseover='{PWN}' x='"]
+"""The payloads without a tag: the pages drop SSML tags from a seller's text, so these
+are the ones that must show exactly as the seller typed them."""
+
+
+def hostile_seller(name: str, orchestrator: str) -> FastAPI:
+    """A seller (``name``) that answers each utterance of the Human with a message whose
+    text, behaviour (gestures), emotion and price unit are all script payloads."""
+    app = FastAPI()
+    state: dict[str, Any] = {"secret": None}
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def relay(body: dict[str, Any]) -> None:
+        headers = {"X-Accord-Token": state["secret"]} if state["secret"] else {}
+        async with httpx.AsyncClient(timeout=5, trust_env=False) as c:
+            r = await c.post(f"{orchestrator}/relayMessage", json=body, headers=headers)
+        app.state.answers.append((r.status_code, r.text))
+
+    app.state.answers = []  # the orchestrator's answers to the relays, for the test
+
+    @app.post("/setUtility")
+    async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
+        state["secret"] = body.pop("token", None)
+        return {"status": "Acknowledged", "utility": body}
+
+    @app.post("/startRound")
+    @app.post("/endRound")
+    @app.post("/receiveRejection")
+    async def ack(body: dict[str, Any]) -> dict[str, str]:
+        return {"status": "Acknowledged"}
+
+    @app.post("/receiveMessage")
+    async def receive(body: dict[str, Any]) -> dict[str, Any]:
+        if body.get("speaker") == "Human":
+            quantity = {"egg": 2, "flour": 2}  # good names are checked (422): not here
+            bid = {"type": "SellOffer", "quantity": quantity,
+                   "price": {"unit": PAYLOADS[1], "value": 4.0}}  # fmt: skip
+            msg = {"roundId": body.get("roundId"), "speaker": name, "addressee": "Human",
+                   "role": "seller", "text": " | ".join(PAYLOADS), "bid": bid,
+                   "behavior": [*PAYLOADS, "smile"], "emotion": PAYLOADS[3]}  # fmt: skip
+            task = asyncio.get_running_loop().create_task(relay(msg))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        return {"status": "Acknowledged", "interpretation": body}
+
+    return app
