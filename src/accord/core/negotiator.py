@@ -56,12 +56,13 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         False
     """
 
-    __slots__ = ("_chunk", "_cols", "_ids", "_items", "_table")
+    __slots__ = ("_chunk", "_cols", "_ids", "_items", "_packed", "_table")
 
     def __init__(self, items: Sequence[tuple[int, Outcome]] = (), chunk: int | None = None) -> None:
         self._cols = Columns("Hq", chunk)  # the offers moved to disk: proposer, outcome id
         self._chunk = self._cols.chunk
         self._items: list[tuple[int, Outcome]] = []  # the newest offers
+        self._packed = 0  # how many of them are also packed in the columns' memory tail
         self._table: list[Outcome] = []
         self._ids: dict[Outcome, int] = {}
         for k, outcome in items:
@@ -70,22 +71,32 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
     def _append(self, k: int, outcome: Outcome) -> None:
         items = self._items
         items.append((k, outcome))
-        i = self._ids.get(outcome)
-        if i is None:
-            i = self._ids[outcome] = len(self._table)
-            self._table.append(outcome)
-        parties, oids = self._cols.arrays  # the same rows, packed, ready to move to disk
-        parties.append(k)
-        oids.append(i)
         if len(items) >= self._chunk:
+            self._pack()
             self._cols.spill()  # a quick write: no pause near a deadline
             self._items = []
+            self._packed = 0
+
+    def _pack(self) -> None:
+        """Pack the offers not packed yet (lazily: only to move them to disk or pickle)."""
+        items, ids, table = self._items, self._ids, self._table
+        parties, oids = self._cols.arrays
+        for k, outcome in items[self._packed :]:
+            i = ids.get(outcome)
+            if i is None:
+                i = ids[outcome] = len(table)
+                table.append(outcome)
+            parties.append(k)
+            oids.append(i)
+        self._packed = len(items)
 
     def __getstate__(self) -> tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]:
+        self._pack()
         return (self._cols, self._table, self._items)
 
     def __setstate__(self, state: tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]) -> None:
         self._cols, self._table, self._items = state
+        self._packed = len(self._items)
         self._chunk = self._cols.chunk
         self._ids = {o: i for i, o in enumerate(self._table)}
 

@@ -30,18 +30,22 @@ from accord.core.protocols.result import Action, TraceEntry
 
 _ACTIONS = tuple(Action)
 _CODE = {a: i for i, a in enumerate(_ACTIONS)}
+_BATCH = 256  # entries kept as tuples before they are packed (bounds their memory)
 
 
 class TraceLog(Sequence[TraceEntry]):
     """A session's actions, oldest first, stored column by column (``chunk``: entries
     kept in memory before the oldest move to disk)."""
 
-    __slots__ = ("_app", "_chunk", "_cols", "_head", "_ids", "_table")
+    __slots__ = ("_app", "_chunk", "_cols", "_head", "_ids", "_pending", "_table")
 
     def __init__(self, chunk: int | None = None) -> None:
         self._cols = Columns("qHBdq", chunk)  # step, party, action, time, outcome id
         self._table: list[Outcome | None] = [None]
         self._ids: dict[Outcome, int] = {}
+        # the newest entries as plain tuples, packed into the columns only when read or
+        # when a chunk is full (most sessions are short: packing each action cost more)
+        self._pending: list[tuple[int, int, Action, Outcome | None, float]] = []
         self._bind()
 
     def _bind(self) -> None:
@@ -51,23 +55,38 @@ class TraceLog(Sequence[TraceEntry]):
         self._app = tuple(a.append for a in arrays)
 
     def __getstate__(self) -> tuple[Columns, list[Outcome | None]]:
+        self._flush()
         return (self._cols, self._table)
 
     def __setstate__(self, state: tuple[Columns, list[Outcome | None]]) -> None:
         self._cols, self._table = state
+        self._pending = []
         self._ids = {o: i for i, o in enumerate(self._table) if o is not None}
         self._bind()
 
     def add(self, step: int, party: int, action: Action, outcome: Outcome | None, t: float) -> None:
         """Append one action."""
+        pending = self._pending
+        pending.append((step, party, action, outcome, t))
+        if len(pending) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Pack the pending entries into the columns (in order: outcome ids as before)."""
+        pending = self._pending
+        if not pending:
+            return
         s, p, a, tm, o = self._app
-        s(step)
-        p(party)
-        a(_CODE[action])
-        tm(t)
-        o(0 if outcome is None else self._id(outcome))
-        if len(self._head) >= self._chunk:
-            self._cols.spill()
+        code, oid, head, chunk = _CODE, self._id, self._head, self._chunk
+        for step, party, action, outcome, t in pending:
+            s(step)
+            p(party)
+            a(code[action])
+            tm(t)
+            o(0 if outcome is None else oid(outcome))
+            if len(head) >= chunk:  # a full chunk moves to disk, as each add did before
+                self._cols.spill()
+        pending.clear()
 
     def append(self, entry: tuple[int, int, Action, Outcome | None, float]) -> None:
         """Append one ``(step, party, action, outcome, time)`` entry."""
@@ -85,15 +104,18 @@ class TraceLog(Sequence[TraceEntry]):
 
     def sort_by_step(self) -> None:
         """Reorder the entries by step (stable)."""
+        self._flush()
         entries = sorted(self, key=lambda e: e.step)
         for i, e in enumerate(entries):
             self[i] = e
 
     def __setitem__(self, i: int, entry: tuple[int, int, Action, Outcome | None, float]) -> None:
         step, party, action, outcome, t = entry
+        self._flush()
         self._cols.set(i, step, party, _CODE[action], t, self._id(outcome))
 
     def _entry(self, i: int) -> TraceEntry:
+        self._flush()
         step, party, action, t, oid = self._cols.row(i)
         return TraceEntry(step, party, _ACTIONS[action], self._table[oid], t)
 
@@ -107,9 +129,10 @@ class TraceLog(Sequence[TraceEntry]):
         return self._entry(i)
 
     def __len__(self) -> int:
-        return len(self._cols)
+        return len(self._cols) + len(self._pending)
 
     def __iter__(self) -> Iterator[TraceEntry]:
+        self._flush()
         table = self._table
         for b in self._cols.blocks():
             rows = zip(*(b[f"c{c}"].tolist() for c in range(5)), strict=True)
@@ -137,21 +160,25 @@ class TraceLog(Sequence[TraceEntry]):
     ]:
         """Every entry's party, action code (the index in :class:`Action`), time and
         outcome id (0: none; see :attr:`outcomes`), as numpy arrays, for bulk work."""
+        self._flush()
         c = self._cols
         return (c.column(1), c.column(2), c.column(3), c.column(4))
 
     @property
     def outcomes(self) -> list[Outcome | None]:
         """The distinct outcomes by id (id 0 is None: no outcome)."""
+        self._flush()
         return self._table
 
     @property
     def nbytes(self) -> int:
         """Bytes of the entries, packed (in memory and on disk; not counting the
         distinct outcomes)."""
+        self._flush()
         return self._cols.nbytes
 
     @property
     def memory_nbytes(self) -> int:
         """Bytes of the entries held in memory (at most one chunk)."""
+        self._flush()
         return self._cols.memory_nbytes
