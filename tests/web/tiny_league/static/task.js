@@ -8,7 +8,7 @@ function show(view) {
   $("rounds").textContent = view.rounds;
 }
 show(me);
-participant.live({
+const channel = participant.live({
   participant: (view) => (me = view),
   reply: (r) => {
     $("reply").textContent = r.accepted ? `Accepted: you keep ${100 - r.give}.` : "Rejected: nobody gets anything.";
@@ -24,6 +24,8 @@ $("offer").onclick = async () => {
     $("error").textContent = e.message;
   }
 };
+// Offers open once the live channel is: the agent's reply comes through it.
+channel.addEventListener("open", () => ($("offer").disabled = false), { once: true });
 $("next").onclick = async () => {
   const view = await participant.me();
   if (view.status !== "consented") return go(view.next);
