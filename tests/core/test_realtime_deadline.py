@@ -54,8 +54,10 @@ def test_a_timed_session_ends_at_its_deadline_with_a_compact_trace() -> None:
     assert isinstance(result.trace, TraceLog) and len(result.trace) == result.steps
     assert result.trace.nbytes <= 32 * result.steps
     # bytes: the in-memory columns hold at most CHUNK rows (about 40 bytes a row, twice that
-    # while an array grows); tuples per step would cost well over 100 bytes a row
-    assert peak < 80 * min(result.steps, CHUNK) + 2_000_000
+    # while an array grows) beside about 3 MB of session, scenario and chunk-spill overhead
+    # (measured: an 8.0 MB peak at both 122,000 and 254,000 steps); tuples per step would
+    # cost well over 100 bytes a row and keep growing with the steps
+    assert peak < 80 * min(result.steps, CHUNK) + 3_000_000
 
 
 def test_an_answer_arriving_after_the_deadline_does_not_count() -> None:
