@@ -165,7 +165,7 @@ def native_arch() -> str | None:
 def filter_program(arch: str) -> bytes:
     """The filter for ``arch`` (``"x86_64"`` or ``"aarch64"``) as raw ``sock_filter``s."""
     index = {"x86_64": 0, "aarch64": 1}[arch]
-    denied = sorted({n[index] for n in DENIED.values() if n[index] is not None})
+    denied = sorted({nr for n in DENIED.values() if (nr := n[index]) is not None})
     Jump = int | str  # an offset, or a label defined below (jumps go forward only)
     body: list[tuple[int, Jump, Jump, int]] = [
         (_LD_ABS_W, 0, 0, _ARCH),
