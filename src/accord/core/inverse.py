@@ -115,10 +115,9 @@ class UtilityInverse:
 
     def at_least(self, target: float) -> Outcome:
         """An outcome with the lowest utility that is still >= ``target`` (best if none)."""
-        if self._exact:  # the common case, written out (agents ask at every offer)
-            i = bisect_left(self._keys, target - 1e-12)  # type: ignore[arg-type]
-        else:
-            i = self._position(target)
+        # the common (exact) case written out: agents ask at every offer
+        exact = self._exact
+        i = bisect_left(self._keys, target - 1e-12) if exact else self._position(target)
         n = len(self._order)
         if i >= n:
             i = n - 1
