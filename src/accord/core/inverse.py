@@ -12,7 +12,8 @@ bucketed into 65,536 levels and radix-sorted, which keeps a 10^6-outcome space u
     ((5,), (10,), (0,))
 
 Utilities are immutable, so :func:`inverse_of` keeps one inverse per utility object and
-every session on the same profile (a tournament's repetitions, say) shares it. Spaces
+every session on the same profile (a tournament's repetitions, say) shares it; only the
+:data:`SHARED_INVERSES` most recently used are kept, so a long run stays bounded. Spaces
 with more than :data:`~accord.core.finder.ENUMERATE_LIMIT` outcomes get a finder that
 uses the utility's structure instead (:mod:`accord.core.finder`); both answer the
 :class:`Inverse` queries.
@@ -21,7 +22,6 @@ uses the utility's structure instead (:mod:`accord.core.finder`); both answer th
 from __future__ import annotations
 
 import math
-import weakref
 from bisect import bisect_left
 from typing import Protocol
 
@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from accord.core.finder import finder_for, is_huge
 from accord.core.outcomes import Outcome
+from accord.core.shared import SharedCache
 from accord.core.utilities import UtilityFunction
 
 _LEVELS = 65535
@@ -122,7 +123,10 @@ class UtilityInverse:
         return self._outcome(0)
 
 
-_INVERSES: weakref.WeakKeyDictionary[UtilityFunction, Inverse] = weakref.WeakKeyDictionary()
+SHARED_INVERSES = 64
+"""How many utilities' inverses are kept (least recently used dropped first)."""
+
+_INVERSES: SharedCache[UtilityFunction, Inverse] = SharedCache(SHARED_INVERSES)
 
 
 def inverse_of(utility: UtilityFunction) -> Inverse:
@@ -135,11 +139,11 @@ def inverse_of(utility: UtilityFunction) -> Inverse:
     >>> inverse_of(u) is inverse_of(u)
     True
     """
-    inv = _INVERSES.get(utility)
-    if inv is None:
-        inv = finder_for(utility) if is_huge(utility.space) else UtilityInverse(utility)
-        _INVERSES[utility] = inv
-    return inv
+    return _INVERSES.get_or_build(utility, _build)
+
+
+def _build(utility: UtilityFunction) -> Inverse:
+    return finder_for(utility) if is_huge(utility.space) else UtilityInverse(utility)
 
 
 def clear_inverses() -> None:

@@ -30,7 +30,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from accord.sandbox.bwrap import SCRATCH, bwrap_command, next_uid, runtime_paths
+from accord.sandbox.bwrap import (
+    SCRATCH,
+    bwrap_command,
+    next_uid,
+    os_strategy,
+    runtime_paths,
+    stage_and_drop,
+)
 from accord.sandbox.frames import FrameReader, FrameTimeout, PeerClosed, write_frame
 from accord.sandbox.limits import (
     AgentCrashed,
@@ -42,6 +49,7 @@ from accord.sandbox.limits import (
     SandboxMode,
     SandboxUnavailable,
 )
+from accord.sandbox.seccomp import seccomp_fd
 
 __all__ = ["Sandbox", "probe", "sandbox_available", "start_sandbox"]
 
@@ -56,10 +64,16 @@ _SIGNALS = {
     signal.SIGXFSZ: "the file-size limit of {fsize} MB was exceeded",
     signal.SIGKILL: "killed (SIGKILL: the CPU hard limit, or the kernel)",
     signal.SIGSEGV: "a segmentation fault",
+    signal.SIGSYS: "a system call of another ABI, refused by the seccomp filter",
 }
 
 
-def _preexec(limits: Limits) -> Callable[[], None]:
+def _preexec(
+    limits: Limits, nproc: bool = True, first: Callable[[], None] | None = None
+) -> Callable[[], None]:
+    """Set the limits in the child before it execs (``nproc=False``: all but
+    ``RLIMIT_NPROC``, which the launcher sets inside its user namespace), after
+    ``first()`` (staging the mounts and dropping root, say)."""
     cpu = max(1, int(limits.cpu_seconds + 0.999))
     mem = limits.memory_mb * 1024 * 1024
     fsize = limits.file_size_mb * 1024 * 1024
@@ -71,8 +85,12 @@ def _preexec(limits: Limits) -> Callable[[], None]:
         (resource.RLIMIT_FSIZE, (fsize, fsize)),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
+    if not nproc:
+        table = [t for t in table if t[0] != resource.RLIMIT_NPROC]
 
     def apply() -> None:  # in the child, between fork and exec: before any agent code
+        if first is not None:
+            first()
         for res, value in table:
             resource.setrlimit(res, value)
 
@@ -138,12 +156,21 @@ class Sandbox:
         drop = None
         fds = [req_r, ans_w]
         mounts = None
+        run_as: int | None = None  # bwrap's own uid (root organiser, "uid-userns")
+        first: Callable[[], None] | None = None
+        nproc_outside = True
         if self.mode is SandboxMode.OS:
+            strategy = os_strategy()
             if os.geteuid() == 0:
                 uid = next_uid()
-                drop = (uid, uid)
+                if strategy == "drop":
+                    drop = (uid, uid)
+                else:
+                    run_as = uid
                 if data_dir is not None:
                     _chown_tree(data_dir, uid)
+            else:  # the organiser's uid: counted inside the user namespace only
+                nproc_outside = False
             mounts = bwrap_command(
                 inner,
                 code_paths=code_paths,
@@ -151,7 +178,11 @@ class Sandbox:
                 data_dir=data_dir,
                 scratch_bytes=self.limits.file_size_mb * 1024 * 1024,
                 drop_root=drop is not None,
+                seccomp=seccomp_fd(),
+                staged=run_as is not None,
             )
+            if run_as is not None:
+                first = stage_and_drop(mounts.stage, run_as)
             args, scratch, cwd = mounts.args, SCRATCH, None
             fds += mounts.fds
         else:
@@ -165,7 +196,7 @@ class Sandbox:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                preexec_fn=_preexec(self.limits),  # noqa: PLW1509 - only setrlimit calls
+                preexec_fn=_preexec(self.limits, nproc_outside, first),  # noqa: PLW1509
                 start_new_session=True,
             )
         finally:
