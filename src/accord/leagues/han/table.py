@@ -32,74 +32,32 @@ and cut; the rest goes out spaced.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import Event, IllegalAction, Legal, Rules
-from accord.leagues.han.domain import GameSpec, Offer, Role
-from accord.leagues.han.engine import Game, GameResult
+from accord.leagues.han.domain import GameSpec, Role
+from accord.leagues.han.engine import GameResult
 from accord.leagues.han.events import EMOTIONS, InvalidEvent
 from accord.leagues.han.events import Event as HanEvent
 from accord.leagues.han.events import EventKind as K
 from accord.leagues.han.protocol import HAN_TABLE
 from accord.leagues.han.queues import SPACING, InboxFlush, Outbox, Side
 from accord.leagues.han.rules import SIDES, HanRules
-from accord.leagues.han.tablecodec import restore_table, serialize_table
+from accord.leagues.han.tablestate import (
+    TICK,
+    Move,
+    Table,
+    ViewData,
+    restore_table,
+    serialize_table,
+)
 
 __all__ = ["MAX_EVENTS_PER_CALL", "SIDES", "TICK", "Move", "Table", "TableRules", "ViewData"]
 
-TICK = 5.0
-"""Seconds between two TIME events."""
 MAX_EVENTS_PER_CALL = 20
 """Events one answer may hold; more is flooding (recorded, cut)."""
 _OTHER: dict[str, Role] = {"agent": "person", "person": "agent"}
-
-
-@dataclass(frozen=True)
-class Move:
-    """One action: the events of an agent's answer (any number, checked by the rules)
-    or the one event of a person. ``events`` is what the side returned, as it was."""
-
-    events: Any = ()
-
-
-@dataclass
-class ViewData:
-    """What one side has learnt: the events it heard (not the ticks), the offer it knows
-    of, the game time it last heard at (an agent's :class:`~accord.leagues.han.api.GameView`
-    follows it)."""
-
-    heard: list[HanEvent] = field(default_factory=list)
-    offer: Offer | None = None
-    elapsed: float = 0.0
-
-
-@dataclass
-class Table:
-    """The state: the game and its running (the sides' queues, the feed both saw)."""
-
-    game: Game
-    people: tuple[bool, bool]
-    spacing: float = SPACING
-    flush: InboxFlush = "flushable"
-    started: bool = False
-    now: float = 0.0
-    next_tick: float = TICK
-    sides: dict[Role, Side] = field(default_factory=dict)
-    boxes: dict[Role, Outbox] = field(default_factory=dict)
-    views: dict[Role, ViewData] = field(default_factory=dict)
-    feed: list[tuple[float, HanEvent]] = field(default_factory=list)
-    expression: dict[Role, tuple[str, float]] = field(default_factory=dict)
-    cursor: tuple[float, int, int] | None = None
-    """While a side is asked mid-step: (step time, stage, outbox overflow at its start)."""
-
-    @property
-    def spec(self) -> GameSpec:
-        return self.game.spec
-
-    def elapsed(self) -> float:
-        return self.now
 
 
 class TableRules(Rules[GameSpec, Table, Move]):

@@ -1,4 +1,5 @@
-"""The running game's state as JSON and back (:class:`~accord.leagues.han.table.Table`).
+"""The running game's state (:class:`Table`, see :mod:`accord.leagues.han.table`), its
+actions (:class:`Move`), and the state as JSON and back.
 
 Every field of every queued event is kept (its delay, its face's duration), so a
 restored table runs on exactly as the one serialized; ``-inf`` (a side never busy) is
@@ -9,17 +10,67 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from accord.leagues.han.domain import Offer
+from accord.leagues.han.domain import GameSpec, Offer, Role
+from accord.leagues.han.engine import Game
 from accord.leagues.han.events import Event, EventKind, Preference, Relation, SubClass
-from accord.leagues.han.queues import Outbox, Side
+from accord.leagues.han.queues import SPACING, InboxFlush, Outbox, Side
 
 if TYPE_CHECKING:
     from accord.leagues.han.rules import HanRules
-    from accord.leagues.han.table import Table
 
-__all__ = ["event_of", "event_to", "restore_table", "serialize_table"]
+__all__ = ["Move", "Table", "ViewData", "event_of", "event_to", "restore_table", "serialize_table"]
+
+TICK = 5.0
+"""Seconds between two TIME events."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """One action: the events of an agent's answer (any number, checked by the rules)
+    or the one event of a person. ``events`` is what the side returned, as it was."""
+
+    events: Any = ()
+
+
+@dataclass
+class ViewData:
+    """What one side has learnt: the events it heard (not the ticks), the offer it knows
+    of, the game time it last heard at (an agent's :class:`~accord.leagues.han.api.GameView`
+    follows it)."""
+
+    heard: list[Event] = field(default_factory=list)
+    offer: Offer | None = None
+    elapsed: float = 0.0
+
+
+@dataclass
+class Table:
+    """The state: the game and its running (the sides' queues, the feed both saw)."""
+
+    game: Game
+    people: tuple[bool, bool]
+    spacing: float = SPACING
+    flush: InboxFlush = "flushable"
+    started: bool = False
+    now: float = 0.0
+    next_tick: float = TICK
+    sides: dict[Role, Side] = field(default_factory=dict)
+    boxes: dict[Role, Outbox] = field(default_factory=dict)
+    views: dict[Role, ViewData] = field(default_factory=dict)
+    feed: list[tuple[float, Event]] = field(default_factory=list)
+    expression: dict[Role, tuple[str, float]] = field(default_factory=dict)
+    cursor: tuple[float, int, int] | None = None
+    """While a side is asked mid-step: (step time, stage, outbox overflow at its start)."""
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.game.spec
+
+    def elapsed(self) -> float:
+        return self.now
 
 
 def event_to(e: Event) -> dict[str, Any]:
@@ -104,8 +155,6 @@ def serialize_table(rules: HanRules, t: Table) -> dict[str, Any]:
 
 
 def restore_table(rules: HanRules, d: Mapping[str, Any]) -> Table:
-    from accord.leagues.han.table import Table, ViewData
-
     p = d["people"]
     t = Table(rules.restore(d["game"]), (bool(p[0]), bool(p[1])), float(d["spacing"]), d["flush"])
     t.started, t.now, t.next_tick = bool(d["started"]), float(d["now"]), float(d["next_tick"])
