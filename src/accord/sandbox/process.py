@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from accord.sandbox.bwrap import (
@@ -38,7 +39,8 @@ from accord.sandbox.bwrap import (
     runtime_paths,
     stage_and_drop,
 )
-from accord.sandbox.frames import FrameReader, FrameTimeout, PeerClosed, write_frame
+from accord.sandbox.datadir import DATA_IN, open_data, save_data
+from accord.sandbox.frames import NOTHING, FrameReader, FrameTimeout, PeerClosed, write_frame
 from accord.sandbox.limits import (
     AgentCrashed,
     AgentFailure,
@@ -119,7 +121,9 @@ class Sandbox:
         code_paths: directories put on the agent's ``sys.path`` (mounted read-only).
         code_mounts: further files or directories of the agent's code, mounted
             read-only but not put on ``sys.path`` (say a package inside a bigger folder).
-        data_dir: the agent's own learning-data directory (writable) where allowed.
+        data_dir: the agent's own learning-data directory where allowed: in ``os`` mode a
+            tmpfs of ``limits.data_mb`` filled from it and copied back when the sandbox
+            ends (:mod:`accord.sandbox.datadir`); in ``process`` mode the directory itself.
         limits: see :class:`~accord.sandbox.limits.Limits`.
         mode: ``"os"`` (bubblewrap) or ``"process"`` (weaker; see ``PROCESS_GIVES_UP``).
         extra: JSON-able settings passed to the host as ``context.extra``.
@@ -145,6 +149,12 @@ class Sandbox:
         self._closed = False
         self._tail: collections.deque[bytes] = collections.deque()
         self._tmp: str | None = None
+        self._data: tuple[int, str] | None = None  # the tmpfs's fd, and its host directory
+        self._data_dir = (
+            os.path.realpath(data_dir)
+            if data_dir is not None and self.mode is SandboxMode.OS
+            else None
+        )
         started = time.monotonic()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
@@ -167,8 +177,6 @@ class Sandbox:
                     drop = (uid, uid)
                 else:
                     run_as = uid
-                if data_dir is not None:
-                    _chown_tree(data_dir, uid)
             else:  # the organiser's uid: counted inside the user namespace only
                 nproc_outside = False
             mounts = bwrap_command(
@@ -180,6 +188,7 @@ class Sandbox:
                 drop_root=drop is not None,
                 seccomp=seccomp_fd(),
                 staged=run_as is not None,
+                data_bytes=self.limits.data_mb << 20,
             )
             if run_as is not None:
                 first = stage_and_drop(mounts.stage, run_as)
@@ -216,6 +225,8 @@ class Sandbox:
             "agent": agent,
             "code_paths": [os.path.realpath(p) for p in code_paths],
             "data_dir": os.path.realpath(data_dir) if data_dir is not None else None,
+            "data_in": DATA_IN if data_dir is not None and mounts is not None else None,
+            "data_mb": self.limits.data_mb,
             "scratch": scratch,
             "drop": drop,
             "rlimits": rlimits_of(self.limits),
@@ -224,6 +235,7 @@ class Sandbox:
         with contextlib.suppress(FrameTimeout, PeerClosed):  # the first call says why
             write_frame(req_w, config, started + self.limits.startup_timeout, trusted_pickle=True)
         self._ready = False
+        self._deadline, self._op, self._limit = 0.0, "", 0.0
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -263,6 +275,92 @@ class Sandbox:
         with self._lock:
             return self._call(op, None, timeout, None, False, send=False)
 
+    # -- one request in flight, answered later (for callers that serve many sandboxes) --
+    def submit(
+        self, op: str, payload: Any, timeout: float, *, trusted_pickle: bool = False
+    ) -> None:
+        """Send ``op`` without waiting for its answer: collect it with
+        :meth:`poll_answer` once :attr:`answer_fd` is readable, before :attr:`deadline`
+        (``timeout`` seconds from now, plus what is left of the start-up time if the
+        process is not ready yet). One request at a time; no ``serve`` questions.
+        Raises an :class:`AgentFailure` if the request cannot be sent."""
+        if self.failure is not None:
+            raise type(self.failure)(self.failure.reason, self.failure.agent_traceback)
+        if self._closed:
+            raise AgentCrashed("the sandbox was closed")
+        now = time.monotonic()
+        start = now if self._ready else max(now, self._started + self.limits.startup_timeout)
+        self._deadline, self._op, self._limit = start + timeout, op, timeout
+        try:
+            write_frame(
+                self._w,
+                {"op": op, "payload": payload},
+                self._deadline,
+                trusted_pickle=trusted_pickle,
+            )
+        except FrameTimeout:
+            self._fail(AgentTimeout(f"{op}() could not be sent within {timeout:g} s; killed"))
+        except PeerClosed:
+            self._fail(self._crash())
+
+    def abandon(self, failure: AgentFailure) -> None:
+        """Kill the process for ``failure`` (an answer its caller found malformed): later
+        calls raise the same kind of failure."""
+        if self.failure is None:
+            self._kill()
+            self.failure = failure
+
+    @property
+    def answer_fd(self) -> int:
+        """The pipe the answers arrive on (poll it for reading)."""
+        return self._reader.fd
+
+    @property
+    def deadline(self) -> float:
+        """When the submitted request's answer is due (``time.monotonic()``)."""
+        return self._deadline
+
+    def poll_answer(self) -> tuple[bool, Any]:
+        """``(True, answer)`` once the answer of the :meth:`submit` ted request has
+        arrived whole, ``(False, None)`` if not yet (never waits). Same checks and
+        failures as :meth:`call`; past :attr:`deadline` an :class:`AgentTimeout`."""
+        try:
+            while True:
+                msg = self._reader.try_read()
+                if msg is NOTHING:
+                    if time.monotonic() > self._deadline:
+                        raise FrameTimeout
+                    return False, None
+                if not self._ready:
+                    self._check_ready(msg)
+                    continue
+                kind = msg.get("t") if isinstance(msg, dict) else None
+                if kind == "ok" and "value" in msg:
+                    return True, msg["value"]
+                if kind == "raised":
+                    raise AgentRaised(
+                        _text(msg.get("error"), 2000),
+                        _text(msg.get("traceback"), 8000),
+                        _text(msg.get("type"), 100),
+                    )
+                raise AgentProtocolError(
+                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
+                )
+        except FrameTimeout:
+            what = (
+                f"{self._op}() did not answer within {self._limit:g} s"
+                if self._ready
+                else f"the agent did not start within {self.limits.startup_timeout:g} s"
+            )
+            self._fail(AgentTimeout(f"{what}; the process was killed"))
+        except PeerClosed:
+            self._fail(self._crash())
+        except AgentRaised:
+            raise
+        except AgentFailure as exc:
+            self._fail(exc)
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def close(self) -> None:
         """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
         if self._closed:
@@ -279,6 +377,15 @@ class Sandbox:
         os.close(self._reader.fd)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
+        if self._data is not None:
+            fd, where = self._data
+            self._data = None
+            try:
+                save_data(fd, Path(where), self.limits.data_mb << 20)
+            except OSError:
+                pass  # the stored copy stays as it was
+            finally:
+                os.close(fd)
 
     def stderr_tail(self) -> str:
         """The last few kilobytes the agent wrote to stderr."""
@@ -351,20 +458,31 @@ class Sandbox:
 
     def _wait_ready(self) -> None:
         deadline = self._started + self.limits.startup_timeout
-        try:
-            msg = self._reader.read(deadline)
-        except FrameTimeout:
-            self._fail(
-                AgentTimeout(
-                    f"the agent did not start within {self.limits.startup_timeout:g} s; "
-                    "the process was killed"
+        while not self._ready:
+            try:
+                msg = self._reader.read(deadline)
+            except FrameTimeout:
+                self._fail(
+                    AgentTimeout(
+                        f"the agent did not start within {self.limits.startup_timeout:g} s; "
+                        "the process was killed"
+                    )
                 )
-            )
-        except PeerClosed:
-            self._fail(self._crash())
-        except AgentFailure as exc:
-            self._fail(exc)
+            except PeerClosed:
+                self._fail(self._crash())
+            except AgentFailure as exc:
+                self._fail(exc)
+            self._check_ready(msg)
+
+    def _check_ready(self, msg: Any) -> None:
+        """The first message: ``ready``, or why the agent could not start."""
         kind = msg.get("t") if isinstance(msg, dict) else None
+        if kind == "confined" and self._data_dir is not None and self._data is None:
+            # its data is in place and none of its code has run: hold the tmpfs now
+            fd = open_data(self._proc.pid, self._data_dir)
+            if fd is not None:
+                self._data = (fd, self._data_dir)
+            return  # "ready" comes next
         if kind == "fatal":
             self._fail(
                 AgentCrashed(
@@ -437,13 +555,6 @@ class Sandbox:
 
 def _text(x: Any, cap: int) -> str:
     return (x if isinstance(x, str) else repr(x))[:cap]
-
-
-def _chown_tree(path: str, uid: int) -> None:
-    os.chown(path, uid, uid)
-    for root, dirs, files in os.walk(path):
-        for name in dirs + files:
-            os.lchown(os.path.join(root, name), uid, uid)
 
 
 def start_sandbox(
