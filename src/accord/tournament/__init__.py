@@ -19,6 +19,7 @@ import importlib
 from typing import Any
 
 from accord.tournament.config import AgentSpec, TournamentConfig
+from accord.tournament.schedule import SessionSpec, schedule  # a module of the same name
 
 # imported on first use: a sandboxed agent's process imports this package (its host and
 # the agents' specs live here) and should not pay for the runner it never uses
@@ -27,8 +28,6 @@ _LAZY = {
     "PastSession": "accord.tournament.memory",
     "TournamentRun": "accord.tournament.runner",
     "run_tournament": "accord.tournament.runner",
-    "SessionSpec": "accord.tournament.schedule",
-    "schedule": "accord.tournament.schedule",
     "Results": "accord.tournament.results",
     "leaderboard": "accord.tournament.scores",
     "leaderboards": "accord.tournament.scores",
