@@ -76,17 +76,22 @@ class UtilityInverse:
         self.space = utility.space
         values = utility.all()
         self.values: npt.NDArray[np.float64] = values
-        self.min = float(values.min())
-        self.max = float(values.max())
         self._cache: dict[int, Outcome] = {}
         self._exact = values.size <= exact_limit
-        span = self.max - self.min
-        self._scale = _LEVELS / span if span > 0 else 0.0
-        if self._exact:
+        if self._exact:  # sorted exactly: the ends are the extremes (no reductions)
             order = np.argsort(values, kind="stable")
             self._order = order.tolist()
-            self._keys: list[float] | npt.NDArray[np.uint16] = values[order].tolist()
+            keys = values[order].tolist()
+            self._keys: list[float] | npt.NDArray[np.uint16] = keys
+            self.min = float(keys[0])
+            self.max = float(keys[-1])
+            span = self.max - self.min
+            self._scale = _LEVELS / span if span > 0 else 0.0
         else:
+            self.min = float(values.min())
+            self.max = float(values.max())
+            span = self.max - self.min
+            self._scale = _LEVELS / span if span > 0 else 0.0
             keys = ((values - self.min) * self._scale).astype(np.uint16)
             order = np.argsort(keys, kind="stable")
             self._order = order
@@ -110,9 +115,14 @@ class UtilityInverse:
 
     def at_least(self, target: float) -> Outcome:
         """An outcome with the lowest utility that is still >= ``target`` (best if none)."""
-        i = self._position(target)
+        # the common (exact) case written out: agents ask at every offer
+        exact = self._exact
+        i = bisect_left(self._keys, target - 1e-12) if exact else self._position(target)
         n = len(self._order)
-        return self._outcome(i if i < n else n - 1)
+        if i >= n:
+            i = n - 1
+        out = self._cache.get(i)
+        return self._outcome(i) if out is None else out
 
     def best(self) -> Outcome:
         """An outcome of maximum utility."""

@@ -151,15 +151,19 @@ def _submitted(agent: str) -> bool:
 
 
 # -- the organiser's side ----------------------------------------------------------------
-_idle: dict[tuple[str, str, SandboxMode, TournamentLimits], list[Sandbox]] = {}
+_idle: dict[tuple[str, str, SandboxMode, TournamentLimits, str | None], list[Sandbox]] = {}
 _busy: set[Sandbox] = set()
 _sids = iter(range(1, 1 << 62))
 
 
-def _acquire(spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits) -> Sandbox:
+def _acquire(
+    spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits, data_dir: Any = None
+) -> Sandbox:
     """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
-    an agent that meets itself runs in two processes that cannot see each other."""
-    key = (spec.name, spec.type, mode, limits)
+    an agent that meets itself runs in two processes that cannot see each other.
+    ``data_dir``: its learning-data directory (a learning tournament's), mounted in its
+    sandbox only (:mod:`accord.sandbox.datadir`)."""
+    key = (spec.name, spec.type, mode, limits, None if data_dir is None else str(data_dir))
     idle = _idle.setdefault(key, [])
     while idle:
         box = idle.pop()
@@ -175,6 +179,7 @@ def _acquire(spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits) -> Sa
         code_mounts=code.mounts,
         limits=limits.sandbox(),
         mode=mode,
+        data_dir=None if data_dir is None else str(data_dir),
         extra={"key": list(key[:3])},
     )
     box.key = key  # type: ignore[attr-defined]
@@ -192,16 +197,21 @@ def _release(box: Sandbox) -> None:
 
 
 def preflight(
-    agents: Sequence[AgentSpec], sandboxed: Mapping[str, SandboxMode], limits: TournamentLimits
+    agents: Sequence[AgentSpec],
+    sandboxed: Mapping[str, SandboxMode],
+    limits: TournamentLimits,
+    data_dirs: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:
     """Start every sandboxed agent once (kept for this process's sessions) and check, in
     its sandbox, that it can be built with its parameters: a :class:`ConfigError` naming
     the agent before any session runs if not. Other failures are left to its sessions,
-    which record them. Returns each agent's start-up time in seconds."""
+    which record them. ``data_dirs``: each agent's learning-data directory (a learning
+    tournament's; its sessions' sandboxes get it too). Returns each agent's start-up
+    time in seconds."""
     started: dict[str, float] = {}
     # start them all first (their start-ups overlap), then check each
     boxes = [
-        (spec, _acquire(spec, sandboxed[spec.name], limits))
+        (spec, _acquire(spec, sandboxed[spec.name], limits, (data_dirs or {}).get(spec.name)))
         for spec in agents
         if spec.name in sandboxed
     ]
@@ -278,7 +288,8 @@ class SandboxedNegotiator(Negotiator):
             "cpu": self.limits.cpu_seconds,
         }
         try:
-            self._box = _acquire(self.spec, self.mode, self.limits)
+            data_dir = getattr(self._memory, "data_dir", None)
+            self._box = _acquire(self.spec, self.mode, self.limits, data_dir)
         except AgentFailure as exc:
             self._dead = exc.reason
             raise IsolatedAgentError(exc.reason) from None

@@ -342,11 +342,11 @@ class Hub:
             taken.append(slot)
         return True
 
-    def _slot(self, spec: AgentSpec, taken: list[_Slot]) -> _Slot:
+    def _slot(self, spec: AgentSpec, taken: list[_Slot], data_dir: Any = None) -> _Slot:
         key = self._key(spec)
         slot = self._pick(key, taken)
-        if slot is None:
-            slot = _Slot(_acquire(spec, key[2], self.ctx.limits), key)
+        if slot is None:  # (an agent's data directory is the same in all its sessions)
+            slot = _Slot(_acquire(spec, key[2], self.ctx.limits, data_dir), key)
             self.slots.setdefault(key, []).append(slot)
         return slot
 
@@ -370,7 +370,8 @@ class Hub:
         try:
             for neg in game.negotiators:
                 if isinstance(neg, MultiplexedNegotiator):
-                    neg.slot = self._slot(neg.spec, taken)
+                    data_dir = getattr(neg._memory, "data_dir", None)
+                    neg.slot = self._slot(neg.spec, taken, data_dir)
                     neg.slot.live += 1
                     taken.append(neg.slot)
         except AgentFailure as exc:  # could not start a sandbox: that agent's failure
