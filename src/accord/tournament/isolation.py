@@ -27,7 +27,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
-import pickle
 import resource
 import time
 import traceback
@@ -56,6 +55,7 @@ from accord.sandbox import (
     require_mode,
     start_sandbox,
 )
+from accord.sandbox.host import from_organiser
 from accord.tournament.config import AgentSpec
 
 __all__ = [
@@ -501,7 +501,7 @@ class NegotiatorHost(Host):
         offers = OfferLog()
         utility = arg["utility"]
         if type(utility) is bytes:  # pickled once by the organiser for many sessions
-            utility = pickle.loads(utility)
+            utility = from_organiser(utility)
         view = NegotiatorView(
             utility,
             arg["index"],
@@ -524,7 +524,7 @@ class NegotiatorHost(Host):
         del self.sessions[sid]
         self.cpu_left.pop(sid, None)
         if type(result) is bytes:  # pickled once by the organiser for every party
-            result = pickle.loads(result)
+            result = from_organiser(result)
         neg.on_end(view, result)
         del neg, view
         if not self.sessions:  # nothing of this session stays reachable in the next
