@@ -65,10 +65,22 @@ class Executor:
 
 
 class SerialExecutor(Executor):
-    """Runs every session in the calling process, in order."""
+    """Runs every session in the calling process, in order; sessions with sandboxed
+    agents run many at once, each sandbox answering all its pending calls in one
+    request (:mod:`accord.tournament.multiplex`), unless ``multiplex=False``."""
 
-    def __init__(self) -> None:
+    def __init__(self, multiplex: bool = True) -> None:
         super().__init__(SerialPool())
+        self.multiplex = multiplex
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+        ctx = self.ctx
+        if self.multiplex and ctx.sandboxed:
+            from accord.tournament.multiplex import Hub
+
+            if Hub.usable(ctx.seconds):
+                return Hub(ctx).run(tasks)
+        return super().run(tasks)
 
 
 class ProcessExecutor(Executor):

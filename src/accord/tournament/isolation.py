@@ -29,6 +29,7 @@ import contextlib
 import gc
 import resource
 import time
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,8 @@ __all__ = [
     "NegotiatorHost",
     "SandboxedNegotiator",
     "TournamentLimits",
+    "check_outcome",
+    "check_response",
     "close_sandboxes",
     "describe_plan",
     "plan",
@@ -147,15 +150,19 @@ def _submitted(agent: str) -> bool:
 
 
 # -- the organiser's side ----------------------------------------------------------------
-_idle: dict[tuple[str, str, SandboxMode, TournamentLimits], list[Sandbox]] = {}
+_idle: dict[tuple[str, str, SandboxMode, TournamentLimits, str | None], list[Sandbox]] = {}
 _busy: set[Sandbox] = set()
 _sids = iter(range(1, 1 << 62))
 
 
-def _acquire(spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits) -> Sandbox:
+def _acquire(
+    spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits, data_dir: Any = None
+) -> Sandbox:
     """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
-    an agent that meets itself runs in two processes that cannot see each other."""
-    key = (spec.name, spec.type, mode, limits)
+    an agent that meets itself runs in two processes that cannot see each other.
+    ``data_dir``: its learning-data directory (a learning tournament's), mounted in its
+    sandbox only (:mod:`accord.sandbox.datadir`)."""
+    key = (spec.name, spec.type, mode, limits, None if data_dir is None else str(data_dir))
     idle = _idle.setdefault(key, [])
     while idle:
         box = idle.pop()
@@ -171,6 +178,7 @@ def _acquire(spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits) -> Sa
         code_mounts=code.mounts,
         limits=limits.sandbox(),
         mode=mode,
+        data_dir=None if data_dir is None else str(data_dir),
         extra={"key": list(key[:3])},
     )
     box.key = key  # type: ignore[attr-defined]
@@ -188,16 +196,21 @@ def _release(box: Sandbox) -> None:
 
 
 def preflight(
-    agents: Sequence[AgentSpec], sandboxed: Mapping[str, SandboxMode], limits: TournamentLimits
+    agents: Sequence[AgentSpec],
+    sandboxed: Mapping[str, SandboxMode],
+    limits: TournamentLimits,
+    data_dirs: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:
     """Start every sandboxed agent once (kept for this process's sessions) and check, in
     its sandbox, that it can be built with its parameters: a :class:`ConfigError` naming
     the agent before any session runs if not. Other failures are left to its sessions,
-    which record them. Returns each agent's start-up time in seconds."""
+    which record them. ``data_dirs``: each agent's learning-data directory (a learning
+    tournament's; its sessions' sandboxes get it too). Returns each agent's start-up
+    time in seconds."""
     started: dict[str, float] = {}
     # start them all first (their start-ups overlap), then check each
     boxes = [
-        (spec, _acquire(spec, sandboxed[spec.name], limits))
+        (spec, _acquire(spec, sandboxed[spec.name], limits, (data_dirs or {}).get(spec.name)))
         for spec in agents
         if spec.name in sandboxed
     ]
@@ -274,7 +287,8 @@ class SandboxedNegotiator(Negotiator):
             "cpu": self.limits.cpu_seconds,
         }
         try:
-            self._box = _acquire(self.spec, self.mode, self.limits)
+            data_dir = getattr(self._memory, "data_dir", None)
+            self._box = _acquire(self.spec, self.mode, self.limits, data_dir)
         except AgentFailure as exc:
             self._dead = exc.reason
             raise IsolatedAgentError(exc.reason) from None
@@ -288,25 +302,23 @@ class SandboxedNegotiator(Negotiator):
             if pending is not None:
                 self._pending = pending  # _call drops the stale answer first
             out = self._call("propose", view)
-        if out is None:
-            return None
-        if isinstance(out, list) and all(_scalar(v) for v in out):
-            return tuple(out)
-        self._dead = f"propose() returned {out!r:.80}, not an outcome"
-        raise IsolatedAgentError(self._dead)
+        try:
+            return check_outcome(out)
+        except IsolatedAgentError as exc:
+            self._dead = str(exc)
+            raise
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         extra: dict[str, Any] = {"offer": offer}
         if self.counters:
             extra["counter"] = True
         out = self._call("respond", view, extra)
-        if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
-            if self.counters and out == Response.REJECT:
-                self._pending = (view.state(), len(view.offers))
-            return Response(out)
         if out is None:  # a timed-out call: the session records the timeout
             return Response.REJECT
-        raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
+        answer = check_response(out)
+        if self.counters and answer is Response.REJECT:
+            self._pending = (view.state(), len(view.offers))
+        return answer
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         if self._dead is None and self._box is not None and self._box.alive:
@@ -372,6 +384,32 @@ def _scalar(v: Any) -> bool:
     return isinstance(v, int | float | str) or v is None
 
 
+def check_outcome(out: Any) -> Outcome | None:
+    """An agent's JSON answer to ``propose`` as an outcome (None: it ends the session);
+    :class:`IsolatedAgentError` if it is not a list of scalars.
+
+    >>> check_outcome([1, "a"]), check_outcome(None)
+    ((1, 'a'), None)
+    """
+    if out is None:
+        return None
+    if isinstance(out, list) and all(_scalar(v) for v in out):
+        return tuple(out)
+    raise IsolatedAgentError(f"propose() returned {out!r:.80}, not an outcome")
+
+
+def check_response(out: Any) -> Response:
+    """An agent's JSON answer to ``respond`` as a :class:`Response`;
+    :class:`IsolatedAgentError` if it is not one of their codes.
+
+    >>> check_response(1).name
+    'REJECT'
+    """
+    if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
+        return Response(out)
+    raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
+
+
 # -- inside the sandbox ------------------------------------------------------------------
 class NegotiatorHost(Host):
     """Runs in the sandbox: builds one negotiator per session and mirrors its view."""
@@ -383,6 +421,69 @@ class NegotiatorHost(Host):
         agent_factory(agent)  # import it now: a module that cannot load fails at start
         gc.freeze()  # what exists now is never garbage: collections then scan sessions only
         self.sessions: dict[int, tuple[Negotiator, NegotiatorView, OfferLog]] = {}
+        self.cpu_left: dict[int, float] = {}  # CPU seconds each session may still use
+        self._batched = False
+
+    def _batch(self, calls: list[tuple[str, Any]]) -> list[list[Any]]:
+        """Answer the calls of many sessions in one request (see
+        :mod:`accord.tournament.multiplex`), in order, each on its own: an entry per
+        call, ``[seconds, 0, value]``, ``[seconds, 0, value, follow]`` (a REJECT and
+        the counter-offer's entry), ``[seconds, 1, type, error, traceback]`` (it
+        raised) or ``[seconds, 2]`` (its session used up its CPU time: dropped here).
+        Seconds are this call's wall time. The process's CPU limit is moved to what the
+        batch's sessions have left (plus a second) before any of them runs."""
+        left = self.cpu_left
+        budget = 0.0
+        for op, payload in calls:
+            if op == "start":
+                budget += payload["cpu"]
+            else:
+                budget += max(0.0, left.get(payload["sid"], 0.0))
+        self._cap_cpu(budget + 1.0)
+        out: list[list[Any]] = []
+        self._batched = True
+        try:
+            for op, payload in calls:
+                out.append(self._entry(op, payload))
+        finally:
+            self._batched = False
+        return out
+
+    def _entry(self, op: str, payload: Any) -> list[Any]:
+        clock, cpu = time.perf_counter, time.process_time
+        t0, c0 = clock(), cpu()
+        follow = None
+        try:
+            value = self.handle(op, payload)
+            if isinstance(value, Then):
+                value, follow = value.value, value.follow
+            entry: list[Any] = [0.0, 0, value]
+        except BaseException as exc:  # noqa: BLE001 - the agent's, SystemExit included
+            entry = [0.0, 1, type(exc).__name__, _describe(exc), traceback.format_exc()[-8000:]]
+        entry[0] = clock() - t0
+        sid = payload["sid"]
+        if sid in self.cpu_left:
+            self.cpu_left[sid] -= cpu() - c0
+            if self.cpu_left[sid] < 0:
+                return self._drop(sid, entry[0])
+        if follow is not None:
+            entry.append(self._entry("__follow__", {"sid": sid, "run": follow}))
+        return entry
+
+    def _drop(self, sid: int, seconds: float) -> list[Any]:
+        """A session past its CPU time: forgotten here (the organiser fails it)."""
+        self.sessions.pop(sid, None)
+        self.cpu_left.pop(sid, None)
+        return [seconds, 2]
+
+    def _cap_cpu(self, seconds: float) -> None:
+        """Let the process use ``seconds`` more CPU time (the soft limit; never past the
+        hard one, which bounds the process's life)."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        cap = int(used.ru_utime + used.ru_stime + seconds + 0.999)
+        if hard == resource.RLIM_INFINITY or cap < hard:
+            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
 
     def handle(self, op: str, payload: Any) -> Any:
         from accord.tournament.agents import check_agents, make_negotiator
@@ -390,6 +491,10 @@ class NegotiatorHost(Host):
         if op == "check":
             check_agents([payload["spec"]])
             return None
+        if op == "batch":
+            return self._batch(payload)
+        if op == "__follow__":  # a counter-offer, timed and checked as its own call
+            return payload["run"]()
         sid = payload["sid"]
         *now, new = payload["state"]
         if op == "start":
@@ -405,12 +510,9 @@ class NegotiatorHost(Host):
                 payload["deadline"],
             )
             self.sessions[sid] = (neg, view, offers)
-            soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-            used = resource.getrusage(resource.RUSAGE_SELF)
-            spent = used.ru_utime + used.ru_stime
-            cap = int(spent + payload["cpu"] + 0.999)
-            if hard == resource.RLIM_INFINITY or cap < hard:
-                resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
+            self.cpu_left[sid] = payload["cpu"]
+            if not self._batched:  # else the batch sets the process's CPU limit
+                self._cap_cpu(payload["cpu"])
         neg, view, offers = self.sessions[sid]
         view.update(*now)
         for k, o in new:
@@ -427,6 +529,7 @@ class NegotiatorHost(Host):
             return answer
         if op == "end":
             del self.sessions[sid]
+            self.cpu_left.pop(sid, None)
             neg.on_end(view, payload["result"])
             del neg, view, offers
             if not self.sessions:  # nothing of this session stays reachable in the next
@@ -437,6 +540,14 @@ class NegotiatorHost(Host):
             used = resource.getrusage(resource.RUSAGE_SELF)
             return used.ru_utime + used.ru_stime
         raise UsageError(f"unknown op {op!r}")
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - an exception whose __str__ raises
+        text = "<unprintable>"
+    return f"{type(exc).__name__}: {text}"[:2000]
 
 
 def _outcome(out: Outcome | None) -> list[Any] | None:

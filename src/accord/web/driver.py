@@ -8,7 +8,9 @@ the routes are
 
 - ``GET /api/state``: what the party may see (``rules.observe``), what it may do now
   (``rules.legal``: the typed actions a page builds its form from, and their JSON
-  Schema) and the events it may see;
+  Schema), the events it may see, and the play's ``version`` (how many changes it has
+  had: a page drops an answer older than the one it shows, as answers may overtake
+  each other);
 - ``POST /api/act``: one action on the wire (``{"kind": ..., "args": {...}}``), checked
   by ``rules.action_from_json`` before it touches the play (a refusal is a 422 saying
   why; the play is unchanged);
@@ -124,6 +126,7 @@ class RulesGame:
     def _replay(self, events: Sequence[Any]) -> None:
         rules = self.rules
         self.state = rules.restore(events[0].data["state"])
+        self._version = len(events) - 1  # one per change recorded after the start
         for e in events[1:]:
             now = float(e.data["now"])
             self._offset = max(self._offset, now)
@@ -245,6 +248,7 @@ class RulesGame:
                 "schema": legal.schema(),
                 "events": events,
                 "over": not self.rules.to_act(self.state),
+                "version": self._version,
             }
 
     # -- HTTP ----------------------------------------------------------------------------

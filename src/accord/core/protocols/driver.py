@@ -177,30 +177,44 @@ class AgentDriver(Mechanism):
             try:
                 action = seats[k].act(state, k)
             except IllegalAction as exc:
-                # An answer that is no action: too late is the deadline's, else a failure.
-                state, _ = rules.tick(state, clock() - t0)
-                if rules.to_act(state):
-                    failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
-                    state, _ = rules.fail(state, k, failure, clock() - t0)
-                self.state = state
-                return self._finish() if not rules.to_act(state) else None
+                return self._refused(state, k, exc)
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
                 if isinstance(exc, KeyboardInterrupt) and user_interrupted():
                     raise
-                self.state = state
-                self._fail(k, exc, clock() - t0)
-                # the rules say what a failure does: it may end the play or not
-                return self._finish() if not rules.to_act(self.state) else None
+                return self._crashed(state, k, exc)
             try:
                 state, _ = apply(state, k, action, clock() - t0)
             except IllegalAction as exc:
-                failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
-                state, _ = rules.fail(state, k, failure, clock() - t0)
+                state = self._invalid(state, k, exc)
             if not rules.to_act(state):
                 self.state = state
                 return self._finish()
         self.state = state
         return None
+
+    # What a failing agent does to the play (shared with the drivers' fast paths). Each
+    # leaves the new state in ``self.state``; the result if the play ended, else None.
+    def _refused(self, state: Any, k: int, exc: IllegalAction) -> Any:
+        """An answer that is no action: too late is the deadline's, else a failure."""
+        rules, clock, t0 = self.rules, self._clock, self._t0
+        state, _ = rules.tick(state, clock() - t0)
+        if rules.to_act(state):
+            failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
+            state, _ = rules.fail(state, k, failure, clock() - t0)
+        self.state = state
+        return self._finish() if not rules.to_act(state) else None
+
+    def _crashed(self, state: Any, k: int, exc: BaseException) -> Any:
+        """The agent raised: its failure (the rules say whether it ends the play)."""
+        self.state = state
+        self._fail(k, exc, self._clock() - self._t0)
+        return self._finish() if not self.rules.to_act(self.state) else None
+
+    def _invalid(self, state: Any, k: int, exc: IllegalAction) -> Any:
+        """The rules refused the action: the party's failure; the new state."""
+        failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
+        state, _ = self.rules.fail(state, k, failure, self._clock() - self._t0)
+        return state
 
     def _fail(self, k: int, exc: BaseException, now: float) -> None:
         self.state, _ = self.rules.fail(self.state, k, failure_of(k, self.names[k], exc), now)

@@ -63,8 +63,13 @@ function actionForm(spec) {
 }
 
 let shownLegal = null;
+let shownVersion = -1;
 
 function render(view) {
+  // Answers may arrive out of order (the act's own answer after the refresh an update
+  // asked for): never go back to an older state of the play.
+  if (view.version < shownVersion) return;
+  shownVersion = view.version;
   const o = view.observation;
   const names = o.names || [];
   const me = names[party] ?? `party ${party}`;
