@@ -1,4 +1,5 @@
-"""Red team, GENIUS sessions, Colored Trails games and Diplomacy negotiators: the
+"""Red team, GENIUS sessions and study sessions (a person against the entrant, as the
+study server runs them), Colored Trails games and Diplomacy negotiators: the
 catalogue of ``league_entries/hostile_core.py`` (files, /proc of the organiser read and
 written, signals, network, lifted limits, memory, threads, fork bomb, then
 ``KeyboardInterrupt`` and ``SystemExit``) runs inside each league's entrant, and a
@@ -76,6 +77,33 @@ def _genius(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str], list
     return mine, [first[0]], [first[1]]
 
 
+def _genius_study(monkeypatch: pytest.MonkeyPatch, tmp: Path) -> tuple[list[str], None, None]:
+    """A study session of the GENIUS server: a person against the entrant (the channel
+    attacks are the same adapter's as in the sessions above)."""
+    from accord.leagues.genius import sandboxed
+    from accord.leagues.genius.live import LiveSession
+    from accord.leagues.genius.protocol import Action, Rules, VirtualClock
+    from accord.leagues.genius.store import GeniusStore
+
+    monkeypatch.setattr(sandboxed, "CALL_TIMEOUT", 30.0)
+    clock = VirtualClock(5000.0)
+    store = GeniusStore(tmp / "genius.sqlite")
+    names = ("person:ann", "agent:hostile_genius:GeniusCatalogue")
+    live = LiveSession.create(store, "s1", "job_candidate", (0, 2), Rules(turn_seconds=120),
+                              names, clock=clock)  # fmt: skip
+    for _ in range(4):  # four turns: the agent acts in each
+        clock.advance(121)
+        live.poll()
+    end = live.submit(0, Action.opt_out())
+    assert end.result is not None and end.result.ended_by == 0
+    row = store.session("s1")
+    assert row is not None and row["status"] == "ended"
+    mine = [str(e["error"]) for e in store.events("s1") if e["party"] == 1 and not e["ok"]]
+    live.close()
+    store.close()
+    return mine, None, None
+
+
 def _trails(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str], list[str]]:
     from accord.leagues.trails import sandboxed
     from accord.leagues.trails.generator import generate
@@ -114,9 +142,10 @@ def _diplomacy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str], N
     return by["AUSTRIA"], by["ENGLAND"], None
 
 
-Run = Callable[[pytest.MonkeyPatch], tuple[list[str], list[str], list[str] | None]]
+Run = Callable[..., tuple[list[str], list[str] | None, list[str] | None]]
 LEAGUES: dict[str, Run] = {
     "genius": _genius,
+    "genius-study": _genius_study,
     "trails": _trails,
     "diplomacy": _diplomacy,
 }
@@ -124,13 +153,16 @@ LEAGUES: dict[str, Run] = {
 
 @pytest.mark.parametrize("league", sorted(LEAGUES))
 def test_the_catalogue_is_contained_and_recorded_against_the_entrant(
-    league: str, targets: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    league: str, targets: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    catalogue, pickler, partial = LEAGUES[league](monkeypatch)
+    run = LEAGUES[league]
+    args = (monkeypatch, tmp_path) if league == "genius-study" else (monkeypatch,)
+    catalogue, pickler, partial = run(*args)
     assert len(catalogue) >= 3, catalogue
     assert CONTAINED in catalogue[0], catalogue[0]  # every probe ran and none got out
     assert "KeyboardInterrupt" in catalogue[1] and "SystemExit" in catalogue[2], catalogue
-    assert pickler and "frame of kind 80" in pickler[0], pickler  # refused, never loaded
+    if pickler is not None:
+        assert pickler and "frame of kind 80" in pickler[0], pickler  # refused, never loaded
     if partial is not None:
         assert partial and ("1 s" in partial[0] or "timed out" in partial[0]), partial
     assert not Path(targets["MARK"]).exists()

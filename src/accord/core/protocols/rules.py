@@ -356,6 +356,13 @@ class Rules(ABC, Generic[SetupT, StateT, ActionT]):
     info: ProtocolInfo
     """What the protocol is and supports (its versioned id is stored with results)."""
 
+    panels: tuple[str, ...] = ("state", "events")
+    """What a page showing a play of these rules puts beside the action forms
+    (the web driver's play page reads it): ``state`` (the observation as text) and
+    ``events`` (the events the party saw) for any rules; offer protocols show ``clock``
+    (round and time), ``standing`` (the offer on the table) and ``offers`` (every offer,
+    with the party's own utility)."""
+
     @abstractmethod
     def initial(self, setup: SetupT, seed: int) -> StateT:
         """A new play; every random draw of the rules comes from ``seed``."""
