@@ -38,7 +38,7 @@ CONSENT = {"agree": True, "version": "1"}
 WANT = {"fair": 3, "han_latency_agents.Hung": 1, "han_latency_agents.Slow": 1}
 
 
-def one_run(seconds: float) -> dict[str, Any]:
+def one_run(seconds: float, want: dict[str, int] = WANT) -> dict[str, Any]:
     """One server and five participants in this process; latencies in ms per condition."""
     import httpx
 
@@ -49,18 +49,18 @@ def one_run(seconds: float) -> dict[str, Any]:
     app, study, service = create_han_app(
         Path(tmp) / "han.sqlite", AGENTS, time_limit=600.0, password="bench-password-1"
     )
-    lat: dict[str, list[float]] = {c: [] for c in WANT}
+    lat: dict[str, list[float]] = {c: [] for c in want}
     stop = threading.Event()
     with ServerThread(app) as srv:
         people: list[tuple[str, httpx.Client]] = []
         have = dict.fromkeys(WANT, 0)
-        while any(have[c] < n for c, n in WANT.items()):
+        while any(have[c] < n for c, n in want.items()):
             (inv,) = study.invite(1)
             c = httpx.Client(base_url=srv.url, timeout=120)
             c.post(inv.path)
             c.post("/api/participant/consent", json=CONSENT)
             cond = str(study.view(inv.pid).condition)
-            if have[cond] < WANT[cond]:
+            if have[cond] < want.get(cond, 0):
                 have[cond] += 1
                 people.append((cond, c))
         for cond, c in people:  # the fair games start (their own agent's start-up)
@@ -118,10 +118,17 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=25.0)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--base-src", type=Path, default=None)
+    ap.add_argument(
+        "--smoke", action="store_true", help="tiny: one fair participant for 0.5 s, no hostiles"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(one_run(args.seconds)))
+        return
+    if args.smoke:
+        fair = one_run(0.5, {"fair": 1})["fair"]
+        print(f"smoke: one fair participant alone, n={fair['n']} p50={fair['p50']:.1f} ms")
         return
     sides = {"ours": SRC} | ({"base": args.base_src} if args.base_src else {})
     out: dict[str, list[dict[str, Any]]] = {s: [] for s in sides}

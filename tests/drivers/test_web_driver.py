@@ -4,6 +4,7 @@ rules; the play resumes from its event log."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,7 @@ def test_the_agent_answers_after_the_person_and_the_play_ends_in_agreement() -> 
         assert view["observation"]["to_act"] == [0]
         assert [o["party"] for o in view["observation"]["offers"]] == [0, 1]
         assert [a["kind"] for a in view["legal"]["actions"]] == ["accept", "offer", "end"]
+        assert view["version"] == 2  # two changes: the person's offer, the agent's
         done = client.post(f"/api/act?{_q(game)}", json={"kind": "accept", "args": {}}).json()
     assert done["over"] is True
     result = done["observation"]["result"]
@@ -132,25 +134,28 @@ def test_a_failing_agent_is_recorded_not_crashing_the_server() -> None:
 
 
 def test_a_person_plays_alternating_offers_in_chromium(web_page: Any) -> None:
+    from playwright.sync_api import expect
+
     game = build_game("aop", "lunch", "boulware", rounds=10)
     page = web_page
     with ServerThread(create_app("play", game, static={"/": PLAY_PAGE})) as server:
         page.goto(f"{server.url}/?{_q(game)}")
-        page.get_by_text("Your turn.").wait_for()
-        assert page.locator("#title").text_content() == "aop-v1: you are you"
+        expect(page.locator("#status")).to_have_text("Your turn.")
+        expect(page.locator("#title")).to_have_text("aop-v1: you are you")
         form = page.locator("form[data-kind=offer]")
         form.locator("select[name=Food]").select_option(label="Pizza")
         form.locator("select[name=Drink]").select_option(label="Beer")
         form.get_by_role("button").click()
-        page.locator("#offers tr").nth(1).wait_for()  # the agent's counter-offer arrived
-        page.get_by_text("Your turn.").wait_for()
-        first = page.locator("#offers tr").nth(0).locator("td").nth(2).text_content()
-        assert first == "Food: Pizza, Drink: Beer"
+        # The state the next click needs: the agent's counter-offer shown, the person's
+        # turn again (a page never goes back to an older state: answers may overtake).
+        expect(page.locator("#offers tr")).to_have_count(2)
+        expect(page.locator("#status")).to_have_text("Your turn.")
+        cells = page.locator("#offers tr").nth(0).locator("td")
+        expect(cells.nth(2)).to_have_text("Food: Pizza, Drink: Beer")
         page.locator("form[data-kind=accept] button").click()
-        page.locator("#result:not([hidden])").wait_for()
-        text = page.locator("#result-text").text_content() or ""
-        assert text.startswith("agreement: agreement on ")
-        assert page.locator("#status").text_content() == "The negotiation is over."
+        expect(page.locator("#status")).to_have_text("The negotiation is over.")
+        expect(page.locator("#result-text")).to_have_text(re.compile(r"^agreement: agreement on "))
+        expect(page.locator("#result")).to_be_visible()
     assert game.rules.result(game.state).reason.value == "agreement"
 
 
@@ -158,8 +163,8 @@ def test_a_person_plays_alternating_offers_in_chromium(web_page: Any) -> None:
     ("args", "error"),
     [
         (
-            ["play", "diplomacy"],
-            "error: protocol 'diplomacy-anac2017-v1' has no Rules yet, so it cannot be played here",
+            ["play", "colored-trails-oneshot"],
+            "error: protocol 'colored-trails-oneshot-v1' has no Rules yet, so it cannot be played here",
         ),
         (["play", "aop", "--as", "2"], "error: --as must be 0 or 1; got 2"),
         (["play", "nosuch"], "error: unknown protocol 'nosuch'."),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import partial
+from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.tournament.pools import POOLS, Pool, ProcessPool, RayPool, SerialPool, chunked
@@ -65,10 +66,24 @@ class Executor:
 
 
 class SerialExecutor(Executor):
-    """Runs every session in the calling process, in order."""
+    """Runs every session in the calling process, in order; sessions with sandboxed
+    agents run many at once, each sandbox answering all its pending calls in one
+    request (:mod:`accord.tournament.multiplex`), unless ``multiplex=False``."""
 
-    def __init__(self) -> None:
+    def __init__(self, multiplex: bool = True) -> None:
         super().__init__(SerialPool())
+        self.multiplex = multiplex
+        self.hub: Any = None  # the last run's Hub (its counts of calls and round trips)
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+        ctx = self.ctx
+        if self.multiplex and ctx.sandboxed:
+            from accord.tournament.multiplex import Hub
+
+            if Hub.usable(ctx.seconds):
+                self.hub = Hub(ctx)
+                return self.hub.run(tasks)  # type: ignore[no-any-return]
+        return super().run(tasks)
 
 
 class ProcessExecutor(Executor):

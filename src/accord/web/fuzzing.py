@@ -367,3 +367,70 @@ def participants(admin: httpx.Client, n: int) -> list[httpx.Client]:
             raise AssertionError(f"consent failed: {r.status_code} {r.text[:200]}")
         out.append(c)
     return out
+
+
+@dataclass
+class Restart:
+    """What :func:`fuzz_then_restart` saw: the fuzz report, and each participant's state
+    and each admin read before the kill and after the restart."""
+
+    report: FuzzReport
+    before: list[Any]
+    after: list[Any]
+    admin_before: dict[str, str]
+    admin_after: dict[str, str]
+
+
+def fuzz_then_restart(
+    factory: str,
+    kwargs: Mapping[str, Any],
+    schema_kwargs: Mapping[str, Any],
+    password: str,
+    examples: Mapping[str, Sequence[Any]],
+    state: str,
+    *,
+    requests: int,
+    seed: int,
+    people: int = 4,
+    admin_reads: Sequence[str] = ("/api/study/participants",),
+) -> Restart:
+    """The study-server check every league runs: serve ``factory(**kwargs)`` (an import
+    path ``pkg.module:function`` returning ``(app, ...)``) in a child process on loopback,
+    let ``people`` participants open their ``state`` route, fuzz it with ``requests``
+    seeded requests (the schema of an app made with ``schema_kwargs`` over ``kwargs``,
+    ``examples`` for routes that read their own body, and the participant links), read
+    every state and ``admin_reads``, kill the server (-9), restart it on the same files
+    and read them all again. Raises AssertionError if any request got a 5xx answer."""
+    from accord.core.imports import import_object
+    from accord.web.testing import ServerProcess
+
+    make = import_object(factory, "app factory")
+    spec = make(**{**kwargs, **schema_kwargs})[0].openapi()
+    ops = [
+        *operations(spec, examples),
+        Operation("GET", "/s/{token}"),
+        Operation("POST", "/s/{token}"),
+    ]
+    server = ServerProcess(factory, **kwargs).start()
+    try:
+        admin = experimenter(server.url, password)
+        users = participants(admin, people)
+        for p in users:
+            p.get(state)
+        report = fuzz([*users, client(server.url), admin], ops, spec, requests, seed=seed)
+        print(report.summary())
+        if report.server_errors:
+            raise AssertionError("\n".join(report.failures))
+        before = [p.get(state).json() for p in users]
+        admin_before = {path: admin.get(path).text for path in admin_reads}
+    finally:
+        server.kill()
+    server = ServerProcess(factory, **kwargs).start()
+    try:
+        for c in [*users, admin]:
+            c.base_url = httpx.URL(server.url)
+        after = [p.get(state).json() for p in users]
+        admin_after = {path: admin.get(path).text for path in admin_reads}
+    finally:
+        server.stop()
+    return Restart(report, before, after, admin_before, admin_after)

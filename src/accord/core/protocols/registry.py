@@ -142,7 +142,7 @@ TABLE: tuple[TableEntry, ...] = (
         ("diplomacy", "bandana"),
         "accord.leagues.diplomacy:PROTOCOL",
         f"{_CORE}.registry:league_game",
-        None,
+        "accord.leagues.diplomacy.notary_rules:NotaryRules",
         "ANAC 2017 Diplomacy with a notary (accord.leagues.diplomacy)",
     ),
 )
