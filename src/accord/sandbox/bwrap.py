@@ -39,6 +39,8 @@ import sysconfig
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from accord.sandbox.datadir import DATA_IN
+
 __all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
 
 SCRATCH = "/tmp"
@@ -174,13 +176,17 @@ class Mounts:
     def rw(self, src: str, dest: str | None = None) -> None:
         self._bind("--bind", src, dest)
 
-    def _bind(self, flag: str, src: str, dest: str | None) -> None:
-        dest = dest or src
-        # bwrap makes missing parents 0700 (unreadable once the launcher drops root)
+    def parents(self, dest: str) -> None:
+        """Make the parents of ``dest`` readable directories (bwrap makes missing ones
+        0700: unreadable once the launcher drops root)."""
         for parent in reversed(list(Path(dest).parents)[:-1]):
             if str(parent) not in self._dirs:
                 self._dirs.add(str(parent))
                 self.args += ["--dir", str(parent)]
+
+    def _bind(self, flag: str, src: str, dest: str | None) -> None:
+        dest = dest or src
+        self.parents(dest)
         if self.staged:
             self.args += [flag, f"{STAGE}/{len(self.stage)}", dest]
             self.stage.append((src, os.path.isdir(src)))
@@ -247,6 +253,7 @@ def bwrap_command(
     drop_root: bool,
     seccomp: int | None = None,
     staged: bool = False,
+    data_bytes: int = 64 << 20,
 ) -> Mounts:
     """The mounts and bwrap arguments running ``inner`` in a fresh sandbox.
 
@@ -254,7 +261,9 @@ def bwrap_command(
     strategy); otherwise it makes a user namespace. ``seccomp``: an fd holding the
     filter program. The returned :class:`Mounts` holds ``args`` (the whole command
     line) and ``fds`` (pass them to the child; close them afterwards); ``staged``: see
-    :class:`Mounts`.
+    :class:`Mounts`. ``data_dir`` becomes a tmpfs of ``data_bytes`` at its own path, its
+    stored copy read-only at :data:`~accord.sandbox.datadir.DATA_IN`
+    (:mod:`accord.sandbox.datadir`).
     """
     m = Mounts(staged)
     m.args = ["bwrap"]
@@ -300,6 +309,9 @@ def bwrap_command(
         real = os.path.realpath(path)
         m.ro(real, real)
     if data_dir is not None:
-        m.rw(os.path.realpath(data_dir), os.path.realpath(data_dir))
+        real = os.path.realpath(data_dir)
+        m.ro(real, DATA_IN)
+        m.parents(real)
+        m.args += ["--perms", "1777", "--size", str(data_bytes), "--tmpfs", real]
     m.args += ["--chdir", SCRATCH, "--", *inner]
     return m

@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from accord.sandbox.bwrap import (
@@ -38,6 +39,7 @@ from accord.sandbox.bwrap import (
     runtime_paths,
     stage_and_drop,
 )
+from accord.sandbox.datadir import DATA_IN, open_data, save_data
 from accord.sandbox.frames import NOTHING, FrameReader, FrameTimeout, PeerClosed, write_frame
 from accord.sandbox.limits import (
     AgentCrashed,
@@ -119,7 +121,9 @@ class Sandbox:
         code_paths: directories put on the agent's ``sys.path`` (mounted read-only).
         code_mounts: further files or directories of the agent's code, mounted
             read-only but not put on ``sys.path`` (say a package inside a bigger folder).
-        data_dir: the agent's own learning-data directory (writable) where allowed.
+        data_dir: the agent's own learning-data directory where allowed: in ``os`` mode a
+            tmpfs of ``limits.data_mb`` filled from it and copied back when the sandbox
+            ends (:mod:`accord.sandbox.datadir`); in ``process`` mode the directory itself.
         limits: see :class:`~accord.sandbox.limits.Limits`.
         mode: ``"os"`` (bubblewrap) or ``"process"`` (weaker; see ``PROCESS_GIVES_UP``).
         extra: JSON-able settings passed to the host as ``context.extra``.
@@ -145,6 +149,12 @@ class Sandbox:
         self._closed = False
         self._tail: collections.deque[bytes] = collections.deque()
         self._tmp: str | None = None
+        self._data: tuple[int, str] | None = None  # the tmpfs's fd, and its host directory
+        self._data_dir = (
+            os.path.realpath(data_dir)
+            if data_dir is not None and self.mode is SandboxMode.OS
+            else None
+        )
         started = time.monotonic()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
@@ -167,8 +177,6 @@ class Sandbox:
                     drop = (uid, uid)
                 else:
                     run_as = uid
-                if data_dir is not None:
-                    _chown_tree(data_dir, uid)
             else:  # the organiser's uid: counted inside the user namespace only
                 nproc_outside = False
             mounts = bwrap_command(
@@ -180,6 +188,7 @@ class Sandbox:
                 drop_root=drop is not None,
                 seccomp=seccomp_fd(),
                 staged=run_as is not None,
+                data_bytes=self.limits.data_mb << 20,
             )
             if run_as is not None:
                 first = stage_and_drop(mounts.stage, run_as)
@@ -216,6 +225,8 @@ class Sandbox:
             "agent": agent,
             "code_paths": [os.path.realpath(p) for p in code_paths],
             "data_dir": os.path.realpath(data_dir) if data_dir is not None else None,
+            "data_in": DATA_IN if data_dir is not None and mounts is not None else None,
+            "data_mb": self.limits.data_mb,
             "scratch": scratch,
             "drop": drop,
             "rlimits": rlimits_of(self.limits),
@@ -366,6 +377,15 @@ class Sandbox:
         os.close(self._reader.fd)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
+        if self._data is not None:
+            fd, where = self._data
+            self._data = None
+            try:
+                save_data(fd, Path(where), self.limits.data_mb << 20)
+            except OSError:
+                pass  # the stored copy stays as it was
+            finally:
+                os.close(fd)
 
     def stderr_tail(self) -> str:
         """The last few kilobytes the agent wrote to stderr."""
@@ -438,24 +458,31 @@ class Sandbox:
 
     def _wait_ready(self) -> None:
         deadline = self._started + self.limits.startup_timeout
-        try:
-            msg = self._reader.read(deadline)
-        except FrameTimeout:
-            self._fail(
-                AgentTimeout(
-                    f"the agent did not start within {self.limits.startup_timeout:g} s; "
-                    "the process was killed"
+        while not self._ready:
+            try:
+                msg = self._reader.read(deadline)
+            except FrameTimeout:
+                self._fail(
+                    AgentTimeout(
+                        f"the agent did not start within {self.limits.startup_timeout:g} s; "
+                        "the process was killed"
+                    )
                 )
-            )
-        except PeerClosed:
-            self._fail(self._crash())
-        except AgentFailure as exc:
-            self._fail(exc)
-        self._check_ready(msg)
+            except PeerClosed:
+                self._fail(self._crash())
+            except AgentFailure as exc:
+                self._fail(exc)
+            self._check_ready(msg)
 
     def _check_ready(self, msg: Any) -> None:
         """The first message: ``ready``, or why the agent could not start."""
         kind = msg.get("t") if isinstance(msg, dict) else None
+        if kind == "confined" and self._data_dir is not None and self._data is None:
+            # its data is in place and none of its code has run: hold the tmpfs now
+            fd = open_data(self._proc.pid, self._data_dir)
+            if fd is not None:
+                self._data = (fd, self._data_dir)
+            return  # "ready" comes next
         if kind == "fatal":
             self._fail(
                 AgentCrashed(
@@ -528,13 +555,6 @@ class Sandbox:
 
 def _text(x: Any, cap: int) -> str:
     return (x if isinstance(x, str) else repr(x))[:cap]
-
-
-def _chown_tree(path: str, uid: int) -> None:
-    os.chown(path, uid, uid)
-    for root, dirs, files in os.walk(path):
-        for name in dirs + files:
-            os.lchown(os.path.join(root, name), uid, uid)
 
 
 def start_sandbox(

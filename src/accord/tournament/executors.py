@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import partial
+from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.tournament.pools import POOLS, Pool, ProcessPool, RayPool, SerialPool, chunked
@@ -72,6 +73,7 @@ class SerialExecutor(Executor):
     def __init__(self, multiplex: bool = True) -> None:
         super().__init__(SerialPool())
         self.multiplex = multiplex
+        self.hub: Any = None  # the last run's Hub (its counts of calls and round trips)
 
     def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
         ctx = self.ctx
@@ -79,7 +81,8 @@ class SerialExecutor(Executor):
             from accord.tournament.multiplex import Hub
 
             if Hub.usable(ctx.seconds):
-                return Hub(ctx).run(tasks)
+                self.hub = Hub(ctx)
+                return self.hub.run(tasks)  # type: ignore[no-any-return]
         return super().run(tasks)
 
 

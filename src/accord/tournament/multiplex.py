@@ -41,6 +41,7 @@ Sessions whose deadline is in seconds run one at a time (their time is wall time
 from __future__ import annotations
 
 import math
+import pickle
 import select
 import time
 from collections import deque
@@ -89,8 +90,8 @@ class _Slot:
         self.box = box
         self.key = key
         self.live = 0
-        self.queue: list[tuple[greenlet, str, Any, float]] = []
-        self.inflight: list[tuple[greenlet, str, Any, float]] = []
+        self.queue: list[tuple[greenlet, tuple[Any, ...], float]] = []
+        self.inflight: list[tuple[greenlet, tuple[Any, ...], float]] = []
         self.budget = 0.0
         self.error: BaseException | None = None  # what its later calls raise, once failed
         self.retired = False  # past half its CPU life: no new sessions
@@ -121,7 +122,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     def on_start(self, view: NegotiatorView) -> None:
         extra = {
             "spec": self.spec,
-            "utility": self._utility,
+            "utility": self.hub.pickled(self._utility),
             "memory": self._memory,
             "index": view.index,
             "names": view.names,
@@ -133,7 +134,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         counter, self._counter = self._counter, None
-        if counter is not None and counter[0] == (view.state(), len(view.offers)):
+        if counter is not None and counter[0] == view.state():
             out = self._value("propose", counter[1])
         else:
             out = self._call("propose", view)
@@ -144,21 +145,18 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             raise
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        extra: dict[str, Any] = {"offer": offer}
-        if self.counters:
-            extra["counter"] = True
-        entry = self._entry("respond", view, extra)
+        entry = self._entry("counter" if self.counters else "respond", view, offer)
         out = self._value("respond", entry)
         answer = check_response(out)
         if answer is Response.REJECT and len(entry) == 4:
-            self._counter = ((view.state(), len(view.offers)), entry[3])
+            self._counter = (view.state(), entry[3])
         return answer
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         slot = self.slot
         if self._dead is None and slot is not None and slot.usable:
             try:
-                used = self._call("end", view, {"result": result})
+                used = self._call("end", view, self.hub.pickled(result))
             except (IsolatedAgentError, SlowCall):
                 return
             # no new sessions for a process that used half its CPU life (ended when idle)
@@ -172,16 +170,19 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         if slot is not None:
             self.hub.leave(slot)
 
-    def _entry(self, op: str, view: NegotiatorView, extra: dict[str, Any] | None) -> list[Any]:
+    def _entry(self, op: str, view: NegotiatorView, arg: Any) -> list[Any]:
         """Send one call through the hub; its raw entry (see ``NegotiatorHost._batch``)."""
         if self._dead is not None:
             raise IsolatedAgentError(self._dead)
-        new = list(view.offers[self._sent :])
-        self._sent = len(view.offers)
-        payload = {"sid": self._sid, "state": (*view.state(), new), **(extra or {})}
-        assert self.slot is not None, "the hub gives every session's agent a sandbox"
+        offers = view.offers
+        n = len(offers)
+        new = offers[self._sent : n] if n > self._sent else ()
+        self._sent = n
+        slot = self.slot
+        assert slot is not None, "the hub gives every session's agent a sandbox"
         try:
-            return self.hub.call(self.slot, op, payload, self._timeout(op))
+            budget = self._timeout(op) * (2 if op == "counter" else 1)  # + its counter-offer
+            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), budget)
         except SlowCall:
             self._dead = "the process was killed for a timeout"
             raise
@@ -189,12 +190,16 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             self._dead = str(exc)
             raise
 
-    def _call(self, op: str, view: NegotiatorView, extra: dict[str, Any] | None = None) -> Any:
-        return self._value(op, self._entry(op, view, extra))
+    def _call(self, op: str, view: NegotiatorView, arg: Any = None) -> Any:
+        return self._value(op, self._entry(op, view, arg))
 
     def _value(self, op: str, entry: Any) -> Any:
         """The answer in ``entry``, its time and its errors checked (a slow call is a
         timeout, an exception the agent raised its failure)."""
+        if type(entry) is list and len(entry) == 3 and entry[1] == 0:  # the usual answer
+            seconds = entry[0]
+            if type(seconds) is float and 0.0 <= seconds <= self.limits.call_timeout:
+                return entry[2]
         if not (
             isinstance(entry, list)
             and len(entry) >= 2
@@ -239,6 +244,20 @@ class Hub:
         self.calls = 0
         self._main: greenlet | None = None
         self._closed = False
+        self._pickles: dict[int, tuple[Any, bytes]] = {}
+
+    def pickled(self, obj: Any) -> bytes:
+        """``obj`` pickled, once for all the calls that send it (a profile's utility to
+        each of its sessions, a result to each party); the last 256 are kept."""
+        key = id(obj)
+        hit = self._pickles.get(key)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(self._pickles) >= 256:
+            del self._pickles[next(iter(self._pickles))]
+        self._pickles[key] = (obj, data)
+        return data
 
     @staticmethod
     def usable(seconds: float | None) -> bool:
@@ -247,14 +266,15 @@ class Hub:
         return seconds is None
 
     # -- the sessions' side (in their greenlets) -------------------------------------------
-    def call(self, slot: _Slot, op: str, payload: Any, budget: float) -> list[Any]:
-        """Queue a call to ``slot``'s sandbox and park this session until its entry."""
+    def call(self, slot: _Slot, wire: tuple[Any, ...], budget: float) -> list[Any]:
+        """Queue a call (``(op, sid, state, new offers, arg)``) to ``slot``'s sandbox
+        and park this session until its entry comes back."""
         if slot.error is not None:
-            raise _again(slot.error, op)
+            raise _again(slot.error, wire[0])
         if self._closed:
             raise _Abandoned
         assert self._main is not None
-        slot.queue.append((greenlet.getcurrent(), op, payload, budget))
+        slot.queue.append((greenlet.getcurrent(), wire, budget))
         entry: list[Any] = self._main.switch()
         return entry
 
@@ -322,11 +342,11 @@ class Hub:
             taken.append(slot)
         return True
 
-    def _slot(self, spec: AgentSpec, taken: list[_Slot]) -> _Slot:
+    def _slot(self, spec: AgentSpec, taken: list[_Slot], data_dir: Any = None) -> _Slot:
         key = self._key(spec)
         slot = self._pick(key, taken)
-        if slot is None:
-            slot = _Slot(_acquire(spec, key[2], self.ctx.limits), key)
+        if slot is None:  # (an agent's data directory is the same in all its sessions)
+            slot = _Slot(_acquire(spec, key[2], self.ctx.limits, data_dir), key)
             self.slots.setdefault(key, []).append(slot)
         return slot
 
@@ -350,7 +370,8 @@ class Hub:
         try:
             for neg in game.negotiators:
                 if isinstance(neg, MultiplexedNegotiator):
-                    neg.slot = self._slot(neg.spec, taken)
+                    data_dir = getattr(neg._memory, "data_dir", None)
+                    neg.slot = self._slot(neg.spec, taken, data_dir)
                     neg.slot.live += 1
                     taken.append(neg.slot)
         except AgentFailure as exc:  # could not start a sandbox: that agent's failure
@@ -381,13 +402,11 @@ class Hub:
                 continue
             calls, slot.queue = slot.queue, []
             slot.inflight = calls
-            slot.budget = sum(c[3] for c in calls)
+            slot.budget = sum([c[2] for c in calls])
             self.round_trips += 1
             self.calls += len(calls)
             try:
-                slot.box.submit(
-                    "batch", [(c[1], c[2]) for c in calls], slot.budget, trusted_pickle=True
-                )
+                slot.box.submit("batch", [c[1] for c in calls], slot.budget, trusted_pickle=True)
             except AgentFailure as exc:
                 self._broken(slot, exc, done, live)
 
@@ -444,8 +463,8 @@ class Hub:
             slot.error = IsolatedAgentError(_reason(exc, self.ctx.limits))
         else:
             slot.error = exc
-        for g, op, _, _ in calls:
-            self._resume(g, done, live, error=_again(slot.error, op))
+        for g, wire, _ in calls:
+            self._resume(g, done, live, error=_again(slot.error, wire[0]))
 
     def _drop(self, slot: _Slot) -> None:
         slots = self.slots.get(slot.key)
@@ -471,6 +490,7 @@ def _play(game: Game) -> SessionRecord:
 
 def _again(error: BaseException, op: str) -> BaseException:
     """A fresh exception like ``error`` for a call of ``op`` (one per session)."""
+    op = "respond" if op == "counter" else op
     return type(error)(f"{op} did not answer: {error}")
 
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.core.errors import AccordError, ConfigError
+from accord.sandbox.option import SANDBOX_HELP, sandbox_callback
 
 if TYPE_CHECKING:
     from accord.leagues.trails.board import Settings
@@ -47,8 +48,8 @@ SandboxOpt = Annotated[
     str,
     typer.Option(
         "--sandbox",
-        help="where agents named pkg.module:Class run: os (default), process (weaker), "
-        "none or off (this process: trusted code only)",
+        help=SANDBOX_HELP + " ('off' is an old spelling of none)",
+        callback=sandbox_callback({"off": "none"}),
     ),
 ]
 
