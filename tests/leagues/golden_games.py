@@ -75,8 +75,8 @@ def _feed(rec: Any) -> list[Any]:
 def han_games() -> Iterator[tuple[str, dict[str, Any]]]:
     from accord.leagues.han.agents import EXAMPLE_AGENTS
     from accord.leagues.han.domain import domain
-    from accord.leagues.han.match import play
     from accord.leagues.han.participants import PARTICIPANTS
+    from accord.leagues.han.play import play
 
     for game in ("example-1", "example-2"):
         for a in HAN_AGENTS:

@@ -10,8 +10,8 @@ import pytest
 
 from accord.leagues.han.domain import EXAMPLE_1
 from accord.leagues.han.isolation import isolated_factory
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative
+from accord.leagues.han.play import play
 from accord.leagues.han.tournament import run_tournament
 
 pytestmark = pytest.mark.needs_bwrap

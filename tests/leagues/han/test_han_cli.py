@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from accord.cli import app
 from accord.leagues.han.agents import FairSplitter, LyingAgent
 from accord.leagues.han.domain import EXAMPLE_1, EXAMPLE_2
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative, Impatient
+from accord.leagues.han.play import play
 from accord.leagues.han.scoring import columns, csv_row, survey_score
 from accord.leagues.han.tournament import run_tournament
 

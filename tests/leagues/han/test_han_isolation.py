@@ -15,8 +15,8 @@ from accord.cli import app
 from accord.core.errors import ConfigError
 from accord.leagues.han.domain import EXAMPLE_1
 from accord.leagues.han.isolation import IsolatedAgent, isolated_factory
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative
+from accord.leagues.han.play import play
 from accord.leagues.han.server import create_han_app
 from accord.leagues.han.tournament import run_tournament
 from accord.web.testing import ServerThread

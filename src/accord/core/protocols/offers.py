@@ -246,6 +246,7 @@ class OfferRules(Rules[NegotiationSetup, OfferState, OfferAction]):
 
     counter_offers = True
     counts_rounds = True
+    panels = ("clock", "standing", "offers")
 
     def initial(self, setup: NegotiationSetup, seed: int) -> OfferState:
         """A new play on ``setup``."""

@@ -68,9 +68,9 @@ def play_cmd(
 ) -> None:
     """Play one game and print its history and result."""
     from accord.leagues.han.domain import domain
-    from accord.leagues.han.match import play
     from accord.leagues.han.naming import agent_class
     from accord.leagues.han.participants import PARTICIPANTS
+    from accord.leagues.han.play import play
     from accord.leagues.han.scoring import csv_row, likeability_proxy
 
     try:

@@ -23,72 +23,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from accord.core.errors import ConfigError
 from accord.leagues.han.api import AgentGone, GameView, HanAgent
 from accord.leagues.han.dispatch import SPACING, Outbox
 from accord.leagues.han.domain import GameSpec, Role
-from accord.leagues.han.engine import Game, GameResult
+from accord.leagues.han.engine import Game
 from accord.leagues.han.events import EMOTIONS, Event, EventKind
+from accord.leagues.han.play import AgentFactory, Fresh, MatchRecord
 from accord.leagues.han.runner import InboxFlush, Runner
 
 __all__ = ["AgentFactory", "Fresh", "Match", "MatchRecord", "play", "play_sequence", "run"]
 
-AgentFactory = Callable[[], HanAgent]
 TICK = 5.0
 MAX_EVENTS_PER_CALL = 20
 _OTHER: dict[str, Role] = {"agent": "person", "person": "agent"}
-
-
-class Fresh:
-    """Builds agents and refuses an instance it has handed out before.
-
-    The 2017 rules forbid carrying state from one participant to the next; the platform
-    builds a new instance for each participant and checks that it *is* new.
-
-        >>> from accord.leagues.han.agents import FairSplitter
-        >>> fresh = Fresh()
-        >>> a, b = fresh(FairSplitter), fresh(FairSplitter)
-        >>> a is b
-        False
-        >>> same = FairSplitter()
-        >>> _ = fresh(lambda: same); fresh(lambda: same)  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        accord.core.errors.ConfigError: the factory returned an agent instance already used ...
-    """
-
-    def __init__(self) -> None:
-        self._seen: list[HanAgent] = []  # strong refs: an id is never reused while held
-
-    def __call__(self, factory: AgentFactory) -> HanAgent:
-        try:
-            agent = factory()
-        except Exception as exc:  # an author's constructor: say whose and what, no traceback
-            name = getattr(factory, "__name__", repr(factory))
-            raise ConfigError(f"cannot build agent {name}: {type(exc).__name__}: {exc}") from exc
-        if not isinstance(agent, HanAgent):
-            raise ConfigError(f"an agent factory returns a HanAgent; got {type(agent).__name__}")
-        if any(agent is s for s in self._seen):
-            raise ConfigError(
-                "the factory returned an agent instance already used with another "
-                f"participant ({type(agent).__name__}); each participant needs a fresh instance"
-            )
-        self._seen.append(agent)
-        return agent
-
-
-@dataclass
-class MatchRecord:
-    """A finished game: its result, its game (history, counts) and the sides' names."""
-
-    result: GameResult
-    game: Game
-    names: dict[str, str]
-    game_index: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Match:

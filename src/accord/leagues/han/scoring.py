@@ -11,7 +11,7 @@ meaning, then the survey answers.
 ``+0.25`` per friendly act (happy face, positive or favour message), ``−0.5`` per
 angry face or negative message, ``−0.75`` per threat and ``−0.5`` per lie, clipped to 1..7.
 
-    >>> from accord.leagues.han.match import play
+    >>> from accord.leagues.han.play import play
     >>> from accord.leagues.han.agents import FairSplitter
     >>> from accord.leagues.han.participants import Cooperative
     >>> from accord.leagues.han.domain import EXAMPLE_1
@@ -31,7 +31,7 @@ from typing import Any
 from accord.leagues.han.domain import Role
 from accord.leagues.han.engine import GameOutcome
 from accord.leagues.han.events import SubClass
-from accord.leagues.han.match import MatchRecord
+from accord.leagues.han.play import MatchRecord
 
 __all__ = ["BASE_COLUMNS", "SURVEY", "columns", "csv_row", "likeability_proxy", "survey_score"]
 
