@@ -73,7 +73,7 @@ from accord.leagues.humaine.page_sessions import (
 from accord.leagues.humaine.say import Say
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
-from accord.leagues.humaine.ui_state import BOOKED, HeardLog, UiRound
+from accord.leagues.humaine.ui_state import BOOKED, HeardLog, UiRound, call_problem
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
 from accord.web.app import create_app
 from accord.web.errors import WebError
@@ -349,6 +349,9 @@ class UiService:
 
     def _ui_call(self, route: str) -> Any:
         def handler(body: Annotated[dict[str, Any], Body()]) -> dict[str, str]:
+            problem = call_problem(route, body)
+            if problem is not None:
+                raise WebError(422, f"/{route}: {problem}")
             self.record(body.get("roundId"), route, body, time.time())
             return {"status": "acknowledged"}
 
@@ -374,6 +377,9 @@ class UiService:
 
     async def confirm_accept(self, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """Hold the answer until the person decides (or the timeout declines)."""
+        problem = call_problem("confirmAccept", body)
+        if problem is not None:
+            raise WebError(422, f"/confirmAccept: {problem}")
         within = 0.0 if self.auto_confirm else self.confirm_timeout
         noted = body | {"uiConfirmWithin": within}
         rid = self.record(body.get("roundId"), "confirmAccept", noted, time.time())
