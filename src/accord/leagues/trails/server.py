@@ -226,7 +226,7 @@ class TrailsService:
         self.by_pid: dict[str, str] = {}
         self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
         self.unreadable: dict[str, str] = {}  # game id -> why it could not be restored
-        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait
+        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait (filed)
         self._restore()
 
     def _restore(self) -> None:
@@ -246,6 +246,7 @@ class TrailsService:
                 for seat in _seats(raw.get("seats")):
                     self.by_pid[seat] = gid
         self.waiting = self.store.waiting()
+        self.waiting_since = self.store.waiting_since()
 
     def _restore_one(self, row: GameRow) -> None:
         game = _RecordedGame(row.setup, row.rules)
@@ -295,6 +296,8 @@ class TrailsService:
                 return None
             del self.waiting[cond]
             self.store.set_waiting(cond, None)
+            self.waiting_since.pop(other, None)
+            self.store.set_waiting_since(other, None)
             game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
             m = _Match(gid, game, [other, pid], [None, None])
         else:
@@ -364,7 +367,10 @@ class TrailsService:
         """``pid`` waits alone for a partner; after the design's ``wait_seconds`` it is
         released (done, with the completion code) instead of waiting on."""
         now = self.study.clock.wall()
-        since = self.waiting_since.setdefault(pid, now)
+        if pid not in self.waiting_since:  # kept in the file: a restart loses no wait
+            self.waiting_since[pid] = now
+            self.store.set_waiting_since(pid, now)
+        since = self.waiting_since[pid]
         limit = float(self.study.design.wait_seconds)
         if now - since < limit:
             return {"waiting": True}
@@ -375,6 +381,7 @@ class TrailsService:
         reason = f"No other participant arrived within {limit / 60:.0f} minute(s)."
         self.study.release(pid, reason)
         self.waiting_since.pop(pid, None)
+        self.store.set_waiting_since(pid, None)
         return {"waiting": False, "released": reason, "next": self.study.view(pid).next}
 
     def _match(self, gid: str) -> _Match:
@@ -388,6 +395,27 @@ class TrailsService:
         return self.matches[gid]
 
     def act(self, pid: str, body: ActIn) -> dict[str, Any]:
+        """Do one action of ``pid``'s; a refused one changes nothing in the game and is
+        logged for the experimenter (``trails.refused``: who, what arrived, why)."""
+        try:
+            return self._act(pid, body)
+        except WebError as e:
+            with self.lock:
+                gid = self.by_pid.get(pid)
+                m = self.matches.get(gid) if gid is not None else None
+                where: dict[str, Any] = {"game": gid}
+                if m is not None:
+                    seat = m.seats.index(pid) if pid in m.seats else None
+                    where |= {"player": seat, "turn": m.game.turn, "phase": m.game.phase.value}
+                self.study.note(
+                    pid,
+                    "trails.refused",
+                    {**where, "action": body.model_dump(), "status": e.status, "code": e.code,
+                     "reason": e.message},
+                )  # fmt: skip
+            raise
+
+    def _act(self, pid: str, body: ActIn) -> dict[str, Any]:
         # one transaction: the steps, the log entries and the end are stored together
         with self._atomic(pid):
             gid = self.by_pid.get(pid)
