@@ -393,7 +393,7 @@ def check_outcome(out: Any) -> Outcome | None:
     """
     if out is None:
         return None
-    if type(out) is list and all(type(v) in _SCALARS for v in out):
+    if type(out) is list and _SCALARS.issuperset(map(type, out)):
         return tuple(out)
     raise IsolatedAgentError(f"propose() returned {out!r:.80}, not an outcome")
 
