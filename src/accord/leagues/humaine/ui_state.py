@@ -69,6 +69,8 @@ def call_problem(route: str, body: dict[str, Any]) -> str | None:
     rid = body.get("roundId")
     if rid is not None and not isinstance(rid, str):
         return f"roundId: expected a string, got {rid!r:.60}"
+    if isinstance(rid, str) and rid.startswith("accord:"):
+        return f"roundId: names starting 'accord:' are the server's own, got {rid!r:.60}"
     durations = body.get("durations")
     if route == "sendRoundMetadata":
         if durations is not None and not (

@@ -44,9 +44,11 @@ from starlette.requests import Request as StarletteRequest
 from starlette.routing import Route
 
 from accord.core.errors import ConfigError
+from accord.core.imports import is_import_path
 from accord.core.protocols.driver import SlowCall, failure_of
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import IllegalAction
+from accord.leagues.trails.agent import Agent
 from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     Action,
@@ -65,6 +67,7 @@ from accord.leagues.trails.engine import (
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, make_agent
 from accord.leagues.trails.rules import TrailsRules
+from accord.leagues.trails.sandboxed import agent_sandbox, sandboxed_agent
 from accord.leagues.trails.seats import TrailsSeat
 from accord.leagues.trails.store import GameRow, GameStore
 from accord.web.errors import WebError
@@ -96,8 +99,10 @@ def trails_design(
     visibility: str = "full",
     board: BoardSpec | None = None,
     rules: Settings | None = None,
+    sandbox: str = "os",
 ) -> StudyDesign:
-    """A one-round study, one condition per opponent (an agent name or ``person``);
+    """A one-round study, one condition per opponent (an agent name, ``pkg.module:Class``
+    for a submitted agent, run in :mod:`accord.sandbox` in mode ``sandbox``, or ``person``);
     ``visibility`` ``"own"`` hides each player's chips from the other (people and agents);
     ``board`` sets the generator (size, colours, chips) and ``rules`` the turn protocol
     (``protocol``, ``rounds``; its visibility is overridden by ``visibility``)."""
@@ -114,12 +119,16 @@ def trails_design(
     if twice:
         raise ConfigError(f"opponent {twice[0]!r} is named twice; one condition per opponent")
     conds = []
+    agent_sandbox("person", sandbox)  # refuses an unknown mode
     for o in opponents:
-        if o != "person" and o not in AGENTS:
-            raise ConfigError(f"unknown opponent {o!r}; expected 'person' or one of {list(AGENTS)}")
+        if o != "person" and o not in AGENTS and not is_import_path(o):
+            raise ConfigError(
+                f"unknown opponent {o!r}; expected 'person', one of {list(AGENTS)} "
+                "or pkg.module:Class"
+            )
         conds.append(
             Condition(
-                name=f"{dependency}-vs-{o}",
+                name=f"{dependency}-vs-{o.replace(':', '.')}",
                 params={
                     "opponent": o,
                     "dependency": dependency,
@@ -127,6 +136,7 @@ def trails_design(
                     "protocol": proto.protocol,
                     "rounds": proto.rounds,
                     "board": spec.to_dict(),
+                    **({"sandbox": sandbox} if is_import_path(o) else {}),
                 },  # fmt: skip
             )
         )
@@ -194,11 +204,38 @@ AGENT_SECONDS = 30.0
 recorded against it, the phase's null action is played)."""
 
 
-def _seat(opponent: str, k: int, seed: int, game: Game) -> TrailsSeat:
-    """Player ``k``'s agent in its seat of the agent driver, started on ``game``."""
-    seat = TrailsSeat(make_agent(opponent), k, np.random.default_rng(seed))
-    seat.start(game)
+def _seat(opponent: str, k: int, seed: int, game: Game, sandbox: str = "os") -> TrailsSeat:
+    """Player ``k``'s agent in its seat of the agent driver, started on ``game``; an
+    agent named ``pkg.module:Class`` runs in :mod:`accord.sandbox` (mode ``sandbox``)."""
+    mode = agent_sandbox(opponent, sandbox)
+    agent = make_agent(opponent) if mode is None else sandboxed_agent(opponent, mode)
+    seat = TrailsSeat(agent, k, np.random.default_rng(seed))
+    try:
+        seat.start(game)
+    except BaseException:
+        _close(seat)
+        raise
     return seat
+
+
+def _close(seat: TrailsSeat | None) -> None:
+    """Stop the seat's sandbox, if its agent runs in one."""
+    close = getattr(seat.agent, "close", None) if seat is not None else None
+    if callable(close):
+        close()
+
+
+class _Finished(Agent):
+    """The name of a submitted agent whose game is over (nothing left to ask it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _rng(seat: TrailsSeat) -> np.random.Generator | None:
+    """The agent's random generator, if it lives in this process (kept for a restore)."""
+    rng = getattr(seat.agent, "rng", None)
+    return rng if isinstance(rng, np.random.Generator) else None
 
 
 def _observe(game: Game, agents: Sequence[TrailsSeat | None]) -> None:
@@ -253,15 +290,21 @@ class TrailsService:
         agents: list[TrailsSeat | None] = [None, None]
         if row.opponent != "person":
             k = row.seats.index(None)
-            agents[k] = _seat(row.opponent, k, self._seed(row.number), game)
+            if row.closed and is_import_path(row.opponent):  # over: no sandbox to start
+                label = row.opponent.rsplit(":", 1)[-1]
+                agents[k] = TrailsSeat(_Finished(label), k, np.random.default_rng(0))
+            else:
+                seed, mode = self._seed(row.number), self._sandbox(row.opponent)
+                agents[k] = _seat(row.opponent, k, seed, game, mode)
         for player, action in self.store.steps(row.gid):
             n = len(game.history)
             game.step(player, action)
             if len(game.history) > n:
                 _observe(game, agents)
         for a in agents:
-            if a is not None and row.agent_rng is not None:
-                a.agent.rng.bit_generator.state = row.agent_rng
+            rng = _rng(a) if a is not None else None
+            if rng is not None and row.agent_rng is not None:
+                rng.bit_generator.state = row.agent_rng
         m = _Match(row.gid, game, row.seats, agents)
         m.saved, m.closed = len(game.steps), row.closed
         self.matches[row.gid] = m
@@ -269,7 +312,21 @@ class TrailsService:
             if seat is not None:
                 self.by_pid[seat] = row.gid
 
+    def close(self) -> None:
+        """At shut-down: stop the sandboxes of the agents in games still running."""
+        with self.lock:
+            for m in self.matches.values():
+                for a in m.agents:
+                    _close(a)
+
     # -- games ----------------------------------------------------------------------------
+    def _sandbox(self, opponent: str) -> str:
+        """The sandbox mode the design gives ``opponent`` (``os`` if it names none)."""
+        for c in self.study.design.conditions:
+            if c.params.get("opponent") == opponent:
+                return str(c.params.get("sandbox", "os"))
+        return "os"
+
     def _seed(self, number: int) -> int:
         return int(self.study.design.seed) * 100_003 + number
 
@@ -302,7 +359,7 @@ class TrailsService:
             m = _Match(gid, game, [other, pid], [None, None])
         else:
             game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
-            agent = _seat(opponent, 1, self._board_seed(), game)
+            agent = _seat(opponent, 1, self._board_seed(), game, str(p.get("sandbox", "os")))
             m = _Match(gid, game, [pid, None], [None, agent])
         self.store.add_game(gid, len(self.matches), m.seats, opponent, game.setup, game.rules)
         self.matches[gid] = m
@@ -341,7 +398,9 @@ class TrailsService:
 
     def _reload(self, gid: str) -> None:
         """Game ``gid`` again from the file (after a rolled-back request)."""
-        self.matches.pop(gid, None)
+        old = self.matches.pop(gid, None)
+        for a in old.agents if old is not None else ():
+            _close(a)
         for raw in self.store.game_rows():
             if raw["gid"] == gid:
                 try:
@@ -531,14 +590,17 @@ class TrailsService:
             self.store.add_steps(m.id, m.saved, g.steps[m.saved :])
             m.saved = len(g.steps)
             for a in m.agents:
-                if a is not None:
-                    self.store.set_agent_rng(m.id, dict(a.agent.rng.bit_generator.state))
+                rng = _rng(a) if a is not None else None
+                if rng is not None:
+                    self.store.set_agent_rng(m.id, dict(rng.bit_generator.state))
         for k, seat in enumerate(m.seats):
             if seat is not None:
                 self.study.notify(seat, "trails", self._view(m, k))
         if g.done and not m.closed:
             m.closed = True
             self.store.close_game(m.id)
+            for a in m.agents:
+                _close(a)
             result = {
                 "game": m.id,
                 "scores": g.scores(),
