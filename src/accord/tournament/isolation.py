@@ -276,6 +276,11 @@ class SandboxedNegotiator(Negotiator):
         two; each answer keeps its own deadline and checks)."""
         self._pending: tuple[Any, int] | None = None
 
+    @property
+    def data_dir(self) -> Any:
+        """Its learning-data directory in this session (a learning tournament's), or None."""
+        return getattr(self._memory, "data_dir", None)
+
     def on_start(self, view: NegotiatorView) -> None:
         extra = {
             "spec": self.spec,
@@ -288,8 +293,7 @@ class SandboxedNegotiator(Negotiator):
             "cpu": self.limits.cpu_seconds,
         }
         try:
-            data_dir = getattr(self._memory, "data_dir", None)
-            self._box = _acquire(self.spec, self.mode, self.limits, data_dir)
+            self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
         except AgentFailure as exc:
             self._dead = exc.reason
             raise IsolatedAgentError(exc.reason) from None

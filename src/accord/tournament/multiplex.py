@@ -392,8 +392,7 @@ class Hub:
         try:
             for neg in game.negotiators:
                 if isinstance(neg, MultiplexedNegotiator):
-                    data_dir = getattr(neg._memory, "data_dir", None)
-                    neg.slot = self._slot(neg.spec, taken, data_dir)
+                    neg.slot = self._slot(neg.spec, taken, neg.data_dir)
                     neg.slot.live += 1
                     taken.append(neg.slot)
         except AgentFailure as exc:  # could not start a sandbox: that agent's failure
