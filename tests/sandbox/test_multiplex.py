@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from accord.tournament.config import TournamentConfig
-from accord.tournament.executors import SerialExecutor
+from accord.tournament.executors import ProcessExecutor, SerialExecutor
 from accord.tournament.multiplex import Hub
 from accord.tournament.runner import run_tournament
 
@@ -47,6 +47,17 @@ def test_many_at_once_plays_every_session_as_one_at_a_time(
     assert len(rows[True]) == len(rows[False]) > 6
     for a, b in zip(rows[True], rows[False], strict=True):
         assert a == b  # session by session: agreement, steps, trace, utilities
+
+
+def test_worker_processes_run_groups_at_once_with_the_same_sessions(tmp_path: Path) -> None:
+    cfg = TournamentConfig(
+        ("boulware", "linear"), ("lunch",), sandbox="process", rounds=12, self_play=False
+    )
+    ex = ProcessExecutor(2)
+    run_tournament(cfg, tmp_path / "p.sqlite", ex)
+    assert ex._grouped  # each worker ran its groups many sessions at once
+    run_tournament(cfg, tmp_path / "s.sqlite", SerialExecutor(multiplex=False))
+    assert _rows(tmp_path / "p.sqlite") == _rows(tmp_path / "s.sqlite")
 
 
 def test_calls_travel_in_few_requests(tmp_path: Path) -> None:

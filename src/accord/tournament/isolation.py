@@ -427,7 +427,7 @@ class NegotiatorHost(Host):
         """Answer the calls of many sessions in one request (see
         :mod:`accord.tournament.multiplex`), in order, each on its own. A call is
         ``(op, sid, state, new offers, arg)``; ``op`` is ``start`` (``arg``: the
-        session's set-up), ``propose``, ``respond`` (``arg``: the offer), ``counter``
+        session's set-up; answers the megabytes the process maps), ``propose``, ``respond`` (``arg``: the offer), ``counter``
         (``respond``, and ``propose`` at once after a REJECT) or ``end`` (``arg``: the
         pickled result). An entry per call: ``[seconds, 0, value]``,
         ``[seconds, 0, value, follow]`` (a REJECT and the counter-offer's entry),
@@ -449,6 +449,7 @@ class NegotiatorHost(Host):
             try:
                 if op == "start":
                     self._start(sid, arg, now, new)
+                    value = _mapped_mb()  # the organiser stops adding sessions near the limit
                 else:
                     neg, view, offers = sessions[sid]
                     view.update(*now)
@@ -578,6 +579,15 @@ class NegotiatorHost(Host):
         if op == "end":
             return self._end(sid, neg, view, payload["result"])
         raise UsageError(f"unknown op {op!r}")
+
+
+def _mapped_mb() -> float:
+    """Megabytes of address space this process maps (what ``RLIMIT_AS`` limits)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize() / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _raised(exc: BaseException) -> list[Any]:

@@ -73,23 +73,37 @@ from accord.tournament.isolation import (
     check_outcome,
     check_response,
 )
-from accord.tournament.session import Game, RunContext, SessionRecord, Task, prepare_session
+from accord.tournament.session import (
+    Game,
+    RunContext,
+    SessionRecord,
+    Task,
+    lost_session,
+    prepare_session,
+)
+from accord.tournament.workers import Death
 
-__all__ = ["PER_BOX", "Hub", "MultiplexedNegotiator", "run_multiplexed"]
+__all__ = ["PER_BOX", "Hub", "MultiplexedNegotiator", "lost_group", "run_group", "run_multiplexed"]
 
-PER_BOX = 64
-"""Live sessions one sandbox serves at most (its memory limit is shared by them)."""
+PER_BOX = 256
+"""Live sessions one sandbox serves at most. Its memory limit is shared by them: once
+its process maps more than half of what its first session left, it takes no more
+sessions than it holds then."""
 
 
 class _Slot:
     """One sandbox of one agent in the hub: its live sessions and its pending calls."""
 
-    __slots__ = ("box", "key", "live", "queue", "inflight", "budget", "error", "retired")
+    __slots__ = (
+        "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
+    )  # fmt: skip
 
     def __init__(self, box: Sandbox, key: Any) -> None:
         self.box = box
         self.key = key
         self.live = 0
+        self.cap = PER_BOX  # live sessions it may hold (lowered when its memory fills)
+        self.base: float | None = None  # megabytes its process mapped at its first start
         self.queue: list[tuple[greenlet, tuple[Any, ...], float]] = []
         self.inflight: list[tuple[greenlet, tuple[Any, ...], float]] = []
         self.budget = 0.0
@@ -130,7 +144,13 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }
-        self._call("start", view, extra)
+        mapped = self._call("start", view, extra)
+        slot = self.slot
+        if slot is not None and isinstance(mapped, int | float):
+            if slot.base is None:  # what the process maps with its first session
+                slot.base = mapped
+            if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
+                slot.cap = min(slot.cap, max(1, slot.live))
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         counter, self._counter = self._counter, None
@@ -211,19 +231,20 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             self._dead = f"{op}() answered {entry!r:.80}, not an entry of a batch"
             raise IsolatedAgentError(self._dead)
         seconds, kind = entry[0], entry[1]
-        limit = self.limits.call_timeout if op in ("propose", "respond") else self._timeout(op)
-        if seconds > limit:
-            raise SlowCall(f"{op} took {seconds:.3f} s; the limit is {limit:.3f} s")
-        if kind == 0 and len(entry) in (3, 4):
-            return entry[2]
-        if kind == 1 and len(entry) == 5:
+        budget = self._timeout(op)  # the limit and its grace, as one call at a time has
+        limit = self.limits.call_timeout if op in ("propose", "respond") else budget
+        if kind == 1 and len(entry) == 5 and seconds <= budget:  # it raised in time
             raise IsolatedAgentError(str(entry[3])[:2000])
-        if kind == 2:
+        if kind == 2 and seconds <= budget:
             self._dead = (
                 f"the agent process exceeded its CPU-time limit "
                 f"(CPU-time limit of {self.limits.cpu_seconds:g} s exceeded in this session)"
             )
             raise IsolatedAgentError(self._dead)
+        if seconds > limit:
+            raise SlowCall(f"{op} took {seconds:.3f} s; the limit is {limit:.3f} s")
+        if kind == 0 and len(entry) in (3, 4):
+            return entry[2]
         self._dead = f"{op}() answered {entry!r:.80}, not an entry of a batch"
         raise IsolatedAgentError(self._dead)
 
@@ -323,7 +344,7 @@ class Hub:
 
     def _pick(self, key: Any, taken: list[_Slot]) -> _Slot | None:
         for slot in self.slots.get(key, ()):
-            if slot.usable and slot.live < self.per_box and slot not in taken:
+            if slot.usable and slot.live < min(self.per_box, slot.cap) and slot not in taken:
                 return slot
         return None
 
@@ -452,11 +473,12 @@ class Hub:
     ) -> None:
         """``slot``'s process failed: every session waiting on it fails (a timeout if it
         ran out of time); its later calls fail the same way; new sessions get a new one."""
+        sent = len(slot.inflight)
         calls, slot.inflight, slot.queue = slot.inflight + slot.queue, [], []
         if isinstance(exc, AgentTimeout):
             limit = self.ctx.limits.call_timeout
             slot.error = SlowCall(
-                f"its batch of {len(calls)} calls took more than their {slot.budget:.3f} s "
+                f"its batch of {sent} calls took more than their {slot.budget:.3f} s "
                 f"(the limit is {limit:.3f} s per call); the process was killed"
             )
         elif isinstance(exc, AgentFailure):
@@ -501,6 +523,18 @@ def _reason(exc: AgentFailure, limits: TournamentLimits) -> str:
             f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
         )
     return exc.reason
+
+
+def run_group(tasks: list[Task], ctx: RunContext) -> list[SessionRecord]:
+    """A worker process's share: ``tasks`` run at once (see :class:`Hub`)."""
+    return [r for batch in Hub(ctx).run(tasks) for r in batch]
+
+
+def lost_group(tasks: list[Task], death: Death, ctx: RunContext) -> list[SessionRecord]:
+    """The records of a group whose worker process died: a failure of nobody each (the
+    worker runs only trusted code; its agents run in their sandboxes)."""
+    nobody = Death(-1, None, death.message)
+    return [lost_session(task, nobody, ctx) for task in tasks]
 
 
 def run_multiplexed(

@@ -154,7 +154,7 @@ def test_the_tournament_says_which_sandbox_ran() -> None:
     assert "sandbox: process (each game's agent in a plain child process); sandbox 'process'" in (
         " ".join(res.output.split())
     )
-    res = runner.invoke(app, [*args, "--shared-process"])
+    res = runner.invoke(app, [*args, "--sandbox", "none"])
     assert res.exit_code == 0, res.output
     assert "sandbox: none (agents ran in the tournament's own processes" in " ".join(
         res.output.split()

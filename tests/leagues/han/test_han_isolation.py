@@ -143,7 +143,7 @@ def test_cli_tournament_twice_in_one_process_is_the_same_unless_shared() -> None
     import han_stateful  # the module the in-process runs use: start its count at 0
 
     han_stateful.Counting.games = 0
-    shared = [likeability("--shared-process") for _ in range(2)]
+    shared = [likeability("--sandbox", "none") for _ in range(2)]
     assert shared[1] > shared[0]  # more happy faces each game: the class count carried over
 
 

@@ -63,6 +63,10 @@ class PairHost(Protocol):
         pair: Pair | None = None, left: bool = False,
     ) -> Any: ...  # fmt: skip
 
+    def _open_row(
+        self, pid: str, m: LiveGame, me: Role = "person", pair: Pair | None = None
+    ) -> None: ...
+
 
 PAIRS = {"partner": "person"}
 """The params of a person-vs-person condition."""
@@ -195,7 +199,30 @@ class PairGames:
             }.get(why, "There is no game for you.")
             return {"released": text, "how": why, "next": study.view(pid).next}
         pair, m = got
-        return self.s.game_state(m, pair.role_of(pid), pair)
+        out = self.s.game_state(m, pair.role_of(pid), pair)
+        if m.game.ended:
+            self._open_rows(pair, m)
+        return out
+
+    def _open_rows(self, pair: Pair, m: LiveGame) -> None:
+        """Both people's rows of an ended game, before any survey (``surveyAnswered`` 0):
+        a person who skips the survey still has their row; an answer replaces it."""
+        with self.s.lock:
+            for role, who in pair.sides.items():
+                self.s._open_row(who, m, role, pair)
+
+    def settle(self, pid: str) -> None:
+        """Bring ``pid``'s game (if paired) up to now; an ended game gets its rows. Puts
+        nobody in the waiting room."""
+        with self.s.lock:
+            self._restore(pid)
+            pair = self.room.pairs.get(pid)
+            m = self.matches.get(pair.id) if pair is not None else None
+            if pair is None or m is None:
+                return
+            m.advance(self.s.clock())
+            if m.game.ended:
+                self._open_rows(pair, m)
 
     def event(self, pid: str, raw: Any) -> dict[str, Any]:
         got = self.game(pid)

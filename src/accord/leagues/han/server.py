@@ -508,27 +508,33 @@ class HanService:
             self.wake(pid)
 
     # -- results -------------------------------------------------------------------------
-    def _open_row(self, pid: str, m: LiveGame) -> None:
+    def _open_row(
+        self, pid: str, m: LiveGame, me: Role = "person", pair: Pair | None = None
+    ) -> None:
         """Store the row of ``pid``'s ended game before any survey (``surveyAnswered`` 0),
-        so a person who never answers still has the game's row; an answer replaces it."""
+        so a person who never answers still has the game's row; an answer replaces it.
+        ``me`` and ``pair``: ``pid``'s side of a person-vs-person game."""
         key = (pid, m.game_index)
         if key in self._rowed or not m.game.ended:
             return
         if self.study.view(pid).status != "consented":
             return  # done or withdrawn: the row was written when that happened
         self._rowed.add(key)
-        _, row = self._row(pid, m, None, me="person", pair=None)
+        _, row = self._row(pid, m, None, me=me, pair=pair)
         row["surveyAnswered"] = 0
         self.study.record(pid, "game_row_open", {"row": row, "demographics": {}, "index": key[1]})
 
     def settle(self) -> None:
-        """Bring every game against an agent up to now (a game that ended while its
-        person was away gets its row), before the rows are read."""
+        """Bring every game up to now (a game that ended while its people were away gets
+        their rows, person-vs-person games too), before the rows are read."""
         for p in self.study.store.all():
-            if p.status.value != "consented" or self._is_pairs(p.pid):
+            if p.status.value != "consented":
                 continue
             with contextlib.suppress(WebError):
-                self.state(p.pid)
+                if self._is_pairs(p.pid):
+                    self.pairs.settle(p.pid)
+                else:
+                    self.state(p.pid)
 
     def _row_events(self) -> list[Any]:
         """The rows' events: each game's answered row, or its open one when unanswered."""
