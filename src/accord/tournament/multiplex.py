@@ -130,6 +130,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     ) -> None:
         super().__init__(spec, limits, utility, memory, mode)
         self.hub = hub
+        self._fast = limits.call_timeout  # an answer this quick needs no more checks
         self.slot: _Slot | None = None
         self._counter: tuple[Any, list[Any]] | None = None
 
@@ -216,9 +217,9 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     def _value(self, op: str, entry: Any) -> Any:
         """The answer in ``entry``, its time and its errors checked (a slow call is a
         timeout, an exception the agent raised its failure)."""
-        if type(entry) is list and len(entry) == 3 and entry[1] == 0:  # the usual answer
+        if type(entry) is list and 3 <= len(entry) <= 4 and entry[1] == 0:  # the usual
             seconds = entry[0]
-            if type(seconds) is float and 0.0 <= seconds <= self.limits.call_timeout:
+            if type(seconds) is float and 0.0 <= seconds <= self._fast:
                 return entry[2]
         if not (
             isinstance(entry, list)
@@ -391,8 +392,7 @@ class Hub:
         try:
             for neg in game.negotiators:
                 if isinstance(neg, MultiplexedNegotiator):
-                    data_dir = getattr(neg._memory, "data_dir", None)
-                    neg.slot = self._slot(neg.spec, taken, data_dir)
+                    neg.slot = self._slot(neg.spec, taken, neg.data_dir)
                     neg.slot.live += 1
                     taken.append(neg.slot)
         except AgentFailure as exc:  # could not start a sandbox: that agent's failure
