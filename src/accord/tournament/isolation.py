@@ -607,7 +607,12 @@ def _describe(exc: BaseException) -> str:
 
 
 def _outcome(out: Outcome | None) -> list[Any] | None:
-    return None if out is None else [_plain(v) for v in out]
+    if out is None:
+        return None
+    return [v if type(v) in _PLAIN else _plain(v) for v in out]
+
+
+_PLAIN = frozenset({int, float, str, bool})
 
 
 def _plain(v: Any) -> Any:

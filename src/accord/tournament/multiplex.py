@@ -131,6 +131,8 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         super().__init__(spec, limits, utility, memory, mode)
         self.hub = hub
         self._fast = limits.call_timeout  # an answer this quick needs no more checks
+        self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
+        self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
         self.slot: _Slot | None = None
         self._counter: tuple[Any, list[Any]] | None = None
 
@@ -155,7 +157,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         counter, self._counter = self._counter, None
-        if counter is not None and counter[0] == view.state():
+        if counter is not None and counter[0] == view.step:  # the same turn
             out = self._value("propose", counter[1])
         else:
             out = self._call("propose", view)
@@ -170,7 +172,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         out = self._value("respond", entry)
         answer = check_response(out)
         if answer is Response.REJECT and len(entry) == 4:
-            self._counter = (view.state(), entry[3])
+            self._counter = (view.step, entry[3])
         return answer
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
@@ -202,8 +204,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         slot = self.slot
         assert slot is not None, "the hub gives every session's agent a sandbox"
         try:
-            budget = self._timeout(op) * (2 if op == "counter" else 1)  # + its counter-offer
-            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), budget)
+            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), self._budgets[op])
         except SlowCall:
             self._dead = "the process was killed for a timeout"
             raise
