@@ -303,7 +303,6 @@ class TableRules(Rules[GameSpec, Table, Move]):
 
     def refuse(self, state: Table, party: int, reason: str, now: float) -> None:
         """Record an event of ``party`` that could not even be read (the game goes on)."""
-        self._advance(state, now)
         state.game.refuse(SIDES[party], now, reason)
 
     def leave(self, state: Table, party: int, now: float) -> None:
