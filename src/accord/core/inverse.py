@@ -69,6 +69,7 @@ class UtilityInverse:
         "_exact",
         "_cache",
         "_scale",
+        "_n",
     )
 
     def __init__(self, utility: UtilityFunction, exact_limit: int = 50_000) -> None:
@@ -77,10 +78,11 @@ class UtilityInverse:
         values = utility.all()
         self.values: npt.NDArray[np.float64] = values
         self._cache: dict[int, Outcome] = {}
+        self._n = int(values.size)
         self._exact = values.size <= exact_limit
         if self._exact:  # sorted exactly: the ends are the extremes (no reductions)
             order = np.argsort(values, kind="stable")
-            self._order = order.tolist()
+            self._order = order  # read one entry per outcome asked for: no list made
             keys = values[order].tolist()
             self._keys: list[float] | npt.NDArray[np.uint16] = keys
             self.min = float(keys[0])
@@ -118,7 +120,7 @@ class UtilityInverse:
         # the common (exact) case written out: agents ask at every offer
         exact = self._exact
         i = bisect_left(self._keys, target - 1e-12) if exact else self._position(target)
-        n = len(self._order)
+        n = self._n
         if i >= n:
             i = n - 1
         out = self._cache.get(i)

@@ -39,6 +39,7 @@ import sysconfig
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from accord.core.errors import StateError
 from accord.sandbox.datadir import DATA_IN
 
 __all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
@@ -56,10 +57,16 @@ def running_as_root() -> bool:
 
 
 def next_uid() -> int:
-    """A uid (and gid) used by no one else: one per sandbox of this organiser process."""
+    """A uid (and gid) used by no one else: one per sandbox of this organiser process
+    (the pid's 22 bits, Linux's largest ``pid_max``, and 256 sandboxes in turn), in
+    ``0x60000000``-``0x9fffffff``, far above the ranges systems hand out.
+
+    >>> _UID_BASE <= next_uid() <= 0x9FFFFFFF
+    True
+    """
     global _uid_counter
     _uid_counter += 1
-    return _UID_BASE + ((os.getpid() & 0xFFFFF) << 6) + (_uid_counter & 63)
+    return _UID_BASE + ((os.getpid() & 0x3FFFFF) << 8) + (_uid_counter & 255)
 
 
 @functools.cache
@@ -218,7 +225,7 @@ def stage_and_drop(stage: Sequence[tuple[str, bool]], uid: int) -> Callable[[], 
     def check(result: int, what: str) -> None:
         if result != 0:
             err = ctypes.get_errno()
-            raise OSError(err, f"{what}: {os.strerror(err)}")
+            raise StateError(f"staging the sandbox's mounts: {what}: {os.strerror(err)}")
 
     def run() -> None:
         check(libc.unshare(_CLONE_NEWNS), "unshare")

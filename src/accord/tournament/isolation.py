@@ -276,6 +276,11 @@ class SandboxedNegotiator(Negotiator):
         two; each answer keeps its own deadline and checks)."""
         self._pending: tuple[Any, int] | None = None
 
+    @property
+    def data_dir(self) -> Any:
+        """Its learning-data directory in this session (a learning tournament's), or None."""
+        return getattr(self._memory, "data_dir", None)
+
     def on_start(self, view: NegotiatorView) -> None:
         extra = {
             "spec": self.spec,
@@ -288,8 +293,7 @@ class SandboxedNegotiator(Negotiator):
             "cpu": self.limits.cpu_seconds,
         }
         try:
-            data_dir = getattr(self._memory, "data_dir", None)
-            self._box = _acquire(self.spec, self.mode, self.limits, data_dir)
+            self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
         except AgentFailure as exc:
             self._dead = exc.reason
             raise IsolatedAgentError(exc.reason) from None
@@ -393,7 +397,7 @@ def check_outcome(out: Any) -> Outcome | None:
     """
     if out is None:
         return None
-    if type(out) is list and all(type(v) in _SCALARS for v in out):
+    if type(out) is list and _SCALARS.issuperset(map(type, out)):
         return tuple(out)
     raise IsolatedAgentError(f"propose() returned {out!r:.80}, not an outcome")
 
@@ -427,7 +431,7 @@ class NegotiatorHost(Host):
         """Answer the calls of many sessions in one request (see
         :mod:`accord.tournament.multiplex`), in order, each on its own. A call is
         ``(op, sid, state, new offers, arg)``; ``op`` is ``start`` (``arg``: the
-        session's set-up), ``propose``, ``respond`` (``arg``: the offer), ``counter``
+        session's set-up; answers the megabytes the process maps), ``propose``, ``respond`` (``arg``: the offer), ``counter``
         (``respond``, and ``propose`` at once after a REJECT) or ``end`` (``arg``: the
         pickled result). An entry per call: ``[seconds, 0, value]``,
         ``[seconds, 0, value, follow]`` (a REJECT and the counter-offer's entry),
@@ -449,6 +453,7 @@ class NegotiatorHost(Host):
             try:
                 if op == "start":
                     self._start(sid, arg, now, new)
+                    value = _mapped_mb()  # the organiser stops adding sessions near the limit
                 else:
                     neg, view, offers = sessions[sid]
                     view.update(*now)
@@ -580,6 +585,15 @@ class NegotiatorHost(Host):
         raise UsageError(f"unknown op {op!r}")
 
 
+def _mapped_mb() -> float:
+    """Megabytes of address space this process maps (what ``RLIMIT_AS`` limits)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize() / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _raised(exc: BaseException) -> list[Any]:
     return [0.0, 1, type(exc).__name__, _describe(exc), traceback.format_exc()[-8000:]]
 
@@ -593,7 +607,12 @@ def _describe(exc: BaseException) -> str:
 
 
 def _outcome(out: Outcome | None) -> list[Any] | None:
-    return None if out is None else [_plain(v) for v in out]
+    if out is None:
+        return None
+    return [v if type(v) in _PLAIN else _plain(v) for v in out]
+
+
+_PLAIN = frozenset({int, float, str, bool})
 
 
 def _plain(v: Any) -> Any:

@@ -73,23 +73,37 @@ from accord.tournament.isolation import (
     check_outcome,
     check_response,
 )
-from accord.tournament.session import Game, RunContext, SessionRecord, Task, prepare_session
+from accord.tournament.session import (
+    Game,
+    RunContext,
+    SessionRecord,
+    Task,
+    lost_session,
+    prepare_session,
+)
+from accord.tournament.workers import Death
 
-__all__ = ["PER_BOX", "Hub", "MultiplexedNegotiator", "run_multiplexed"]
+__all__ = ["PER_BOX", "Hub", "MultiplexedNegotiator", "lost_group", "run_group", "run_multiplexed"]
 
-PER_BOX = 64
-"""Live sessions one sandbox serves at most (its memory limit is shared by them)."""
+PER_BOX = 256
+"""Live sessions one sandbox serves at most. Its memory limit is shared by them: once
+its process maps more than half of what its first session left, it takes no more
+sessions than it holds then."""
 
 
 class _Slot:
     """One sandbox of one agent in the hub: its live sessions and its pending calls."""
 
-    __slots__ = ("box", "key", "live", "queue", "inflight", "budget", "error", "retired")
+    __slots__ = (
+        "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
+    )  # fmt: skip
 
     def __init__(self, box: Sandbox, key: Any) -> None:
         self.box = box
         self.key = key
         self.live = 0
+        self.cap = PER_BOX  # live sessions it may hold (lowered when its memory fills)
+        self.base: float | None = None  # megabytes its process mapped at its first start
         self.queue: list[tuple[greenlet, tuple[Any, ...], float]] = []
         self.inflight: list[tuple[greenlet, tuple[Any, ...], float]] = []
         self.budget = 0.0
@@ -116,6 +130,9 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     ) -> None:
         super().__init__(spec, limits, utility, memory, mode)
         self.hub = hub
+        self._fast = limits.call_timeout  # an answer this quick needs no more checks
+        self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
+        self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
         self.slot: _Slot | None = None
         self._counter: tuple[Any, list[Any]] | None = None
 
@@ -130,11 +147,17 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }
-        self._call("start", view, extra)
+        mapped = self._call("start", view, extra)
+        slot = self.slot
+        if slot is not None and isinstance(mapped, int | float):
+            if slot.base is None:  # what the process maps with its first session
+                slot.base = mapped
+            if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
+                slot.cap = min(slot.cap, max(1, slot.live))
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         counter, self._counter = self._counter, None
-        if counter is not None and counter[0] == view.state():
+        if counter is not None and counter[0] == view.step:  # the same turn
             out = self._value("propose", counter[1])
         else:
             out = self._call("propose", view)
@@ -149,7 +172,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         out = self._value("respond", entry)
         answer = check_response(out)
         if answer is Response.REJECT and len(entry) == 4:
-            self._counter = (view.state(), entry[3])
+            self._counter = (view.step, entry[3])
         return answer
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
@@ -181,8 +204,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         slot = self.slot
         assert slot is not None, "the hub gives every session's agent a sandbox"
         try:
-            budget = self._timeout(op) * (2 if op == "counter" else 1)  # + its counter-offer
-            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), budget)
+            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), self._budgets[op])
         except SlowCall:
             self._dead = "the process was killed for a timeout"
             raise
@@ -196,9 +218,9 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     def _value(self, op: str, entry: Any) -> Any:
         """The answer in ``entry``, its time and its errors checked (a slow call is a
         timeout, an exception the agent raised its failure)."""
-        if type(entry) is list and len(entry) == 3 and entry[1] == 0:  # the usual answer
+        if type(entry) is list and 3 <= len(entry) <= 4 and entry[1] == 0:  # the usual
             seconds = entry[0]
-            if type(seconds) is float and 0.0 <= seconds <= self.limits.call_timeout:
+            if type(seconds) is float and 0.0 <= seconds <= self._fast:
                 return entry[2]
         if not (
             isinstance(entry, list)
@@ -211,19 +233,20 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             self._dead = f"{op}() answered {entry!r:.80}, not an entry of a batch"
             raise IsolatedAgentError(self._dead)
         seconds, kind = entry[0], entry[1]
-        limit = self.limits.call_timeout if op in ("propose", "respond") else self._timeout(op)
-        if seconds > limit:
-            raise SlowCall(f"{op} took {seconds:.3f} s; the limit is {limit:.3f} s")
-        if kind == 0 and len(entry) in (3, 4):
-            return entry[2]
-        if kind == 1 and len(entry) == 5:
+        budget = self._timeout(op)  # the limit and its grace, as one call at a time has
+        limit = self.limits.call_timeout if op in ("propose", "respond") else budget
+        if kind == 1 and len(entry) == 5 and seconds <= budget:  # it raised in time
             raise IsolatedAgentError(str(entry[3])[:2000])
-        if kind == 2:
+        if kind == 2 and seconds <= budget:
             self._dead = (
                 f"the agent process exceeded its CPU-time limit "
                 f"(CPU-time limit of {self.limits.cpu_seconds:g} s exceeded in this session)"
             )
             raise IsolatedAgentError(self._dead)
+        if seconds > limit:
+            raise SlowCall(f"{op} took {seconds:.3f} s; the limit is {limit:.3f} s")
+        if kind == 0 and len(entry) in (3, 4):
+            return entry[2]
         self._dead = f"{op}() answered {entry!r:.80}, not an entry of a batch"
         raise IsolatedAgentError(self._dead)
 
@@ -323,7 +346,7 @@ class Hub:
 
     def _pick(self, key: Any, taken: list[_Slot]) -> _Slot | None:
         for slot in self.slots.get(key, ()):
-            if slot.usable and slot.live < self.per_box and slot not in taken:
+            if slot.usable and slot.live < min(self.per_box, slot.cap) and slot not in taken:
                 return slot
         return None
 
@@ -370,8 +393,7 @@ class Hub:
         try:
             for neg in game.negotiators:
                 if isinstance(neg, MultiplexedNegotiator):
-                    data_dir = getattr(neg._memory, "data_dir", None)
-                    neg.slot = self._slot(neg.spec, taken, data_dir)
+                    neg.slot = self._slot(neg.spec, taken, neg.data_dir)
                     neg.slot.live += 1
                     taken.append(neg.slot)
         except AgentFailure as exc:  # could not start a sandbox: that agent's failure
@@ -452,11 +474,12 @@ class Hub:
     ) -> None:
         """``slot``'s process failed: every session waiting on it fails (a timeout if it
         ran out of time); its later calls fail the same way; new sessions get a new one."""
+        sent = len(slot.inflight)
         calls, slot.inflight, slot.queue = slot.inflight + slot.queue, [], []
         if isinstance(exc, AgentTimeout):
             limit = self.ctx.limits.call_timeout
             slot.error = SlowCall(
-                f"its batch of {len(calls)} calls took more than their {slot.budget:.3f} s "
+                f"its batch of {sent} calls took more than their {slot.budget:.3f} s "
                 f"(the limit is {limit:.3f} s per call); the process was killed"
             )
         elif isinstance(exc, AgentFailure):
@@ -501,6 +524,18 @@ def _reason(exc: AgentFailure, limits: TournamentLimits) -> str:
             f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
         )
     return exc.reason
+
+
+def run_group(tasks: list[Task], ctx: RunContext) -> list[SessionRecord]:
+    """A worker process's share: ``tasks`` run at once (see :class:`Hub`)."""
+    return [r for batch in Hub(ctx).run(tasks) for r in batch]
+
+
+def lost_group(tasks: list[Task], death: Death, ctx: RunContext) -> list[SessionRecord]:
+    """The records of a group whose worker process died: a failure of nobody each (the
+    worker runs only trusted code; its agents run in their sandboxes)."""
+    nobody = Death(-1, None, death.message)
+    return [lost_session(task, nobody, ctx) for task in tasks]
 
 
 def run_multiplexed(

@@ -19,8 +19,8 @@ from accord.leagues.han.domain import (
     offer_in_words,
 )
 from accord.leagues.han.isolation import isolated_factory
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative
+from accord.leagues.han.play import play
 from accord.leagues.han.tournament import run_tournament
 
 HERE = Path(__file__).parent

@@ -642,10 +642,11 @@ def check_negotiation(
     if len(utilities) != n:
         raise ConfigError(f"expected {n} utilities (one per negotiator), got {len(utilities)}")
     for k, u in enumerate(utilities):
-        if u.space != space:
+        if u.space is not space and u.space != space:
             raise ConfigError(f"utility {k} is defined on {u.space!r}, not on {space!r}")
     info.check_negotiators(negotiators)
-    names = unique_names([neg.name for neg in negotiators])
+    given = [neg.name for neg in negotiators]
+    names = tuple(given) if len(set(given)) == n else unique_names(given)
     return (int(seed) if seed is not None else secrets.randbits(63)), names
 
 

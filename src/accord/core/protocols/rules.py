@@ -384,6 +384,13 @@ class Rules(ABC, Generic[SetupT, StateT, ActionT]):
         Raises :class:`IllegalAction` (state unchanged) if the action is not allowed.
         """
 
+    def due(self, state: StateT) -> float | None:
+        """When the play next changes by itself (seconds since it started), for rules
+        that may ask nobody for a while before the end (a game whose events are spaced
+        in time): the agent driver waits until then. None (the default): only actions
+        change the play."""
+        return None
+
     def tick(self, state: StateT, now: float) -> tuple[StateT, Sequence[Event]]:
         """Tell the rules that ``now`` seconds have passed (a wall-clock deadline may end
         the play). The default: time changes nothing."""
@@ -428,7 +435,7 @@ class Rules(ABC, Generic[SetupT, StateT, ActionT]):
 
     # -- conveniences every driver uses ---------------------------------------------------
     def is_over(self, state: StateT) -> bool:
-        """True once nobody is asked to act."""
+        """True once nobody is asked to act (rules with :meth:`due` say it themselves)."""
         return not self.to_act(state)
 
     def turns(self) -> TurnStyle:

@@ -68,9 +68,9 @@ def play_cmd(
 ) -> None:
     """Play one game and print its history and result."""
     from accord.leagues.han.domain import domain
-    from accord.leagues.han.match import play
     from accord.leagues.han.naming import agent_class
     from accord.leagues.han.participants import PARTICIPANTS
+    from accord.leagues.han.play import play
     from accord.leagues.han.scoring import csv_row, likeability_proxy
 
     try:
@@ -92,7 +92,7 @@ def play_cmd(
     r = rec.result
     if as_json:
         typer.echo(json.dumps({
-            "outcome": r.outcome.value, "points": r.points, "end_time": r.end_time,
+            "outcome": r.outcome, "points": r.points, "end_time": r.end_time,
             "likeability_proxy": likeability_proxy(rec), "row": csv_row(rec, "play"),
             "violations": [v.reason for v in r.violations],
         }))  # fmt: skip
@@ -101,7 +101,7 @@ def play_cmd(
     for t, e in rec.game.history:
         c.print(f"{t:7.1f}s  {e.owner:6}  {e.describe(spec.issues)}", markup=False)
     c.print(
-        f"[bold]{r.outcome.value}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
+        f"[bold]{r.outcome}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
     )
 
 
