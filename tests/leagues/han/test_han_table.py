@@ -65,7 +65,7 @@ def test_an_agent_answers_at_the_time_it_was_asked_and_its_events_go_out_spaced(
     assert rules.serialize(restored) == rules.serialize(t)
 
 
-@pytest.mark.parametrize("module", ["match", "runner", "dispatch"])
+@pytest.mark.parametrize("module", ["match", "runner", "dispatch", "sandboxed"])
 def test_the_leagues_own_loop_is_gone(module: str) -> None:
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(f"accord.leagues.han.{module}")
