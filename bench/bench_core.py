@@ -1,8 +1,9 @@
 """Core engine benchmark: Accord against negmas 0.16.0, interleaved run by run.
 
 Sessions per CPU second for 100-round bilateral Boulware-vs-Conceder sessions on 3x5,
-3x7, 3x10, 5x10 and 6x10 issue-by-value domains and on ANAC 2011 Energy (390,625
-outcomes, the largest bilateral ANAC domain in the stored set), the start-up of a
+3x7, 3x10, 5x10 and 6x10 issue-by-value domains, on ANAC 2011 Energy (390,625
+outcomes) and on ANAC 2016 AgentHp2 energygrid (5,764,801 outcomes: 8 integer issues
+of 7 values, linear; the first two of its three profiles), the start-up of a
 10^6-outcome session, and the Pareto frontier at 10^5 and 10^6 outcomes.
 
 Both sides get the same domains, profiles and concession curves (the peer's
@@ -56,6 +57,8 @@ PEER_VENV, PEER = ".venv-negmas", "negmas==0.16.0"
 PEER_PY = HERE / PEER_VENV / "bin" / "python"
 DOMAINS = [(3, 5), (3, 7), (3, 10), (5, 10), (6, 10)]
 ANAC = "anac2011_Energy"
+ANAC_BIG = "anac2016_AgentHp2_energygrid_integer"  # 7^8 = 5,764,801 outcomes, linear
+ANAC_BIG_NAME = "anac2016_energygrid"  # its first two profiles (it has three)
 LIMIT = 60.0  # seconds per call under the guard (the tournament default's order)
 
 
@@ -134,6 +137,9 @@ def scenarios(smoke: bool) -> list[tuple[str, Scenario]]:
 
     with contextlib.suppress(FileNotFoundError):  # absent from the bundled test copies
         out.append((ANAC, load_scenario(genius_folder(ANAC))))
+    with contextlib.suppress(FileNotFoundError):  # the 10^6+ ANAC domain (3 profiles)
+        big = load_scenario(genius_folder(ANAC_BIG))
+        out.append((ANAC_BIG_NAME, Scenario(big.name, big.space, tuple(big.utilities[:2]))))
     return out
 
 

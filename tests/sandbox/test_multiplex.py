@@ -75,3 +75,37 @@ def test_calls_travel_in_few_requests(tmp_path: Path) -> None:
     # every session's calls went through the hub, many per request
     assert hub.calls > 4 * hub.round_trips
     assert not hub.slots  # the sandboxes went back to the pool
+
+
+@pytest.mark.needs_bwrap
+def test_a_session_past_its_cpu_time_fails_alone(tmp_path: Path) -> None:
+    """Many at once, CPU time is counted per session call by call: each of the burner's
+    sessions fails when it has used its quarter second, recorded against it; the others run."""
+    entries = str(Path(__file__).parent / "entries")
+    burner = {"name": "Burner", "type": "hostile_negotiators:Burner", "params": {"target": 0.1}}
+    cfg = TournamentConfig(
+        ("boulware", "conceder", burner),
+        ("lunch",),
+        sandbox="auto",  # the burner only (named by path), in its OS sandbox
+        self_play=False,
+        rotate=False,
+        pairing="combinations",
+        cpu_limit=0.25,
+        time_limit=5,
+        rounds=40,
+    )
+    out = tmp_path / "cpu.sqlite"
+    import sys
+
+    sys.path.insert(0, entries)
+    try:
+        run_tournament(cfg, out, SerialExecutor())
+    finally:
+        sys.path.remove(entries)
+    with sqlite3.connect(out) as db:
+        rows = db.execute("SELECT failure_agent, failure_kind, failure_message FROM sessions")
+        found = rows.fetchall()
+    assert sorted(str(r[0]) for r in found) == ["Burner", "Burner", "None"], found
+    burnt = [r for r in found if r[0] == "Burner"]
+    assert all(r[1] == "exception" for r in burnt), burnt
+    assert all("CPU-time limit of 0.25 s exceeded in this session" in r[2] for r in burnt)

@@ -24,6 +24,7 @@ COMMANDS = [
     ["genius", "evaluate", "conceder"],
     ["trails", "play"],
     ["trails", "tournament"],
+    ["trails", "serve"],
     ["diplomacy", "play"],
     ["diplomacy", "tournament"],
 ]

@@ -27,6 +27,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from accord.core.errors import ConfigError
+
 __all__ = ["SharedCache"]
 
 K = TypeVar("K")
@@ -39,7 +41,7 @@ class SharedCache(Generic[K, V]):
 
     def __init__(self, maxsize: int) -> None:
         if maxsize < 1:
-            raise ValueError(f"maxsize must be >= 1, got {maxsize}")
+            raise ConfigError(f"maxsize must be >= 1, got {maxsize}")
         self.maxsize = maxsize
         self._items: OrderedDict[int, tuple[K, V]] = OrderedDict()
         self._lock = threading.Lock()

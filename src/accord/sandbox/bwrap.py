@@ -39,6 +39,7 @@ import sysconfig
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from accord.core.errors import StateError
 from accord.sandbox.datadir import DATA_IN
 
 __all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
@@ -224,7 +225,7 @@ def stage_and_drop(stage: Sequence[tuple[str, bool]], uid: int) -> Callable[[], 
     def check(result: int, what: str) -> None:
         if result != 0:
             err = ctypes.get_errno()
-            raise OSError(err, f"{what}: {os.strerror(err)}")
+            raise StateError(f"staging the sandbox's mounts: {what}: {os.strerror(err)}")
 
     def run() -> None:
         check(libc.unshare(_CLONE_NEWNS), "unshare")

@@ -68,6 +68,8 @@ import platform
 import struct
 from collections.abc import Sequence
 
+from accord.core.errors import UsageError
+
 __all__ = [
     "AUDIT_ARCH",
     "DENIED",
@@ -221,7 +223,7 @@ def run_filter(program: bytes, nr: int, arch: int, args: Sequence[int] = ()) -> 
             hit = acc == k if code == _JEQ else acc >= k if code == _JGE else bool(acc & k)
             pc += jt if hit else jf
         else:
-            raise ValueError(f"opcode {code:#x} is not one this filter uses")
+            raise UsageError(f"opcode {code:#x} is not one this filter uses")
 
 
 def seccomp_fd() -> int | None:

@@ -276,6 +276,11 @@ class SandboxedNegotiator(Negotiator):
         two; each answer keeps its own deadline and checks)."""
         self._pending: tuple[Any, int] | None = None
 
+    @property
+    def data_dir(self) -> Any:
+        """Its learning-data directory in this session (a learning tournament's), or None."""
+        return getattr(self._memory, "data_dir", None)
+
     def on_start(self, view: NegotiatorView) -> None:
         extra = {
             "spec": self.spec,
@@ -288,8 +293,7 @@ class SandboxedNegotiator(Negotiator):
             "cpu": self.limits.cpu_seconds,
         }
         try:
-            data_dir = getattr(self._memory, "data_dir", None)
-            self._box = _acquire(self.spec, self.mode, self.limits, data_dir)
+            self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
         except AgentFailure as exc:
             self._dead = exc.reason
             raise IsolatedAgentError(exc.reason) from None
@@ -393,7 +397,7 @@ def check_outcome(out: Any) -> Outcome | None:
     """
     if out is None:
         return None
-    if type(out) is list and all(type(v) in _SCALARS for v in out):
+    if type(out) is list and _SCALARS.issuperset(map(type, out)):
         return tuple(out)
     raise IsolatedAgentError(f"propose() returned {out!r:.80}, not an outcome")
 
@@ -603,7 +607,12 @@ def _describe(exc: BaseException) -> str:
 
 
 def _outcome(out: Outcome | None) -> list[Any] | None:
-    return None if out is None else [_plain(v) for v in out]
+    if out is None:
+        return None
+    return [v if type(v) in _PLAIN else _plain(v) for v in out]
+
+
+_PLAIN = frozenset({int, float, str, bool})
 
 
 def _plain(v: Any) -> Any:

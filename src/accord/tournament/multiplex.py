@@ -130,6 +130,9 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     ) -> None:
         super().__init__(spec, limits, utility, memory, mode)
         self.hub = hub
+        self._fast = limits.call_timeout  # an answer this quick needs no more checks
+        self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
+        self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
         self.slot: _Slot | None = None
         self._counter: tuple[Any, list[Any]] | None = None
 
@@ -154,7 +157,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         counter, self._counter = self._counter, None
-        if counter is not None and counter[0] == view.state():
+        if counter is not None and counter[0] == view.step:  # the same turn
             out = self._value("propose", counter[1])
         else:
             out = self._call("propose", view)
@@ -169,7 +172,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         out = self._value("respond", entry)
         answer = check_response(out)
         if answer is Response.REJECT and len(entry) == 4:
-            self._counter = (view.state(), entry[3])
+            self._counter = (view.step, entry[3])
         return answer
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
@@ -201,8 +204,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         slot = self.slot
         assert slot is not None, "the hub gives every session's agent a sandbox"
         try:
-            budget = self._timeout(op) * (2 if op == "counter" else 1)  # + its counter-offer
-            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), budget)
+            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), self._budgets[op])
         except SlowCall:
             self._dead = "the process was killed for a timeout"
             raise
@@ -216,9 +218,9 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     def _value(self, op: str, entry: Any) -> Any:
         """The answer in ``entry``, its time and its errors checked (a slow call is a
         timeout, an exception the agent raised its failure)."""
-        if type(entry) is list and len(entry) == 3 and entry[1] == 0:  # the usual answer
+        if type(entry) is list and 3 <= len(entry) <= 4 and entry[1] == 0:  # the usual
             seconds = entry[0]
-            if type(seconds) is float and 0.0 <= seconds <= self.limits.call_timeout:
+            if type(seconds) is float and 0.0 <= seconds <= self._fast:
                 return entry[2]
         if not (
             isinstance(entry, list)
@@ -391,8 +393,7 @@ class Hub:
         try:
             for neg in game.negotiators:
                 if isinstance(neg, MultiplexedNegotiator):
-                    data_dir = getattr(neg._memory, "data_dir", None)
-                    neg.slot = self._slot(neg.spec, taken, data_dir)
+                    neg.slot = self._slot(neg.spec, taken, neg.data_dir)
                     neg.slot.live += 1
                     taken.append(neg.slot)
         except AgentFailure as exc:  # could not start a sandbox: that agent's failure

@@ -170,9 +170,8 @@ def test_a_competition_on_a_game_file_whose_values_the_agent_cannot_read(
     rows = {g["agent"]: g for g in res["games"]}
     assert {g["game"] for g in res["games"]} == {"antiques"}
     assert rows["fair"]["invalid"] == 0 and rows["han_hostile:Snoop"]["invalid"] == 0
-    from accord.leagues.han.sandboxed import sandboxed_factory
-
-    said = _snooped(play(load_game(f), sandboxed_factory("han_hostile:Snoop"), Cooperative))
+    snoop = isolated_factory("han_hostile:Snoop", mode="os")
+    said = _snooped(play(load_game(f), snoop, Cooperative))
     assert said.startswith("snoop view=[] found=")
     assert "(1, 5, 2)" not in said and "[1, 5, 2]" not in said  # the person's points
     assert "file:" not in said and "parent-memory" not in said

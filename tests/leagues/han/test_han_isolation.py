@@ -97,7 +97,7 @@ def test_a_dead_hung_or_unbuildable_agent_process_ends_the_game_with_batnas(
 ) -> None:
     make = (lambda: IsolatedAgent(agent, timeout=0.5)) if "Nobody" in agent else None
     rec = play(SHORT, make or isolated_factory(agent, timeout=0.5), Cooperative)
-    assert rec.result.outcome.value == "left"
+    assert rec.result.outcome == "left"
     assert rec.result.points == {"agent": SHORT.batna("agent"), "person": SHORT.batna("person")}
     (v,) = [v for v in rec.result.violations if v.side == "agent"]
     assert why in v.reason and v.time == 0.0
@@ -105,7 +105,7 @@ def test_a_dead_hung_or_unbuildable_agent_process_ends_the_game_with_batnas(
 
 def test_an_agent_that_raises_is_recorded_and_the_game_times_out_to_batnas() -> None:
     rec = play(SHORT, isolated_factory("han_stateful:Raising"), Cooperative)
-    assert rec.result.outcome.value == "timeout" and rec.result.end_time == 30.0
+    assert rec.result.outcome == "timeout" and rec.result.end_time == 30.0
     assert rec.result.points == {"agent": SHORT.batna("agent"), "person": SHORT.batna("person")}
     reasons = [v.reason for v in rec.result.violations if v.side == "agent"]
     assert reasons and all(
@@ -170,6 +170,6 @@ def test_a_served_agent_that_crashes_ends_that_game_with_batnas_and_the_server_g
             assert s["result"]["points"] == SHORT.batna("person") and s["left"] > 0
             (m,) = [service.matches[inv.pid]]
             (v,) = m.game.violations
-            assert (v.side, m.game.result.outcome.value) == ("agent", "left")
+            assert (v.side, m.game.result.outcome) == ("agent", "left")
             assert "exited unexpectedly (exit code 3)" in v.reason
     service.close()

@@ -3,9 +3,18 @@ the shared agent driver is the only code that calls a HAN agent."""
 
 from __future__ import annotations
 
+import importlib
+import re
 import traceback
+from pathlib import Path
 
+import pytest
+
+import accord.leagues.han as han
+from accord.core.protocols.base import Phase
+from accord.core.protocols.result import EndReason
 from accord.drivers import check_rules
+from accord.leagues.han import engine
 from accord.leagues.han.agents import FairSplitter
 from accord.leagues.han.domain import EXAMPLE_1
 from accord.leagues.han.events import Event, EventKind
@@ -33,7 +42,7 @@ def test_the_agent_driver_is_what_calls_every_agent() -> None:
             return super().on_event(event)
 
     rec = play(EXAMPLE_1, Watched, Cooperative)
-    assert rec.result.outcome.value == "deal"
+    assert rec.result.outcome == "deal"
     # every call came from the seat (act; end for GAME_END) inside the driver's step
     assert callers[-1] == ("end", True) and set(callers[:-1]) == {("act", True)}
 
@@ -54,3 +63,35 @@ def test_an_agent_answers_at_the_time_it_was_asked_and_its_events_go_out_spaced(
     assert rules.due(t) == 5.0  # nothing waits: the next TIME event
     restored = rules.restore(rules.serialize(t))
     assert rules.serialize(restored) == rules.serialize(t)
+
+
+@pytest.mark.parametrize("module", ["match", "runner", "dispatch", "sandboxed"])
+def test_the_leagues_own_loop_is_gone(module: str) -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(f"accord.leagues.han.{module}")
+
+
+def test_han_has_no_phase_or_end_reason_of_its_own() -> None:
+    assert not hasattr(engine, "GamePhase") and not hasattr(engine, "GameOutcome")
+    rec = play(EXAMPLE_1, FairSplitter, Cooperative)
+    assert rec.game.phase is Phase.ENDED
+    assert (rec.result.reason, rec.result.outcome) == (EndReason.AGREEMENT, "deal")
+    g = engine.Game(EXAMPLE_1)
+    assert g.phase is Phase.RUNNING
+    g.tick(EXAMPLE_1.total_time)
+    assert (g.result.reason, g.result.outcome) == (EndReason.DEADLINE, "timeout")
+
+
+def test_only_the_seat_calls_an_agent_and_nothing_reads_a_clock() -> None:
+    """Outside the agents' own ``super()`` calls, ``on_event`` is called by the seat (and,
+    inside an agent's sandbox, by its host); no module sleeps or reads the time, except
+    ``play`` handing the real clock to the driver."""
+    calls, clocks = set(), set()
+    for path in Path(han.__file__).parent.glob("*.py"):
+        text = path.read_text()
+        if re.search(r"(?<!super\(\))\.on_event\(", text):
+            calls.add(path.name)
+        if re.search(r"time\.(sleep|monotonic|perf_counter|time)\b", text):
+            clocks.add(path.name)
+    assert calls == {"seats.py", "isolation.py"}
+    assert clocks == {"play.py"}

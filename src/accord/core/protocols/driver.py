@@ -92,7 +92,9 @@ class AgentDriver(Mechanism):
     Args:
         rules: the protocol's rules.
         setup: what the play is set up from (passed to ``rules.initial``).
-        seats: one seat per party, in party order.
+        seats: one seat per party, in party order; None for a party played from outside
+            the driver (a person on a web page): the driver never asks it nor waits for
+            it, and its actions come through :meth:`act`.
         names: the parties' names (recorded in failures).
         seed: the rules' seed.
         clock: seconds from a fixed origin (``time.perf_counter``; a virtual clock in
@@ -110,7 +112,7 @@ class AgentDriver(Mechanism):
         self,
         rules: Rules[Any, Any, Any],
         setup: Any,
-        seats: Sequence[Seat],
+        seats: Sequence[Seat | None],
         names: Sequence[str],
         seed: int = 0,
         clock: Callable[[], float] = _time.perf_counter,
@@ -119,7 +121,8 @@ class AgentDriver(Mechanism):
         self.info = rules.info
         self.rules = rules
         self.setup = setup
-        self.seats = tuple(seats)
+        self.seats: tuple[Any, ...] = tuple(seats)  # a Seat, or None (played from outside)
+        self._outside = frozenset(k for k, seat in enumerate(self.seats) if seat is None)
         self.names = tuple(names)
         self.seed = seed
         self.state = rules.initial(setup, seed)
@@ -146,6 +149,8 @@ class AgentDriver(Mechanism):
         self.phase = Phase.RUNNING
         self._t0 = self._clock()
         for k, seat in enumerate(self.seats):
+            if seat is None:
+                continue
             try:
                 seat.start(self.state)
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
@@ -178,6 +183,11 @@ class AgentDriver(Mechanism):
             if rules.is_over(state):
                 return self._finish()
             return self._wait(state)
+        if self._outside:  # only the parties the driver plays: the others act through act()
+            parties = tuple(k for k in parties if k not in self._outside)
+            if not parties:
+                self.state = state
+                return None
         self._steps += 1
         seats, apply = self.seats, rules.apply
         for k in parties:
@@ -198,6 +208,20 @@ class AgentDriver(Mechanism):
                 return self._finish()
         self.state = state
         return None
+
+    def act(self, party: int, action: Any) -> Any:
+        """An action of ``party``, played from outside the driver (its seat is None), at
+        the clock's now; :class:`IllegalAction` if the rules refuse it (nothing changes).
+        The result if it ended the play, else None."""
+        if self._result is not None:
+            raise IllegalAction(party, action, "the play is over")
+        if self.phase is Phase.CREATED and self.start():
+            raise IllegalAction(party, action, "the play is over")
+        rules, now = self.rules, self._clock() - self._t0
+        state, _ = rules.tick(self.state, now)
+        self.state = state
+        self.state, _ = rules.apply(state, party, action, now)
+        return self._finish() if rules.is_over(self.state) else None
 
     def _wait(self, state: Any) -> Any:
         """Nobody is asked but the play goes on: wait until the rules' next change."""
@@ -241,6 +265,8 @@ class AgentDriver(Mechanism):
         self.phase = Phase.ENDED
         result = self._result = self.rules.result(self.state)
         for seat in self.seats:
+            if seat is None:
+                continue
             try:
                 seat.end(result)
             except BaseException as exc:  # noqa: BLE001 - a failing end hook changes nothing

@@ -92,7 +92,7 @@ def play_cmd(
     r = rec.result
     if as_json:
         typer.echo(json.dumps({
-            "outcome": r.outcome.value, "points": r.points, "end_time": r.end_time,
+            "outcome": r.outcome, "points": r.points, "end_time": r.end_time,
             "likeability_proxy": likeability_proxy(rec), "row": csv_row(rec, "play"),
             "violations": [v.reason for v in r.violations],
         }))  # fmt: skip
@@ -101,7 +101,7 @@ def play_cmd(
     for t, e in rec.game.history:
         c.print(f"{t:7.1f}s  {e.owner:6}  {e.describe(spec.issues)}", markup=False)
     c.print(
-        f"[bold]{r.outcome.value}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
+        f"[bold]{r.outcome}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
     )
 
 

@@ -10,7 +10,7 @@ rules' next change (a whole game in milliseconds) or the real one (the driver sl
     >>> from accord.leagues.han.participants import Cooperative
     >>> from accord.leagues.han.domain import EXAMPLE_1
     >>> rec = play(EXAMPLE_1, FairSplitter, Cooperative, seed=1)
-    >>> rec.result.outcome.value
+    >>> rec.result.outcome
     'deal'
 """
 

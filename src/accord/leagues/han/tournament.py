@@ -53,7 +53,7 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
         "agent": spec["agent"],
         "person": spec["person"],
         "game": game.name,
-        "outcome": rec.result.outcome.value,
+        "outcome": rec.result.outcome,
         "points": rec.result.points["agent"],
         "person_points": rec.result.points["person"],
         "likeability": likeability_proxy(rec),
