@@ -27,9 +27,10 @@ from accord.agents import Boulware, check_negotiator, get_agent
 from accord.agents.registry import agents_in_package
 from accord.core import Deadline, Session
 from accord.formats import load_scenario
+from benchlib import genius_folder
 
 REPO = Path(__file__).resolve().parents[1]
-SCENARIO = REPO.parent / "shared" / "scenarios" / "genius" / "anac2012_CameraB"
+SCENARIO = genius_folder("anac2012_CameraB")
 
 
 class Budget(Exception):
@@ -82,12 +83,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "negmas-agents.md")
     parser.add_argument("--budget", type=int, default=120)
     parser.add_argument("--packages", default="negmas_genius_agents,negmas_negolog")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N classes a package")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     scenario = load_scenario(SCENARIO)
     rows = []
     for package in args.packages.split(","):
-        for name in agents_in_package(package):
+        names = list(agents_in_package(package))
+        for name in names[: args.limit] if args.limit > 0 else names:
             path = f"{package}:{name}"
             start = time.perf_counter()
             load, play, check, reason = one(path, scenario, args.budget)

@@ -40,12 +40,14 @@ from typing import Any
 
 import yaml
 
+from benchlib import genius_folder
+
 REPO = Path(__file__).resolve().parents[1]
 YAML = REPO / "examples" / "negmas_tournament.yaml"
-GENIUS = REPO.parent / "shared" / "scenarios" / "genius"
+GENIUS = genius_folder("anac2013_DefensiveCharms").parent
 
 
-def overhead() -> None:
+def overhead(rounds: int = 1000, repeat: int = 5) -> None:
     from negmas.gb.common import ResponseType
     from negmas.sao import BoulwareTBNegotiator, SAONegotiator
 
@@ -74,12 +76,9 @@ def overhead() -> None:
         def respond(self, state: Any, source: str | None = None) -> ResponseType:
             return ResponseType.REJECT_OFFER
 
-    scenario = load_scenario(
-        REPO.parent / "shared" / "scenarios" / "genius" / "anac2013_DefensiveCharms"
-    )
-    rounds = 1000
+    scenario = load_scenario(genius_folder("anac2013_DefensiveCharms"))
 
-    def per_action(make: Any, repeat: int = 5) -> float:
+    def per_action(make: Any) -> float:
         best = float("inf")
         for _ in range(repeat):
             session = Session(
@@ -94,7 +93,7 @@ def overhead() -> None:
     bridged = per_action(lambda: NegmasNegotiator(NegmasBest(), seed_globals=False))
     boulware = per_action(Boulware)
     negmas_boulware = per_action(lambda: NegmasNegotiator(BoulwareTBNegotiator()))
-    print("per action (session of 1000 rounds vs Hardliner, mean over both parties' actions):")
+    print(f"per action (session of {rounds} rounds vs Hardliner, mean over both parties' actions):")
     print(
         f"  trivial strategy: native {native * 1e6:8.1f} us   through the bridge {bridged * 1e6:8.1f} us"
     )
@@ -196,7 +195,7 @@ def tournament(scenario_override: list[str] | None, outdir: Path, config_path: P
     config = yaml.safe_load(config_path.read_text())
     folders = [(REPO / f).resolve() for f in config["scenarios"]]
     if scenario_override:
-        folders = [REPO.parent / "shared" / "scenarios" / "genius" / s for s in scenario_override]
+        folders = [genius_folder(s) for s in scenario_override]
     outdir.mkdir(parents=True, exist_ok=True)
     steps = outdir / "steps.jsonl"
     done = (
@@ -394,12 +393,18 @@ def main() -> None:
     parser.add_argument(
         "--config", type=Path, default=YAML, help="tournament YAML (default: the example)"
     )
+    parser.add_argument(
+        "--smoke", action="store_true", help="tiny: the overhead part, 50 rounds, once"
+    )
     parser.add_argument("--negmas-side", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if args.negmas_side:
         negmas_side(args.negmas_side, args.out, args.config)
+        return
+    if args.smoke:
+        overhead(rounds=50, repeat=1)
         return
     if args.part in ("overhead", "all"):
         overhead()

@@ -5,20 +5,26 @@ same timing method on both sides (``time.perf_counter`` for wall time; CPU time 
 process and its reaped children from ``resource.getrusage``), median with min-max and n:
 
 * start-up per agent: ``start_sandbox`` to the first answer (bubblewrap + interpreter
-  + Accord), ``os`` and ``process`` modes;
+  + Accord), ``os`` and ``process`` modes, and a tournament's negotiator host with the
+  Frequency agent (what each sandboxed entrant pays once), wall and the agent's CPU;
 * one call: a JSON round trip to a started sandbox against a Python call;
 * a negotiation tournament: 4 built-in agents (Boulware, Conceder, Linear, Frequency)
-  on the bundled 3-party ``holiday`` scenario, no self-play, 2 repetitions, serial, ``sandbox="none"`` against ``sandbox="os"`` (one sandbox per agent, kept across
-  the sessions; start-up included);
+  on the bundled 3-party ``holiday`` scenario, no self-play, 2 repetitions (144
+  sessions), serial: ``sandbox="none"`` against ``sandbox="os"`` (one sandbox per agent
+  for the whole run, start-up included; many sessions at once, each sandbox answering
+  all its pending calls in one request, :mod:`accord.tournament.multiplex`) and against
+  the same sandboxes serving one session at a time (the path before batching);
+* ``long``: the same with 8 repetitions (576 sessions), where start-up weighs less;
 * the same with agents that compute 0.5 ms of CPU per call (``sandbox_agents.Thinker``),
   as agents with opponent models do: where the sandbox's per-call cost stops mattering;
 * an SCML world: 4 traders over 10 days, in-process against ``IsolatedAgent`` (``os``);
 * a HAN tournament: fair and tough against two simulated participants on example-1
   (a fresh sandbox per game, as the rules demand), ``sandbox="none"`` against ``"os"``.
 
-CPU time: for the sandboxed side it counts the organiser's process only (the agents run
-in bubblewrap's PID namespace, whose processes are not reaped by this process, so their
-CPU time does not reach ``RUSAGE_CHILDREN``); compare wall times.
+CPU time: ``cpu`` counts the organiser's process (and its reaped children); the agents
+run in bubblewrap's PID namespace, whose processes this process never reaps, so for the
+tournaments their CPU is read from ``/proc`` just before the sandboxes close (``agents
+cpu``); the summary gives the CPU ratio both ways.
 
 The load average (1 min) is shown before each side's runs; on a machine shared by other
 work the sandboxed side, which waits on another process at every call, suffers more from
@@ -69,42 +75,123 @@ def _summary(xs: list[float]) -> dict[str, float]:
 def _side_by_side(
     name: str, runs: int, sides: dict[str, Callable[[], Any]]
 ) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {k: {"wall": [], "cpu": [], "load": []} for k in sides}
+    """Run every side once per run, the order alternating run by run; a side may return
+    a dict of extra figures (``agents_cpu``: CPU seconds of its sandboxed processes;
+    ``round_trips``, ``calls``)."""
+    out: dict[str, dict[str, Any]] = {
+        k: {"wall": [], "cpu": [], "load": [], "agents_cpu": [], "round_trips": [], "calls": []}
+        for k in sides
+    }
     for r in range(runs):
         order = list(sides) if r % 2 == 0 else list(reversed(sides))  # interleaved
         for side in order:
             out[side]["load"].append(os.getloadavg()[0])
-            wall, cpu = _timed(sides[side])
-            out[side]["wall"].append(wall)
-            out[side]["cpu"].append(cpu)
+            c0, t0 = _cpu(), time.perf_counter()
+            extra = sides[side]() or {}
+            out[side]["wall"].append(time.perf_counter() - t0)
+            out[side]["cpu"].append(_cpu() - c0)
+            for key, value in extra.items():
+                out[side][key].append(value)
     print(f"\n{name}")
     for side, d in out.items():
         w, c = _summary(d["wall"]), _summary(d["cpu"])
-        print(
-            f"  {side:12} wall {w['median']:8.3f} s [{w['min']:.3f}-{w['max']:.3f}]  "
-            f"cpu {c['median']:8.3f} s [{c['min']:.3f}-{c['max']:.3f}]  n={w['n']}  "
-            f"load {statistics.median(d['load']):.1f}"
+        line = (
+            f"  {side:22} wall {w['median']:7.3f} s [{w['min']:.3f}-{w['max']:.3f}]  "
+            f"cpu {c['median']:6.3f} s [{c['min']:.3f}-{c['max']:.3f}]"
         )
+        if d["agents_cpu"]:
+            a = _summary(d["agents_cpu"])
+            line += f"  agents cpu {a['median']:6.3f} s [{a['min']:.3f}-{a['max']:.3f}]"
+        if d["round_trips"]:
+            line += (
+                f"  {statistics.median(d['round_trips']):.0f} requests for "
+                f"{statistics.median(d['calls']):.0f} calls"
+            )
+        print(f"{line}  n={w['n']}  load {statistics.median(d['load']):.1f}")
     return out
 
 
+def tree_cpu(root: int | None = None) -> float:
+    """CPU seconds (user + system) used so far by the living descendants of ``root``
+    (this process): the sandboxed agents run in bubblewrap's PID namespace and are never
+    reaped by this process, so ``RUSAGE_CHILDREN`` does not see them; read from /proc."""
+    root = os.getpid() if root is None else root
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[tuple[int, float]]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        cpu = sum(int(x) for x in fields[11:15]) / tick  # utime stime cutime cstime
+        children.setdefault(int(fields[1]), []).append((int(name), cpu))
+    total, stack = 0.0, [root]
+    while stack:
+        for pid, cpu in children.get(stack.pop(), ()):
+            total += cpu
+            stack.append(pid)
+    return total
+
+
+class _AgentsCpu:
+    """Samples :func:`tree_cpu` right before a tournament closes its sandboxes."""
+
+    def __init__(self) -> None:
+        from accord.tournament import runner
+
+        self.runner = runner
+        self.seconds = 0.0
+        self._close = runner.close_sandboxes
+
+    def __enter__(self) -> _AgentsCpu:
+        def close() -> None:
+            self.seconds = tree_cpu()
+            self._close()
+
+        self.runner.close_sandboxes = close  # type: ignore[assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.runner.close_sandboxes = self._close  # type: ignore[assignment]
+
+
 def startup(n: int) -> dict[str, Any]:
-    """Seconds from start_sandbox to the first answer, per mode (interleaved)."""
-    times: dict[str, list[float]] = {"os": [], "process": []}
+    """Seconds from start_sandbox to the first answer (interleaved): the echo host in
+    ``os`` and ``process`` modes, and a tournament's negotiator host with a built-in
+    agent (what each sandboxed entrant of a tournament pays once), wall and CPU."""
+    from accord.tournament.config import AgentSpec
+    from accord.tournament.isolation import HOST
+
+    kinds = {
+        "os": (ECHO, "echo", "os"),
+        "process": (ECHO, "echo", "process"),
+        "os, negotiator": (HOST, "frequency", "os"),
+    }
+    times: dict[str, list[float]] = {k: [] for k in kinds}
+    cpus: dict[str, list[float]] = {k: [] for k in kinds}
     for _ in range(n):
-        for mode in times:
+        for kind, (host, agent, mode) in kinds.items():
             t0 = time.perf_counter()
-            box = start_sandbox(ECHO, "echo", mode=mode, limits=Limits(startup_timeout=120))
-            box.call("echo", 0)
-            times[mode].append(time.perf_counter() - t0)
+            box = start_sandbox(host, agent, mode=mode, limits=Limits(startup_timeout=120))
+            if host == ECHO:
+                box.call("echo", 0)
+            else:
+                box.call("check", {"spec": AgentSpec("F", agent)}, trusted_pickle=True)
+            times[kind].append(time.perf_counter() - t0)
+            cpus[kind].append(tree_cpu())
             box.close()
-    print("\nstart-up per agent (start_sandbox to first answer)")
-    for mode, xs in times.items():
-        s = _summary(xs)
+    print("\nstart-up per agent (start_sandbox to first answer; CPU of the agent's processes)")
+    for kind, xs in times.items():
+        s, c = _summary(xs), _summary(cpus[kind])
         print(
-            f"  {mode:8} {s['median'] * 1000:7.1f} ms [{s['min'] * 1000:.1f}-{s['max'] * 1000:.1f}] n={s['n']}"
+            f"  {kind:15} {s['median'] * 1000:7.1f} ms [{s['min'] * 1000:.1f}-{s['max'] * 1000:.1f}]"
+            f"  cpu {c['median'] * 1000:6.1f} ms [{c['min'] * 1000:.1f}-{c['max'] * 1000:.1f}]"
+            f"  n={s['n']}"
         )
-    return {m: _summary(xs) for m, xs in times.items()}
+    return {k: {"wall": _summary(xs), "cpu": _summary(cpus[k])} for k, xs in times.items()}
 
 
 def call_latency(n: int) -> dict[str, Any]:
@@ -135,26 +222,39 @@ def call_latency(n: int) -> dict[str, Any]:
     return out
 
 
-def tournament(runs: int, tmp: Path) -> dict[str, Any]:
+def tournament(runs: int, tmp: Path, reps: int = 2, one_at_a_time: bool = True) -> dict[str, Any]:
+    """The bundled 3-party tournament: in-process, sandboxed (the default: many sessions
+    at once, one request per sandbox per turn) and sandboxed one session at a time (the
+    path before batching), interleaved run by run; start-up included."""
     from accord.tournament.config import TournamentConfig
+    from accord.tournament.executors import SerialExecutor
     from accord.tournament.runner import run_tournament
 
     agents = ("boulware", "conceder", "linear", "frequency")
     sessions = [0]
 
-    def side(mode: str) -> Callable[[], Any]:
-        def go() -> None:
-            cfg = TournamentConfig(agents, ("holiday",), reps=2, self_play=False, sandbox=mode)
-            run = run_tournament(cfg, tmp / f"t-{mode}.sqlite", fresh=True)
+    def side(mode: str, multiplex: bool = True) -> Callable[[], Any]:
+        def go() -> dict[str, float]:
+            cfg = TournamentConfig(agents, ("holiday",), reps=reps, self_play=False, sandbox=mode)
+            ex = SerialExecutor(multiplex)
+            with _AgentsCpu() as agents_cpu:
+                run = run_tournament(cfg, tmp / f"t-{mode}.sqlite", ex, fresh=True)
             assert run.ran == run.total
             sessions[0] = run.total
+            if mode == "none":
+                return {}
+            out = {"agents_cpu": agents_cpu.seconds}
+            if ex.hub is not None:
+                out.update(round_trips=ex.hub.round_trips, calls=ex.hub.calls)
+            return out
 
         return go
 
+    sides = {"in-process": side("none"), "sandboxed": side("os")}
+    if one_at_a_time:
+        sides["sandboxed, one at a time"] = side("os", multiplex=False)
     res = _side_by_side(
-        "negotiation tournament (3 parties, serial)",
-        runs,
-        {"in-process": side("none"), "sandboxed": side("os")},
+        f"negotiation tournament (3 parties, serial, {reps} repetitions)", runs, sides
     )
     print(f"  {sessions[0]} sessions per run")
     return res
@@ -232,7 +332,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument(
-        "--only", default="", help="comma-separated: startup,call,tournament,thinkers,scml,han"
+        "--only",
+        default="",
+        help="comma-separated: startup,call,tournament,long,thinkers,scml,han",
     )
     args = ap.parse_args()
     why = sandbox_available()
@@ -256,6 +358,8 @@ def main() -> None:
             out["call"] = call_latency(2000)
         if want("tournament"):
             out["tournament"] = tournament(args.runs, Path(tmp))
+        if want("long"):
+            out["long"] = tournament(args.runs, Path(tmp), reps=8, one_at_a_time=False)
         if want("thinkers"):
             out["thinkers"] = thinkers(args.runs, Path(tmp))
         if want("scml"):
@@ -263,9 +367,15 @@ def main() -> None:
         if want("han"):
             out["han"] = han(args.runs)
     print("\nthroughput sandboxed / in-process (median wall and CPU time ratios):")
-    for key in ("tournament", "thinkers", "scml", "han"):
+    for key in ("tournament", "long", "thinkers", "scml", "han"):
         if key in out:
-            print(f"  {key:11} wall {_ratio(out[key]):.2f}  cpu {_ratio(out[key], 'cpu'):.2f}")
+            line = f"  {key:11} wall {_ratio(out[key]):.2f}  cpu {_ratio(out[key], 'cpu'):.2f}"
+            boxed = out[key]["sandboxed"]
+            if boxed["agents_cpu"]:  # the organiser's and the agents' CPU together
+                total = [c + a for c, a in zip(boxed["cpu"], boxed["agents_cpu"], strict=True)]
+                inside = statistics.median(out[key]["in-process"]["cpu"])
+                line += f"  cpu with the agents' {inside / statistics.median(total):.2f}"
+            print(line)
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1))
 

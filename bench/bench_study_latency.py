@@ -1,6 +1,7 @@
 """Other participants' request latency under ``accord han serve`` with a hung and a slow agent.
 
-Five participants play at once on one server (uvicorn on loopback, agents each in their
+Five participants play at once on one server (uvicorn on loopback in its own process, as
+``serve`` runs it, so that the clients here never share its interpreter; agents each in their
 own process, the default): three against the example agent ``fair``, one against an agent
 that never answers the start of its game (``Hung``: killed at the 5 s per-call deadline,
 its game ends with both BATNAs) and one against an agent that takes 8 s to build and 4 s
@@ -38,29 +39,30 @@ CONSENT = {"agree": True, "version": "1"}
 WANT = {"fair": 3, "han_latency_agents.Hung": 1, "han_latency_agents.Slow": 1}
 
 
-def one_run(seconds: float) -> dict[str, Any]:
-    """One server and five participants in this process; latencies in ms per condition."""
+def one_run(seconds: float, want: dict[str, int] = WANT) -> dict[str, Any]:
+    """One server (its own process, as ``accord han serve`` runs) and five participants
+    driven from this process; latencies in ms per condition."""
     import httpx
 
-    from accord.leagues.han.server import create_han_app
-    from accord.web.testing import ServerThread
+    from accord.web.fuzzing import experimenter
+    from accord.web.testing import ServerProcess
 
     tmp = tempfile.mkdtemp(prefix="han-lat-")
-    app, study, service = create_han_app(
-        Path(tmp) / "han.sqlite", AGENTS, time_limit=600.0, password="bench-password-1"
-    )
-    lat: dict[str, list[float]] = {c: [] for c in WANT}
+    kwargs = {"db": Path(tmp) / "han.sqlite", "agents": AGENTS, "time_limit": 600.0,
+              "password": "bench-password-1"}  # fmt: skip
+    lat: dict[str, list[float]] = {c: [] for c in want}
     stop = threading.Event()
-    with ServerThread(app) as srv:
+    with ServerProcess("accord.leagues.han.server:create_han_app", **kwargs) as srv:
+        admin = experimenter(srv.url, "bench-password-1")
         people: list[tuple[str, httpx.Client]] = []
         have = dict.fromkeys(WANT, 0)
-        while any(have[c] < n for c, n in WANT.items()):
-            (inv,) = study.invite(1)
-            c = httpx.Client(base_url=srv.url, timeout=120)
-            c.post(inv.path)
+        while any(have[c] < n for c, n in want.items()):
+            (inv,) = admin.post("/api/study/invites", json={"count": 1}).json()
+            c = httpx.Client(base_url=srv.url, timeout=120, trust_env=False)
+            c.post(httpx.URL(inv["link"]).path)
             c.post("/api/participant/consent", json=CONSENT)
-            cond = str(study.view(inv.pid).condition)
-            if have[cond] < WANT[cond]:
+            cond = str(c.get("/api/participant").json()["condition"])
+            if have[cond] < want.get(cond, 0):
                 have[cond] += 1
                 people.append((cond, c))
         for cond, c in people:  # the fair games start (their own agent's start-up)
@@ -99,7 +101,8 @@ def one_run(seconds: float) -> dict[str, Any]:
             t.start()
         time.sleep(seconds)
         stop.set()
-        service.close()
+        for _, c in people:
+            c.close()  # ends the live streams
         for t in threads:
             t.join(15)
     return {c: _stats(v) for c, v in lat.items()}
@@ -118,10 +121,17 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=25.0)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--base-src", type=Path, default=None)
+    ap.add_argument(
+        "--smoke", action="store_true", help="tiny: one fair participant for 0.5 s, no hostiles"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(one_run(args.seconds)))
+        return
+    if args.smoke:
+        fair = one_run(0.5, {"fair": 1})["fair"]
+        print(f"smoke: one fair participant alone, n={fair['n']} p50={fair['p50']:.1f} ms")
         return
     sides = {"ours": SRC} | ({"base": args.base_src} if args.base_src else {})
     out: dict[str, list[dict[str, Any]]] = {s: [] for s in sides}

@@ -75,3 +75,16 @@ def versions(peer_python: Path | None = None, peer: str = "") -> str:
 
 
 PY = sys.executable
+
+
+def genius_folder(name: str) -> Path:
+    """A GENIUS scenario folder by name: from ``$ACCORD_SCENARIOS``, else ``shared/scenarios``
+    beside the checkout (or beside any folder above it: a worktree), else the bundled test
+    copies in tests/data/scenarios (which hold the ones the smoke runs use)."""
+    roots = [Path(os.environ["ACCORD_SCENARIOS"])] if os.environ.get("ACCORD_SCENARIOS") else []
+    roots += [p / "shared" / "scenarios" for p in ROOT.parents if (p / "shared").is_dir()]
+    roots.append(ROOT / "tests" / "data" / "scenarios")
+    for root in roots:
+        if (root / "genius" / name).is_dir():
+            return root / "genius" / name
+    raise FileNotFoundError(f"no GENIUS scenario folder {name!r} under any of {roots}")

@@ -8,11 +8,13 @@ by run and print medians and ranges themselves.
 
     python bench/run_all.py                    # every benchmark (an hour or more)
     python bench/run_all.py --only core,scml_sizes,startup
+    python bench/run_all.py --skip core,profile
     python bench/run_all.py --smoke            # tiny inputs, ours only; prints, writes nothing
     python bench/run_all.py --list
 
-``--smoke`` is what tests/bench/test_bench_smoke.py runs: it checks that each benchmark
-still runs, never a time.
+Every benchmark is in ``--smoke``; that is what tests/bench/test_bench_smoke.py runs: it
+checks that each benchmark still runs, never a time (four at once: most of their wall
+time is imports and servers starting). A full run takes one benchmark at a time.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ import datetime
 import re
 import subprocess
 import sys
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,54 +35,66 @@ from benchlib import HERE, ROOT, load, src_env, versions
 
 @dataclass(frozen=True)
 class Bench:
-    """A benchmark script, its full arguments and its smoke arguments (None: not in smoke)."""
+    """A benchmark script, its full arguments and its smoke arguments (``{tmp}`` stands
+    for a scratch folder); ``tail``: keep only the last lines of its output (0: all)."""
 
     name: str
     script: str
     full: tuple[str, ...] = ()
-    smoke: tuple[str, ...] | None = ("--smoke",)
-    why_not: str = ""
+    smoke: tuple[str, ...] = ("--smoke",)
+    tail: int = 0
 
 
 BENCHES = [
     Bench("startup", "bench_startup.py"),
     Bench("core", "bench_core.py"),
-    Bench("scml_sizes", "bench_scml_sizes.py"),
-    Bench("profile", "profile_actions.py"),
-    Bench("scml", "bench_scml.py", smoke=("--smoke",)),
-    Bench("tournament", "bench_tournament.py", smoke=("--smoke",)),
-    Bench("guard", "bench_guard.py", smoke=("--reps", "1")),
-    Bench("scml_isolation", "bench_scml_isolation.py", smoke=("--days", "2")),
-    Bench("scml_market", "bench_scml_market.py", smoke=("--worlds", "1", "--days", "10")),
-    Bench("realtime", "bench_realtime.py", ("--seconds", "30"), ("--seconds", "0.5")),
+    Bench("profile", "profile_actions.py", ("--before", "f04f33b")),
+    Bench("scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1")),
+    Bench("scml", "bench_scml.py", ("--quick",)),
+    Bench("tournament", "bench_tournament.py"),
+    Bench("guard", "bench_guard.py", ("--reps", "5"), ("--reps", "1")),
+    Bench("scml_isolation", "bench_scml_isolation.py", ("--days", "15"), ("--days", "2")),
     Bench(
-        "humaine",
-        "bench_humaine.py",
-        smoke=None,
-        why_not="starts a uvicorn server and 20 rounds; see its own --rounds/--seconds",
+        "scml_market",
+        "bench_scml_market.py",
+        ("--worlds", "5", "--days", "30"),
+        ("--worlds", "1", "--days", "10"),
+    ),
+    Bench(
+        "scml_worlds", "bench_scml_worlds.py", ("0", "5", "--days", "30"), ("0", "1", "--days", "3")
+    ),
+    Bench("realtime", "bench_realtime.py", ("--seconds", "30"), ("--seconds", "0.5")),
+    Bench("sandbox", "bench_sandbox.py", ("--runs", "2"), ("--runs", "1", "--only", "call")),
+    Bench("study_latency", "bench_study_latency.py", ("--runs", "2", "--seconds", "15")),
+    Bench("humaine", "bench_humaine.py", (), ("--rounds", "1", "--seconds", "1")),
+    Bench(
+        "speech",
+        "bench_speech_accuracy.py",
+        (),
+        ("--limit", "1", "--no-general", "--no-fsg"),
+        tail=8,
+    ),
+    Bench("negmas_bridge", "bench_negmas_bridge.py", ("--part", "overhead")),
+    Bench(
+        "negmas_agents",
+        "bench_negmas_agents.py",
+        ("--budget", "30"),
+        ("--limit", "1", "--packages", "negmas_negolog", "--out", "{tmp}/agents.md"),
+        tail=1,
     ),
     Bench(
         "diplomacy",
         "bench_diplomacy.py",
         ("--runs", "3", "--before", "none"),
-        None,
-        "plays whole Diplomacy games (tens of seconds each)",
-    ),
-    Bench(
-        "negmas_bridge",
-        "bench_negmas_bridge.py",
-        ("--part", "overhead"),
-        None,
-        "imports negmas and its ported agents (tens of seconds)",
+        ("--runs", "1", "--before", "none", "--last-year", "1901"),
     ),
 ]
 MARK = re.compile(r"(<!-- run_all:(\w+) -->\n)(.*?)(<!-- /run_all:\2 -->)", re.S)
 
 
-def run(bench: Bench, smoke: bool) -> tuple[str, float]:
+def run(bench: Bench, smoke: bool, tmp: str) -> tuple[str, float]:
     """The script's stdout and its wall seconds; RuntimeError with its stderr if it fails."""
-    args = bench.smoke if smoke else bench.full
-    assert args is not None
+    args = [a.replace("{tmp}", tmp) for a in (bench.smoke if smoke else bench.full)]
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(HERE / bench.script), *args],
@@ -90,7 +106,10 @@ def run(bench: Bench, smoke: bool) -> tuple[str, float]:
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{bench.script} {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
-    return proc.stdout.rstrip(), time.perf_counter() - t0
+    out = proc.stdout.rstrip()
+    if bench.tail and not smoke:
+        out = "\n".join(out.splitlines()[-bench.tail :])
+    return out, time.perf_counter() - t0
 
 
 def write(path: Path, blocks: dict[str, str]) -> list[str]:
@@ -113,41 +132,53 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="tiny inputs; print, write nothing")
     ap.add_argument("--only", default="", help="comma-separated names (see --list)")
+    ap.add_argument("--skip", default="", help="comma-separated names to leave out")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        help="benchmarks run at once (default: 4 with --smoke, whose benchmarks mostly wait "
+        "on servers and imports; 1 otherwise, so that timings do not disturb each other)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
     args = ap.parse_args()
     if args.list:
         for b in BENCHES:
-            note = "" if b.smoke is not None else f"  (not in --smoke: {b.why_not})"
-            print(f"{b.name:<16} bench/{b.script}{note}")
+            print(f"{b.name:<16} bench/{b.script} {' '.join(b.full)}".rstrip())
         return
     only = {n for n in args.only.split(",") if n}
-    unknown = only - {b.name for b in BENCHES}
+    skip = {n for n in args.skip.split(",") if n}
+    unknown = (only | skip) - {b.name for b in BENCHES}
     if unknown:
         sys.exit(f"unknown benchmark(s) {sorted(unknown)}; use one of {[b.name for b in BENCHES]}")
-    chosen = [b for b in BENCHES if (not only or b.name in only)]
-    if args.smoke:
-        chosen = [b for b in chosen if b.smoke is not None]
+    chosen = [b for b in BENCHES if (not only or b.name in only) and b.name not in skip]
+    jobs = args.jobs or (4 if args.smoke else 1)
     before = load()
     blocks: dict[str, str] = {}
     failed = []
-    for b in chosen:
-        print(f"== {b.name} (bench/{b.script})", flush=True)
-        try:
-            out, secs = run(b, args.smoke)
-        except RuntimeError as exc:
-            failed.append(b.name)
-            print(exc, flush=True)
-            continue
-        print(out + f"\n[{secs:.1f} s]\n", flush=True)
-        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        blocks[b.name] = f"[bench/{b.script} {' '.join(b.full)}: {stamp}, {secs:.0f} s]\n{out}"
+    with tempfile.TemporaryDirectory(prefix="run_all-") as tmp, ThreadPoolExecutor(jobs) as pool:
+        futures = [pool.submit(run, b, args.smoke, tmp) for b in chosen]
+        for b, fut in zip(chosen, futures, strict=True):
+            print(f"== {b.name} (bench/{b.script})", flush=True)
+            try:
+                out, secs = fut.result()
+            except RuntimeError as exc:
+                failed.append(b.name)
+                print(exc, flush=True)
+                continue
+            print(out + f"\n[{secs:.1f} s]\n", flush=True)
+            stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+            blocks[b.name] = (
+                f"[bench/{b.script} {' '.join(b.full)}".rstrip()
+                + f": {stamp}, {secs:.0f} s, load when it ended {load()}]\n{out}"
+            )
     if failed:
         sys.exit(f"failed: {', '.join(failed)}")
     if args.smoke:
         return
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    if not only:  # a partial run stamps only its own blocks
+    if not only and not skip:  # a partial run stamps only its own blocks
         blocks["meta"] = (
             f"generated by bench/run_all.py {' '.join(sys.argv[1:])}".rstrip()
             + f"\n{stamp}; load before / after: {before} / {load()}\n{versions()}"

@@ -163,6 +163,9 @@ OUTSIDE_THE_TREE = {
     # code catching Exception cannot swallow the pre-emption; it never leaves guard.py
     # (it becomes a NegotiatorTimeout there)
     "accord.tournament.guard._Preempted",
+    # thrown into a parked multiplexed session when the run stops; a BaseException so that
+    # the session's own handlers cannot swallow it; it never leaves tournament.multiplex
+    "accord.tournament.multiplex._Abandoned",
 }
 
 

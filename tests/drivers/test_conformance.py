@@ -19,7 +19,6 @@ from accord.drivers.replay import ConformanceError, check_rules
 # or when a protocol without rules is not on it.
 NOT_YET_PORTED = {
     "colored-trails-oneshot-v1",
-    "diplomacy-anac2017-v1",
 }
 
 

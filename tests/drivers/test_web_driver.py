@@ -164,8 +164,8 @@ def test_a_person_plays_alternating_offers_in_chromium(web_page: Any) -> None:
     ("args", "error"),
     [
         (
-            ["play", "diplomacy"],
-            "error: protocol 'diplomacy-anac2017-v1' has no Rules yet, so it cannot be played here",
+            ["play", "colored-trails-oneshot"],
+            "error: protocol 'colored-trails-oneshot-v1' has no Rules yet, so it cannot be played here",
         ),
         (["play", "aop", "--as", "2"], "error: --as must be 0 or 1; got 2"),
         (["play", "nosuch"], "error: unknown protocol 'nosuch'."),

@@ -55,7 +55,7 @@ def han_record(rec: Any, full: bool = False) -> dict[str, Any]:
     g = rec.game
     feed = [[t, e.to_json()] for t, e in _feed(rec)]
     return {
-        "outcome": rec.result.outcome.value,
+        "outcome": rec.result.outcome,
         "points": rec.result.points,
         "offer": None if rec.result.offer is None else rec.result.offer.to_list(),
         "end": rec.result.end_time,
@@ -75,8 +75,8 @@ def _feed(rec: Any) -> list[Any]:
 def han_games() -> Iterator[tuple[str, dict[str, Any]]]:
     from accord.leagues.han.agents import EXAMPLE_AGENTS
     from accord.leagues.han.domain import domain
-    from accord.leagues.han.match import play
     from accord.leagues.han.participants import PARTICIPANTS
+    from accord.leagues.han.play import play
 
     for game in ("example-1", "example-2"):
         for a in HAN_AGENTS:
@@ -95,7 +95,7 @@ def han_person_games() -> Iterator[tuple[str, dict[str, Any]]]:
     from accord.leagues.han.agents import EXAMPLE_AGENTS
     from accord.leagues.han.domain import EXAMPLE_1, Offer
     from accord.leagues.han.events import Event, EventKind, SubClass
-    from accord.leagues.han.match import Match
+    from accord.leagues.han.game import LiveGame
 
     script = [
         (3.0, Event(EventKind.SEND_EXPRESSION, "person", emotion="happy")),
@@ -130,8 +130,8 @@ def han_person_games() -> Iterator[tuple[str, dict[str, Any]]]:
     ]
     for a in HAN_AGENTS:
         agent = EXAMPLE_AGENTS[a]()
-        m = Match(EXAMPLE_1.with_time(120.0), agent, None)
-        m.start(0.0)
+        m = LiveGame(EXAMPLE_1.with_time(120.0), agent)
+        m.advance(0.0)
         for t, ev in script:
             m.advance(t)
             if m.game.ended:

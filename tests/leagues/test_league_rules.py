@@ -125,5 +125,5 @@ def test_han_refuses_without_recording_and_a_late_agent_ends_the_game_with_batna
     assert not s.ended and len(s.violations) == 1
     s, events = rules.fail(s, 0, Failure(0, "a", FailureKind.TIMEOUT, "no answer in 5 s"), 3.0)
     r = rules.result(s)
-    assert r is not None and (r.outcome.value, r.left_by) == ("left", "agent")
+    assert r is not None and (r.outcome, r.left_by) == ("left", "agent")
     assert r.points == {"agent": 4, "person": 4} and events[-1].kind == "end"

@@ -18,7 +18,7 @@ docstrings alike, so an example in a docstring cannot teach the old way either):
 
 Not web plumbing, so not looked for: a league's game records in its own SQLite tables
 (the orchestrator's decisions, GENIUS's moves) and game-level queues (IAGO's flood-spaced
-agent messages in ``han.dispatch``).
+agent messages in ``han.queues``).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ PACKAGE = SRC / "accord"
 
 ALLOWED = {
     "accord/sandbox/process.py": "the sandbox itself: starts bubblewrap or the child",
+    "accord/sandbox/bwrap.py": "the sandbox itself: probes whether bwrap makes a user namespace",
     "accord/tournament/workers.py": "the tournament's worker pool (runs sessions, not agents)",
     "accord/tournament/testing.py": "a test helper that writes to SQLite from another process",
     "accord/web/testing.py": "a test helper serving a study app in a child process",
@@ -95,3 +96,32 @@ def test_the_isolation_modules_are_users_of_the_sandbox() -> None:
         text = (SRC / rel).read_text(encoding="utf-8")
         assert "from accord.sandbox import" in text and "multiprocessing" not in text, rel
         assert "pickle.loads" not in text and ".recv()" not in text, rel
+
+
+# The modules that start an entrant's sandbox: the agent driver's seats (GENIUS and
+# Colored Trails entrants start there too) and the isolation of the tournament, SCML,
+# HAN and Diplomacy. A league that starts sandboxes of its own fails here.
+STARTERS = {
+    "accord/drivers/seats.py",
+    "accord/tournament/isolation.py",
+    "accord/leagues/scml/isolation.py",
+    "accord/leagues/han/isolation.py",
+    "accord/leagues/diplomacy/sandboxed.py",
+}
+
+
+def test_entrants_are_started_in_the_listed_modules_only() -> None:
+    import source_scan
+
+    found = set()
+    for path in source_scan.files():
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith("accord/sandbox/"):
+            continue
+        for node in source_scan.nodes(path):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+                if name == "start_sandbox":
+                    found.add(rel)
+    assert found == STARTERS

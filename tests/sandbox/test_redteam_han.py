@@ -10,8 +10,8 @@ import pytest
 
 from accord.leagues.han.domain import EXAMPLE_1
 from accord.leagues.han.isolation import isolated_factory
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative
+from accord.leagues.han.play import play
 from accord.leagues.han.tournament import run_tournament
 
 pytestmark = pytest.mark.needs_bwrap
@@ -32,7 +32,7 @@ CASES = {
 def test_a_hostile_agent_is_recorded_and_its_game_ends_cleanly(cls: str) -> None:
     outcome, why = CASES[cls]
     rec = play(SHORT, isolated_factory(f"{H}:{cls}", timeout=1.0), Cooperative)
-    assert rec.result.outcome.value == outcome
+    assert rec.result.outcome == outcome
     reasons = [v.reason for v in rec.result.violations if v.side == "agent"]
     assert reasons and why in reasons[0], reasons
     if outcome == "left":

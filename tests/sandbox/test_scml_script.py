@@ -17,7 +17,7 @@ pytestmark = pytest.mark.needs_bwrap
 BODY = """
 from accord.leagues.scml.runner import run_tournament
 from accord.leagues.scml.tournament import TournamentSpec
-spec = TournamentSpec(["market", "trader"], n_configs=1, n_steps=8, levels_range=(2, 2),
+spec = TournamentSpec(["random", "trader"], n_configs=1, n_steps=8, levels_range=(2, 2),
                       non_competitors=("donothing",), isolation="competitors")
 res = run_tournament(spec, {out!r}, executor="processes", workers=2)
 print(json.dumps({{"scores": {{k: v["score"] for k, v in res.scores.items()}},

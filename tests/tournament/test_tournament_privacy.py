@@ -10,6 +10,7 @@ from tournament_helpers import F, T, table
 
 from accord.core.negotiator import NegotiatorView, OfferLog
 from accord.tournament.config import TournamentConfig
+from accord.tournament.executors import SerialExecutor
 from accord.tournament.runner import run_tournament
 
 
@@ -24,8 +25,11 @@ def snooping(isolated: bool) -> TournamentConfig:
 
 
 def test_an_isolated_agent_cannot_reach_the_opponent_utility(tmp_path: Path) -> None:
+    """One session per sandbox at a time (``multiplex=False``): nothing of another
+    session is reachable. (Run many at once, the default, a process holds its agent's
+    own concurrent sessions, so their utilities too: see docs/sandbox.md.)"""
     out = tmp_path / "iso.sqlite"
-    run = run_tournament(snooping(isolated=True), out, "serial")
+    run = run_tournament(snooping(isolated=True), out, SerialExecutor(multiplex=False))
     assert run.ran == 2
     rows = table(out, "SELECT reason, failure_agent, failure_message FROM sessions")
     assert all(agent is None for _, agent, _ in rows), rows  # neither frames nor gc found one

@@ -52,12 +52,17 @@ class TimeDependent(Negotiator):
         """Utility aimed at, at normalised time ``t``."""
         return self._floor + (self._top - self._floor) * (1.0 - float(t**self._power))
 
+    # propose and respond compute target() in place (they run at every action)
     def propose(self, view: NegotiatorView) -> Outcome | None:
-        assert self._inverse is not None
-        return self._inverse.at_least(self.target(view.time))
+        inv = self._inverse
+        assert inv is not None
+        floor = self._floor
+        return inv.at_least(floor + (self._top - floor) * (1.0 - float(view.time**self._power)))
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        return _ACCEPT if self._utility(offer) >= self.target(view.time) else _REJECT
+        floor = self._floor
+        target = floor + (self._top - floor) * (1.0 - float(view.time**self._power))
+        return _ACCEPT if self._utility(offer) >= target else _REJECT
 
 
 class Boulware(TimeDependent):

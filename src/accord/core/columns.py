@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from accord.core.errors import UsageError
 
-__all__ = ["CHUNK", "Columns"]
+__all__ = ["CHUNK", "Columns", "chunk_size"]
 
 CHUNK = 1 << 16
 """Rows kept in memory before a chunk moves to disk (about 1.7 MB for a trace); read when
@@ -39,6 +39,18 @@ a :class:`Columns` is made, so setting it changes the logs made after."""
 
 
 _DTYPES: dict[str, np.dtype[Any]] = {}
+
+
+def chunk_size(chunk: int | None) -> int:
+    """``chunk``, or :data:`CHUNK` (read now) if None; :class:`UsageError` below 1.
+
+    Logs that make their :class:`Columns` only when a row first moves out of their
+    in-memory list (most sessions never do) fix their chunk with it when made.
+    """
+    chunk = CHUNK if chunk is None else chunk
+    if chunk < 1:
+        raise UsageError(f"chunk must be >= 1 row, got {chunk}")
+    return chunk
 
 
 class Columns:
@@ -51,9 +63,7 @@ class Columns:
     __slots__ = ("_chunk", "_codes", "_cols", "_dtype", "_file", "_spilled")
 
     def __init__(self, codes: str, chunk: int | None = None) -> None:
-        chunk = CHUNK if chunk is None else chunk
-        if chunk < 1:
-            raise UsageError(f"chunk must be >= 1 row, got {chunk}")
+        chunk = chunk_size(chunk)
         self._codes = codes
         self._chunk = chunk
         self._cols = tuple(array(c) for c in codes)

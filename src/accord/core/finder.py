@@ -26,7 +26,6 @@ Above :data:`ENUMERATE_LIMIT` outcomes the built-in agents do not sort every out
 from __future__ import annotations
 
 import math
-import weakref
 from bisect import bisect_left
 
 import numpy as np
@@ -35,6 +34,7 @@ import numpy.typing as npt
 from accord.core.cells import achievable_utilities
 from accord.core.errors import AccordError
 from accord.core.outcomes import IndexRows, Outcome, OutcomeSpace
+from accord.core.shared import SharedCache
 from accord.core.utilities import HyperRectangleUtility, LinearAdditiveUtility, UtilityFunction
 
 FloatArray = npt.NDArray[np.float64]
@@ -283,16 +283,14 @@ def sampled_finder(
     )
 
 
-_FINDERS: weakref.WeakKeyDictionary[UtilityFunction, SortedOutcomes] = weakref.WeakKeyDictionary()
+_FINDERS: SharedCache[UtilityFunction, SortedOutcomes] = SharedCache(16)
 
 
 def finder_for(utility: UtilityFunction) -> SortedOutcomes:
     """The finder suited to the utility's structure (see the module docstring), built once
-    per utility object and shared (utilities are immutable)."""
-    found = _FINDERS.get(utility)
-    if found is None:
-        found = _FINDERS[utility] = _build(utility)
-    return found
+    per utility object and shared (utilities are immutable; the 16 most recently used
+    are kept)."""
+    return _FINDERS.get_or_build(utility, _build)
 
 
 def _build(utility: UtilityFunction) -> SortedOutcomes:

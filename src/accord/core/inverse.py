@@ -12,7 +12,8 @@ bucketed into 65,536 levels and radix-sorted, which keeps a 10^6-outcome space u
     ((5,), (10,), (0,))
 
 Utilities are immutable, so :func:`inverse_of` keeps one inverse per utility object and
-every session on the same profile (a tournament's repetitions, say) shares it. Spaces
+every session on the same profile (a tournament's repetitions, say) shares it; only the
+:data:`SHARED_INVERSES` most recently used are kept, so a long run stays bounded. Spaces
 with more than :data:`~accord.core.finder.ENUMERATE_LIMIT` outcomes get a finder that
 uses the utility's structure instead (:mod:`accord.core.finder`); both answer the
 :class:`Inverse` queries.
@@ -21,7 +22,6 @@ uses the utility's structure instead (:mod:`accord.core.finder`); both answer th
 from __future__ import annotations
 
 import math
-import weakref
 from bisect import bisect_left
 from typing import Protocol
 
@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from accord.core.finder import finder_for, is_huge
 from accord.core.outcomes import Outcome
+from accord.core.shared import SharedCache
 from accord.core.utilities import UtilityFunction
 
 _LEVELS = 65535
@@ -68,6 +69,7 @@ class UtilityInverse:
         "_exact",
         "_cache",
         "_scale",
+        "_n",
     )
 
     def __init__(self, utility: UtilityFunction, exact_limit: int = 50_000) -> None:
@@ -75,17 +77,23 @@ class UtilityInverse:
         self.space = utility.space
         values = utility.all()
         self.values: npt.NDArray[np.float64] = values
-        self.min = float(values.min())
-        self.max = float(values.max())
         self._cache: dict[int, Outcome] = {}
+        self._n = int(values.size)
         self._exact = values.size <= exact_limit
-        span = self.max - self.min
-        self._scale = _LEVELS / span if span > 0 else 0.0
-        if self._exact:
+        if self._exact:  # sorted exactly: the ends are the extremes (no reductions)
             order = np.argsort(values, kind="stable")
-            self._order = order.tolist()
-            self._keys: list[float] | npt.NDArray[np.uint16] = values[order].tolist()
+            self._order = order  # read one entry per outcome asked for: no list made
+            keys = values[order].tolist()
+            self._keys: list[float] | npt.NDArray[np.uint16] = keys
+            self.min = float(keys[0])
+            self.max = float(keys[-1])
+            span = self.max - self.min
+            self._scale = _LEVELS / span if span > 0 else 0.0
         else:
+            self.min = float(values.min())
+            self.max = float(values.max())
+            span = self.max - self.min
+            self._scale = _LEVELS / span if span > 0 else 0.0
             keys = ((values - self.min) * self._scale).astype(np.uint16)
             order = np.argsort(keys, kind="stable")
             self._order = order
@@ -109,9 +117,14 @@ class UtilityInverse:
 
     def at_least(self, target: float) -> Outcome:
         """An outcome with the lowest utility that is still >= ``target`` (best if none)."""
-        i = self._position(target)
-        n = len(self._order)
-        return self._outcome(i if i < n else n - 1)
+        # the common (exact) case written out: agents ask at every offer
+        exact = self._exact
+        i = bisect_left(self._keys, target - 1e-12) if exact else self._position(target)
+        n = self._n
+        if i >= n:
+            i = n - 1
+        out = self._cache.get(i)
+        return self._outcome(i) if out is None else out
 
     def best(self) -> Outcome:
         """An outcome of maximum utility."""
@@ -122,7 +135,10 @@ class UtilityInverse:
         return self._outcome(0)
 
 
-_INVERSES: weakref.WeakKeyDictionary[UtilityFunction, Inverse] = weakref.WeakKeyDictionary()
+SHARED_INVERSES = 64
+"""How many utilities' inverses are kept (least recently used dropped first)."""
+
+_INVERSES: SharedCache[UtilityFunction, Inverse] = SharedCache(SHARED_INVERSES)
 
 
 def inverse_of(utility: UtilityFunction) -> Inverse:
@@ -135,11 +151,11 @@ def inverse_of(utility: UtilityFunction) -> Inverse:
     >>> inverse_of(u) is inverse_of(u)
     True
     """
-    inv = _INVERSES.get(utility)
-    if inv is None:
-        inv = finder_for(utility) if is_huge(utility.space) else UtilityInverse(utility)
-        _INVERSES[utility] = inv
-    return inv
+    return _INVERSES.get_or_build(utility, _build)
+
+
+def _build(utility: UtilityFunction) -> Inverse:
+    return finder_for(utility) if is_huge(utility.space) else UtilityInverse(utility)
 
 
 def clear_inverses() -> None:

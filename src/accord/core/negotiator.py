@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from accord.core.columns import Columns
+from accord.core.columns import Columns, chunk_size
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.utilities import UtilityFunction
 
@@ -36,6 +36,15 @@ class Response(IntEnum):
     ACCEPT = 0
     REJECT = 1
     END = 2
+
+
+class _Unspilled:
+    """Stands in for an offer log's columns until a row moves to them (none on disk)."""
+
+    _spilled = 0
+
+
+_UNSPILLED = _Unspilled()
 
 
 class OfferLog(Sequence[tuple[int, Outcome]]):
@@ -59,8 +68,9 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
     __slots__ = ("_chunk", "_cols", "_ids", "_items", "_packed", "_table")
 
     def __init__(self, items: Sequence[tuple[int, Outcome]] = (), chunk: int | None = None) -> None:
-        self._cols = Columns("Hq", chunk)  # the offers moved to disk: proposer, outcome id
-        self._chunk = self._cols.chunk
+        # the offers moved to disk (proposer, outcome id): made when first needed
+        self._cols: Columns | _Unspilled = _UNSPILLED
+        self._chunk = chunk_size(chunk)
         self._items: list[tuple[int, Outcome]] = []  # the newest offers
         self._packed = 0  # how many of them are also packed in the columns' memory tail
         self._table: list[Outcome] = []
@@ -73,14 +83,20 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         items.append((k, outcome))
         if len(items) >= self._chunk:
             self._pack()
-            self._cols.spill()  # a quick write: no pause near a deadline
+            self._columns().spill()  # a quick write: no pause near a deadline
             self._items = []
             self._packed = 0
+
+    def _columns(self) -> Columns:
+        cols = self._cols
+        if type(cols) is not Columns:
+            cols = self._cols = Columns("Hq", self._chunk)
+        return cols
 
     def _pack(self) -> None:
         """Pack the offers not packed yet (lazily: only to move them to disk or pickle)."""
         items, ids, table = self._items, self._ids, self._table
-        parties, oids = self._cols.arrays
+        parties, oids = self._columns().arrays
         for k, outcome in items[self._packed :]:
             i = ids.get(outcome)
             if i is None:
@@ -92,7 +108,7 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
 
     def __getstate__(self) -> tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]:
         self._pack()
-        return (self._cols, self._table, self._items)
+        return (self._columns(), self._table, self._items)
 
     def __setstate__(self, state: tuple[Columns, list[Outcome], list[tuple[int, Outcome]]]) -> None:
         self._cols, self._table, self._items = state
@@ -104,7 +120,7 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         j = i - self._cols._spilled
         if j >= 0:
             return self._items[j]
-        k, o = self._cols.row(i)
+        k, o = self._columns().row(i)  # spilled: the columns exist
         return (k, self._table[o])
 
     @overload
@@ -133,7 +149,8 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
 
     def _iter_all(self) -> Iterator[tuple[int, Outcome]]:
         table = self._table
-        for block in self._cols.blocks(0, self._cols._spilled):  # the offers on disk
+        cols = self._columns()  # spilled: they exist
+        for block in cols.blocks(0, cols.spilled):  # the offers on disk
             for k, o in zip(block["c0"].tolist(), block["c1"].tolist(), strict=True):
                 yield (k, table[o])
         yield from self._items

@@ -128,6 +128,10 @@ class CategoricalIssue(Issue):
         except TypeError:
             return False
 
+    def positions(self) -> dict[Value, int]:
+        """Each value's index (the issue's own table: read it, never change it)."""
+        return self._index
+
     def allowed(self) -> str:
         shown = ", ".join(repr(v) for v in self.options[:10])
         return shown + (f", ... ({len(self.options)} values)" if len(self.options) > 10 else "")
@@ -254,6 +258,7 @@ class OutcomeSpace:
         "radices",
         "strides",
         "_contains",
+        "_members",
         "_index_of",
         "_values",
         "_digits",
@@ -268,6 +273,12 @@ class OutcomeSpace:
         self.issues: tuple[Issue, ...] = tuple(issues)
         self.names: tuple[str, ...] = tuple(names)
         self._contains = tuple(i.contains for i in issues)
+        # every issue categorical: the value -> index dicts, for is_valid's fast path
+        self._members: tuple[dict[Value, int], ...] | None = (
+            tuple(i.positions() for i in issues)  # type: ignore[attr-defined]
+            if all(type(i) is CategoricalIssue for i in issues)
+            else None
+        )
         if all(i.is_discrete for i in issues):
             self.radices = np.array([int(i.cardinality) for i in issues], dtype=np.int64)
             strides = np.ones(len(issues), dtype=np.int64)
@@ -321,6 +332,15 @@ class OutcomeSpace:
     # -- validation ----------------------------------------------------------------------
     def is_valid(self, outcome: object) -> bool:
         """Fast check that ``outcome`` is a tuple/list of allowed values."""
+        members = self._members
+        if members is not None and type(outcome) is tuple and len(outcome) == len(members):
+            try:  # every issue categorical: what their contains() does, in one loop
+                for allowed, v in zip(members, outcome, strict=False):  # same length
+                    if v not in allowed:
+                        return False
+            except TypeError:  # an unhashable value
+                return False
+            return True
         contains = self._contains
         if not isinstance(outcome, tuple | list) or len(outcome) != len(contains):
             return False
@@ -384,8 +404,10 @@ class OutcomeSpace:
 
     def outcome_at(self, flat: int) -> Outcome:
         """The outcome with mixed-radix number ``flat``."""
-        self._require_discrete()
-        return tuple(vals[(flat // stride) % radix] for vals, stride, radix in self._digits)
+        digits = self._digits
+        if not digits:
+            self._require_discrete()
+        return tuple([vals[(flat // stride) % radix] for vals, stride, radix in digits])
 
     def outcome_of_row(self, row: Sequence[int] | npt.NDArray[np.integer[Any]]) -> Outcome:
         """The outcome whose value indices are ``row``."""

@@ -15,6 +15,15 @@ alone: it rebuilds the outcome space, the party's own utility and a read-only vi
 
     seat = SandboxSeat.launch(rules, party=1, agent="boulware", limits=Limits(cpu_seconds=60))
     AgentDriver(rules, setup, [in_process_seat, seat], names).run()
+
+The leagues whose agents keep their own call shapes (GENIUS, Colored Trails) start their
+entrants here too: :func:`sandbox_mode` says which mode a named agent runs in (a
+built-in one in-process, ``pkg.module:Class`` in the sandbox) and :func:`launch_entrant`
+starts it and gives back a :class:`RemoteEntrant`, the one organiser-side stand-in those
+leagues' adapters call through (league data out, JSON answers back, checked there).
+
+    >>> sandbox_mode("boulware"), sandbox_mode("entries.mine:Mine"), sandbox_mode("a.b:C", "none")
+    (None, 'os', None)
 """
 
 from __future__ import annotations
@@ -26,17 +35,93 @@ from typing import Any
 import numpy as np
 
 from accord.core.errors import ConfigError, ProtocolViolation, StateError, UsageError
+from accord.core.imports import is_import_path
 from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
 from accord.core.outcomes import Outcome, OutcomeSpace, issue_from_dict
 from accord.core.protocols.driver import SlowCall
 from accord.core.protocols.result import EndReason, Failure, FailureKind, SessionResult
 from accord.core.protocols.rules import Rules
 from accord.core.utilities import utility_from_dict
-from accord.sandbox import AgentFailure, AgentTimeout, Host, HostContext, Limits, start_sandbox
+from accord.sandbox import (
+    AgentFailure,
+    AgentTimeout,
+    Host,
+    HostContext,
+    Limits,
+    Sandbox,
+    agent_code,
+    start_sandbox,
+)
 
-__all__ = ["OfferNegotiatorHost", "SandboxSeat"]
+__all__ = [
+    "CALL_TIMEOUT",
+    "SANDBOX_MODES",
+    "OfferNegotiatorHost",
+    "RemoteEntrant",
+    "SandboxSeat",
+    "launch_entrant",
+    "sandbox_mode",
+]
 
 HOST = "accord.drivers.seats:OfferNegotiatorHost"
+SANDBOX_MODES = ("os", "process", "none", "off")
+"""``os`` (the default for agents named by path), ``process`` (weaker: see
+:data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
+the name every league uses) or ``off`` (the same)."""
+CALL_TIMEOUT = 10.0
+"""Seconds one call of a sandboxed entrant may take, unless the league says otherwise."""
+
+
+def sandbox_mode(name: str, mode: str = "os") -> str | None:
+    """The sandbox mode agent ``name`` runs in: None (in this process) for a built-in
+    agent or with ``none``/``off``; a clear error for an unknown mode."""
+    if mode not in SANDBOX_MODES:
+        raise ConfigError(f"sandbox must be one of {', '.join(SANDBOX_MODES)}; got {mode!r}")
+    return mode if is_import_path(name) and mode not in ("none", "off") else None
+
+
+class RemoteEntrant:
+    """The organiser's handle on one entrant in a sandbox, for one play: its ``label``
+    (the name it gave, or the one it was started by), a per-call ``timeout`` and
+    :meth:`call`. The organiser sends its own data (a pickle: it trusts itself); the
+    entrant's answers are JSON, for the league's adapter to check."""
+
+    def __init__(self, box: Sandbox, label: str, timeout: float) -> None:
+        self.box = box
+        self.label = label
+        self.timeout = timeout
+
+    def call(self, op: str, payload: Any) -> Any:
+        """The entrant's JSON answer to ``op`` (an :class:`AgentFailure` if it fails)."""
+        return self.box.call(op, payload, timeout=self.timeout, trusted_pickle=True)
+
+    def close(self) -> None:
+        """Stop the entrant's sandbox (idempotent)."""
+        self.box.close()
+
+
+def launch_entrant(
+    host: str,
+    name: str,
+    mode: str = "os",
+    limits: Limits | None = None,
+    call_timeout: float = CALL_TIMEOUT,
+) -> RemoteEntrant:
+    """Start entrant ``name`` (``pkg.module:Class``) under ``host`` in a sandbox of
+    ``mode``, with ``limits`` (default: ``call_timeout`` a call, 60 s to start), and ask
+    its name (the host answers the ``name`` op; a missing or odd one keeps ``name``)."""
+    code = agent_code(name)
+    limits = limits or Limits(call_timeout=call_timeout, startup_timeout=60.0)
+    box = start_sandbox(
+        host, name, code_paths=code.paths, code_mounts=code.mounts, mode=mode, limits=limits
+    )
+    try:
+        said = box.call("name", None)
+    except Exception:
+        box.close()
+        raise
+    label = said if isinstance(said, str) and 0 < len(said) <= 80 else name
+    return RemoteEntrant(box, label, limits.call_timeout)
 
 
 class SandboxSeat:

@@ -10,21 +10,39 @@ where the league allows one. Nothing else: no working directory, no results, no 
 entrants' code, no network (a new network namespace), no other processes (a new PID
 namespace with its own ``/proc``).
 
-When the organiser runs as root, bubblewrap runs privileged and the launcher drops to a
-uid of the sandbox's own (unused by anyone else), so ``RLIMIT_NPROC`` holds (root is
-exempt from it); directories are passed as open file descriptors, so the runtime may
-live under ``/root``.
+Every ``os`` sandbox has its own user namespace and the seccomp filter of
+:mod:`accord.sandbox.seccomp` (``--seccomp FD``). How the user namespace is made depends
+on who runs the organiser (:func:`os_strategy`):
+
+- ``"uid-userns"`` (root, where user namespaces work): bubblewrap itself runs as a uid
+  of the sandbox's own (unused by anyone else, no capabilities) and creates an
+  unprivileged user namespace; the agent's processes belong to that uid outside, so
+  ``RLIMIT_NPROC`` counts only them (root would be exempt from it).
+- ``"drop"`` (root, where they do not): bubblewrap runs privileged and the launcher
+  drops to such a uid before the agent's code is imported.
+- ``"userns"`` (any other user): bubblewrap creates an unprivileged user namespace as
+  that user. The kernel counts ``RLIMIT_NPROC`` per user namespace and uid (5.14+), so
+  the limit is set inside, by the launcher, on the namespace's processes alone; set
+  before bubblewrap starts, it would count every process the organiser's user runs.
+
+Directories are passed as open file descriptors, so the runtime may live under
+``/root``.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import subprocess
 import sys
 import sysconfig
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["Mounts", "bwrap_command", "SCRATCH"]
+from accord.core.errors import StateError
+from accord.sandbox.datadir import DATA_IN
+
+__all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
 
 SCRATCH = "/tmp"
 _SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
@@ -39,10 +57,34 @@ def running_as_root() -> bool:
 
 
 def next_uid() -> int:
-    """A uid (and gid) used by no one else: one per sandbox of this organiser process."""
+    """A uid (and gid) used by no one else: one per sandbox of this organiser process
+    (the pid's 22 bits, Linux's largest ``pid_max``, and 256 sandboxes in turn), in
+    ``0x60000000``-``0x9fffffff``, far above the ranges systems hand out.
+
+    >>> _UID_BASE <= next_uid() <= 0x9FFFFFFF
+    True
+    """
     global _uid_counter
     _uid_counter += 1
-    return _UID_BASE + ((os.getpid() & 0xFFFFF) << 6) + (_uid_counter & 63)
+    return _UID_BASE + ((os.getpid() & 0x3FFFFF) << 8) + (_uid_counter & 255)
+
+
+@functools.cache
+def os_strategy() -> str:
+    """How this organiser makes an ``os`` sandbox's user namespace: ``"uid-userns"``,
+    ``"drop"`` or ``"userns"`` (see the module docstring). Cached per process; as root
+    it tries one user namespace as an unused uid (a few milliseconds)."""
+    if not running_as_root():
+        return "userns"
+    uid = next_uid()
+    try:
+        done = subprocess.run(
+            ["bwrap", "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "true"],
+            user=uid, group=uid, extra_groups=[], capture_output=True, timeout=30,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return "drop"
+    return "uid-userns" if done.returncode == 0 else "drop"
 
 
 def accord_package_dir() -> Path:
@@ -119,34 +161,93 @@ def _pth_entries() -> Iterator[str]:
 
 
 class Mounts:
-    """The bwrap arguments and the directory fds they refer to (close them after start)."""
+    """The bwrap arguments and the directory fds they refer to (close them after start).
 
-    def __init__(self) -> None:
+    ``staged`` (the ``"uid-userns"`` strategy): bubblewrap runs as a uid that may not
+    traverse the sources (a runtime under ``/root``), so each source fd is bind-mounted
+    by :func:`stage_and_drop` at ``STAGE/<i>`` in a private mount namespace first (as
+    root) and the arguments name those paths; otherwise they name fds
+    (``--ro-bind-fd``) of the sources.
+    """
+
+    def __init__(self, staged: bool = False) -> None:
         self.args: list[str] = []
         self.fds: list[int] = []
+        self.staged = staged
+        self.stage: list[tuple[str, bool]] = []  # (source, is a directory)
         self._dirs: set[str] = set()
 
     def ro(self, src: str, dest: str | None = None) -> None:
-        self._bind("--ro-bind-fd", src, dest)
+        self._bind("--ro-bind", src, dest)
 
     def rw(self, src: str, dest: str | None = None) -> None:
-        self._bind("--bind-fd", src, dest)
+        self._bind("--bind", src, dest)
 
-    def _bind(self, flag: str, src: str, dest: str | None) -> None:
-        dest = dest or src
-        # bwrap makes missing parents 0700 (unreadable once the launcher drops root)
+    def parents(self, dest: str) -> None:
+        """Make the parents of ``dest`` readable directories (bwrap makes missing ones
+        0700: unreadable once the launcher drops root)."""
         for parent in reversed(list(Path(dest).parents)[:-1]):
             if str(parent) not in self._dirs:
                 self._dirs.add(str(parent))
                 self.args += ["--dir", str(parent)]
+
+    def _bind(self, flag: str, src: str, dest: str | None) -> None:
+        dest = dest or src
+        self.parents(dest)
+        if self.staged:
+            self.args += [flag, f"{STAGE}/{len(self.stage)}", dest]
+            self.stage.append((src, os.path.isdir(src)))
+            return
         fd = os.open(src, os.O_PATH | os.O_CLOEXEC)
         self.fds.append(fd)
-        self.args += [flag, str(fd), dest]
+        self.args += [flag + "-fd", str(fd), dest]
 
     def close(self) -> None:
         for fd in self.fds:
             os.close(fd)
         self.fds = []
+
+
+STAGE = "/tmp/.accord-stage"
+_CLONE_NEWNS = 0x00020000
+_MS_BIND, _MS_REC, _MS_PRIVATE = 0x1000, 0x4000, 0x40000
+
+
+def stage_and_drop(stage: Sequence[tuple[str, bool]], uid: int) -> Callable[[], None]:
+    """Run in the child between fork and exec (as root): a private mount namespace with
+    a fresh tmpfs on ``/tmp`` (bubblewrap's own base directory goes there too), each
+    source bind-mounted at ``STAGE/<i>``, then every uid and gid set to ``uid`` with no
+    supplementary groups (all capabilities go with root)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            err = ctypes.get_errno()
+            raise StateError(f"staging the sandbox's mounts: {what}: {os.strerror(err)}")
+
+    def run() -> None:
+        check(libc.unshare(_CLONE_NEWNS), "unshare")
+        check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount private")
+        # opened before the tmpfs covers /tmp: a source under /tmp stays reachable
+        fds = [os.open(src, os.O_PATH | os.O_CLOEXEC) for src, _ in stage]
+        check(libc.mount(b"accord", b"/tmp", b"tmpfs", 0, b"mode=1777,size=1m"), "tmpfs")
+        os.mkdir(STAGE, 0o755)
+        for i, ((src, is_dir), fd) in enumerate(zip(stage, fds, strict=True)):
+            target = f"{STAGE}/{i}"
+            if is_dir:
+                os.mkdir(target, 0o755)
+            else:
+                os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+            source = f"/proc/self/fd/{fd}".encode()
+            check(libc.mount(source, target.encode(), None, _MS_BIND | _MS_REC, None), src)
+            os.close(fd)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+
+    return run
 
 
 def bwrap_command(
@@ -157,18 +258,29 @@ def bwrap_command(
     data_dir: str | None,
     scratch_bytes: int,
     drop_root: bool,
+    seccomp: int | None = None,
+    staged: bool = False,
+    data_bytes: int = 64 << 20,
 ) -> Mounts:
     """The mounts and bwrap arguments running ``inner`` in a fresh sandbox.
 
-    The returned :class:`Mounts` holds ``args`` (the whole command line) and ``fds``
-    (pass them to the child; close them afterwards).
+    ``drop_root``: bubblewrap runs privileged and the launcher drops root (the ``"drop"``
+    strategy); otherwise it makes a user namespace. ``seccomp``: an fd holding the
+    filter program. The returned :class:`Mounts` holds ``args`` (the whole command
+    line) and ``fds`` (pass them to the child; close them afterwards); ``staged``: see
+    :class:`Mounts`. ``data_dir`` becomes a tmpfs of ``data_bytes`` at its own path, its
+    stored copy read-only at :data:`~accord.sandbox.datadir.DATA_IN`
+    (:mod:`accord.sandbox.datadir`).
     """
-    m = Mounts()
+    m = Mounts(staged)
     m.args = ["bwrap"]
     if drop_root:  # privileged bwrap; the launcher drops to a uid of its own
         m.args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         m.args += ["--unshare-user", "--disable-userns"]
+    if seccomp is not None:
+        m.args += ["--seccomp", str(seccomp)]
+        m.fds.append(seccomp)
     m.args += [
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--die-with-parent", "--new-session",
@@ -204,6 +316,9 @@ def bwrap_command(
         real = os.path.realpath(path)
         m.ro(real, real)
     if data_dir is not None:
-        m.rw(os.path.realpath(data_dir), os.path.realpath(data_dir))
+        real = os.path.realpath(data_dir)
+        m.ro(real, DATA_IN)
+        m.parents(real)
+        m.args += ["--perms", "1777", "--size", str(data_bytes), "--tmpfs", real]
     m.args += ["--chdir", SCRATCH, "--", *inner]
     return m

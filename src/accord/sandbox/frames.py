@@ -26,12 +26,14 @@ from typing import Any
 from accord.core.errors import AccordError
 from accord.sandbox.limits import AgentProtocolError
 
-__all__ = ["FrameReader", "PeerClosed", "FrameTimeout", "encode", "write_frame"]
+__all__ = ["NOTHING", "FrameReader", "PeerClosed", "FrameTimeout", "encode", "write_frame"]
 
 HEADER = struct.Struct(">IB")
 JSON_KIND = ord("J")
 PICKLE_KIND = ord("P")
 _CHUNK = 1 << 16
+NOTHING: Any = object()
+"""What :meth:`FrameReader.try_read` returns while no whole frame has arrived."""
 
 
 class PeerClosed(AccordError):
@@ -103,26 +105,39 @@ class FrameReader:
         poller = self._poller
         while True:
             frame = self._take()
-            if frame is not None:
+            if frame is not NOTHING:
                 return frame
             left = deadline - time.monotonic()
             if left <= 0:
                 raise FrameTimeout
             if not poller.poll(max(1, int(left * 1000))):
                 raise FrameTimeout
-            try:
-                chunk = os.read(self.fd, _CHUNK)
-            except BlockingIOError:
-                continue
-            except OSError:
-                raise PeerClosed from None
-            if not chunk:
-                raise PeerClosed
-            self._buf += chunk
+            self._fill()
+
+    def try_read(self) -> Any:
+        """The next frame's JSON value if a whole one has arrived, else :data:`NOTHING`
+        (never waits: for callers that poll many pipes at once)."""
+        frame = self._take()
+        while frame is NOTHING and self._fill():
+            frame = self._take()
+        return frame
+
+    def _fill(self) -> bool:
+        """Read what the pipe holds now (up to a chunk); False if nothing was there."""
+        try:
+            chunk = os.read(self.fd, _CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            raise PeerClosed from None
+        if not chunk:
+            raise PeerClosed
+        self._buf += chunk
+        return True
 
     def _take(self) -> Any:
         if len(self._buf) < HEADER.size:
-            return None
+            return NOTHING
         size, kind = HEADER.unpack_from(self._buf)
         if kind != JSON_KIND:
             raise AgentProtocolError(
@@ -134,7 +149,7 @@ class FrameReader:
             )
         end = HEADER.size + size
         if len(self._buf) < end:
-            return None
+            return NOTHING
         body = bytes(self._buf[HEADER.size : end])
         del self._buf[:end]
         try:

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from accord.core.errors import UsageError
 
-__all__ = ["Host", "HostContext", "Asker", "Then"]
+__all__ = ["Host", "HostContext", "Asker", "Then", "from_organiser"]
 
 
 class Asker(Protocol):
@@ -74,6 +74,15 @@ class Then:
 
     value: Any
     follow: Callable[[], Any]
+
+
+def from_organiser(data: bytes) -> Any:
+    """Inside the sandbox: an object the organiser sent pickled inside a payload (a
+    utility pickled once for many sessions, say). Only this direction carries pickles:
+    the organiser trusts itself and never unpickles what a sandbox sends."""
+    import pickle
+
+    return pickle.loads(data)
 
 
 class Host:

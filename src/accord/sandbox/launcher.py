@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from accord.core.errors import StateError, UsageError
+from accord.sandbox.datadir import copy_in
 from accord.sandbox.frames import encode, read_trusted
 from accord.sandbox.host import Host, HostContext, Then
 
@@ -42,6 +43,8 @@ def main(rfd: int, wfd: int) -> None:
     send = _sender(wfd)
     try:
         _confine(config)
+        if config.get("data_in"):
+            send({"t": "confined"})  # no agent code has run: the organiser opens its data
         host = _build(config, send, rfd)
     except BaseException as exc:  # noqa: BLE001 - reported to the organiser, then exit
         send({"t": "fatal", "error": _describe(exc), "traceback": traceback.format_exc()})
@@ -146,6 +149,14 @@ def _confine(config: dict[str, Any]) -> None:
     scratch = config["scratch"]
     os.makedirs(scratch, exist_ok=True)
     os.chdir(scratch)
+    if config.get("data_in") and config.get("data_dir"):
+        try:
+            copy_in(config["data_in"], config["data_dir"])
+        except OSError as exc:
+            raise StateError(
+                f"the agent's stored learning data does not fit its data directory "
+                f"({exc.strerror}); the cap is {config.get('data_mb')} MB"
+            ) from None
 
 
 def _build(config: dict[str, Any], send: Any, rfd: int) -> Host:

@@ -46,6 +46,8 @@ class Limits:
         call_timeout: seconds one call may take, frames in and out included.
         startup_timeout: seconds to start the interpreter and build the agent.
         max_frame_bytes: largest message the agent may send.
+        data_mb: size of its learning-data directory, where the league gives it one
+            (a tmpfs of this size in ``os`` mode: writes beyond it fail).
     """
 
     cpu_seconds: float = 600.0
@@ -56,6 +58,7 @@ class Limits:
     call_timeout: float = 60.0
     startup_timeout: float = 60.0
     max_frame_bytes: int = 1 << 22
+    data_mb: int = 64
 
     def __post_init__(self) -> None:
         for f in fields(self):

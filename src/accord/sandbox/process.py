@@ -28,10 +28,19 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
-from accord.sandbox.bwrap import SCRATCH, bwrap_command, next_uid, runtime_paths
-from accord.sandbox.frames import FrameReader, FrameTimeout, PeerClosed, write_frame
+from accord.sandbox.bwrap import (
+    SCRATCH,
+    bwrap_command,
+    next_uid,
+    os_strategy,
+    runtime_paths,
+    stage_and_drop,
+)
+from accord.sandbox.datadir import DATA_IN, open_data, save_data
+from accord.sandbox.frames import NOTHING, FrameReader, FrameTimeout, PeerClosed, write_frame
 from accord.sandbox.limits import (
     AgentCrashed,
     AgentFailure,
@@ -42,6 +51,7 @@ from accord.sandbox.limits import (
     SandboxMode,
     SandboxUnavailable,
 )
+from accord.sandbox.seccomp import seccomp_fd
 
 __all__ = ["Sandbox", "probe", "sandbox_available", "start_sandbox"]
 
@@ -56,10 +66,16 @@ _SIGNALS = {
     signal.SIGXFSZ: "the file-size limit of {fsize} MB was exceeded",
     signal.SIGKILL: "killed (SIGKILL: the CPU hard limit, or the kernel)",
     signal.SIGSEGV: "a segmentation fault",
+    signal.SIGSYS: "a system call of another ABI, refused by the seccomp filter",
 }
 
 
-def _preexec(limits: Limits) -> Callable[[], None]:
+def _preexec(
+    limits: Limits, nproc: bool = True, first: Callable[[], None] | None = None
+) -> Callable[[], None]:
+    """Set the limits in the child before it execs (``nproc=False``: all but
+    ``RLIMIT_NPROC``, which the launcher sets inside its user namespace), after
+    ``first()`` (staging the mounts and dropping root, say)."""
     cpu = max(1, int(limits.cpu_seconds + 0.999))
     mem = limits.memory_mb * 1024 * 1024
     fsize = limits.file_size_mb * 1024 * 1024
@@ -71,8 +87,12 @@ def _preexec(limits: Limits) -> Callable[[], None]:
         (resource.RLIMIT_FSIZE, (fsize, fsize)),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
+    if not nproc:
+        table = [t for t in table if t[0] != resource.RLIMIT_NPROC]
 
     def apply() -> None:  # in the child, between fork and exec: before any agent code
+        if first is not None:
+            first()
         for res, value in table:
             resource.setrlimit(res, value)
 
@@ -101,7 +121,9 @@ class Sandbox:
         code_paths: directories put on the agent's ``sys.path`` (mounted read-only).
         code_mounts: further files or directories of the agent's code, mounted
             read-only but not put on ``sys.path`` (say a package inside a bigger folder).
-        data_dir: the agent's own learning-data directory (writable) where allowed.
+        data_dir: the agent's own learning-data directory where allowed: in ``os`` mode a
+            tmpfs of ``limits.data_mb`` filled from it and copied back when the sandbox
+            ends (:mod:`accord.sandbox.datadir`); in ``process`` mode the directory itself.
         limits: see :class:`~accord.sandbox.limits.Limits`.
         mode: ``"os"`` (bubblewrap) or ``"process"`` (weaker; see ``PROCESS_GIVES_UP``).
         extra: JSON-able settings passed to the host as ``context.extra``.
@@ -127,6 +149,12 @@ class Sandbox:
         self._closed = False
         self._tail: collections.deque[bytes] = collections.deque()
         self._tmp: str | None = None
+        self._data: tuple[int, str] | None = None  # the tmpfs's fd, and its host directory
+        self._data_dir = (
+            os.path.realpath(data_dir)
+            if data_dir is not None and self.mode is SandboxMode.OS
+            else None
+        )
         started = time.monotonic()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
@@ -138,12 +166,19 @@ class Sandbox:
         drop = None
         fds = [req_r, ans_w]
         mounts = None
+        run_as: int | None = None  # bwrap's own uid (root organiser, "uid-userns")
+        first: Callable[[], None] | None = None
+        nproc_outside = True
         if self.mode is SandboxMode.OS:
+            strategy = os_strategy()
             if os.geteuid() == 0:
                 uid = next_uid()
-                drop = (uid, uid)
-                if data_dir is not None:
-                    _chown_tree(data_dir, uid)
+                if strategy == "drop":
+                    drop = (uid, uid)
+                else:
+                    run_as = uid
+            else:  # the organiser's uid: counted inside the user namespace only
+                nproc_outside = False
             mounts = bwrap_command(
                 inner,
                 code_paths=code_paths,
@@ -151,7 +186,12 @@ class Sandbox:
                 data_dir=data_dir,
                 scratch_bytes=self.limits.file_size_mb * 1024 * 1024,
                 drop_root=drop is not None,
+                seccomp=seccomp_fd(),
+                staged=run_as is not None,
+                data_bytes=self.limits.data_mb << 20,
             )
+            if run_as is not None:
+                first = stage_and_drop(mounts.stage, run_as)
             args, scratch, cwd = mounts.args, SCRATCH, None
             fds += mounts.fds
         else:
@@ -165,7 +205,7 @@ class Sandbox:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                preexec_fn=_preexec(self.limits),  # noqa: PLW1509 - only setrlimit calls
+                preexec_fn=_preexec(self.limits, nproc_outside, first),  # noqa: PLW1509
                 start_new_session=True,
             )
         finally:
@@ -185,6 +225,8 @@ class Sandbox:
             "agent": agent,
             "code_paths": [os.path.realpath(p) for p in code_paths],
             "data_dir": os.path.realpath(data_dir) if data_dir is not None else None,
+            "data_in": DATA_IN if data_dir is not None and mounts is not None else None,
+            "data_mb": self.limits.data_mb,
             "scratch": scratch,
             "drop": drop,
             "rlimits": rlimits_of(self.limits),
@@ -193,6 +235,7 @@ class Sandbox:
         with contextlib.suppress(FrameTimeout, PeerClosed):  # the first call says why
             write_frame(req_w, config, started + self.limits.startup_timeout, trusted_pickle=True)
         self._ready = False
+        self._deadline, self._op, self._limit = 0.0, "", 0.0
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -232,6 +275,92 @@ class Sandbox:
         with self._lock:
             return self._call(op, None, timeout, None, False, send=False)
 
+    # -- one request in flight, answered later (for callers that serve many sandboxes) --
+    def submit(
+        self, op: str, payload: Any, timeout: float, *, trusted_pickle: bool = False
+    ) -> None:
+        """Send ``op`` without waiting for its answer: collect it with
+        :meth:`poll_answer` once :attr:`answer_fd` is readable, before :attr:`deadline`
+        (``timeout`` seconds from now, plus what is left of the start-up time if the
+        process is not ready yet). One request at a time; no ``serve`` questions.
+        Raises an :class:`AgentFailure` if the request cannot be sent."""
+        if self.failure is not None:
+            raise type(self.failure)(self.failure.reason, self.failure.agent_traceback)
+        if self._closed:
+            raise AgentCrashed("the sandbox was closed")
+        now = time.monotonic()
+        start = now if self._ready else max(now, self._started + self.limits.startup_timeout)
+        self._deadline, self._op, self._limit = start + timeout, op, timeout
+        try:
+            write_frame(
+                self._w,
+                {"op": op, "payload": payload},
+                self._deadline,
+                trusted_pickle=trusted_pickle,
+            )
+        except FrameTimeout:
+            self._fail(AgentTimeout(f"{op}() could not be sent within {timeout:g} s; killed"))
+        except PeerClosed:
+            self._fail(self._crash())
+
+    def abandon(self, failure: AgentFailure) -> None:
+        """Kill the process for ``failure`` (an answer its caller found malformed): later
+        calls raise the same kind of failure."""
+        if self.failure is None:
+            self._kill()
+            self.failure = failure
+
+    @property
+    def answer_fd(self) -> int:
+        """The pipe the answers arrive on (poll it for reading)."""
+        return self._reader.fd
+
+    @property
+    def deadline(self) -> float:
+        """When the submitted request's answer is due (``time.monotonic()``)."""
+        return self._deadline
+
+    def poll_answer(self) -> tuple[bool, Any]:
+        """``(True, answer)`` once the answer of the :meth:`submit` ted request has
+        arrived whole, ``(False, None)`` if not yet (never waits). Same checks and
+        failures as :meth:`call`; past :attr:`deadline` an :class:`AgentTimeout`."""
+        try:
+            while True:
+                msg = self._reader.try_read()
+                if msg is NOTHING:
+                    if time.monotonic() > self._deadline:
+                        raise FrameTimeout
+                    return False, None
+                if not self._ready:
+                    self._check_ready(msg)
+                    continue
+                kind = msg.get("t") if isinstance(msg, dict) else None
+                if kind == "ok" and "value" in msg:
+                    return True, msg["value"]
+                if kind == "raised":
+                    raise AgentRaised(
+                        _text(msg.get("error"), 2000),
+                        _text(msg.get("traceback"), 8000),
+                        _text(msg.get("type"), 100),
+                    )
+                raise AgentProtocolError(
+                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
+                )
+        except FrameTimeout:
+            what = (
+                f"{self._op}() did not answer within {self._limit:g} s"
+                if self._ready
+                else f"the agent did not start within {self.limits.startup_timeout:g} s"
+            )
+            self._fail(AgentTimeout(f"{what}; the process was killed"))
+        except PeerClosed:
+            self._fail(self._crash())
+        except AgentRaised:
+            raise
+        except AgentFailure as exc:
+            self._fail(exc)
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def close(self) -> None:
         """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
         if self._closed:
@@ -248,6 +377,15 @@ class Sandbox:
         os.close(self._reader.fd)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
+        if self._data is not None:
+            fd, where = self._data
+            self._data = None
+            try:
+                save_data(fd, Path(where), self.limits.data_mb << 20)
+            except OSError:
+                pass  # the stored copy stays as it was
+            finally:
+                os.close(fd)
 
     def stderr_tail(self) -> str:
         """The last few kilobytes the agent wrote to stderr."""
@@ -320,20 +458,31 @@ class Sandbox:
 
     def _wait_ready(self) -> None:
         deadline = self._started + self.limits.startup_timeout
-        try:
-            msg = self._reader.read(deadline)
-        except FrameTimeout:
-            self._fail(
-                AgentTimeout(
-                    f"the agent did not start within {self.limits.startup_timeout:g} s; "
-                    "the process was killed"
+        while not self._ready:
+            try:
+                msg = self._reader.read(deadline)
+            except FrameTimeout:
+                self._fail(
+                    AgentTimeout(
+                        f"the agent did not start within {self.limits.startup_timeout:g} s; "
+                        "the process was killed"
+                    )
                 )
-            )
-        except PeerClosed:
-            self._fail(self._crash())
-        except AgentFailure as exc:
-            self._fail(exc)
+            except PeerClosed:
+                self._fail(self._crash())
+            except AgentFailure as exc:
+                self._fail(exc)
+            self._check_ready(msg)
+
+    def _check_ready(self, msg: Any) -> None:
+        """The first message: ``ready``, or why the agent could not start."""
         kind = msg.get("t") if isinstance(msg, dict) else None
+        if kind == "confined" and self._data_dir is not None and self._data is None:
+            # its data is in place and none of its code has run: hold the tmpfs now
+            fd = open_data(self._proc.pid, self._data_dir)
+            if fd is not None:
+                self._data = (fd, self._data_dir)
+            return  # "ready" comes next
         if kind == "fatal":
             self._fail(
                 AgentCrashed(
@@ -406,13 +555,6 @@ class Sandbox:
 
 def _text(x: Any, cap: int) -> str:
     return (x if isinstance(x, str) else repr(x))[:cap]
-
-
-def _chown_tree(path: str, uid: int) -> None:
-    os.chown(path, uid, uid)
-    for root, dirs, files in os.walk(path):
-        for name in dirs + files:
-            os.lchown(os.path.join(root, name), uid, uid)
 
 
 def start_sandbox(

@@ -9,7 +9,7 @@
 Independent tasks of any kind (a league's worlds, fast rounds) run on the same
 executors and a resumable store through ``run_tasks(fn, [Job(id, spec), ...])``.
 
-The heavier pieces (``Results``, the scores and the report, which need pandas, scipy
+Everything but the configuration is imported on first use; the heavier pieces (``Results``, the scores and the report, which need pandas, scipy
 and matplotlib) are imported on first use.
 """
 
@@ -19,11 +19,15 @@ import importlib
 from typing import Any
 
 from accord.tournament.config import AgentSpec, TournamentConfig
-from accord.tournament.memory import Memory, PastSession
-from accord.tournament.runner import TournamentRun, run_tournament
-from accord.tournament.schedule import SessionSpec, schedule
+from accord.tournament.schedule import SessionSpec, schedule  # a module of the same name
 
+# imported on first use: a sandboxed agent's process imports this package (its host and
+# the agents' specs live here) and should not pay for the runner it never uses
 _LAZY = {
+    "Memory": "accord.tournament.memory",
+    "PastSession": "accord.tournament.memory",
+    "TournamentRun": "accord.tournament.runner",
+    "run_tournament": "accord.tournament.runner",
     "Results": "accord.tournament.results",
     "leaderboard": "accord.tournament.scores",
     "leaderboards": "accord.tournament.scores",

@@ -31,6 +31,7 @@ from rich.progress import (
 from rich.table import Table
 
 from accord.core.errors import AccordError, ConfigError
+from accord.sandbox.option import SANDBOX_HELP, deprecated, sandbox_option, warn_stderr
 from accord.tournament.config import TournamentConfig
 from accord.tournament.default import DEFAULT_OUT, default_config
 from accord.tournament.runner import TournamentRun, run_tournament
@@ -138,15 +139,13 @@ def tournament_command(
     sandbox: Annotated[
         str | None,
         typer.Option(
-            help="where agents run: auto (default: agents named by path outside the "
-            "installed packages run in the OS sandbox, built-ins in-process), os (every "
-            "agent in a bubblewrap sandbox), process (a plain child process: weaker, no "
-            "OS isolation) or none (in-process: trusted code only)"
+            help=SANDBOX_HELP + "; built-ins run in-process under os, in child "
+            "processes under process ('auto' is an old spelling of os)"
         ),
     ] = None,
     isolated: Annotated[
         bool | None,
-        typer.Option("--isolated/--in-process", help="older switches: --sandbox os / none"),
+        typer.Option("--isolated/--in-process", help="deprecated spellings of --sandbox os / none"),
     ] = None,
     learning: Annotated[
         bool | None, typer.Option("--learning/--no-learning", help="agents read earlier sessions")
@@ -255,14 +254,17 @@ def check_before_running(
 
 
 def _sandbox_choice(sandbox: str | None, isolated: bool | None, config: Path | None) -> str | None:
-    """``--sandbox`` wins; then ``--isolated``/``--in-process``; then the file's setting;
-    else ``auto`` (a command running agents named by path sandboxes them)."""
+    """``--sandbox`` wins; then ``--isolated``/``--in-process`` (deprecated: one line);
+    then the file's setting; else ``auto``. The command line's ``os`` is the
+    configuration's ``auto``: agents named by path in the OS sandbox, built-ins
+    in-process, as in every league (the configuration's ``os`` sandboxes built-ins too)."""
     if sandbox is not None:
-        if sandbox not in ("auto", "os", "process", "none"):
-            raise ConfigError(f"--sandbox must be one of auto, os, process, none; got {sandbox!r}")
-        return sandbox
+        choice = sandbox_option(sandbox, aliases={"auto": "os"})
+        return "auto" if choice == "os" else choice
     if isolated is not None:
-        return "os" if isolated else "none"
+        new = "--sandbox os" if isolated else "--sandbox none"
+        warn_stderr(deprecated("--isolated" if isolated else "--in-process", new))
+        return "auto" if isolated else "none"
     if config is not None and config.is_file():
         text = config.read_text(encoding="utf-8", errors="replace")
         if re.search(r"^(sandbox|isolated)\s*:", text, re.MULTILINE):

@@ -13,8 +13,10 @@ context is sent to each worker once and tasks travel in chunks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from functools import partial
+from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.tournament.pools import POOLS, Pool, ProcessPool, RayPool, SerialPool, chunked
@@ -31,6 +33,7 @@ __all__ = [
 ]
 
 EXECUTORS = POOLS
+_GROUP = 128  # sessions a worker runs at once, at most, with sandboxed agents
 
 
 class Executor:
@@ -65,10 +68,24 @@ class Executor:
 
 
 class SerialExecutor(Executor):
-    """Runs every session in the calling process, in order."""
+    """Runs every session in the calling process, in order; sessions with sandboxed
+    agents run many at once, each sandbox answering all its pending calls in one
+    request (:mod:`accord.tournament.multiplex`), unless ``multiplex=False``."""
 
-    def __init__(self) -> None:
+    def __init__(self, multiplex: bool = True) -> None:
         super().__init__(SerialPool())
+        self.multiplex = multiplex
+        self.hub: Any = None  # the last run's Hub (its counts of calls and round trips)
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+        ctx = self.ctx
+        if self.multiplex and ctx.sandboxed:
+            from accord.tournament.multiplex import Hub
+
+            if Hub.usable(ctx.seconds):
+                self.hub = Hub(ctx)
+                return self.hub.run(tasks)  # type: ignore[no-any-return]
+        return super().run(tasks)
 
 
 class ProcessExecutor(Executor):
@@ -77,18 +94,44 @@ class ProcessExecutor(Executor):
     A worker that dies (an agent calling ``os._exit``, a crash, a call that ignored its
     pre-emption) is replaced; the session it was running is stored as a failure of the
     agent that was acting. In-process agents share their worker's memory limit
-    (``memory_limit`` megabytes beyond what the worker maps at start)."""
+    (``memory_limit`` megabytes beyond what the worker maps at start). With sandboxed
+    agents each worker runs groups of sessions at once (as the serial executor does,
+    :mod:`accord.tournament.multiplex`) unless ``multiplex=False``."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, multiplex: bool = True) -> None:
         super().__init__(ProcessPool(workers))
+        self.multiplex = multiplex
+        self._grouped = False
 
     def start(self, ctx: RunContext) -> None:
         pool = self.pool
         assert isinstance(pool, ProcessPool)
+        self.ctx = ctx
+        if self.multiplex and ctx.sandboxed:
+            from accord.tournament.multiplex import Hub, lost_group, run_group
+
+            self._grouped = Hub.usable(ctx.seconds)
+            if self._grouped:  # an item is a group of tasks, its result their records
+                pool.supervise(None, partial(lost_group, ctx=ctx))
+                pool.start(partial(run_group, ctx=ctx))
+                return
         pool.supervise(
             None if ctx.sandboxed else ctx.limits.memory_mb, partial(lost_session, ctx=ctx)
         )
         super().start(ctx)
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+        if not self._grouped:
+            return super().run(tasks)
+        return self._run_groups(tasks)
+
+    def _run_groups(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+        # a few groups per worker: many sessions at once in each, results as groups end
+        size = max(1, min(_GROUP, math.ceil(len(tasks) / (2 * self.workers))))
+        groups = [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+        pool: Any = self.pool  # its items are groups of tasks here, its results lists
+        for batch in pool.run(groups):  # (chunks of one group: few groups per worker)
+            yield [r for group in batch for r in group]
 
 
 class RayExecutor(Executor):

@@ -125,13 +125,67 @@ class Guarded(Negotiator):
     def on_start(self, view: NegotiatorView) -> None:
         self._run(0, self.setup_limit, self.inner.on_start, view)
 
+    # propose and respond are _run written out (the hot path: no argument tuples, one
+    # frame less a call); on_start and on_end go through _run.
     def propose(self, view: NegotiatorView) -> Outcome | None:
-        out: Outcome | None = self._run(1, self.limit, self.inner.propose, view)
-        return out
+        now = _monotonic()
+        deadline = now + self.limit
+        cells = self._cells
+        if cells is not None:
+            cells[0] = self.party
+            cells[1] = 1
+            cells[2] = deadline + HARD_GRACE
+        alarm = self._alarm
+        if alarm:
+            at = _TIMER[0]
+            if at == 0.0 or at > deadline:
+                _arm(deadline, now)
+            _CALL[0] = deadline
+        try:
+            return self.inner.propose(view)
+        except _Preempted as exc:
+            raise self._preempted(exc, "propose", self.limit) from exc
+        except KeyboardInterrupt:
+            if alarm:
+                _disarm()
+            raise
+        finally:
+            _CALL[0] = 0.0
+            if cells is not None:
+                cells[2] = 0.0
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
-        out: Response = self._run(2, self.limit, self.inner.respond, view, offer)
-        return out
+        now = _monotonic()
+        deadline = now + self.limit
+        cells = self._cells
+        if cells is not None:
+            cells[0] = self.party
+            cells[1] = 2
+            cells[2] = deadline + HARD_GRACE
+        alarm = self._alarm
+        if alarm:
+            at = _TIMER[0]
+            if at == 0.0 or at > deadline:
+                _arm(deadline, now)
+            _CALL[0] = deadline
+        try:
+            return self.inner.respond(view, offer)
+        except _Preempted as exc:
+            raise self._preempted(exc, "respond", self.limit) from exc
+        except KeyboardInterrupt:
+            if alarm:
+                _disarm()
+            raise
+        finally:
+            _CALL[0] = 0.0
+            if cells is not None:
+                cells[2] = 0.0
+
+    def _preempted(self, exc: _Preempted, name: str, limit: float) -> NegotiatorTimeout:
+        """The timeout a pre-empted call raises (the repeated alarms stopped)."""
+        if self._alarm:
+            _disarm()
+        return NegotiatorTimeout(f"{name}() did not return within {limit:g} s; it was pre-empted")
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         try:
@@ -157,11 +211,7 @@ class Guarded(Negotiator):
         try:
             return fn(*args)
         except _Preempted as exc:  # the traceback shows where the agent was
-            if alarm:  # stop the repeated alarms
-                _disarm()
-            raise NegotiatorTimeout(
-                f"{fn.__name__}() did not return within {limit:g} s; it was pre-empted"
-            ) from exc
+            raise self._preempted(exc, fn.__name__, limit) from exc
         except KeyboardInterrupt:
             if alarm:
                 _disarm()

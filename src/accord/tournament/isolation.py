@@ -29,6 +29,7 @@ import contextlib
 import gc
 import resource
 import time
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,7 @@ from accord.sandbox import (
     require_mode,
     start_sandbox,
 )
+from accord.sandbox.host import from_organiser
 from accord.tournament.config import AgentSpec
 
 __all__ = [
@@ -63,6 +65,8 @@ __all__ = [
     "NegotiatorHost",
     "SandboxedNegotiator",
     "TournamentLimits",
+    "check_outcome",
+    "check_response",
     "close_sandboxes",
     "describe_plan",
     "plan",
@@ -147,15 +151,19 @@ def _submitted(agent: str) -> bool:
 
 
 # -- the organiser's side ----------------------------------------------------------------
-_idle: dict[tuple[str, str, SandboxMode, TournamentLimits], list[Sandbox]] = {}
+_idle: dict[tuple[str, str, SandboxMode, TournamentLimits, str | None], list[Sandbox]] = {}
 _busy: set[Sandbox] = set()
 _sids = iter(range(1, 1 << 62))
 
 
-def _acquire(spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits) -> Sandbox:
+def _acquire(
+    spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits, data_dir: Any = None
+) -> Sandbox:
     """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
-    an agent that meets itself runs in two processes that cannot see each other."""
-    key = (spec.name, spec.type, mode, limits)
+    an agent that meets itself runs in two processes that cannot see each other.
+    ``data_dir``: its learning-data directory (a learning tournament's), mounted in its
+    sandbox only (:mod:`accord.sandbox.datadir`)."""
+    key = (spec.name, spec.type, mode, limits, None if data_dir is None else str(data_dir))
     idle = _idle.setdefault(key, [])
     while idle:
         box = idle.pop()
@@ -171,6 +179,7 @@ def _acquire(spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits) -> Sa
         code_mounts=code.mounts,
         limits=limits.sandbox(),
         mode=mode,
+        data_dir=None if data_dir is None else str(data_dir),
         extra={"key": list(key[:3])},
     )
     box.key = key  # type: ignore[attr-defined]
@@ -188,16 +197,21 @@ def _release(box: Sandbox) -> None:
 
 
 def preflight(
-    agents: Sequence[AgentSpec], sandboxed: Mapping[str, SandboxMode], limits: TournamentLimits
+    agents: Sequence[AgentSpec],
+    sandboxed: Mapping[str, SandboxMode],
+    limits: TournamentLimits,
+    data_dirs: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:
     """Start every sandboxed agent once (kept for this process's sessions) and check, in
     its sandbox, that it can be built with its parameters: a :class:`ConfigError` naming
     the agent before any session runs if not. Other failures are left to its sessions,
-    which record them. Returns each agent's start-up time in seconds."""
+    which record them. ``data_dirs``: each agent's learning-data directory (a learning
+    tournament's; its sessions' sandboxes get it too). Returns each agent's start-up
+    time in seconds."""
     started: dict[str, float] = {}
     # start them all first (their start-ups overlap), then check each
     boxes = [
-        (spec, _acquire(spec, sandboxed[spec.name], limits))
+        (spec, _acquire(spec, sandboxed[spec.name], limits, (data_dirs or {}).get(spec.name)))
         for spec in agents
         if spec.name in sandboxed
     ]
@@ -262,6 +276,11 @@ class SandboxedNegotiator(Negotiator):
         two; each answer keeps its own deadline and checks)."""
         self._pending: tuple[Any, int] | None = None
 
+    @property
+    def data_dir(self) -> Any:
+        """Its learning-data directory in this session (a learning tournament's), or None."""
+        return getattr(self._memory, "data_dir", None)
+
     def on_start(self, view: NegotiatorView) -> None:
         extra = {
             "spec": self.spec,
@@ -274,7 +293,7 @@ class SandboxedNegotiator(Negotiator):
             "cpu": self.limits.cpu_seconds,
         }
         try:
-            self._box = _acquire(self.spec, self.mode, self.limits)
+            self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
         except AgentFailure as exc:
             self._dead = exc.reason
             raise IsolatedAgentError(exc.reason) from None
@@ -288,25 +307,23 @@ class SandboxedNegotiator(Negotiator):
             if pending is not None:
                 self._pending = pending  # _call drops the stale answer first
             out = self._call("propose", view)
-        if out is None:
-            return None
-        if isinstance(out, list) and all(_scalar(v) for v in out):
-            return tuple(out)
-        self._dead = f"propose() returned {out!r:.80}, not an outcome"
-        raise IsolatedAgentError(self._dead)
+        try:
+            return check_outcome(out)
+        except IsolatedAgentError as exc:
+            self._dead = str(exc)
+            raise
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         extra: dict[str, Any] = {"offer": offer}
         if self.counters:
             extra["counter"] = True
         out = self._call("respond", view, extra)
-        if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
-            if self.counters and out == Response.REJECT:
-                self._pending = (view.state(), len(view.offers))
-            return Response(out)
         if out is None:  # a timed-out call: the session records the timeout
             return Response.REJECT
-        raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
+        answer = check_response(out)
+        if self.counters and answer is Response.REJECT:
+            self._pending = (view.state(), len(view.offers))
+        return answer
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         if self._dead is None and self._box is not None and self._box.alive:
@@ -368,8 +385,33 @@ class SandboxedNegotiator(Negotiator):
             raise IsolatedAgentError(reason) from None
 
 
-def _scalar(v: Any) -> bool:
-    return isinstance(v, int | float | str) or v is None
+_SCALARS = frozenset({int, float, str, bool, type(None)})  # what JSON decodes to
+
+
+def check_outcome(out: Any) -> Outcome | None:
+    """An agent's JSON answer to ``propose`` as an outcome (None: it ends the session);
+    :class:`IsolatedAgentError` if it is not a list of scalars.
+
+    >>> check_outcome([1, "a"]), check_outcome(None)
+    ((1, 'a'), None)
+    """
+    if out is None:
+        return None
+    if type(out) is list and _SCALARS.issuperset(map(type, out)):
+        return tuple(out)
+    raise IsolatedAgentError(f"propose() returned {out!r:.80}, not an outcome")
+
+
+def check_response(out: Any) -> Response:
+    """An agent's JSON answer to ``respond`` as a :class:`Response`;
+    :class:`IsolatedAgentError` if it is not one of their codes.
+
+    >>> check_response(1).name
+    'REJECT'
+    """
+    if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
+        return Response(out)
+    raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
 
 
 # -- inside the sandbox ------------------------------------------------------------------
@@ -383,41 +425,154 @@ class NegotiatorHost(Host):
         agent_factory(agent)  # import it now: a module that cannot load fails at start
         gc.freeze()  # what exists now is never garbage: collections then scan sessions only
         self.sessions: dict[int, tuple[Negotiator, NegotiatorView, OfferLog]] = {}
+        self.cpu_left: dict[int, float] = {}  # CPU seconds each session may still use
+
+    def _batch(self, calls: list[tuple[str, int, Any, Any, Any]]) -> list[list[Any]]:
+        """Answer the calls of many sessions in one request (see
+        :mod:`accord.tournament.multiplex`), in order, each on its own. A call is
+        ``(op, sid, state, new offers, arg)``; ``op`` is ``start`` (``arg``: the
+        session's set-up; answers the megabytes the process maps), ``propose``, ``respond`` (``arg``: the offer), ``counter``
+        (``respond``, and ``propose`` at once after a REJECT) or ``end`` (``arg``: the
+        pickled result). An entry per call: ``[seconds, 0, value]``,
+        ``[seconds, 0, value, follow]`` (a REJECT and the counter-offer's entry),
+        ``[seconds, 1, type, error, traceback]`` (it raised) or ``[seconds, 2]`` (its
+        session used up its CPU time: dropped here). Seconds are the call's wall time;
+        the process's CPU limit is moved to what the batch's sessions have left (plus a
+        second) before any of them runs."""
+        left, sessions = self.cpu_left, self.sessions
+        budget = 1.0
+        for op, sid, _, _, arg in calls:
+            budget += arg["cpu"] if op == "start" else max(0.0, left.get(sid, 0.0))
+        self._cap_cpu(budget)
+        clock, cpu = time.perf_counter, time.process_time
+        out: list[list[Any]] = []
+        t, c = clock(), cpu()
+        for op, sid, now, new, arg in calls:
+            neg: Any = None
+            value: Any = None
+            try:
+                if op == "start":
+                    self._start(sid, arg, now, new)
+                    value = _mapped_mb()  # the organiser stops adding sessions near the limit
+                else:
+                    neg, view, offers = sessions[sid]
+                    view.update(*now)
+                    for k, o in new:
+                        offers._append(k, o)
+                    if op == "propose":
+                        value = _outcome(neg.propose(view))
+                    elif op == "respond" or op == "counter":
+                        value = int(neg.respond(view, arg))
+                        if op == "respond" or value != Response.REJECT:
+                            neg = None  # no counter-offer follows
+                    elif op == "end":
+                        value = self._end(sid, neg, view, arg)
+                        neg = None
+                    else:
+                        raise UsageError(f"unknown op {op!r}")
+                entry: list[Any] = [0.0, 0, value]
+            except BaseException as exc:  # noqa: BLE001 - the agent's, SystemExit included
+                entry = _raised(exc)
+                neg = None
+            t1, c1 = clock(), cpu()
+            entry[0], t = t1 - t, t1
+            spent, c = c1 - c, c1
+            if sid in left:
+                left[sid] -= spent
+                if left[sid] < 0:
+                    out.append(self._drop(sid, entry[0]))
+                    continue
+            if neg is not None and op == "counter":  # the counter-offer, its own call
+                try:
+                    follow: list[Any] = [0.0, 0, _outcome(neg.propose(view))]
+                except BaseException as exc:  # noqa: BLE001
+                    follow = _raised(exc)
+                t1, c1 = clock(), cpu()
+                follow[0], t = t1 - t, t1
+                spent, c = c1 - c, c1
+                left[sid] -= spent
+                if left[sid] < 0:
+                    out.append(self._drop(sid, entry[0] + follow[0]))
+                    continue
+                entry.append(follow)
+            out.append(entry)
+        return out
+
+    def _start(self, sid: int, arg: dict[str, Any], now: Any, new: Any) -> None:
+        """A new session: its negotiator and the mirror of its view."""
+        from accord.tournament.agents import make_negotiator
+
+        neg = make_negotiator(arg["spec"])
+        offers = OfferLog()
+        utility = arg["utility"]
+        if type(utility) is bytes:  # pickled once by the organiser for many sessions
+            utility = from_organiser(utility)
+        view = NegotiatorView(
+            utility,
+            arg["index"],
+            arg["names"],
+            offers,
+            arg["rng"],
+            arg["memory"],
+            arg["deadline"],
+        )
+        self.sessions[sid] = (neg, view, offers)
+        self.cpu_left[sid] = arg["cpu"]
+        view.update(*now)
+        for k, o in new:
+            offers._append(k, o)
+        neg.on_start(view)
+
+    def _end(self, sid: int, neg: Negotiator, view: NegotiatorView, result: Any) -> float:
+        """The session is over: ``on_end``, then nothing of it stays (collected once the
+        process holds no session). The process's CPU time used so far."""
+        del self.sessions[sid]
+        self.cpu_left.pop(sid, None)
+        if type(result) is bytes:  # pickled once by the organiser for every party
+            result = from_organiser(result)
+        neg.on_end(view, result)
+        del neg, view
+        if not self.sessions:  # nothing of this session stays reachable in the next
+            from accord.core import inverse
+
+            inverse._INVERSES.clear()  # its values hold their keys: never collected
+            gc.collect()
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        return used.ru_utime + used.ru_stime
+
+    def _drop(self, sid: int, seconds: float) -> list[Any]:
+        """A session past its CPU time: forgotten here (the organiser fails it)."""
+        self.sessions.pop(sid, None)
+        self.cpu_left.pop(sid, None)
+        return [seconds, 2]
+
+    def _cap_cpu(self, seconds: float) -> None:
+        """Let the process use ``seconds`` more CPU time (the soft limit; never past the
+        hard one, which bounds the process's life)."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        cap = int(used.ru_utime + used.ru_stime + seconds + 0.999)
+        if hard == resource.RLIM_INFINITY or cap < hard:
+            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
 
     def handle(self, op: str, payload: Any) -> Any:
-        from accord.tournament.agents import check_agents, make_negotiator
+        from accord.tournament.agents import check_agents
 
         if op == "check":
             check_agents([payload["spec"]])
             return None
+        if op == "batch":
+            return self._batch(payload)
         sid = payload["sid"]
         *now, new = payload["state"]
         if op == "start":
-            neg = make_negotiator(payload["spec"])
-            offers = OfferLog()
-            view = NegotiatorView(
-                payload["utility"],
-                payload["index"],
-                payload["names"],
-                offers,
-                payload["rng"],
-                payload["memory"],
-                payload["deadline"],
-            )
-            self.sessions[sid] = (neg, view, offers)
-            soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-            used = resource.getrusage(resource.RUSAGE_SELF)
-            spent = used.ru_utime + used.ru_stime
-            cap = int(spent + payload["cpu"] + 0.999)
-            if hard == resource.RLIM_INFINITY or cap < hard:
-                resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
+            self._cap_cpu(payload["cpu"])
+            self._start(sid, payload, now, new)
+            return None
         neg, view, offers = self.sessions[sid]
         view.update(*now)
         for k, o in new:
             offers._append(k, o)
-        if op == "start":
-            neg.on_start(view)
-            return None
         if op == "propose":
             return _outcome(neg.propose(view))
         if op == "respond":
@@ -426,21 +581,38 @@ class NegotiatorHost(Host):
                 return Then(answer, lambda: _outcome(neg.propose(view)))
             return answer
         if op == "end":
-            del self.sessions[sid]
-            neg.on_end(view, payload["result"])
-            del neg, view, offers
-            if not self.sessions:  # nothing of this session stays reachable in the next
-                from accord.core import inverse
-
-                inverse._INVERSES.clear()  # its values hold their keys: never collected
-                gc.collect()
-            used = resource.getrusage(resource.RUSAGE_SELF)
-            return used.ru_utime + used.ru_stime
+            return self._end(sid, neg, view, payload["result"])
         raise UsageError(f"unknown op {op!r}")
 
 
+def _mapped_mb() -> float:
+    """Megabytes of address space this process maps (what ``RLIMIT_AS`` limits)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize() / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _raised(exc: BaseException) -> list[Any]:
+    return [0.0, 1, type(exc).__name__, _describe(exc), traceback.format_exc()[-8000:]]
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - an exception whose __str__ raises
+        text = "<unprintable>"
+    return f"{type(exc).__name__}: {text}"[:2000]
+
+
 def _outcome(out: Outcome | None) -> list[Any] | None:
-    return None if out is None else [_plain(v) for v in out]
+    if out is None:
+        return None
+    return [v if type(v) in _PLAIN else _plain(v) for v in out]
+
+
+_PLAIN = frozenset({int, float, str, bool})
 
 
 def _plain(v: Any) -> Any:

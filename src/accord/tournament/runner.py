@@ -79,7 +79,8 @@ def run_tournament(
     check_protocol_agents(
         config.protocol, {a.name: agent_factory(a.type) for a in trusted}, bool(sandboxed)
     )
-    preflight(config.agents, sandboxed, RunContext.limits_of(config))
+    dirs = {a: agent_dir(path, a) for a in sandboxed} if config.learning else None
+    preflight(config.agents, sandboxed, RunContext.limits_of(config), dirs)
     agents = fingerprints(config.agents)
     scenarios = resolve_scenarios(config.scenarios, config.discretize)
     info = protocol_info(config.protocol)

@@ -13,7 +13,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +24,11 @@ from accord.core.negotiator import Negotiator
 from accord.core.outcomes import OutcomeSpace
 from accord.core.protocols import DEFAULT_PROTOCOL, make_session, protocol_info
 from accord.core.protocols.offers import NegotiatorSeat, OfferRules, OfferSession
-from accord.core.protocols.result import Action, EndReason, FailureKind
+from accord.core.protocols.result import Action, EndReason, FailureKind, SessionResult
 from accord.core.protocols.tracelog import TraceLog
 from accord.core.scenario import Scenario
 from accord.core.time import Deadline
+from accord.core.utilities import UtilityFunction
 from accord.sandbox import SandboxMode
 from accord.tournament.agents import make_negotiator
 from accord.tournament.config import AgentSpec, TournamentConfig
@@ -106,6 +107,52 @@ def _counters(session: Any) -> bool:
 
 def run_session(task: Task, ctx: RunContext) -> SessionRecord:
     """Run one session and return its rows. Never raises for an agent's fault."""
+    game = prepare_session(task, ctx)
+    if isinstance(game, SessionRecord):
+        return game
+    try:
+        result = game.session.run()
+    finally:
+        game.close()  # the sandboxes go back to this worker's idle ones
+    return game.record(result)
+
+
+SandboxedFactory = Callable[
+    [AgentSpec, TournamentLimits, UtilityFunction, Any, SandboxMode], SandboxedNegotiator
+]
+
+
+@dataclass
+class Game:
+    """A session built and ready to run (see :func:`prepare_session`)."""
+
+    task: Task
+    ctx: RunContext
+    session: Any
+    negotiators: list[Negotiator]
+    started: float
+
+    def close(self) -> None:
+        """Give back the sandboxes of its sandboxed agents (idempotent)."""
+        for n in self.negotiators:
+            if isinstance(n, SandboxedNegotiator):
+                n.close()
+
+    def record(self, result: SessionResult) -> SessionRecord:
+        """The rows of the finished session."""
+        return _record(self.task.spec, self.ctx, result, self.started)
+
+
+def prepare_session(
+    task: Task,
+    ctx: RunContext,
+    sandboxed: SandboxedFactory = SandboxedNegotiator,
+    time_limit: bool = True,
+) -> Game | SessionRecord:
+    """Build the agents and the session of ``task``: a :class:`Game` to run, or the
+    record of a session that failed before it began (an agent that could not be
+    created). ``sandboxed`` makes the sandboxed agents' stand-ins; ``time_limit=False``
+    leaves the per-call time limit to them (the session does not time their calls)."""
     spec = task.spec
     scenario = ctx.scenarios[spec.scenario]
     utilities = [scenario.utilities[p] for p in spec.profiles]
@@ -122,9 +169,7 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
         try:
             mode = ctx.sandboxed.get(name)
             if mode is not None:
-                negotiators.append(
-                    SandboxedNegotiator(agent, ctx.limits, utilities[k], memories[k], mode)
-                )
+                negotiators.append(sandboxed(agent, ctx.limits, utilities[k], memories[k], mode))
             else:
                 neg = make_negotiator(agent)
                 if guarded:
@@ -150,19 +195,21 @@ def run_session(task: Task, ctx: RunContext) -> SessionRecord:
         utilities,
         Deadline(rounds=ctx.rounds, seconds=ctx.seconds),
         seed=spec.seed,
-        time_limit=limit,
+        time_limit=limit if time_limit else None,
         memories=memories,
     )
     if _counters(session):
         for n in negotiators:
             if isinstance(n, SandboxedNegotiator):
                 n.counters = True
-    try:
-        result = session.run()
-    finally:
-        for n in negotiators:
-            if isinstance(n, SandboxedNegotiator):
-                n.close()  # the sandbox goes back to this worker's idle ones
+    return Game(task, ctx, session, negotiators, started)
+
+
+def _record(
+    spec: SessionSpec, ctx: RunContext, result: SessionResult, started: float
+) -> SessionRecord:
+    scenario = ctx.scenarios[spec.scenario]
+    utilities = [scenario.utilities[p] for p in spec.profiles]
     finished = time.time()
     f = result.failure
     agreement = None if result.agreement is None else _dumps(result.agreement)

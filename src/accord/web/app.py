@@ -35,9 +35,10 @@ from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from accord.tournament.sqlite import SqliteFile
 from accord.web.errors import WebError, install_error_handlers
 from accord.web.requests import DEFAULT_MAX_BODY, body_models
-from accord.web.safety import CSP, Idempotency, RequestBounds, SecurityHeaders
+from accord.web.safety import CSP, FiledAnswers, Idempotency, RequestBounds, SecurityHeaders
 
 COMMON = Path(__file__).resolve().parent / "static" / "common"
 """The pages' shared helpers (``safe.js``), served by every app at ``/accord``."""
@@ -132,6 +133,7 @@ def create_app(
     static: Mapping[str, str | Path] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY,
     csp: str = CSP,
+    answers: SqliteFile | None = None,
 ) -> FastAPI:
     """A FastAPI app serving ``services`` (or plain routers), with the one error body
     and the safety baseline of :mod:`accord.web.safety` (security headers with the
@@ -139,6 +141,8 @@ def create_app(
 
     ``static`` maps mount paths to folders (``{"/": pages}``; HTML index files served),
     mounted after every route so a page folder at ``/`` does not hide the API.
+    ``answers``: a SQLite file that keeps the answers of idempotent requests (a study's
+    file), so a request retried after a restart gets its first answer again.
     """
     items: Sequence[Service | APIRouter] = services
 
@@ -156,7 +160,7 @@ def create_app(
 
     app = FastAPI(title=title, description=description, version=version, lifespan=lifespan)
     install_error_handlers(app)
-    app.add_middleware(Idempotency)
+    app.add_middleware(Idempotency, filed=None if answers is None else FiledAnswers(answers))
     app.add_middleware(RequestBounds)
     app.add_middleware(BodyLimit, limit=max_body_bytes)
     app.add_middleware(SecurityHeaders, csp=csp)

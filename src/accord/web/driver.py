@@ -22,7 +22,9 @@ person's request, and a failing agent is recorded through ``rules.fail``. Every 
 of the rules is appended to the :class:`~accord.web.store.EventLog` (``start`` with the
 serialized first state, then ``act``/``tick``), so :meth:`RulesGame.resume` rebuilds
 the play after a restart by replaying the log. ``static/play`` is a page that plays any
-offer protocol from these routes alone.
+rules from these routes alone: its panels are those the rules name (``Rules.panels``:
+the offers and the offer on the table for offer protocols, the state and the events
+otherwise).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from accord.web.store import EventLog
 __all__ = ["PLAY_PAGE", "RulesGame", "WireAction"]
 
 PLAY_PAGE = Path(__file__).resolve().parent / "static" / "play"
-"""The page that plays any offer protocol through a :class:`RulesGame`."""
+"""The page that plays any rules through a :class:`RulesGame` (panels: ``Rules.panels``)."""
 
 SeatFactory = Callable[[Any], Mapping[int, Seat]]
 
@@ -240,14 +242,23 @@ class RulesGame:
                 for ev in e.data.get("events", [])
                 if Event.from_json(ev).visible_to(party)
             ]
+            info = self.rules.info
+            to_act = self.rules.to_act(self.state)
             return {
-                "protocol": self.rules.info.id,
+                "protocol": info.id,
+                "info": {"id": info.id, "name": info.name, "turns": info.turns.value},
+                "panels": list(self.rules.panels),
+                "names": [
+                    self._name(k) for k in range(max(len(self._names), info.min_parties, party + 1))
+                ],
+                "to_act": list(to_act),
                 "party": party,
                 "observation": self.rules.observe(self.state, party),
                 "legal": legal.to_json(),
                 "schema": legal.schema(),
                 "events": events,
-                "over": not self.rules.to_act(self.state),
+                "over": not to_act,
+                "result": None if to_act else _shown(self.rules.result(self.state)),
                 "version": self._version,
             }
 
@@ -299,3 +310,9 @@ class RulesGame:
     def close(self) -> None:
         """At shut-down: end the live streams."""
         self.live.close()
+
+
+def _shown(result: Any) -> Any:
+    """A result as JSON-ready data (``to_dict()`` where it has one)."""
+    to_dict = getattr(result, "to_dict", None)
+    return to_dict() if callable(to_dict) else result

@@ -19,6 +19,7 @@ A server passes when no request gets a 5xx answer (:attr:`FuzzReport.server_erro
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import time
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+
+from accord.web.http11 import Connection, HttpError
 
 __all__ = ["HOSTILE", "FuzzReport", "Operation", "fuzz", "operations", "value"]
 
@@ -268,31 +271,72 @@ def fuzz(
     n: int,
     seed: int = 0,
     timeout: float = 30.0,
+    concurrency: int = 16,
 ) -> FuzzReport:
     """Send ``n`` requests over ``clients`` (chosen in turn at random: a participant, a
     stranger, an experimenter...) and report the answers; each 5xx is kept in
-    :attr:`FuzzReport.failures` with what was sent."""
+    :attr:`FuzzReport.failures` with what was sent.
+
+    The requests are drawn from ``seed`` first (the same seed sends the same requests),
+    then sent over ``concurrency`` keep-alive connections at once (a small HTTP/1.1
+    client on asyncio: ten thousand requests take seconds, not minutes, and requests of
+    one participant race each other as double clicks do). Each client's headers and
+    cookies at the start are its identity; cookies a response sets are not kept."""
     rng = random.Random(seed)
     defs = openapi.get("components", {}).get("schemas", {})
-    report = FuzzReport()
-    start = time.perf_counter()
+    planned: list[tuple[str, str, dict[str, Any], bytes, str]] = []
     for _ in range(n):
         op = rng.choice(list(ops))
-        client = rng.choice(list(clients))
+        c = rng.choice(list(clients))
         method, path, kw = _request(op, defs, rng)
-        try:
-            r = client.request(method, path, timeout=timeout, **kw)
-            status = r.status_code
-            text = r.text[:200]
-        except httpx.HTTPError as e:  # a dropped connection counts as a server error
-            status, text = 599, f"{type(e).__name__}: {e}"
-        report.requests += 1
-        report.statuses[status] += 1
-        if status >= 500 and len(report.failures) < 20:
-            sent = {k: (v if k != "content" else v[:80]) for k, v in kw.items()}
-            report.failures.append(f"{method} {path} {str(sent)[:300]} -> {status} {text}")
+        planned.append((method, path, kw, _encode(c, method, path, kw), str(c.base_url)))
+    report = FuzzReport()
+    start = time.perf_counter()
+    asyncio.run(_send_all(planned, report, timeout, max(1, concurrency)))
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _encode(c: httpx.Client, method: str, path: str, kw: dict[str, Any]) -> bytes:
+    """The request as HTTP/1.1 bytes, with ``c``'s headers and cookies (as httpx sends)."""
+    req = c.build_request(method, path, **kw)
+    body = req.read()
+    headers = [(k, v) for k, v in req.headers.raw if k.lower() != b"accept-encoding"]
+    if body and not any(k.lower() == b"content-length" for k, _ in headers):
+        headers.append((b"Content-Length", str(len(body)).encode()))
+    head = b"%s %s HTTP/1.1\r\n" % (method.encode(), req.url.raw_path)
+    head += b"".join(k + b": " + v + b"\r\n" for k, v in headers)
+    return head + b"\r\n" + body
+
+
+async def _send_all(
+    planned: list[tuple[str, str, dict[str, Any], bytes, str]],
+    report: FuzzReport,
+    timeout: float,
+    concurrency: int,
+) -> None:
+    todo = iter(planned)
+
+    async def worker() -> None:
+        conns: dict[str, Connection] = {}
+        for method, path, kw, raw, url in todo:
+            conn = conns.get(url)
+            if conn is None:
+                conn = conns[url] = Connection(url)
+            try:
+                status, payload = await conn.send(raw, timeout)
+                text = str(payload)[:200]
+            except (HttpError, TimeoutError) as e:  # a dropped connection is a server error
+                status, text = 599, f"{type(e).__name__}: {e}"
+            report.requests += 1
+            report.statuses[status] += 1
+            if status >= 500 and len(report.failures) < 20:
+                sent = {k: (v if k != "content" else v[:80]) for k, v in kw.items()}
+                report.failures.append(f"{method} {path} {str(sent)[:300]} -> {status} {text}")
+        for conn in conns.values():
+            conn.close()
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
 def client(url: str) -> httpx.Client:
@@ -323,3 +367,70 @@ def participants(admin: httpx.Client, n: int) -> list[httpx.Client]:
             raise AssertionError(f"consent failed: {r.status_code} {r.text[:200]}")
         out.append(c)
     return out
+
+
+@dataclass
+class Restart:
+    """What :func:`fuzz_then_restart` saw: the fuzz report, and each participant's state
+    and each admin read before the kill and after the restart."""
+
+    report: FuzzReport
+    before: list[Any]
+    after: list[Any]
+    admin_before: dict[str, str]
+    admin_after: dict[str, str]
+
+
+def fuzz_then_restart(
+    factory: str,
+    kwargs: Mapping[str, Any],
+    schema_kwargs: Mapping[str, Any],
+    password: str,
+    examples: Mapping[str, Sequence[Any]],
+    state: str,
+    *,
+    requests: int,
+    seed: int,
+    people: int = 4,
+    admin_reads: Sequence[str] = ("/api/study/participants",),
+) -> Restart:
+    """The study-server check every league runs: serve ``factory(**kwargs)`` (an import
+    path ``pkg.module:function`` returning ``(app, ...)``) in a child process on loopback,
+    let ``people`` participants open their ``state`` route, fuzz it with ``requests``
+    seeded requests (the schema of an app made with ``schema_kwargs`` over ``kwargs``,
+    ``examples`` for routes that read their own body, and the participant links), read
+    every state and ``admin_reads``, kill the server (-9), restart it on the same files
+    and read them all again. Raises AssertionError if any request got a 5xx answer."""
+    from accord.core.imports import import_object
+    from accord.web.testing import ServerProcess
+
+    make = import_object(factory, "app factory")
+    spec = make(**{**kwargs, **schema_kwargs})[0].openapi()
+    ops = [
+        *operations(spec, examples),
+        Operation("GET", "/s/{token}"),
+        Operation("POST", "/s/{token}"),
+    ]
+    server = ServerProcess(factory, **kwargs).start()
+    try:
+        admin = experimenter(server.url, password)
+        users = participants(admin, people)
+        for p in users:
+            p.get(state)
+        report = fuzz([*users, client(server.url), admin], ops, spec, requests, seed=seed)
+        print(report.summary())
+        if report.server_errors:
+            raise AssertionError("\n".join(report.failures))
+        before = [p.get(state).json() for p in users]
+        admin_before = {path: admin.get(path).text for path in admin_reads}
+    finally:
+        server.kill()
+    server = ServerProcess(factory, **kwargs).start()
+    try:
+        for c in [*users, admin]:
+            c.base_url = httpx.URL(server.url)
+        after = [p.get(state).json() for p in users]
+        admin_after = {path: admin.get(path).text for path in admin_reads}
+    finally:
+        server.stop()
+    return Restart(report, before, after, admin_before, admin_after)

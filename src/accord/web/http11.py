@@ -76,6 +76,16 @@ class Connection:
             self.close()
             raise
 
+    async def send(self, request: bytes, timeout: float = 5.0) -> tuple[int, Any]:
+        """Send ``request``, a whole HTTP/1.1 request as bytes (its head must say
+        ``Host`` and the body's ``Content-Length``); returns (status, parsed JSON or
+        text). Raises as :meth:`post_json` does."""
+        try:
+            return await asyncio.wait_for(self._exchange(request), timeout)
+        except (TimeoutError, asyncio.CancelledError):
+            self.close()
+            raise
+
     async def _exchange(self, request: bytes) -> tuple[int, Any]:
         for attempt in (0, 1):
             if self._writer is None:

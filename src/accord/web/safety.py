@@ -17,7 +17,9 @@ Three ASGI middlewares, all on by default (a league asks for nothing):
   an ``Idempotency-Key`` header is done once per caller: a repeat with the same key gets
   the first answer again (``Idempotent-Replay: true``) and changes nothing; the same key
   with another request is refused (409 ``key_reused``). Pages send one key per act of the
-  person (see ``/accord/safe.js``), so a double click is one act.
+  person (see ``/accord/safe.js``), so a double click is one act. Given a SQLite file
+  (:class:`FiledAnswers`; a study's app keeps them in the study's file), the answers
+  are kept there too, so a request retried after a restart still gets its first answer.
 
     >>> check_json(b'{"chips": 1000000000000000000000000000000}') is None
     False
@@ -41,6 +43,7 @@ from urllib.parse import parse_qsl, unquote
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.core.errors import AccordError
+from accord.tournament.sqlite import SqliteFile
 from accord.web.errors import WebError
 
 __all__ = [
@@ -49,6 +52,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DIGITS",
     "MAX_INT",
+    "FiledAnswers",
     "Idempotency",
     "RequestBounds",
     "SecurityHeaders",
@@ -280,16 +284,82 @@ class _Answer:
     complete: bool = False
 
 
+_ANSWERS = """
+CREATE TABLE IF NOT EXISTS idempotent_answers (
+    slot TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL,
+    headers TEXT NOT NULL, body BLOB NOT NULL);
+"""
+
+
+class FiledAnswers:
+    """The answers of idempotent requests in a SQLite file (table ``idempotent_answers``,
+    beside the service's own tables), the last ``keep`` of them.
+
+        >>> answers = FiledAnswers(SqliteFile(":memory:"))
+        >>> answers.put("who:k1", "f", 200, [(b"content-type", b"application/json")], b"{}")
+        >>> answers.get("who:k1")[2:]
+        ([(b'content-type', b'application/json')], b'{}')
+        >>> answers.get("who:k2") is None
+        True
+    """
+
+    def __init__(self, file: SqliteFile, keep: int = 10_000) -> None:
+        self.file = file
+        self.keep = keep
+        self._puts = 0
+        with self.file.lock:
+            self.file.conn.executescript(_ANSWERS)
+
+    def get(self, slot: str) -> tuple[str, int, list[tuple[bytes, bytes]], bytes] | None:
+        """(fingerprint, status, headers, body) of the answer kept for ``slot``."""
+        rows = self.file.rows(
+            "SELECT fingerprint, status, headers, body FROM idempotent_answers WHERE slot = ?",
+            (slot,),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in json.loads(r["headers"])]
+        return str(r["fingerprint"]), int(r["status"]), headers, bytes(r["body"])
+
+    def put(
+        self,
+        slot: str,
+        fingerprint: str,
+        status: int,
+        headers: list[tuple[bytes, bytes]],
+        body: bytes,
+    ) -> None:
+        """Keep the answer of ``slot`` (the oldest beyond ``keep`` are dropped)."""
+        pairs = json.dumps([(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers])
+        self.file.execute(
+            "INSERT OR REPLACE INTO idempotent_answers VALUES (?, ?, ?, ?, ?)",
+            (slot, fingerprint, status, pairs, body),
+        )
+        self._puts += 1
+        if self._puts % 100 == 0:
+            self.file.execute(
+                "DELETE FROM idempotent_answers WHERE rowid <= "
+                "(SELECT MAX(rowid) FROM idempotent_answers) - ?",
+                (self.keep,),
+            )
+
+
 class Idempotency:
     """ASGI middleware: a state-changing request with an ``Idempotency-Key`` header is
     done once per caller (its cookies and ``Authorization``); the answers of the last
-    ``keep`` keys are kept in memory (see the module doc)."""
+    ``keep`` keys are kept in memory, and in ``filed`` when given (see the module doc).
+
+    A request whose answer could not be filed before the server died (it stopped between
+    the action's own commit and the answer's) is done again when retried; the leagues'
+    own checks (an action for a step that is over is refused) catch that repeat."""
 
     HEADER = b"idempotency-key"
 
-    def __init__(self, app: ASGIApp, keep: int = 10_000) -> None:
+    def __init__(self, app: ASGIApp, keep: int = 10_000, filed: FiledAnswers | None = None) -> None:
         self.app = app
         self.keep = keep
+        self.filed = filed
         self.answers: OrderedDict[str, _Answer] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -321,6 +391,11 @@ class Idempotency:
             scope["method"].encode() + b" " + scope.get("path", "").encode() + b"\0" + body
         ).hexdigest()
         known = self.answers.get(slot)
+        if known is None and self.filed is not None:
+            kept = self.filed.get(slot)
+            if kept is not None:
+                start = {"type": "http.response.start", "status": kept[1], "headers": kept[2]}
+                known = _Answer(kept[0], start, kept[3], None, True)
         if known is not None:
             await self._again(known, fingerprint, scope, receive, send)
             return
@@ -342,6 +417,14 @@ class Idempotency:
             answer.complete = ok
             if not ok:
                 self.answers.pop(slot, None)
+            elif self.filed is not None and answer.start is not None:
+                self.filed.put(
+                    slot,
+                    fingerprint,
+                    int(answer.start["status"]),
+                    list(answer.start.get("headers", [])),
+                    answer.body,
+                )
         except BaseException:
             self.answers.pop(slot, None)
             raise

@@ -6,11 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import httpx
-
-from accord.leagues.genius.server import condition, create_genius_app, genius_design
-from accord.web.fuzzing import Operation, client, experimenter, fuzz, operations, participants
-from accord.web.testing import ServerProcess
+from accord.leagues.genius.server import condition, genius_design
+from accord.web.fuzzing import fuzz_then_restart
 
 N = int(os.environ.get("ACCORD_FUZZ_REQUESTS", "10000"))
 PW = "pw-genius-fuzz"
@@ -32,33 +29,10 @@ def test_genius_server_survives_the_fuzzer_and_restarts_intact(tmp_path: Path) -
         [condition("kbagent", turn_seconds=600), condition("person", turn_seconds=600)]
     )
     kwargs = {"folder": tmp_path / "study", "design": design, "password": PW}
-    spec = create_genius_app(**{**kwargs, "folder": tmp_path / "schema"})[0].openapi()
-    ops = [
-        *operations(spec, EXAMPLES),
-        Operation("GET", "/s/{token}"),
-        Operation("POST", "/s/{token}"),
-    ]
-    factory = "accord.leagues.genius.server:create_genius_app"
-    server = ServerProcess(factory, **kwargs).start()
-    try:
-        admin = experimenter(server.url, PW)
-        people = participants(admin, 4)
-        for p in people:
-            p.get("/api/genius/state")
-        report = fuzz([*people, client(server.url), admin], ops, spec, N, seed=5)
-        print(report.summary())
-        assert report.server_errors == 0, "\n".join(report.failures)
-        before = [p.get("/api/genius/state").json() for p in people]
-        listed = admin.get("/api/study/participants").json()
-    finally:
-        server.kill()
-    server = ServerProcess(factory, **kwargs).start()
-    try:
-        for c in [*people, admin]:
-            c.base_url = httpx.URL(server.url)
-        after = [p.get("/api/genius/state").json() for p in people]
-        for a, b in zip(after, before, strict=True):
-            assert {k: a.get(k) for k in STABLE} == {k: b.get(k) for k in STABLE}
-        assert admin.get("/api/study/participants").json() == listed
-    finally:
-        server.stop()
+    run = fuzz_then_restart(
+        "accord.leagues.genius.server:create_genius_app", kwargs,
+        {"folder": tmp_path / "schema"}, PW, EXAMPLES, "/api/genius/state", requests=N, seed=5,
+    )  # fmt: skip
+    for a, b in zip(run.after, run.before, strict=True):
+        assert {k: a.get(k) for k in STABLE} == {k: b.get(k) for k in STABLE}
+    assert run.admin_after == run.admin_before

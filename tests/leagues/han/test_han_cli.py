@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from accord.cli import app
 from accord.leagues.han.agents import FairSplitter, LyingAgent
 from accord.leagues.han.domain import EXAMPLE_1, EXAMPLE_2
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative, Impatient
+from accord.leagues.han.play import play
 from accord.leagues.han.scoring import columns, csv_row, survey_score
 from accord.leagues.han.tournament import run_tournament
 
@@ -154,7 +154,7 @@ def test_the_tournament_says_which_sandbox_ran() -> None:
     assert "sandbox: process (each game's agent in a plain child process); sandbox 'process'" in (
         " ".join(res.output.split())
     )
-    res = runner.invoke(app, [*args, "--shared-process"])
+    res = runner.invoke(app, [*args, "--sandbox", "none"])
     assert res.exit_code == 0, res.output
     assert "sandbox: none (agents ran in the tournament's own processes" in " ".join(
         res.output.split()

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.core.errors import InvalidScenario
+from accord.core.protocols.result import EndReason
 from accord.leagues.han.domain import EXAMPLE_1, EXAMPLE_2, GameSpec, Offer, domain
-from accord.leagues.han.engine import Game, GameOutcome
+from accord.leagues.han.engine import Game
 from accord.leagues.han.events import Event, EventKind, SubClass, preset
 
 ACCEPT_A = Event(EventKind.FORMAL_ACCEPT, "agent")
@@ -90,7 +91,7 @@ def test_full_deal_scores_the_last_offer_on_example_1() -> None:
     assert not g.ended
     g.apply(ACCEPT_P, 12.0)
     r = g.result
-    assert r.outcome is GameOutcome.DEAL
+    assert r.reason is EndReason.AGREEMENT
     assert r.points == {"agent": 0 + 2 + 20 + 9, "person": 20 + 12 + 0 + 4}  # 31, 36
     assert r.end_time == 12.0
 
@@ -113,7 +114,7 @@ def test_timeout_gives_both_batnas_even_with_a_full_offer_accepted_by_one(spec: 
     assert g.warned and not g.ended
     g.tick(600.0)
     r = g.result
-    assert r.outcome is GameOutcome.TIMEOUT and r.offer is None
+    assert r.reason is EndReason.DEADLINE and r.offer is None
     assert r.points == {"agent": spec.agent_batna, "person": spec.person_batna}
     assert r.end_time == 600.0
 
@@ -133,7 +134,7 @@ def test_quit_by_both_gives_batnas_and_a_threat_counts_as_a_warning(spec: GameSp
     assert not g.ended
     g.apply(preset(7), 4.0)  # "This is the last offer. Take it or leave it." (THREAT_POS)
     r = g.result
-    assert r.outcome is GameOutcome.QUIT
+    assert r.reason is EndReason.WALKAWAY
     assert r.points == {"agent": spec.agent_batna, "person": spec.person_batna}
 
 
@@ -244,7 +245,7 @@ def test_random_streams_never_bind_without_both_formal_accepts_of_the_same_full_
     g = Game(EXAMPLE_1)
     for i, e in enumerate(events):
         g.apply(e, float(i))
-    if not g.ended or g.result.outcome is not GameOutcome.DEAL:
+    if not g.ended or g.result.reason is not EndReason.AGREEMENT:
         if g.ended:
             assert g.result.points == {"agent": 4, "person": 4}
         return

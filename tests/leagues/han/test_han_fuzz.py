@@ -7,11 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import httpx
-
-from accord.leagues.han.server import create_han_app
-from accord.web.fuzzing import Operation, client, experimenter, fuzz, operations, participants
-from accord.web.testing import ServerProcess
+from accord.web.fuzzing import fuzz_then_restart
 
 N = int(os.environ.get("ACCORD_FUZZ_REQUESTS", "10000"))
 PW = "pw-han-fuzz"
@@ -30,37 +26,13 @@ STABLE = ("issues", "values", "offer", "history", "refused", "batna", "game", "r
 
 
 def test_han_server_survives_the_fuzzer_and_restarts_intact(tmp_path: Path) -> None:
-    db = tmp_path / "han.sqlite"
-    kwargs = {"db": db, "agents": ["fair", "tough"], "time_limit": 600.0, "password": PW}
-    spec = create_han_app(**{**kwargs, "db": tmp_path / "schema.sqlite"})[0].openapi()
-    ops = [
-        *operations(spec, EXAMPLES),
-        Operation("GET", "/s/{token}"),
-        Operation("POST", "/s/{token}"),
-    ]
-    factory = "accord.leagues.han.server:create_han_app"
-    server = ServerProcess(factory, **kwargs).start()
-    try:
-        admin = experimenter(server.url, PW)
-        people = participants(admin, 3)
-        for p in people:
-            p.get("/api/han/state")
-        report = fuzz([*people, client(server.url), admin], ops, spec, N, seed=11)
-        print(report.summary())
-        assert report.server_errors == 0, "\n".join(report.failures)
-        before = [p.get("/api/han/state").json() for p in people]
-        listed = admin.get("/api/study/participants").json()
-        rows = admin.get("/api/han/games.csv").text
-    finally:
-        server.kill()
-    server = ServerProcess(factory, **kwargs).start()
-    try:
-        for c in [*people, admin]:
-            c.base_url = httpx.URL(server.url)
-        after = [p.get("/api/han/state").json() for p in people]
-        for a, b in zip(after, before, strict=True):
-            assert {k: a.get(k) for k in STABLE} == {k: b.get(k) for k in STABLE}, a.get("error")
-        assert admin.get("/api/study/participants").json() == listed
-        assert admin.get("/api/han/games.csv").text == rows
-    finally:
-        server.stop()
+    kwargs = {"db": tmp_path / "han.sqlite", "agents": ["fair", "tough"], "time_limit": 600.0,
+              "password": PW}  # fmt: skip
+    run = fuzz_then_restart(
+        "accord.leagues.han.server:create_han_app", kwargs, {"db": tmp_path / "schema.sqlite"},
+        PW, EXAMPLES, "/api/han/state", requests=N, seed=11, people=3,
+        admin_reads=("/api/study/participants", "/api/han/games.csv"),
+    )  # fmt: skip
+    for a, b in zip(run.after, run.before, strict=True):
+        assert {k: a.get(k) for k in STABLE} == {k: b.get(k) for k in STABLE}, a.get("error")
+    assert run.admin_after == run.admin_before

@@ -19,8 +19,8 @@ from accord.leagues.han.domain import (
     offer_in_words,
 )
 from accord.leagues.han.isolation import isolated_factory
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative
+from accord.leagues.han.play import play
 from accord.leagues.han.tournament import run_tournament
 
 HERE = Path(__file__).parent
@@ -170,9 +170,8 @@ def test_a_competition_on_a_game_file_whose_values_the_agent_cannot_read(
     rows = {g["agent"]: g for g in res["games"]}
     assert {g["game"] for g in res["games"]} == {"antiques"}
     assert rows["fair"]["invalid"] == 0 and rows["han_hostile:Snoop"]["invalid"] == 0
-    from accord.leagues.han.sandboxed import sandboxed_factory
-
-    said = _snooped(play(load_game(f), sandboxed_factory("han_hostile:Snoop"), Cooperative))
+    snoop = isolated_factory("han_hostile:Snoop", mode="os")
+    said = _snooped(play(load_game(f), snoop, Cooperative))
     assert said.startswith("snoop view=[] found=")
     assert "(1, 5, 2)" not in said and "[1, 5, 2]" not in said  # the person's points
     assert "file:" not in said and "parent-memory" not in said

@@ -7,8 +7,8 @@ import pytest
 from accord.leagues.han.api import HanAgent, expression, message, offer_event
 from accord.leagues.han.domain import EXAMPLE_1, Offer
 from accord.leagues.han.events import Event, EventKind, preset
-from accord.leagues.han.match import Match
-from accord.leagues.han.runner import Inbox, Runner
+from accord.leagues.han.game import LiveGame
+from accord.leagues.han.queues import Inbox, Side
 
 FULL = Offer.of([(5, 0, 0), (5, 0, 0), (0, 0, 5), (0, 0, 5)])
 OTHER = Offer.of([(0, 0, 5), (5, 0, 0), (0, 0, 5), (5, 0, 0)])
@@ -59,7 +59,7 @@ class Recorder(HanAgent):
         return list(self.reply(event)) if event.owner == "person" else []
 
 
-def _feed(m: Match, owner: str) -> list[tuple[float, str]]:
+def _feed(m: LiveGame, owner: str) -> list[tuple[float, str]]:
     return [(round(t, 6), e.kind.name) for t, e in m.feed if e.owner == owner]
 
 
@@ -68,7 +68,7 @@ def test_a_busy_agent_hears_one_waiting_event_between_two_dispatches() -> None:
         return [offer_event(OTHER)] if e.kind is EventKind.SEND_OFFER else [expression("sad")]
 
     agent = Recorder([expression("happy"), expression("surprised"), expression("neutral")], reply)
-    m = Match(EXAMPLE_1, agent, None)
+    m = LiveGame(EXAMPLE_1, agent)
     m.advance(0.0)
     m.submit("person", preset(1), 0.1)
     m.submit("person", preset(3), 1.2)
@@ -84,7 +84,7 @@ def test_a_busy_agent_hears_one_waiting_event_between_two_dispatches() -> None:
         (5.0, "TIME 5"),
     ]
     # its answer to the offer is an offer: it drops the two "sad" faces still waiting
-    assert m.runners["agent"].flushed == 2
+    assert m.table.sides["agent"].flushed == 2
     assert _feed(m, "agent") == [
         (0.0, "SEND_EXPRESSION"),
         (1.1, "SEND_EXPRESSION"),
@@ -113,7 +113,7 @@ def test_an_offer_arriving_while_the_agent_is_busy_flushes_its_inbox(
     flush: str, heard: list[tuple[float, str]]
 ) -> None:
     agent = Recorder([expression("happy", delay=4.0)])  # busy: sent at 4.0, free at 5.1
-    m = Match(EXAMPLE_1, agent, None, inbox_flush=flush)  # type: ignore[arg-type]
+    m = LiveGame(EXAMPLE_1, agent, inbox_flush=flush)  # type: ignore[arg-type]
     m.advance(0.0)
     m.submit("person", Event(EventKind.SEND_EXPRESSION, emotion="angry"), 0.5)
     m.submit("person", preset(3), 2.0)  # a message with a meaning: not flushable
@@ -121,7 +121,7 @@ def test_an_offer_arriving_while_the_agent_is_busy_flushes_its_inbox(
     m.advance(6.0)
     # the angry face was never delivered; the tick of 5.0 came after the offer, so it stays
     assert agent.heard == heard
-    dropped = [(t, e.kind.name) for t, e in m.runners["agent"].inbox.dropped]
+    dropped = [(t, e.kind.name) for t, e in m.table.sides["agent"].inbox.dropped]
     assert dropped == [(3.5, "SEND_EXPRESSION")] + (
         [(3.5, "SEND_MESSAGE")] if flush == "all" else []
     )
@@ -137,7 +137,7 @@ def test_an_offer_arriving_while_the_agent_is_busy_flushes_its_inbox(
 
 def test_the_agent_learns_of_an_offer_when_it_hears_it_not_when_it_is_sent() -> None:
     agent = Recorder([expression("happy", delay=2.0)])
-    m = Match(EXAMPLE_1, agent, None)
+    m = LiveGame(EXAMPLE_1, agent)
     m.advance(0.0)
     m.submit("person", Event(EventKind.SEND_OFFER, offer=FULL), 1.0)
     assert m.game.last_offer == FULL and agent.view.offer is None  # busy until 3.1
@@ -149,7 +149,7 @@ def test_the_agent_learns_of_an_offer_when_it_hears_it_not_when_it_is_sent() -> 
 
 def test_events_waiting_when_the_game_ends_are_never_delivered() -> None:
     agent = Recorder([expression("happy"), expression("sad"), expression("angry")])
-    m = Match(EXAMPLE_1.with_time(3.0, 1.0), agent, None)
+    m = LiveGame(EXAMPLE_1.with_time(3.0, 1.0), agent)
     m.advance(0.0)
     m.submit("person", preset(3), 1.0)
     m.submit("person", preset(1), 2.0)
@@ -169,14 +169,12 @@ def test_events_waiting_when_the_game_ends_are_never_delivered() -> None:
 
 
 def test_a_free_side_answers_at_once_and_several_waiting_events_in_one_instant() -> None:
-    heard: list[tuple[float, str]] = []
-
-    def answer(e: Event, t: float) -> list[Event]:
-        heard.append((t, e.kind.name))
-        return []
-
-    r = Runner(answer)
-    r.receive(preset(1), 0.0)
-    r.receive(preset(2), 0.0)
-    assert r.next_due() == float("-inf") and r.pop_due(0.0) is None
-    assert heard == [(0.0, "SEND_MESSAGE"), (0.0, "SEND_MESSAGE")] and r.next_due() is None
+    side = Side()
+    side.inbox.put(preset(1), 0.0)
+    side.inbox.put(preset(2), 0.0)
+    heard = []
+    while side.work(0.0):  # the side asks its agent each waiting event in turn, at once
+        assert side.asking is not None
+        heard.append(side.asking.text[:6])
+        side.answered([], 0.0)
+    assert heard == ["It is ", "I gave"] and side.next_due() is None and side.pop_due(0.0) is None

@@ -15,8 +15,8 @@ from accord.cli import app
 from accord.core.errors import ConfigError
 from accord.leagues.han.domain import EXAMPLE_1
 from accord.leagues.han.isolation import IsolatedAgent, isolated_factory
-from accord.leagues.han.match import play
 from accord.leagues.han.participants import Cooperative
+from accord.leagues.han.play import play
 from accord.leagues.han.server import create_han_app
 from accord.leagues.han.tournament import run_tournament
 from accord.web.testing import ServerThread
@@ -97,7 +97,7 @@ def test_a_dead_hung_or_unbuildable_agent_process_ends_the_game_with_batnas(
 ) -> None:
     make = (lambda: IsolatedAgent(agent, timeout=0.5)) if "Nobody" in agent else None
     rec = play(SHORT, make or isolated_factory(agent, timeout=0.5), Cooperative)
-    assert rec.result.outcome.value == "left"
+    assert rec.result.outcome == "left"
     assert rec.result.points == {"agent": SHORT.batna("agent"), "person": SHORT.batna("person")}
     (v,) = [v for v in rec.result.violations if v.side == "agent"]
     assert why in v.reason and v.time == 0.0
@@ -105,7 +105,7 @@ def test_a_dead_hung_or_unbuildable_agent_process_ends_the_game_with_batnas(
 
 def test_an_agent_that_raises_is_recorded_and_the_game_times_out_to_batnas() -> None:
     rec = play(SHORT, isolated_factory("han_stateful:Raising"), Cooperative)
-    assert rec.result.outcome.value == "timeout" and rec.result.end_time == 30.0
+    assert rec.result.outcome == "timeout" and rec.result.end_time == 30.0
     assert rec.result.points == {"agent": SHORT.batna("agent"), "person": SHORT.batna("person")}
     reasons = [v.reason for v in rec.result.violations if v.side == "agent"]
     assert reasons and all(
@@ -143,7 +143,7 @@ def test_cli_tournament_twice_in_one_process_is_the_same_unless_shared() -> None
     import han_stateful  # the module the in-process runs use: start its count at 0
 
     han_stateful.Counting.games = 0
-    shared = [likeability("--shared-process") for _ in range(2)]
+    shared = [likeability("--sandbox", "none") for _ in range(2)]
     assert shared[1] > shared[0]  # more happy faces each game: the class count carried over
 
 
@@ -170,6 +170,6 @@ def test_a_served_agent_that_crashes_ends_that_game_with_batnas_and_the_server_g
             assert s["result"]["points"] == SHORT.batna("person") and s["left"] > 0
             (m,) = [service.matches[inv.pid]]
             (v,) = m.game.violations
-            assert (v.side, m.game.result.outcome.value) == ("agent", "left")
+            assert (v.side, m.game.result.outcome) == ("agent", "left")
             assert "exited unexpectedly (exit code 3)" in v.reason
     service.close()

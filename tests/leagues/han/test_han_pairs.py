@@ -222,3 +222,35 @@ def test_pairs_as_one_condition_of_a_study_with_agents(tmp_path: Path) -> None:
         r = p0.post("/api/han/leave")
         assert r.status_code == 409 and "against an agent" in r.json()["error"]
         assert [r["agent"] for r in service.results()] == ["fair", "pairs"]
+
+
+def test_a_pair_who_skip_the_survey_still_have_their_rows(tmp_path: Path) -> None:
+    """Both people of a pair close the page at the end without a survey: each still has
+    the game's row, marked ``surveyAnswered`` 0, after a restart too; an answer given
+    later replaces that person's row, never doubles it."""
+    clock = VirtualClock()
+    db = tmp_path / "han.sqlite"
+    app, study, _ = _app(db, clock)
+    with ServerThread(app) as srv:
+        inv = study.invite(2)
+        a, b = _start(srv.url, inv[0].path), _start(srv.url, inv[1].path)
+        a.get("/api/han/state")
+        assert b.get("/api/han/state").json()["pair"] == "pair-001"
+        clock.advance(121.0)  # the game runs out of time; neither page asks again
+        rows = _csv(srv.url)
+        assert len(rows) == 2, rows
+        assert sorted((r["role"], r["partner"], r["surveyAnswered"]) for r in rows) == [
+            ("agent", inv[0].pid, "0"), ("person", inv[1].pid, "0"),
+        ]  # fmt: skip
+        assert {r["timedout"] for r in rows} == {"1"}
+        assert {r["partnerType"] for r in rows} == {"person"}
+        assert {r["pairId"] for r in rows} == {"pair-001"}
+    clock2 = VirtualClock(start=clock.now())
+    app2, _, _ = _app(db, clock2)
+    with ServerThread(app2) as srv:
+        assert sorted(r["surveyAnswered"] for r in _csv(srv.url)) == ["0", "0"]
+        a.base_url = httpx.URL(srv.url)
+        r = a.post("/api/han/survey", json={"answers": SURVEY, **DEMO})
+        assert r.status_code == 200, r.text
+        rows = _csv(srv.url)
+        assert sorted(r["surveyAnswered"] for r in rows) == ["0", "1"] and len(rows) == 2

@@ -123,8 +123,8 @@ class _RaisesInInit(HanAgent):
 )
 def test_an_agent_that_cannot_be_built_is_a_clear_error(cls: type[HanAgent], said: str) -> None:
     from accord.leagues.han.domain import EXAMPLE_1
-    from accord.leagues.han.match import play
     from accord.leagues.han.participants import Cooperative
+    from accord.leagues.han.play import play
 
     with pytest.raises(ConfigError) as info:
         play(EXAMPLE_1, cls, Cooperative)

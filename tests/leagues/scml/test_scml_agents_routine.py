@@ -34,6 +34,7 @@ class MarketBefore(MarketAgent):
 
     def __init__(self) -> None:
         super().__init__(
+            margin=0.05,
             demand_input_share=None,
             speculative_days=1.0,
             middle_short_sales=True,
@@ -42,6 +43,10 @@ class MarketBefore(MarketAgent):
             supply_at_cost=False,
             middle_lead=0,
             lead_short=0.0,
+            expected_supply=0.0,
+            end_stop=False,
+            warmup=0.0,
+            flow_weight=0.0,
         )
 
 

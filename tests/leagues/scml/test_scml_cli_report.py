@@ -73,7 +73,7 @@ def test_tournament_command(tmp_path):
             "8",
             "--executor",
             "serial",
-            "--isolation",
+            "--sandbox",
             "none",
             "--out",
             str(out),
@@ -97,7 +97,7 @@ def test_tournament_command(tmp_path):
             "6",
             "--executor",
             "serial",
-            "--isolation",
+            "--sandbox",
             "none",
             "--out",
             str(tmp_path / "c.sqlite"),
@@ -126,6 +126,8 @@ def test_run_shows_agent_exceptions_with_tracebacks_and_counts_signed_contracts(
         "2,2",
         "--agents",
         "scml_isolation_agents:Raiser,market",
+        "--sandbox",
+        "none",  # in this process (agents named by path are sandboxed by default)
     ]
     res = CliRunner(env={"COLUMNS": "80"}).invoke(app, [*args, "--report", str(tmp_path)])
     assert res.exit_code == 0, res.output

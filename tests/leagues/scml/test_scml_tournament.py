@@ -194,7 +194,7 @@ def test_kill_9_and_resume_loses_and_repeats_no_world(tmp_path):
         "processes",
         "--workers",
         "2",
-        "--isolation",
+        "--sandbox",
         "none",
         "--out",
         str(out),

@@ -215,3 +215,18 @@ class Threads(Hostile):
             Threads.started = True
             threading.Thread(target=loop, daemon=False).start()
         return "threads left"
+
+
+class Burner(TimeDependent):
+    """Spends ``target`` seconds of CPU in every ``propose``: no call is slow, but its
+    sessions run out of CPU time after a few calls."""
+
+    def __init__(self, target: Any = 0.2, name: str | None = None) -> None:
+        super().__init__(0.2, name)
+        self.burn = float(target)
+
+    def propose(self, view: Any) -> Any:
+        end = time.process_time() + self.burn
+        while time.process_time() < end:
+            pass
+        return super().propose(view)

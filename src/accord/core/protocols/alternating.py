@@ -30,25 +30,28 @@ no agent calls); :class:`Session` is the agent driver running them with negotiat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from accord.core.interrupts import user_interrupted
 from accord.core.negotiator import Negotiator, Response
 from accord.core.outcomes import OutcomeSpace
-from accord.core.protocols.base import ProtocolInfo, TurnStyle
+from accord.core.protocols.base import Phase, ProtocolInfo, TurnStyle
 from accord.core.protocols.offers import (
     NegotiationSetup,
+    NegotiatorSeat,
     OfferAction,
     OfferRules,
     OfferSession,
     OfferState,
     TraceEvents,
+    bad_answer,
     nothing,
     proposal_specs,
     response_specs,
 )
-from accord.core.protocols.result import Action, EndReason
+from accord.core.protocols.result import Action, EndReason, SessionResult
 from accord.core.protocols.rules import IllegalAction, Legal
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
@@ -57,6 +60,7 @@ __all__ = ["AOP", "AOP_SIMULTANEOUS", "AOPRules", "Session"]
 
 _DRAW_STREAM = 2**32  # the session's own random stream, apart from the parties' (seed, k)
 _ACCEPT = Response.ACCEPT
+_REJECT = Response.REJECT
 _END = Response.END
 _OFFER = Action.OFFER
 _ACC = Action.ACCEPT
@@ -249,3 +253,118 @@ class Session(OfferSession):
             rules, space, negotiators, utilities, deadline, seed, time_limit, first, memories
         )
         self.simultaneous_start = simultaneous_start
+
+    def run(self) -> SessionResult:
+        """Play until the session ends and return its result.
+
+        Plain alternating offers under a deadline in rounds, with in-process negotiators
+        (the common case), run in one fused loop (:meth:`_run_fused`); anything else
+        steps the generic agent driver. Both give the same trace and result.
+        """
+        if (
+            self._result is None
+            and self.rules is _RULES
+            and self.state.seconds is None
+            and all(type(seat) is NegotiatorSeat for seat in self.seats)
+        ):
+            started_ended = self.phase is Phase.CREATED and self.start()
+            if not started_ended and self._result is None:
+                return self._run_fused()
+        return super().run()  # (at once if the start ended it)
+
+    def _run_fused(self) -> SessionResult:
+        """The agent driver's step, the seat's call and the rules' ``apply`` in one loop.
+
+        Exactly what :meth:`step` does with :class:`AOPRules` under a deadline in
+        rounds, without the calls between the three (and the clock read only at the
+        end, where the result records it): tests/core/test_golden_sessions.py plays every
+        golden session both ways. An agent's exception, an answer that is no action and
+        an invalid offer go to the driver's own failure handling; an END (and any
+        action not inlined here) goes to :meth:`AOPRules.apply` itself.
+        """
+        state: OfferState = self.state
+        rules = _RULES
+        n = state.n
+        total = state.total
+        assert total is not None and state.proposals is None
+        seats = cast(tuple[NegotiatorSeat, ...], self.seats)
+        negs = tuple([seat.negotiator for seat in seats])
+        views = tuple([seat.view for seat in seats])
+        limited = any(seat._limit is not None for seat in seats)
+        is_valid = state.setup.space.is_valid
+        trace_add = state.trace.add
+        offer_add = state.offers._append
+        clock = self._clock
+        action: Any  # whatever the agent returned, until checked
+        while True:
+            steps = state.steps
+            t = steps / total  # the tick: the time of this step
+            state.t = t
+            if t >= 1.0:
+                rules.end(state, EndReason.DEADLINE, None, None, 1.0, clock() - self._t0)
+                state.emit(steps, True)
+                return self._finish()  # type: ignore[no-any-return]
+            self._steps += 1
+            k = state.turn
+            standing = state.standing
+            try:  # the seat's act(), inlined
+                if limited:
+                    action = seats[k].act(state, k)
+                else:
+                    view = views[k]
+                    view.update(t, steps, steps // n, standing, state.proposer)
+                    if standing is None:
+                        action = negs[k].propose(view)
+                        if type(action) is not tuple:
+                            action = seats[k]._convert(k, action)
+                    else:
+                        action = negs[k].respond(view, standing)
+                        if action is _REJECT:
+                            action = negs[k].propose(view)
+                            if type(action) is not tuple:
+                                action = seats[k]._convert(k, action)
+                        elif action is not _ACCEPT and action is not _END:
+                            raise bad_answer(k, action)
+            except IllegalAction as exc:
+                if self._refused(state, k, exc) is not None:
+                    return self._result  # type: ignore[no-any-return]
+                state = self.state
+                continue
+            except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+                if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                    raise
+                if self._crashed(state, k, exc) is not None:
+                    return self._result  # type: ignore[no-any-return]
+                state = self.state
+                continue
+            # the rules' apply(), inlined for an offer and an accept
+            if type(action) is tuple:
+                if is_valid(action):
+                    state.standing = action
+                    state.proposer = k
+                    state.accepts = 0
+                    offer_add(k, action)
+                    trace_add(steps, k, _OFFER, action, t)
+                    state.steps = steps + 1
+                    state.turn = (k + 1) % n
+                    continue
+                state = self._invalid(state, k, rules._invalid_offer(state, k, action))
+            elif action is _ACCEPT and standing is not None:
+                trace_add(steps, k, _ACC, standing, t)
+                state.steps = steps + 1
+                state.accepts += 1
+                if state.accepts >= n - 1:
+                    rules.end(state, EndReason.AGREEMENT, None, standing, t, clock() - self._t0)
+                    state.emit(steps, True)
+                    self.state = state
+                    return self._finish()  # type: ignore[no-any-return]
+                state.turn = (k + 1) % n
+                continue
+            else:
+                try:
+                    state, _ = rules.apply(state, k, action, clock() - self._t0)
+                except IllegalAction as exc:
+                    state = self._invalid(state, k, exc)
+            self.state = state
+            if state.over:
+                return self._finish()  # type: ignore[no-any-return]

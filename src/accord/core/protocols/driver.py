@@ -92,11 +92,16 @@ class AgentDriver(Mechanism):
     Args:
         rules: the protocol's rules.
         setup: what the play is set up from (passed to ``rules.initial``).
-        seats: one seat per party, in party order.
+        seats: one seat per party, in party order; None for a party played from outside
+            the driver (a person on a web page): the driver never asks it nor waits for
+            it, and its actions come through :meth:`act`.
         names: the parties' names (recorded in failures).
         seed: the rules' seed.
         clock: seconds from a fixed origin (``time.perf_counter``; a virtual clock in
             tests); the rules get seconds since the play started.
+        sleep: how to wait ``s`` seconds while the rules ask nobody but the play goes on
+            (:meth:`Rules.due` says until when): ``time.sleep``, or a virtual clock's
+            jump. Rules that always ask someone until the end never wait.
 
     :meth:`step` lets every party the rules name at its start act once (one party in a
     turn-taking protocol; every party in a simultaneous round), so a step is what it
@@ -107,20 +112,23 @@ class AgentDriver(Mechanism):
         self,
         rules: Rules[Any, Any, Any],
         setup: Any,
-        seats: Sequence[Seat],
+        seats: Sequence[Seat | None],
         names: Sequence[str],
         seed: int = 0,
         clock: Callable[[], float] = _time.perf_counter,
+        sleep: Callable[[float], None] = _time.sleep,
     ) -> None:
         self.info = rules.info
         self.rules = rules
         self.setup = setup
-        self.seats = tuple(seats)
+        self.seats: tuple[Any, ...] = tuple(seats)  # a Seat, or None (played from outside)
+        self._outside = frozenset(k for k, seat in enumerate(self.seats) if seat is None)
         self.names = tuple(names)
         self.seed = seed
         self.state = rules.initial(setup, seed)
         self.phase = Phase.CREATED
         self._clock = clock
+        self._sleep = sleep
         self._t0 = 0.0
         self._result: Any = None
         self._steps = 0
@@ -141,13 +149,15 @@ class AgentDriver(Mechanism):
         self.phase = Phase.RUNNING
         self._t0 = self._clock()
         for k, seat in enumerate(self.seats):
+            if seat is None:
+                continue
             try:
                 seat.start(self.state)
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
                 if isinstance(exc, KeyboardInterrupt) and user_interrupted():
                     raise  # the user's Ctrl-C stops the run; an agent's does not
                 self._fail(k, exc, 0.0)
-                if not self.rules.to_act(self.state):
+                if self.rules.is_over(self.state):
                     self._finish()
                     return True
         return False
@@ -170,37 +180,82 @@ class AgentDriver(Mechanism):
         parties = rules.to_act(state)
         if not parties:
             self.state = state
-            return self._finish()
+            if rules.is_over(state):
+                return self._finish()
+            return self._wait(state)
+        if self._outside:  # only the parties the driver plays: the others act through act()
+            parties = tuple(k for k in parties if k not in self._outside)
+            if not parties:
+                self.state = state
+                return None
         self._steps += 1
         seats, apply = self.seats, rules.apply
         for k in parties:
             try:
                 action = seats[k].act(state, k)
             except IllegalAction as exc:
-                # An answer that is no action: too late is the deadline's, else a failure.
-                state, _ = rules.tick(state, clock() - t0)
-                if rules.to_act(state):
-                    failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
-                    state, _ = rules.fail(state, k, failure, clock() - t0)
-                self.state = state
-                return self._finish() if not rules.to_act(state) else None
+                return self._refused(state, k, exc)
             except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
                 if isinstance(exc, KeyboardInterrupt) and user_interrupted():
                     raise
-                self.state = state
-                self._fail(k, exc, clock() - t0)
-                # the rules say what a failure does: it may end the play or not
-                return self._finish() if not rules.to_act(self.state) else None
+                return self._crashed(state, k, exc)
             try:
                 state, _ = apply(state, k, action, clock() - t0)
             except IllegalAction as exc:
-                failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
-                state, _ = rules.fail(state, k, failure, clock() - t0)
-            if not rules.to_act(state):
+                state = self._invalid(state, k, exc)
+            if rules.is_over(state):
                 self.state = state
                 return self._finish()
         self.state = state
         return None
+
+    def act(self, party: int, action: Any) -> Any:
+        """An action of ``party``, played from outside the driver (its seat is None), at
+        the clock's now; :class:`IllegalAction` if the rules refuse it (nothing changes).
+        The result if it ended the play, else None."""
+        if self._result is not None:
+            raise IllegalAction(party, action, "the play is over")
+        if self.phase is Phase.CREATED and self.start():
+            raise IllegalAction(party, action, "the play is over")
+        rules, now = self.rules, self._clock() - self._t0
+        state, _ = rules.tick(self.state, now)
+        self.state = state
+        self.state, _ = rules.apply(state, party, action, now)
+        return self._finish() if rules.is_over(self.state) else None
+
+    def _wait(self, state: Any) -> Any:
+        """Nobody is asked but the play goes on: wait until the rules' next change."""
+        due = self.rules.due(state)
+        if due is None:  # nothing will ever change: the rules are stuck, end the play
+            return self._finish()
+        left = due - (self._clock() - self._t0)
+        if left > 0:
+            self._sleep(left)
+        return None
+
+    # What a failing agent does to the play (shared with the drivers' fast paths). Each
+    # leaves the new state in ``self.state``; the result if the play ended, else None.
+    def _refused(self, state: Any, k: int, exc: IllegalAction) -> Any:
+        """An answer that is no action: too late is the deadline's, else a failure."""
+        rules, clock, t0 = self.rules, self._clock, self._t0
+        state, _ = rules.tick(state, clock() - t0)
+        if not rules.is_over(state):
+            failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
+            state, _ = rules.fail(state, k, failure, clock() - t0)
+        self.state = state
+        return self._finish() if rules.is_over(state) else None
+
+    def _crashed(self, state: Any, k: int, exc: BaseException) -> Any:
+        """The agent raised: its failure (the rules say whether it ends the play)."""
+        self.state = state
+        self._fail(k, exc, self._clock() - self._t0)
+        return self._finish() if self.rules.is_over(self.state) else None
+
+    def _invalid(self, state: Any, k: int, exc: IllegalAction) -> Any:
+        """The rules refused the action: the party's failure; the new state."""
+        failure = Failure(k, self.names[k], FailureKind.INVALID, exc.reason)
+        state, _ = self.rules.fail(state, k, failure, self._clock() - self._t0)
+        return state
 
     def _fail(self, k: int, exc: BaseException, now: float) -> None:
         self.state, _ = self.rules.fail(self.state, k, failure_of(k, self.names[k], exc), now)
@@ -210,6 +265,8 @@ class AgentDriver(Mechanism):
         self.phase = Phase.ENDED
         result = self._result = self.rules.result(self.state)
         for seat in self.seats:
+            if seat is None:
+                continue
             try:
                 seat.end(result)
             except BaseException as exc:  # noqa: BLE001 - a failing end hook changes nothing

@@ -65,6 +65,7 @@ __all__ = [
     "OfferSession",
     "OfferState",
     "TraceEvents",
+    "bad_answer",
     "check_negotiation",
     "negotiation_views",
     "nothing",
@@ -245,6 +246,7 @@ class OfferRules(Rules[NegotiationSetup, OfferState, OfferAction]):
 
     counter_offers = True
     counts_rounds = True
+    panels = ("clock", "standing", "offers")
 
     def initial(self, setup: NegotiationSetup, seed: int) -> OfferState:
         """A new play on ``setup``."""
@@ -590,15 +592,20 @@ class NegotiatorSeat:
             return self._propose(party, view)
         if answer is Response.ACCEPT or answer is Response.END:
             return answer
-        raise IllegalAction(
-            party,
-            answer,
-            f"respond() must return a Response (ACCEPT, REJECT or END); got {answer!r}",
-        )
+        raise bad_answer(party, answer)
 
     def end(self, result: Any) -> None:
         """Call ``on_end`` with the result."""
         self.negotiator.on_end(self.view, result)
+
+
+def bad_answer(party: int, answer: Any) -> IllegalAction:
+    """What a ``respond`` that returned no :class:`Response` raises."""
+    return IllegalAction(
+        party,
+        answer,
+        f"respond() must return a Response (ACCEPT, REJECT or END); got {answer!r}",
+    )
 
 
 def response_specs(state: OfferState, reject: bool) -> tuple[ActionSpec, ...]:
@@ -635,10 +642,11 @@ def check_negotiation(
     if len(utilities) != n:
         raise ConfigError(f"expected {n} utilities (one per negotiator), got {len(utilities)}")
     for k, u in enumerate(utilities):
-        if u.space != space:
+        if u.space is not space and u.space != space:
             raise ConfigError(f"utility {k} is defined on {u.space!r}, not on {space!r}")
     info.check_negotiators(negotiators)
-    names = unique_names([neg.name for neg in negotiators])
+    given = [neg.name for neg in negotiators]
+    names = tuple(given) if len(set(given)) == n else unique_names(given)
     return (int(seed) if seed is not None else secrets.randbits(63)), names
 
 

@@ -108,7 +108,7 @@ TABLE: tuple[TableEntry, ...] = (
     TableEntry(
         "genius-partial-v1",
         ("genius-partial", "genius"),
-        "accord.leagues.genius.mechanism:GENIUS_PARTIAL",
+        "accord.leagues.genius.rules:GENIUS_PARTIAL",
         "accord.leagues.genius.mechanism:PartialOffersSession",
         "accord.leagues.genius.rules:GeniusRules",
         "GENIUS partial offers with opt-out (accord.leagues.genius)",
@@ -142,7 +142,7 @@ TABLE: tuple[TableEntry, ...] = (
         ("diplomacy", "bandana"),
         "accord.leagues.diplomacy:PROTOCOL",
         f"{_CORE}.registry:league_game",
-        None,
+        "accord.leagues.diplomacy.notary_rules:NotaryRules",
         "ANAC 2017 Diplomacy with a notary (accord.leagues.diplomacy)",
     ),
 )

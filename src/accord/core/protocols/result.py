@@ -23,6 +23,9 @@ class EndReason(StrEnum):
     FAILURE = "failure"
     REJECTED = "rejected"
     """A final offer was rejected (the ultimatum game)."""
+    LEFT = "left"
+    """A party left for good before the end (a person closed the game; an agent's
+    process died or hung): HAN's outcome ``left``."""
 
 
 class Action(StrEnum):

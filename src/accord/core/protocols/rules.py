@@ -356,6 +356,13 @@ class Rules(ABC, Generic[SetupT, StateT, ActionT]):
     info: ProtocolInfo
     """What the protocol is and supports (its versioned id is stored with results)."""
 
+    panels: tuple[str, ...] = ("state", "events")
+    """What a page showing a play of these rules puts beside the action forms
+    (the web driver's play page reads it): ``state`` (the observation as text) and
+    ``events`` (the events the party saw) for any rules; offer protocols show ``clock``
+    (round and time), ``standing`` (the offer on the table) and ``offers`` (every offer,
+    with the party's own utility)."""
+
     @abstractmethod
     def initial(self, setup: SetupT, seed: int) -> StateT:
         """A new play; every random draw of the rules comes from ``seed``."""
@@ -376,6 +383,13 @@ class Rules(ABC, Generic[SetupT, StateT, ActionT]):
 
         Raises :class:`IllegalAction` (state unchanged) if the action is not allowed.
         """
+
+    def due(self, state: StateT) -> float | None:
+        """When the play next changes by itself (seconds since it started), for rules
+        that may ask nobody for a while before the end (a game whose events are spaced
+        in time): the agent driver waits until then. None (the default): only actions
+        change the play."""
+        return None
 
     def tick(self, state: StateT, now: float) -> tuple[StateT, Sequence[Event]]:
         """Tell the rules that ``now`` seconds have passed (a wall-clock deadline may end
@@ -421,7 +435,7 @@ class Rules(ABC, Generic[SetupT, StateT, ActionT]):
 
     # -- conveniences every driver uses ---------------------------------------------------
     def is_over(self, state: StateT) -> bool:
-        """True once nobody is asked to act."""
+        """True once nobody is asked to act (rules with :meth:`due` say it themselves)."""
         return not self.to_act(state)
 
     def turns(self) -> TurnStyle:

@@ -83,14 +83,9 @@ class NegotiationSetup:
     ) -> NegotiationSetup:
         """A setup its caller has already checked (the agent driver's fast path)."""
         setup = object.__new__(cls)
-        for name, value in (
-            ("space", space),
-            ("utilities", utilities),
-            ("deadline", deadline),
-            ("names", names),
-            ("first", first),
-        ):
-            object.__setattr__(setup, name, value)
+        setup.__dict__.update(  # frozen: its fields set the way the dataclass's own init does
+            space=space, utilities=utilities, deadline=deadline, names=names, first=first
+        )
         return setup
 
     @classmethod

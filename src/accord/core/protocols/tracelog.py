@@ -24,7 +24,7 @@ from typing import Any, overload
 import numpy as np
 import numpy.typing as npt
 
-from accord.core.columns import Columns
+from accord.core.columns import Columns, chunk_size
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import Action, TraceEntry
 
@@ -40,23 +40,32 @@ class TraceLog(Sequence[TraceEntry]):
     __slots__ = ("_app", "_chunk", "_cols", "_head", "_ids", "_pending", "_table")
 
     def __init__(self, chunk: int | None = None) -> None:
-        self._cols = Columns("qHBdq", chunk)  # step, party, action, time, outcome id
+        # step, party, action, time, outcome id: made when the first entry is packed
+        self._cols: Columns | None = None
+        self._chunk = chunk_size(chunk)
         self._table: list[Outcome | None] = [None]
         self._ids: dict[Outcome, int] = {}
         # the newest entries as plain tuples, packed into the columns only when read or
         # when a chunk is full (most sessions are short: packing each action cost more)
         self._pending: list[tuple[int, int, Action, Outcome | None, float]] = []
-        self._bind()
+
+    def _columns(self) -> Columns:
+        cols = self._cols
+        if cols is None:
+            cols = self._cols = Columns("qHBdq", self._chunk)
+            self._bind()
+        return cols
 
     def _bind(self) -> None:
-        arrays = self._cols.arrays
+        cols = self._columns()
+        arrays = cols.arrays
         self._head = arrays[0]
-        self._chunk = self._cols.chunk
+        self._chunk = cols.chunk
         self._app = tuple(a.append for a in arrays)
 
     def __getstate__(self) -> tuple[Columns, list[Outcome | None]]:
         self._flush()
-        return (self._cols, self._table)
+        return (self._columns(), self._table)
 
     def __setstate__(self, state: tuple[Columns, list[Outcome | None]]) -> None:
         self._cols, self._table = state
@@ -76,6 +85,7 @@ class TraceLog(Sequence[TraceEntry]):
         pending = self._pending
         if not pending:
             return
+        cols = self._columns()
         s, p, a, tm, o = self._app
         code, oid, head, chunk = _CODE, self._id, self._head, self._chunk
         for step, party, action, outcome, t in pending:
@@ -85,7 +95,7 @@ class TraceLog(Sequence[TraceEntry]):
             tm(t)
             o(0 if outcome is None else oid(outcome))
             if len(head) >= chunk:  # a full chunk moves to disk, as each add did before
-                self._cols.spill()
+                cols.spill()
         pending.clear()
 
     def append(self, entry: tuple[int, int, Action, Outcome | None, float]) -> None:
@@ -112,11 +122,11 @@ class TraceLog(Sequence[TraceEntry]):
     def __setitem__(self, i: int, entry: tuple[int, int, Action, Outcome | None, float]) -> None:
         step, party, action, outcome, t = entry
         self._flush()
-        self._cols.set(i, step, party, _CODE[action], t, self._id(outcome))
+        self._columns().set(i, step, party, _CODE[action], t, self._id(outcome))
 
     def _entry(self, i: int) -> TraceEntry:
         self._flush()
-        step, party, action, t, oid = self._cols.row(i)
+        step, party, action, t, oid = self._columns().row(i)
         return TraceEntry(step, party, _ACTIONS[action], self._table[oid], t)
 
     @overload
@@ -129,12 +139,13 @@ class TraceLog(Sequence[TraceEntry]):
         return self._entry(i)
 
     def __len__(self) -> int:
-        return len(self._cols) + len(self._pending)
+        cols = self._cols
+        return (0 if cols is None else len(cols)) + len(self._pending)
 
     def __iter__(self) -> Iterator[TraceEntry]:
         self._flush()
         table = self._table
-        for b in self._cols.blocks():
+        for b in self._columns().blocks():
             rows = zip(*(b[f"c{c}"].tolist() for c in range(5)), strict=True)
             for step, party, action, t, oid in rows:
                 yield TraceEntry(step, party, _ACTIONS[action], table[oid], t)
@@ -161,7 +172,7 @@ class TraceLog(Sequence[TraceEntry]):
         """Every entry's party, action code (the index in :class:`Action`), time and
         outcome id (0: none; see :attr:`outcomes`), as numpy arrays, for bulk work."""
         self._flush()
-        c = self._cols
+        c = self._columns()
         return (c.column(1), c.column(2), c.column(3), c.column(4))
 
     @property
@@ -175,10 +186,10 @@ class TraceLog(Sequence[TraceEntry]):
         """Bytes of the entries, packed (in memory and on disk; not counting the
         distinct outcomes)."""
         self._flush()
-        return self._cols.nbytes
+        return self._columns().nbytes
 
     @property
     def memory_nbytes(self) -> int:
         """Bytes of the entries held in memory (at most one chunk)."""
         self._flush()
-        return self._cols.memory_nbytes
+        return self._columns().memory_nbytes

@@ -69,6 +69,7 @@ class UltimatumRules(OfferRules):
     info = ULTIMATUM
     counter_offers = False
     counts_rounds = False
+    panels = ("standing", "offers", "events")  # one offer, one answer each: no rounds
 
     def legal(self, state: OfferState, party: int) -> Legal:
         """Offer or end for the proposer; accept, reject or end for the others."""

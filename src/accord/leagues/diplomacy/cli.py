@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.core.errors import AccordError, ConfigError
+from accord.sandbox.option import SANDBOX_HELP as SHARED_HELP
+from accord.sandbox.option import sandbox_callback
 
 if TYPE_CHECKING:
     from accord.sandbox import SandboxMode
@@ -30,10 +32,7 @@ def _need_engine() -> None:
         raise typer.BadParameter(INSTALL_HINT)
 
 
-SANDBOX_HELP = (
-    "Where entered negotiators (pkg.module:Class) run: os (bubblewrap sandbox, the "
-    "default) or process (a child process only; weaker: it can read your files)."
-)
+SANDBOX_HELP = SHARED_HELP.capitalize() + "."
 
 
 def _deal_line(deal: dict[str, object]) -> str:
@@ -62,7 +61,7 @@ def play(
         float, typer.Option(help="Seconds per round on the real clock.")
     ] = 30.0,
     last_year: Annotated[int, typer.Option(help="The game ends at Winter of this year.")] = 1920,
-    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "os",
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP, callback=sandbox_callback())] = "os",
     call_seconds: Annotated[
         float, typer.Option(help="Seconds an entered negotiator may take per call (virtual clock).")
     ] = 5.0,
@@ -84,11 +83,12 @@ def play(
         if len(names) > 7:
             raise ConfigError(f"expected up to 7 negotiators, got {len(names)}")
         check_players(names)
-        mode = _sandbox_mode(sandbox) if any(is_entry(n) for n in names) else None
+        entered = any(is_entry(n) for n in names)
+        mode = _sandbox_mode(sandbox) if entered else None
     except AccordError as exc:
         raise typer.BadParameter(str(exc), param_hint="--negotiators") from exc
     negs = {
-        p: negotiator_for(n, seed + i, sandbox=mode or "os", call_seconds=call_seconds)
+        p: negotiator_for(n, seed + i, sandbox=sandbox, call_seconds=call_seconds)
         for i, (p, n) in enumerate(zip(POWERS, names, strict=False))
     }
     try:
@@ -129,16 +129,24 @@ def play(
                 console.print(f"  {d['phase']} {d['id']}: {_deal_line(d['deal'])}", markup=False)
     for e in rec.errors[:20]:
         console.print(f"error: {e}", markup=False)
-    if mode is not None:  # say where the entered negotiators ran
-        console.print(f"sandbox: {mode.value} for entered negotiators", markup=False)
+    if entered:  # say where the entered negotiators ran
+        console.print(_ran_line(sandbox), markup=False)
     if mode is not None and mode.weaker:
         console.print(PROCESS_GIVES_UP, markup=False)
 
 
-def _sandbox_mode(text: str) -> SandboxMode:
+def _sandbox_mode(text: str) -> SandboxMode | None:
+    """The sandbox of entered negotiators (None: ``none``, in this process), refused
+    before work where ``os`` cannot run."""
     from accord.sandbox import require_mode
 
-    return require_mode(text)
+    return None if text == "none" else require_mode(text)
+
+
+def _ran_line(sandbox: str) -> str:
+    if sandbox == "none":
+        return "sandbox: none for entered negotiators (they ran in this process: trusted code only)"
+    return f"sandbox: {sandbox} for entered negotiators"
 
 
 DEFAULT_PLAYERS = ["alliance", "alliance", "random-deals", "random-deals"]
@@ -163,7 +171,7 @@ def tournament(
     round_seconds: Annotated[
         float, typer.Option(help="Seconds per round with --real-time (ANAC 2017: 30).")
     ] = 30.0,
-    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "os",
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP, callback=sandbox_callback())] = "os",
     call_seconds: Annotated[
         float, typer.Option(help="Seconds an entered negotiator may take per call (fast clock).")
     ] = 5.0,
@@ -196,8 +204,8 @@ def tournament(
         check_players(names)
         if any(is_entry(n) for n in names):
             mode = _sandbox_mode(sandbox)
-            weaker, ran_in = mode.weaker, mode.value
-            options.update(sandbox=mode.value, call_seconds=call_seconds)
+            weaker, ran_in = mode is not None and mode.weaker, sandbox
+            options.update(sandbox=sandbox, call_seconds=call_seconds)
         recs = run_tournament(
             names, games, seed=seed, out=out, executor=executor, workers=workers, **options
         )
@@ -260,7 +268,7 @@ def tournament(
         f"{alpha}, ns = not."
     )
     if ran_in is not None:  # say where the entered negotiators ran
-        console.print(f"sandbox: {ran_in} for entered negotiators", markup=False)
+        console.print(_ran_line(ran_in), markup=False)
     if weaker:
         console.print(PROCESS_GIVES_UP, markup=False)
 

@@ -9,6 +9,8 @@ Example (needs the engine and FastAPI):
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,8 @@ from .engine import new_game
 __all__ = ["GameViewer", "round_view", "viewer_app"]
 
 STATIC = Path(__file__).parent / "static"
+MAPS_KEPT = 32
+"""How many drawn maps a viewer keeps."""
 
 
 def round_view(row: dict[str, Any], view: str) -> dict[str, Any]:
@@ -51,6 +55,8 @@ class GameViewer:
             raise InvalidValue("game record: expected a non-empty 'phases' list (play --out)")
         self.record = record
         self.phases: list[dict[str, Any]] = phases
+        self._maps: OrderedDict[int, str] = OrderedDict()  # the last MAPS_KEPT maps drawn
+        self._lock = threading.Lock()
 
     def _row(self, i: int) -> dict[str, Any]:
         if not 0 <= i < len(self.phases):
@@ -58,21 +64,20 @@ class GameViewer:
         return self.phases[i]
 
     def svg(self, i: int) -> str:
-        """The map of phase ``i`` with its orders, rendered by the engine."""
-        from diplomacy.engine.renderer import Renderer
-
+        """The map of phase ``i`` with its orders, rendered by the engine (a record does
+        not change: the last :data:`MAPS_KEPT` maps drawn are kept, so a reader paging back
+        and forth, or a flood of requests, costs one drawing per phase)."""
         row = self._row(i)
-        game = new_game()
-        game.set_current_phase(row["phase"])
-        game.clear_units()
-        for power, units in row.get("units", {}).items():
-            game.set_units(power, units, reset=True)
-        for power in POWERS:
-            game.set_centers(power, row.get("centers_list", {}).get(power, []), reset=False)
-        for power, orders in row.get("orders", {}).items():
-            if row["phase"].endswith("M"):
-                game.set_orders(power, orders)
-        return str(Renderer(game).render(incl_orders=True, incl_abbrev=False))
+        with self._lock:
+            if i in self._maps:
+                self._maps.move_to_end(i)
+                return self._maps[i]
+        drawn = _draw(row)
+        with self._lock:
+            self._maps[i] = drawn
+            while len(self._maps) > MAPS_KEPT:
+                self._maps.popitem(last=False)
+        return drawn
 
     def router(self) -> APIRouter:
         """``/api/game``, ``/api/phase/{i}``, ``/api/phase/{i}/map.svg``."""
@@ -102,6 +107,23 @@ class GameViewer:
             return Response(self.svg(i), media_type="image/svg+xml")
 
         return r
+
+
+def _draw(row: dict[str, Any]) -> str:
+    """The engine's map of one phase row with its orders."""
+    from diplomacy.engine.renderer import Renderer
+
+    game = new_game()
+    game.set_current_phase(row["phase"])
+    game.clear_units()
+    for power, units in row.get("units", {}).items():
+        game.set_units(power, units, reset=True)
+    for power in POWERS:
+        game.set_centers(power, row.get("centers_list", {}).get(power, []), reset=False)
+    for power, orders in row.get("orders", {}).items():
+        if row["phase"].endswith("M"):
+            game.set_orders(power, orders)
+    return str(Renderer(game).render(incl_orders=True, incl_abbrev=False))
 
 
 def viewer_app(record: dict[str, Any]) -> Any:

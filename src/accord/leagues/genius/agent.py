@@ -15,7 +15,7 @@ offers as they arrive; it sees only its own type, the list of the other side's t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -147,6 +147,15 @@ class GeniusAgent:
         ``view`` (after :meth:`on_start`): rebuild what the agent keeps from the session's
         history (default: nothing; an agent that keeps state through a session overrides
         this, or it starts from what its view shows)."""
+
+    def memory(self) -> dict[str, Any] | None:
+        """What the agent keeps between its calls that its view's history cannot tell
+        (JSON-ready), saved with the session after every change so that a restart
+        restores it exactly (see :meth:`recall`); default None: nothing."""
+        return None
+
+    def recall(self, memory: dict[str, Any]) -> None:
+        """Take back what :meth:`memory` returned (after :meth:`on_resume`)."""
 
     def on_end(self, view: PartyView, result: GeniusResult) -> None:
         """Called once when the session ends."""

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.core.errors import AccordError
+from accord.sandbox.option import SANDBOX_HELP, sandbox_callback
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
 
@@ -159,8 +160,8 @@ def evaluate_cmd(
     sandbox: Annotated[
         str,
         typer.Option(
-            help="where an agent named module:Class runs: os (default), process (weaker), "
-            "none or off (this process: trusted code only)"
+            help=SANDBOX_HELP + " ('off' is an old spelling of none)",
+            callback=sandbox_callback({"off": "none"}),
         ),
     ] = "os",
     as_json: Annotated[bool, typer.Option("--json", help="print the table as JSON")] = False,

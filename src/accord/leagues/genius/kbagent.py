@@ -42,7 +42,7 @@ turn argument is not reproduced).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -199,6 +199,34 @@ class KBAgent(GeniusAgent):
         mine = [o.turn for o in view.my_offers()]
         if mine:
             self._offered_turn = max(mine)
+
+    def memory(self) -> dict[str, Any]:
+        """Its decisions so far: the turn it last decided to offer in (an offer made or
+        skipped), the offers it has weighed, its belief, and a response delay being
+        waited out (the news and its moment), so that a restored agent decides no turn
+        twice and waits out the very same delay."""
+        waiting = self._waiting_for
+        return {
+            "offered_turn": self._offered_turn,
+            "seen": sorted(self._seen),
+            "accepted_mine": sorted(self._accepted_mine),
+            "belief": [float(b) for b in self.belief],
+            "due": self._due,
+            "waiting_for": None if waiting is None else [waiting[0], sorted(waiting[1])],
+        }
+
+    def recall(self, memory: dict[str, Any]) -> None:
+        """Back to what :meth:`memory` saved (exactly: floats round-trip through JSON)."""
+        self._offered_turn = int(memory["offered_turn"])
+        self._seen = {int(i) for i in memory["seen"]}
+        self._accepted_mine = {int(i) for i in memory["accepted_mine"]}
+        self.belief = np.array(memory["belief"], dtype=float)
+        due = memory.get("due")
+        self._due = None if due is None else float(due)
+        waiting = memory.get("waiting_for")
+        self._waiting_for = (
+            None if waiting is None else (int(waiting[0]), frozenset(int(i) for i in waiting[1]))
+        )
 
     @property
     def believed_type(self) -> int:

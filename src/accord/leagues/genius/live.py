@@ -150,6 +150,11 @@ class LiveSession:
             session.submit(int(e["party"]), _action_of(e))
         for side, agent in live.agents.items():
             agent.on_resume(live.views[side])
+            kept = meta.get("memory", {}).get(str(side))
+            if kept is not None:  # what the replay cannot tell: exactly as saved
+                if kept.get("agent") is not None:
+                    agent.recall(kept["agent"])
+                live.views[side].rng.bit_generator.state = kept["rng"]
         session.clock = clock
         return live
 
@@ -200,10 +205,12 @@ class LiveSession:
         """End the session at the deadline and let the agents act; save on any change."""
         before = len(self.session.events)
         ended = self.session.phase is Phase.ENDED
+        kept = self._memory()
         self.session.tick()
         if self.status == "running":
             self._react()
-        if len(self.session.events) != before or (self.session.phase is Phase.ENDED) != ended:
+        changed = len(self.session.events) != before or (self.session.phase is Phase.ENDED) != ended
+        if changed or self._memory() != kept:  # an agent's decision without an action too
             self.save()
 
     def leave(self, side: int) -> None:
@@ -222,8 +229,16 @@ class LiveSession:
             "seed": self.seed,
             "rules": dict(rules.__dict__),
             "domain_source": self.session.domain.name,
+            "memory": self._memory(),
         }
         self.store.save(self.session, self.sid, self.names, "people", self.study, status, meta)
+
+    def _memory(self) -> dict[str, Any]:
+        """Per agent side: its :meth:`~GeniusAgent.memory` and its random state."""
+        return {
+            str(side): {"agent": agent.memory(), "rng": self.views[side].rng.bit_generator.state}
+            for side, agent in self.agents.items()
+        }
 
     def _react(self) -> None:
         s = self.session

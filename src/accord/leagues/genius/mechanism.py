@@ -32,6 +32,7 @@ and counts in the utilities.
 
 from __future__ import annotations
 
+import time as _time
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -39,45 +40,33 @@ import numpy as np
 
 from accord.core.capabilities import OptsOut, ProposesPartial
 from accord.core.errors import ConfigError
-from accord.core.negotiator import Negotiator, NegotiatorView, Response
+from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
 from accord.core.outcomes import Outcome, OutcomeSpace
 from accord.core.protocols import (
     Action,
-    BaseSession,
     EndReason,
     Phase,
-    ProtocolInfo,
     SessionResult,
     TraceEntry,
-    TurnStyle,
     register_protocol,
 )
-from accord.core.protocols.machine import FAILED
+from accord.core.protocols.driver import AgentDriver, SlowCall
+from accord.core.protocols.offers import check_negotiation
 from accord.core.time import Deadline
 from accord.core.utilities import LinearAdditiveUtility, UtilityFunction
 from accord.leagues.genius.domain import Domain, Issue, Profile
 from accord.leagues.genius.protocol import Action as GAction
 from accord.leagues.genius.protocol import EndReason as GEnd
-from accord.leagues.genius.protocol import GeniusSession, Rules, VirtualClock
+from accord.leagues.genius.protocol import GeniusSession, Rules
+from accord.leagues.genius.rules import GENIUS_PARTIAL, GeniusRules, GeniusSetup, GeniusState
 
 __all__ = [
     "GENIUS_PARTIAL",
     "PartialConceder",
     "PartialOffersSession",
+    "PartialSeat",
     "domain_from_utilities",
 ]
-
-GENIUS_PARTIAL = ProtocolInfo(
-    "genius-partial-v1",
-    "GENIUS partial offers with opt-out",
-    TurnStyle.SEQUENTIAL,
-    frozenset({Action.OFFER, Action.ACCEPT, Action.REJECT, Action.END}),
-    min_parties=2,
-    max_parties=2,
-    needs=(ProposesPartial, OptsOut),
-    description="partial offers build a running agreement; opt-out; the deadline "
-    "implements the partial agreement (the KBAgent paper's protocol)",
-)
 
 
 def domain_from_utilities(space: OutcomeSpace, utilities: Sequence[UtilityFunction]) -> Domain:
@@ -108,8 +97,85 @@ def domain_from_utilities(space: OutcomeSpace, utilities: Sequence[UtilityFuncti
     return Domain("scenario", issues, ("party0", "party1"), ((profiles[0],), (profiles[1],)), 1.0)
 
 
-class PartialOffersSession(BaseSession):
-    """``genius-partial-v1`` for core negotiators with the partial-offer capabilities."""
+class PartialSeat:
+    """A core negotiator with the partial-offer capabilities at the
+    :class:`~accord.leagues.genius.rules.GeniusRules` table (one ask a turn each).
+
+    Asked, it may opt out (``opt_out``), then answers each open offer of the other side
+    (``respond``: ACCEPT, REJECT, or END to opt out), then makes its offer
+    (``propose_partial``; None opts out); the answers go to the rules as one batch. Each
+    call is timed against ``time_limit`` (a slower answer raises :class:`SlowCall`).
+    Before each ask the negotiator's view gets the time, the counters and the offers
+    made since it last looked.
+    """
+
+    def __init__(
+        self,
+        negotiator: Negotiator,
+        view: NegotiatorView,
+        session: PartialOffersSession,
+        time_limit: float | None,
+    ) -> None:
+        self.negotiator = negotiator
+        self.view = view
+        self.name = negotiator.name
+        self._session = session
+        self._limit = time_limit
+
+    def _timed(self, fn: Any, *args: Any) -> Any:
+        limit = self._limit
+        if limit is None:
+            return fn(*args)
+        start = _time.perf_counter()
+        out = fn(*args)
+        took = _time.perf_counter() - start
+        if took > limit:
+            raise SlowCall(f"{fn.__name__} took {took:.3f} s; the limit is {limit:.3f} s")
+        return out
+
+    def start(self, state: GeniusState) -> None:
+        self.negotiator.on_start(self.view)
+
+    def act(self, state: GeniusState, party: int) -> tuple[Any, ...]:
+        owner, g = self._session, state.session
+        owner._catch_up(g)
+        turn = g.turn
+        self.view.update(turn / owner.n_turns, owner.steps, turn, None, -1)
+        neg, view = self.negotiator, self.view
+        if self._timed(cast(OptsOut, neg).opt_out, view) is True:
+            return (GAction.opt_out(),)
+        batch: list[Any] = []
+        agreed = g.agreement_row.copy()
+        for offer in g.open_offers(party):
+            answer = self._timed(neg.respond, view, owner._outcome(offer.row))
+            if answer is Response.END:
+                return (*batch, GAction.opt_out())
+            if answer is not Response.ACCEPT:
+                batch.append(GAction.reject(offer.id))
+                continue
+            batch.append(GAction.accept(offer.id))
+            fixed = offer.row >= 0
+            agreed[fixed] = offer.row[fixed]
+            if bool((agreed >= 0).all()):
+                return tuple(batch)  # a full agreement: the session ends here
+        values = self._timed(cast(ProposesPartial, neg).propose_partial, view)
+        if values is None:
+            return (*batch, GAction.opt_out())
+        if isinstance(values, Mapping) and values:
+            batch.append(GAction.make_offer(owner._values(values)))
+        else:
+            batch.append(f"propose_partial must return a non-empty mapping; got {values!r}")
+        return tuple(batch)
+
+    def end(self, result: Any) -> None:
+        self.negotiator.on_end(self.view, result)
+
+
+class PartialOffersSession(AgentDriver):
+    """``genius-partial-v1`` for core negotiators with the partial-offer capabilities:
+    the agent driver running :class:`~accord.leagues.genius.rules.GeniusRules` (one ask
+    a turn for each party, the first alternating with the turn; a failure ends the
+    session) with a :class:`PartialSeat` per negotiator."""
 
     info = GENIUS_PARTIAL
 
@@ -126,18 +192,44 @@ class PartialOffersSession(BaseSession):
         types: tuple[int, int] = (0, 0),
         rules: Rules | None = None,
     ) -> None:
-        super().__init__(space, negotiators, utilities, deadline, seed, time_limit, memories)
+        seed_, names = check_negotiation(GENIUS_PARTIAL, space, negotiators, utilities, seed)
         self.domain = domain or domain_from_utilities(space, utilities)
         if len(self.domain.issues) != len(space.issues):
             raise ConfigError(
                 f"domain {self.domain.name!r} has {len(self.domain.issues)} issues; "
                 f"the space has {len(space.issues)}"
             )
-        turns = deadline.rounds or 14
-        self.rules = rules or Rules(turns=turns, turn_seconds=1.0)
-        self.clock = VirtualClock()
-        self.game = GeniusSession(self.domain, types, self.rules, self.clock)
-        self._mover = 0
+        self.settings = rules or Rules(turns=deadline.rounds or 14, turn_seconds=1.0)
+        self.n_turns = self.settings.turns
+        machine = GeniusRules(self.settings, asks_per_turn=1, failure_ends=True)
+        super().__init__(machine, GeniusSetup(self.domain, types), (), names, seed_)
+        self.space = space
+        self.negotiators = tuple(negotiators)
+        self.utilities = tuple(utilities)
+        self.deadline = deadline
+        self.time_limit = time_limit
+        self._offers = OfferLog()
+        self._logged = 0
+        mem = list(memories) if memories is not None else [None] * len(negotiators)
+        self.views = tuple(
+            NegotiatorView(u, k, names, self._offers, (seed_, k), mem[k], deadline)
+            for k, u in enumerate(utilities)
+        )
+        self.seats = tuple(
+            PartialSeat(neg, self.views[k], self, time_limit) for k, neg in enumerate(negotiators)
+        )
+        self._acted: list[TraceEntry] = []
+
+    @property
+    def game(self) -> GeniusSession:
+        """The GENIUS session (the rules' state)."""
+        state: GeniusState = self.state
+        return state.session
+
+    @property
+    def steps(self) -> int:
+        """Actions taken so far (offers, answers, opt-outs)."""
+        return len(self._trace(self.game))
 
     def _outcome(self, row: np.ndarray[Any, Any]) -> Outcome:
         values = [i.values() for i in self.space.issues]
@@ -157,91 +249,65 @@ class PartialOffersSession(BaseSession):
             out[name] = self.domain.issues[j].values[issue.index_of(value)]
         return out
 
-    def step(self) -> SessionResult | None:
-        """One party's move in the current turn (both move once per turn)."""
-        if self._result is not None:
-            return self._result
-        if self.phase is Phase.CREATED:
-            if self.start():
-                return self._result
-            self.game.start()
-        g = self.game
-        if g.tick() is not None:
-            return self._close()
-        turn = g.turn
-        k = (turn + self._mover) % 2
-        t = turn / self.rules.turns
-        view = self.views[k]
-        view.update(t, self._steps, turn, None, -1)
-        neg = self.negotiators[k]
-        out = self.call(k, t, cast(OptsOut, neg).opt_out, view)
-        if out is FAILED:
-            return self._result
-        if out is True:
-            return self._opt_out(k, t)
-        for offer in g.open_offers(k):
-            partial = self._outcome(offer.row)
-            answer = self.call(k, t, neg.respond, view, partial)
-            if answer is FAILED:
-                return self._result
-            if answer is Response.END:
-                return self._opt_out(k, t)
-            accept = answer is Response.ACCEPT
-            g.submit(k, GAction.accept(offer.id) if accept else GAction.reject(offer.id))
-            self.record(k, Action.ACCEPT if accept else Action.REJECT, partial, t)
-            if g.result is not None:
-                return self._close()
-        values = self.call(k, t, cast(ProposesPartial, neg).propose_partial, view)
-        if values is FAILED:
-            return self._result
-        if values is None:
-            return self._opt_out(k, t)
-        if isinstance(values, Mapping) and values:
-            event = g.submit(k, GAction.make_offer(self._values(values)))
-            if event.ok and event.offer is not None:
-                self.record(k, Action.OFFER, self._outcome(g.offers[event.offer].row), t)
-        else:
-            g.submit(k, f"propose_partial must return a non-empty mapping; got {values!r}")
-        self._mover += 1
-        if self._mover == 2:
-            self._mover = 0
-            self.clock.advance(self.rules.turn_seconds)
-        return self._close() if g.tick() is not None else None
+    def _catch_up(self, g: GeniusSession) -> None:
+        """Put the offers made since the views last looked into their offer log."""
+        for offer in g.offers[self._logged :]:
+            self._offers._append(offer.party, self._outcome(offer.row))
+        self._logged = len(g.offers)
 
-    def _opt_out(self, k: int, t: float) -> SessionResult:
-        self.game.submit(k, GAction.opt_out())
-        self.record(k, Action.END, None, t)
-        return self._close()
+    def _trace(self, g: GeniusSession) -> list[TraceEntry]:
+        """The actions so far, from the session's valid events (time: turn / turns)."""
+        out: list[TraceEntry] = []
+        for e in g.events:
+            if not e.ok or e.kind not in _TRACED:
+                continue
+            t = e.turn / self.n_turns
+            outcome = None if e.offer is None else self._outcome(g.offers[e.offer].row)
+            out.append(TraceEntry(len(out), e.party, _TRACED[e.kind], outcome, t))
+        return out
 
-    def _close(self) -> SessionResult:
-        r = self.game.result
-        assert r is not None
+    def _finish(self) -> SessionResult:
         self.phase = Phase.ENDED
-        reason = {
-            GEnd.AGREEMENT: EndReason.AGREEMENT,
-            GEnd.OPT_OUT: EndReason.WALKAWAY,
-            GEnd.DEADLINE: EndReason.DEADLINE,
-        }[r.reason]
-        agreement = self._outcome(self.game.agreement_row) if r.full else None
-        self._result = SessionResult(
-            agreement=agreement,
-            reason=reason,
-            ended_by=r.ended_by,
-            time=min(r.turn / self.rules.turns, 1.0),
-            steps=self._steps,
-            rounds=r.turn,
-            elapsed=0.0,
-            utilities=r.utilities,
-            names=self.names,
-            failure=None,
-            trace=[TraceEntry(*e) for e in self._trace],
-        )
-        for k, neg in enumerate(self.negotiators):
+        state: GeniusState = self.state
+        g = state.session
+        r = g.result
+        assert r is not None
+        trace = self._trace(g)
+        failure = state.failure
+        if failure is not None:
+            t = g.turn / self.n_turns
+            self._result = SessionResult(
+                agreement=None, reason=EndReason.FAILURE, ended_by=failure.party, time=t,
+                steps=len(trace), rounds=-(-len(trace) // 2), elapsed=0.0,
+                utilities=tuple(u.reservation_at(t) for u in self.utilities),
+                names=self.names, failure=failure, trace=trace,
+            )  # fmt: skip
+        else:
+            self._result = SessionResult(
+                agreement=self._outcome(g.agreement_row) if r.full else None,
+                reason=_REASONS[r.reason], ended_by=r.ended_by,
+                time=min(r.turn / self.n_turns, 1.0), steps=len(trace), rounds=r.turn,
+                elapsed=0.0, utilities=r.utilities, names=self.names, failure=None, trace=trace,
+            )  # fmt: skip
+        for seat in self.seats:
             try:
-                neg.on_end(self.views[k], self._result)
+                seat.end(self._result)
             except Exception:  # noqa: BLE001, S112 - a failing end hook changes nothing
                 continue
-        return self._result
+        return self._result  # type: ignore[no-any-return]
+
+
+_TRACED = {
+    "offer": Action.OFFER,
+    "accept": Action.ACCEPT,
+    "reject": Action.REJECT,
+    "opt_out": Action.END,
+}
+_REASONS = {
+    GEnd.AGREEMENT: EndReason.AGREEMENT,
+    GEnd.OPT_OUT: EndReason.WALKAWAY,
+    GEnd.DEADLINE: EndReason.DEADLINE,
+}
 
 
 class PartialConceder(Negotiator, ProposesPartial, OptsOut):

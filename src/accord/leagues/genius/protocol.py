@@ -164,6 +164,10 @@ class EndReason(StrEnum):
     AGREEMENT = "agreement"
     OPT_OUT = "opt_out"
     DEADLINE = "deadline"
+    FAILURE = "failure"
+    """An agent failed and the rules end the session on a failure (core negotiators in
+    a tournament; each side gets its status quo). The league's own runs record a
+    failure as an invalid action instead."""
 
 
 @dataclass(frozen=True)
@@ -438,6 +442,13 @@ class GeniusSession:
             raise ProtocolViolation(f"the session {why}; no {action.kind.value} accepted")
         return self._apply(party, action)
 
+    def end_failed(self, party: int) -> GeniusResult:
+        """End the session because ``party``'s agent failed: each side gets its status
+        quo at the current period."""
+        if self.result is not None:
+            return self.result
+        return self._finish(EndReason.FAILURE, party, self.period, implement=False)
+
     def record_invalid(self, party: int, kind: str, error: str) -> Event:
         """Record a failure of ``party`` (an invalid action) against it; nothing else changes."""
         self.invalid[party] += 1
@@ -517,7 +528,7 @@ class GeniusSession:
         mode = self.rules.open_issues
         if reason is EndReason.OPT_OUT:
             utils = tuple(p.opt_out_at(t) for p in self.profiles)
-        elif reason is EndReason.DEADLINE and not implement:
+        elif not implement:
             utils = tuple(p.status_quo_at(t) for p in self.profiles)
         else:
             utils = tuple(

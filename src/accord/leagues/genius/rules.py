@@ -34,7 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from accord.core.capabilities import OptsOut, ProposesPartial
 from accord.core.errors import InvalidScenario, ProtocolViolation
+from accord.core.protocols.base import ProtocolInfo, TurnStyle
+from accord.core.protocols.result import Action as CoreAction
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import (
     ActionField,
@@ -46,7 +49,6 @@ from accord.core.protocols.rules import (
     Rules,
 )
 from accord.leagues.genius.domain import Domain
-from accord.leagues.genius.mechanism import GENIUS_PARTIAL
 from accord.leagues.genius.protocol import (
     COMMENTS,
     THREATS,
@@ -62,7 +64,20 @@ from accord.leagues.genius.protocol import (
 from accord.leagues.genius.protocol import Event as GEvent
 from accord.leagues.genius.protocol import Rules as Settings
 
-__all__ = ["GeniusRules", "GeniusSetup", "GeniusState", "MAX_ACTIONS"]
+__all__ = ["GENIUS_PARTIAL", "GeniusRules", "GeniusSetup", "GeniusState", "MAX_ACTIONS"]
+
+GENIUS_PARTIAL = ProtocolInfo(
+    "genius-partial-v1",
+    "GENIUS partial offers with opt-out",
+    TurnStyle.SEQUENTIAL,
+    frozenset({CoreAction.OFFER, CoreAction.ACCEPT, CoreAction.REJECT, CoreAction.END}),
+    min_parties=2,
+    max_parties=2,
+    needs=(ProposesPartial, OptsOut),
+    description="partial offers build a running agreement; opt-out; the deadline "
+    "implements the partial agreement (the KBAgent paper's protocol)",
+)
+
 
 MAX_ACTIONS = 20
 """Most actions one ask may return; more is an invalid action."""
@@ -87,6 +102,7 @@ class GeniusState:
     asks: int = 0
     quiet: int = 0
     ended_seen: bool = False
+    failure: Failure | None = None
 
 
 class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
@@ -94,9 +110,15 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
 
     info = GENIUS_PARTIAL
 
-    def __init__(self, settings: Settings | None = None, asks_per_turn: int | None = 3) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        asks_per_turn: int | None = 3,
+        failure_ends: bool = False,
+    ) -> None:
         self.settings = settings if settings is not None else Settings(turn_seconds=1.0)
         self.asks_per_turn = asks_per_turn
+        self.failure_ends = failure_ends
 
     @property
     def live(self) -> bool:
@@ -184,12 +206,17 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         self, state: GeniusState, party: int, failure: Failure, now: float
     ) -> tuple[GeniusState, Sequence[Event]]:
         """Recorded against ``party`` as an invalid action (with the asks schedule it is
-        that party's ask, a quiet one); the session goes on."""
+        that party's ask, a quiet one); the session goes on. With ``failure_ends`` (core
+        negotiators in a tournament) the session ends on the failure instead."""
         s = state.session
         n = len(s.events)
         if self.live:
             self._set_time(state, now)
             s.tick()
+        if self.failure_ends and s.result is None:
+            state.failure = failure
+            s.end_failed(party)
+            return state, self._events(state, n)
         if failure.kind is FailureKind.EXCEPTION:
             s.submit(party, f"agent raised {failure.message}")
         else:
@@ -241,6 +268,7 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             "invalid": list(s.invalid),
             "phase": s.phase.value,
             "result": None if s.result is None else s.result.to_dict(),
+            **({} if state.failure is None else {"failure": _failure_json(state.failure)}),
         }
 
     def restore(self, data: Mapping[str, Any]) -> GeniusState:
@@ -263,7 +291,12 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
                 types=types, invalid=(int(r["invalid"][0]), int(r["invalid"][1])),
                 events=tuple(s.events),
             )  # fmt: skip
-        return GeniusState(s, clock, int(data["asks"]), int(data["quiet"]), s.result is not None)
+        f = data.get("failure")
+        failure = None if f is None else Failure(f["party"], f["name"], FailureKind(f["kind"]),
+                                                 f["message"])  # fmt: skip
+        return GeniusState(
+            s, clock, int(data["asks"]), int(data["quiet"]), s.result is not None, failure
+        )
 
     def action_to_json(self, state: GeniusState, action: Action | Batch) -> dict[str, Any]:
         if not isinstance(action, Action):
@@ -343,3 +376,7 @@ def _offer_of(d: Mapping[str, Any], domain: Domain) -> Offer:
         int(d["id"]), int(d["party"]), domain.row_of(d["values"]), dict(d["values"]),
         int(d["turn"]), answer,
     )  # fmt: skip
+
+
+def _failure_json(f: Failure) -> dict[str, Any]:
+    return {"party": f.party, "name": f.name, "kind": f.kind.value, "message": f.message}

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from accord.core.errors import ConfigError, ProtocolViolation
-from accord.core.imports import is_import_path
+from accord.core.errors import ProtocolViolation
+from accord.drivers.seats import SANDBOX_MODES, RemoteEntrant, launch_entrant, sandbox_mode
 from accord.leagues.genius.agent import GeniusAgent, PartyView
 from accord.leagues.genius.domain import Domain, Profile
 from accord.leagues.genius.protocol import (
@@ -36,11 +36,11 @@ from accord.leagues.genius.protocol import (
     Offer,
     Rules,
 )
-from accord.sandbox import Host, HostContext, Limits, Sandbox, agent_code, start_sandbox
+from accord.sandbox import Host, HostContext, Limits
 
 __all__ = ["GeniusHost", "RemoteGeniusAgent", "SideSnapshot", "genius_sandbox", "sandboxed"]
 
-MODES = ("os", "process", "none", "off")  # none (as in every league) = off: in this process
+MODES = SANDBOX_MODES  # none (as in every league) = off: in this process
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed agent may take."""
 HOST = "accord.leagues.genius.sandboxed:GeniusHost"
@@ -48,9 +48,7 @@ HOST = "accord.leagues.genius.sandboxed:GeniusHost"
 
 def genius_sandbox(name: str, mode: str = "os") -> str | None:
     """The sandbox mode agent ``name`` runs in: None for a built-in agent or with ``none``/``off``."""
-    if mode not in MODES:
-        raise ConfigError(f"sandbox must be one of {', '.join(MODES)}; got {mode!r}")
-    return mode if is_import_path(name) and mode not in ("none", "off") else None
+    return sandbox_mode(name, mode)
 
 
 class SideSnapshot:
@@ -109,19 +107,18 @@ class GeniusHost(Host):
 
 
 class RemoteGeniusAgent(GeniusAgent):
-    """The organiser's stand-in for a sandboxed agent (one session)."""
+    """The organiser's stand-in for a sandboxed agent (one session), through its
+    :class:`~accord.drivers.seats.RemoteEntrant`."""
 
-    def __init__(self, box: Sandbox, label: str, timeout: float) -> None:
-        self.box = box
-        self.label = label
-        self.timeout = timeout
+    def __init__(self, entrant: RemoteEntrant) -> None:
+        self.entrant = entrant
 
     @property
     def name(self) -> str:
-        return self.label
+        return self.entrant.label
 
     def _call(self, op: str, payload: Any) -> Any:
-        return self.box.call(op, payload, timeout=self.timeout, trusted_pickle=True)
+        return self.entrant.call(op, payload)
 
     def on_start(self, view: PartyView) -> None:
         self._call("start", (SideSnapshot(view._session, view.side), view.side, _seed(view)))
@@ -139,7 +136,7 @@ class RemoteGeniusAgent(GeniusAgent):
             self.close()
 
     def close(self) -> None:
-        self.box.close()
+        self.entrant.close()
 
 
 def _seed(view: PartyView) -> int:
@@ -170,15 +167,4 @@ def _action_of(data: Any) -> Any:
 
 def sandboxed(name: str, mode: str = "os", limits: Limits | None = None) -> RemoteGeniusAgent:
     """Start agent ``name`` (``pkg.module:Class``) in a sandbox of ``mode`` for one session."""
-    code = agent_code(name)
-    limits = limits or Limits(call_timeout=CALL_TIMEOUT, startup_timeout=60.0)
-    box = start_sandbox(
-        HOST, name, code_paths=code.paths, code_mounts=code.mounts, mode=mode, limits=limits
-    )
-    try:
-        said = box.call("name", None)
-    except Exception:
-        box.close()
-        raise
-    label = said if isinstance(said, str) and 0 < len(said) <= 80 else name
-    return RemoteGeniusAgent(box, label, limits.call_timeout)
+    return RemoteGeniusAgent(launch_entrant(HOST, name, mode, limits, CALL_TIMEOUT))

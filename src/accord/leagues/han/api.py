@@ -17,11 +17,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from accord.core.errors import AccordError, StateError
+from accord.core.errors import AccordError, NegotiatorTimeout, StateError
 from accord.leagues.han.domain import GameSpec, Offer, Role
 from accord.leagues.han.events import Event, EventKind, Preference, Relation, SubClass
 
-__all__ = ["AgentGone", "GameView", "HanAgent", "offer_event", "message", "expression"]
+__all__ = [
+    "AgentError",
+    "AgentGone",
+    "GameView",
+    "HanAgent",
+    "offer_event",
+    "message",
+    "expression",
+]
 
 
 @dataclass
@@ -68,9 +76,15 @@ class GameView:
         return sorted(range(len(self.values)), key=lambda i: (-self.values[i], i))
 
 
-class AgentGone(AccordError):
+class AgentGone(NegotiatorTimeout):
     """An agent that runs elsewhere is gone (its process died, hung or could not start):
-    raised by ``on_event``, recorded by the match, which then ends with both BATNAs."""
+    raised by ``on_event``; to the agent driver it is a timeout (it will never answer),
+    which the rules record and answer by ending the game with both BATNAs."""
+
+
+class AgentError(AccordError):
+    """An agent's ``on_event`` raised (in this process or in its sandbox); the message
+    says which agent and what. The driver records it and the game goes on."""
 
 
 class HanAgent(ABC):

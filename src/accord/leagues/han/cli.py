@@ -6,8 +6,9 @@ accord han tournament fair tough ledger liar --n 2 --json
 accord han serve --agents fair,tough --participants 25 --db han.sqlite
 accord han serve --agents none --pairs --participants 20   # person-vs-person baselines
 
-Each participant's agent runs in a fresh process; ``--shared-process`` (tournament and
-serve) runs them in this process instead (trusted agents only).
+Each participant's agent runs in a fresh sandbox; ``--sandbox none`` (tournament and
+serve; ``--shared-process`` is its deprecated spelling) runs them in this process
+instead (trusted agents only).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.core.errors import AccordError
+from accord.sandbox.option import sandbox_callback
 
 SHARED = (
-    "run the agents in this process (trusted agents only, faster): each still gets a fresh "
+    "deprecated: use --sandbox none. Run the agents in this process (trusted agents only, faster): each still gets a fresh "
     "instance, but class attributes and module globals carry over between games and a "
     "crashing or hanging agent takes this process with it; by default each participant's "
     "agent runs in a fresh process"
@@ -66,9 +68,9 @@ def play_cmd(
 ) -> None:
     """Play one game and print its history and result."""
     from accord.leagues.han.domain import domain
-    from accord.leagues.han.match import play
     from accord.leagues.han.naming import agent_class
     from accord.leagues.han.participants import PARTICIPANTS
+    from accord.leagues.han.play import play
     from accord.leagues.han.scoring import csv_row, likeability_proxy
 
     try:
@@ -90,7 +92,7 @@ def play_cmd(
     r = rec.result
     if as_json:
         typer.echo(json.dumps({
-            "outcome": r.outcome.value, "points": r.points, "end_time": r.end_time,
+            "outcome": r.outcome, "points": r.points, "end_time": r.end_time,
             "likeability_proxy": likeability_proxy(rec), "row": csv_row(rec, "play"),
             "violations": [v.reason for v in r.violations],
         }))  # fmt: skip
@@ -99,7 +101,7 @@ def play_cmd(
     for t, e in rec.game.history:
         c.print(f"{t:7.1f}s  {e.owner:6}  {e.describe(spec.issues)}", markup=False)
     c.print(
-        f"[bold]{r.outcome.value}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
+        f"[bold]{r.outcome}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
     )
 
 
@@ -122,13 +124,14 @@ def tournament_cmd(
         typer.Option(
             help="how each game's agent process is isolated: os (bubblewrap: only its own "
             "code visible, hard limits), process (a plain child process: weaker) or none "
-            "(= --shared-process)"
+            "(trusted agents only)",
+            callback=sandbox_callback(),
         ),
     ] = "os",
 ) -> None:
     """Each agent against the pool of simulated participants: points and likeability proxy.
     Each game's agent runs in a fresh OS sandbox (no state carried over, the organiser's
-    game values hidden) unless --sandbox process or --shared-process."""
+    game values hidden) unless --sandbox process or none."""
     from accord.leagues.han.tournament import run_tournament
 
     _weaker_note(sandbox, shared_process)
@@ -203,7 +206,8 @@ def serve_cmd(
         typer.Option(
             help="how each game's agent process is isolated: os (bubblewrap: only its own "
             "code visible, hard limits), process (a plain child process: weaker) or none "
-            "(= --shared-process)"
+            "(trusted agents only)",
+            callback=sandbox_callback(),
         ),
     ] = "os",
 ) -> None:
@@ -246,8 +250,13 @@ def serve_cmd(
 
 
 def _weaker_note(sandbox: str, shared_process: bool) -> None:
-    """Say what a weaker mode gives up (the stored settings record the mode too)."""
+    """Say that ``--shared-process`` is a deprecated ``--sandbox none``, and what a
+    weaker mode gives up (the stored settings record the mode too)."""
     from accord.sandbox import PROCESS_GIVES_UP
+    from accord.sandbox.option import deprecated
+
+    if shared_process:
+        typer.echo(deprecated("--shared-process", "--sandbox none"), err=True)
 
     if sandbox == "process" and not shared_process:
         typer.echo(f"note: {PROCESS_GIVES_UP}", err=True)

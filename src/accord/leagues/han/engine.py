@@ -11,7 +11,7 @@ side (FORMAL_QUIT or a threat) ends the game with both BATNAs, as does the time 
     >>> g.apply(Event(EventKind.FORMAL_ACCEPT, "person"), 2.0)
     >>> g.apply(Event(EventKind.FORMAL_ACCEPT, "agent"), 3.0)
     >>> r = g.result
-    >>> r.outcome.value, r.points["agent"], r.points["person"]
+    >>> r.outcome, r.points["agent"], r.points["person"]
     ('deal', 30, 20)
 """
 
@@ -19,30 +19,38 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from accord.core.errors import InvalidOffer, StateError
+from accord.core.protocols.base import Phase
+from accord.core.protocols.result import EndReason
 from accord.leagues.han.domain import GameSpec, Offer, Role
 from accord.leagues.han.events import PRESET_UTTERANCES, Event, EventKind, InvalidEvent, SubClass
 
-__all__ = ["Game", "GameOutcome", "GamePhase", "GameResult", "Violation"]
+__all__ = ["OUTCOMES", "Game", "GameResult", "Violation", "reason_of"]
 
 _THREATS = {SubClass.THREAT_POS, SubClass.THREAT_NEG}
 _PRESET_TEXTS = {t for t, _ in PRESET_UTTERANCES}
 
 
-class GamePhase(Enum):
-    RUNNING = "running"
-    ENDED = "ended"
+OUTCOMES: dict[EndReason, str] = {
+    EndReason.AGREEMENT: "deal",
+    EndReason.DEADLINE: "timeout",
+    EndReason.WALKAWAY: "quit",
+    EndReason.LEFT: "left",
+}
+"""How a game can end (the core's reasons) and IAGO's word for each: a deal; the time
+limit; both sides warned they would walk away (FORMAL_QUIT or a threat); a side left
+for good (a person closed the game, an agent's process died): both get their BATNA
+unless it is a deal."""
 
 
-class GameOutcome(Enum):
-    DEAL = "deal"
-    TIMEOUT = "timeout"
-    QUIT = "quit"
-    LEFT = "left"
-    """A side left the game (a person closed it for good): both get their BATNA."""
+def reason_of(outcome: str) -> EndReason:
+    """The reason IAGO's word ``outcome`` stands for (``"deal"`` -> agreement, ...)."""
+    for reason, word in OUTCOMES.items():
+        if word == outcome:
+            return reason
+    raise ValueError(f"a HAN outcome is one of {', '.join(OUTCOMES.values())}; got {outcome!r}")
 
 
 @dataclass(frozen=True)
@@ -56,15 +64,21 @@ class Violation:
 
 @dataclass(frozen=True)
 class GameResult:
-    """How a game ended and what each side scored."""
+    """How a game ended (``reason``; :attr:`outcome` is IAGO's word for it) and what each
+    side scored."""
 
-    outcome: GameOutcome
+    reason: EndReason
     points: dict[str, int]
     offer: Offer | None
     end_time: float
     violations: tuple[Violation, ...]
     left_by: str = ""
     """With outcome ``left``: the side that left."""
+
+    @property
+    def outcome(self) -> str:
+        """IAGO's word for how the game ended: deal, timeout, quit or left."""
+        return OUTCOMES[self.reason]
 
 
 @dataclass
@@ -81,7 +95,7 @@ class Game:
     spec: GameSpec
     person_menu_only: bool = True
     agent_is_person: bool = False
-    phase: GamePhase = GamePhase.RUNNING
+    phase: Phase = Phase.RUNNING
     last_offer: Offer | None = None
     accepted: set[str] = field(default_factory=set)
     quit_warned: set[str] = field(default_factory=set)
@@ -101,7 +115,7 @@ class Game:
 
     @property
     def ended(self) -> bool:
-        return self.phase is GamePhase.ENDED
+        return self.phase is Phase.ENDED
 
     def apply(self, event: Event, now: float) -> None:
         """Apply ``event`` from its owner at ``now``; an invalid one is recorded, not applied."""
@@ -138,7 +152,7 @@ class Game:
         if now >= self.spec.total_time - self.spec.warning_time:
             self.warned = True
         if now >= self.spec.total_time:
-            self._end(GameOutcome.TIMEOUT, self.spec.total_time)
+            self._end(EndReason.DEADLINE, self.spec.total_time)
 
     def _apply(self, e: Event, now: float) -> None:
         side = e.owner
@@ -164,7 +178,7 @@ class Game:
             self.accepted.add(side)
             if self.accepted == {"agent", "person"}:
                 self._record(e, now)
-                self._end(GameOutcome.DEAL, now)
+                self._end(EndReason.AGREEMENT, now)
                 return
         elif k is EventKind.FORMAL_QUIT:
             self._quit(side, now, e)
@@ -228,20 +242,20 @@ class Game:
             raise InvalidEvent(f"only the agent or the person leaves; got {side!r}")
         self.tick(now)
         if not self.ended:
-            self._end(GameOutcome.LEFT, now, left_by=side)
+            self._end(EndReason.LEFT, now, left_by=side)
 
     def _quit(self, side: str, now: float, e: Event) -> None:
         self.quit_warned.add(side)
         self._record(e, now)
         if self.quit_warned == {"agent", "person"}:
-            self._end(GameOutcome.QUIT, now)
+            self._end(EndReason.WALKAWAY, now)
 
     def _record(self, e: Event, now: float) -> None:
         self.history.append((now, e))
 
-    def _end(self, outcome: GameOutcome, now: float, left_by: str = "") -> None:
-        self.phase = GamePhase.ENDED
-        if outcome is GameOutcome.DEAL:
+    def _end(self, outcome: EndReason, now: float, left_by: str = "") -> None:
+        self.phase = Phase.ENDED
+        if outcome is EndReason.AGREEMENT:
             assert self.last_offer is not None
             offer: Offer | None = self.last_offer
             points = {r: self.spec.points(self.last_offer, r) for r in ("agent", "person")}

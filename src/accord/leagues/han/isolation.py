@@ -1,7 +1,7 @@
 """A fresh sandbox for every participant's agent: no state carried over, nothing else seen.
 
 The 2017 rules forbid an agent to carry anything from one participant to the next.
-A new instance per participant (:class:`~accord.leagues.han.match.Fresh`) does not
+A new instance per participant (:class:`~accord.leagues.han.play.Fresh`) does not
 stop state kept on the class or in a module; a new process does. :class:`IsolatedAgent`
 stands in for the agent in the game: the real agent is built *by name* in an
 :mod:`accord.sandbox` process started for this one participant (``os`` mode by default:
@@ -31,9 +31,9 @@ import threading
 from dataclasses import replace
 from typing import Any
 
-from accord.core.errors import AccordError, ConfigError, UsageError
+from accord.core.errors import ConfigError, UsageError
 from accord.core.imports import is_import_path
-from accord.leagues.han.api import AgentGone, GameView, HanAgent
+from accord.leagues.han.api import AgentError, AgentGone, GameView, HanAgent
 from accord.leagues.han.events import Event, InvalidEvent, SubClass, event_from_json
 from accord.sandbox import (
     AgentFailure,
@@ -65,10 +65,6 @@ STARTUP = 30.0
 HOST = "accord.leagues.han.isolation:HanHost"
 _MAX_EVENTS = 1000  # events one call may return
 _MAX_TEXT = 100_000  # characters of one message (the game decides what it accepts)
-
-
-class AgentError(AccordError):
-    """The isolated agent's ``on_event`` (or ``reseed``) raised; the game goes on."""
 
 
 class IsolatedAgent(HanAgent):

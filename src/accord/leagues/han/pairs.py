@@ -2,7 +2,7 @@
 
 A condition whose params say ``{"partner": "person"}`` pairs its participants with
 each other (:mod:`accord.leagues.han.pairing`) instead of with an agent. The pair
-plays one :class:`~accord.leagues.han.match.Match` with both sides driven from their
+plays one :class:`~accord.leagues.han.game.LiveGame` with both sides driven from their
 pages: the one who waited longer takes the person's side, the other the agent's side,
 each seeing only their own values and BATNA. The page is the same as against an
 agent: this module turns the game around for the person on the agent's side (the
@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from accord.core.protocols.result import EndReason
 from accord.leagues.han.domain import GameSpec, Role
-from accord.leagues.han.engine import GameOutcome
 from accord.leagues.han.events import Event, EventKind, InvalidEvent, event_from_json
-from accord.leagues.han.match import Match
+from accord.leagues.han.game import LiveGame
 from accord.leagues.han.pairing import Pair, WaitingRoom
 from accord.web.errors import WebError
 from accord.web.study import Study
@@ -54,14 +54,18 @@ class PairHost(Protocol):
 
     def wake(self, pid: str) -> None: ...
 
-    def game_state(self, m: Match, me: Role, pair: Pair | None = None) -> dict[str, Any]: ...
+    def game_state(self, m: LiveGame, me: Role, pair: Pair | None = None) -> dict[str, Any]: ...
 
-    def match_due(self, m: Match) -> float: ...
+    def match_due(self, m: LiveGame) -> float: ...
 
     def record_row(
-        self, pid: str, m: Match, body: Any, *, me: Role = "person",
+        self, pid: str, m: LiveGame, body: Any, *, me: Role = "person",
         pair: Pair | None = None, left: bool = False,
     ) -> Any: ...  # fmt: skip
+
+    def _open_row(
+        self, pid: str, m: LiveGame, me: Role = "person", pair: Pair | None = None
+    ) -> None: ...
 
 
 PAIRS = {"partner": "person"}
@@ -80,7 +84,7 @@ class PairGames:
     def __init__(self, service: PairHost, room: WaitingRoom) -> None:
         self.s = service
         self.room = room
-        self.matches: dict[str, Match] = {}  # by pair id
+        self.matches: dict[str, LiveGame] = {}  # by pair id
         self._restored: set[str] = set()
 
     @property
@@ -137,8 +141,8 @@ class PairGames:
             study.withdraw(pid, "closed the page while waiting" if why == "gone" else "left")
         self.s.wake(pid)
 
-    def _new_match(self, pair: Pair) -> Match:
-        return Match(self.spec, None, None, start=pair.formed, spacing=0.0, agent_is_person=True)
+    def _new_match(self, pair: Pair) -> LiveGame:
+        return LiveGame(self.spec, None, start=pair.formed, spacing=0.0)
 
     def leave(self, pid: str) -> dict[str, Any]:
         """``pid`` presses Leave: out of the room, or out of the game (which ends with
@@ -168,7 +172,7 @@ class PairGames:
         return {"done": True, "next": study.view(pid).next}
 
     # -- the game -----------------------------------------------------------------------
-    def game(self, pid: str) -> tuple[Pair, Match] | None:
+    def game(self, pid: str) -> tuple[Pair, LiveGame] | None:
         pair = self.enter(pid)
         if pair is None:
             return None
@@ -195,7 +199,30 @@ class PairGames:
             }.get(why, "There is no game for you.")
             return {"released": text, "how": why, "next": study.view(pid).next}
         pair, m = got
-        return self.s.game_state(m, pair.role_of(pid), pair)
+        out = self.s.game_state(m, pair.role_of(pid), pair)
+        if m.game.ended:
+            self._open_rows(pair, m)
+        return out
+
+    def _open_rows(self, pair: Pair, m: LiveGame) -> None:
+        """Both people's rows of an ended game, before any survey (``surveyAnswered`` 0):
+        a person who skips the survey still has their row; an answer replaces it."""
+        with self.s.lock:
+            for role, who in pair.sides.items():
+                self.s._open_row(who, m, role, pair)
+
+    def settle(self, pid: str) -> None:
+        """Bring ``pid``'s game (if paired) up to now; an ended game gets its rows. Puts
+        nobody in the waiting room."""
+        with self.s.lock:
+            self._restore(pid)
+            pair = self.room.pairs.get(pid)
+            m = self.matches.get(pair.id) if pair is not None else None
+            if pair is None or m is None:
+                return
+            m.advance(self.s.clock())
+            if m.game.ended:
+                self._open_rows(pair, m)
 
     def event(self, pid: str, raw: Any) -> dict[str, Any]:
         got = self.game(pid)
@@ -230,7 +257,7 @@ class PairGames:
             raise WebError(422, refused[-1].reason)
         return self.state(pid)
 
-    def survey_target(self, pid: str) -> tuple[Pair, Match, Role]:
+    def survey_target(self, pid: str) -> tuple[Pair, LiveGame, Role]:
         got = self.game(pid)
         if got is None:
             raise WebError(409, "there was no game to answer a survey about")
@@ -268,7 +295,7 @@ class PairGames:
         role: Role = d["role"]
         sides: dict[Role, str] = {role: pid, _OTHER[role]: str(d["partner"])}
         start = log.index(paired[-1])
-        m = Match(self.spec, None, None, start=0.0, spacing=0.0, agent_is_person=True)
+        m = LiveGame(self.spec, None, start=0.0, spacing=0.0)
         both = [(e.seq, e) for e in log[start:]]
         for e in self.s.study.events.read(self.s.study.design.id, party=sides[_OTHER[role]]):
             if e.seq > paired[-1].seq:
@@ -298,9 +325,9 @@ def _turned(ev: Event) -> Event:
     return ev
 
 
-def outcome_for(m: Match, role: Role) -> str:
+def outcome_for(m: LiveGame, role: Role) -> str:
     """How the game ended, for ``role`` (``partner_left`` when the other side left)."""
     r = m.game.result
-    if r.outcome is GameOutcome.LEFT:
+    if r.reason is EndReason.LEFT:
         return "left" if r.left_by == role else "partner_left"
-    return str(r.outcome.value)
+    return r.outcome

@@ -19,7 +19,7 @@ from accord.core.errors import ConfigError
 from accord.core.protocols import ProtocolInfo, TurnStyle, register_protocol
 from accord.core.protocols.result import Action
 
-__all__ = ["HAN"]
+__all__ = ["HAN", "HAN_TABLE"]
 
 HAN = ProtocolInfo(
     "han-v1",
@@ -33,9 +33,22 @@ HAN = ProtocolInfo(
 )
 
 
+HAN_TABLE = ProtocolInfo(
+    "han-table-v1",
+    "Human-agent negotiation as IAGO runs it: inboxes, spaced outboxes, the 5 s clock",
+    TurnStyle.SIMULTANEOUS,
+    frozenset({Action.OFFER, Action.ACCEPT, Action.END}),
+    min_parties=2,
+    max_parties=2,
+    description="han-v1 with flood protection: each agent answers one event at a time and "
+    "its events go out 1.1 s apart; people act at any time",
+)
+"""The rules of :mod:`accord.leagues.han.table` (not registered: built by the league)."""
+
+
 def _factory(*args: Any, **kwargs: Any) -> NoReturn:
     raise ConfigError(
-        "han-v1 games run through accord.leagues.han (match.play, `accord han play`), "
+        "han-v1 games run through accord.leagues.han (play.play, `accord han play`), "
         "with HanAgent objects, not through make_session"
     )
 

@@ -30,6 +30,7 @@ from dataclasses import asdict
 from typing import Any
 
 from accord.core.errors import InvalidOffer
+from accord.core.protocols.base import Phase
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import (
     ActionField,
@@ -41,7 +42,7 @@ from accord.core.protocols.rules import (
     Rules,
 )
 from accord.leagues.han.domain import GameSpec, Offer, Role
-from accord.leagues.han.engine import Game, GameOutcome, GamePhase, GameResult, Violation
+from accord.leagues.han.engine import Game, GameResult, Violation, reason_of
 from accord.leagues.han.events import (
     EMOTIONS,
     PRESET_UTTERANCES,
@@ -207,7 +208,7 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
         }
         spec = GameSpec(**fields)
         g = Game(spec, bool(data["person_menu_only"]), bool(data["agent_is_person"]))
-        g.phase = GamePhase(data["phase"])
+        g.phase = Phase(data["phase"])
         g.last_offer = _offer_of(data["last_offer"])
         g.first_offer = _offer_of(data["first_offer"])
         g.accepted = set(data["accepted"])
@@ -220,7 +221,7 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
         r = data["result"]
         if r is not None:
             g._result = GameResult(
-                GameOutcome(r["outcome"]), dict(r["points"]), _offer_of(r["offer"]),
+                reason_of(r["outcome"]), dict(r["points"]), _offer_of(r["offer"]),
                 float(r["end_time"]), tuple(g.violations), r["left_by"],
             )  # fmt: skip
         return g
@@ -296,7 +297,7 @@ def _offer_of(rows: Any) -> Offer | None:
 
 
 def _result_json(r: GameResult) -> dict[str, Any]:
-    return {"outcome": r.outcome.value, "points": dict(r.points), "offer": _offer(r.offer),
+    return {"outcome": r.outcome, "points": dict(r.points), "offer": _offer(r.offer),
             "left_by": r.left_by}  # fmt: skip
 
 

@@ -11,7 +11,7 @@ meaning, then the survey answers.
 ``+0.25`` per friendly act (happy face, positive or favour message), ``−0.5`` per
 angry face or negative message, ``−0.75`` per threat and ``−0.5`` per lie, clipped to 1..7.
 
-    >>> from accord.leagues.han.match import play
+    >>> from accord.leagues.han.play import play
     >>> from accord.leagues.han.agents import FairSplitter
     >>> from accord.leagues.han.participants import Cooperative
     >>> from accord.leagues.han.domain import EXAMPLE_1
@@ -28,10 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accord.core.protocols.result import EndReason
 from accord.leagues.han.domain import Role
-from accord.leagues.han.engine import GameOutcome
 from accord.leagues.han.events import SubClass
-from accord.leagues.han.match import MatchRecord
+from accord.leagues.han.play import MatchRecord
 
 __all__ = ["BASE_COLUMNS", "SURVEY", "columns", "csv_row", "likeability_proxy", "survey_score"]
 
@@ -84,8 +84,8 @@ def csv_row(
         "agent1": rec.names.get(other, other),
         "userPoints": r.points[me],
         "vhPoints": r.points[other],
-        "timedout": int(r.outcome is GameOutcome.TIMEOUT),
-        "formallyQuit": int(r.outcome is GameOutcome.QUIT),
+        "timedout": int(r.reason is EndReason.DEADLINE),
+        "formallyQuit": int(r.reason is EndReason.WALKAWAY),
         "studyName": study,
         "currentGame": rec.game_index,
         "gameEndTime": round(r.end_time, 3),
@@ -122,7 +122,7 @@ def likeability_proxy(rec: MatchRecord) -> float:
     """A 1..7 stand-in for the survey from what the agent did (module docstring)."""
     c, r = rec.game.counts, rec.result
     a, p = r.points["agent"], r.points["person"]
-    score = 5.0 if r.outcome is GameOutcome.DEAL else 3.0
+    score = 5.0 if r.reason is EndReason.AGREEMENT else 3.0
     score += 2 * (min(a, p) / max(a, p, 1) - 0.5)
     friendly = c["VHHappy"] + c["VHGENERIC_POS"] + c["VHFAVOR_ACCEPT"] + c["VHFAVOR_RETURN"]
     hostile = c["VHAngry"] + c["VHGENERIC_NEG"]

@@ -2,8 +2,9 @@
 
 Each registered agent is a condition of a one-round study, so each participant meets one
 agent once; the experimenter makes links (N per agent) and watches progress on the
-study's admin page. A participant's game is a :class:`~accord.leagues.han.match.Match`
-with the person's side driven by the page; the platform builds a *fresh* agent for every
+study's admin page. A participant's game is a :class:`~accord.leagues.han.game.LiveGame`
+(the rules of :mod:`accord.leagues.han.table` on the shared agent driver, which alone
+calls the agent) with the person's side driven by the page; the platform builds a *fresh* agent for every
 participant, in a fresh process of its own unless ``shared_process`` (see
 :mod:`accord.leagues.han.isolation`). The page listens to ``GET /api/han/live``, a server-sent event stream (see
 :mod:`accord.web.live`) that moves the game to now and sends its ``state`` whenever
@@ -42,12 +43,13 @@ from starlette.concurrency import run_in_threadpool
 
 from accord.core.errors import ConfigError, StateError
 from accord.leagues.han.api import HanAgent
-from accord.leagues.han.dispatch import SPACING
 from accord.leagues.han.domain import GameSpec, Role, offer_in_words
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
-from accord.leagues.han.match import AgentFactory, Fresh, Match, MatchRecord
+from accord.leagues.han.game import LiveGame
 from accord.leagues.han.pairing import Pair, WaitingRoom
 from accord.leagues.han.pairs import PAIRS, PairGames, is_pairs, outcome_for
+from accord.leagues.han.play import AgentFactory, Fresh, MatchRecord
+from accord.leagues.han.queues import SPACING
 from accord.leagues.han.scoring import SURVEY, columns, csv_row
 from accord.leagues.han.summary import interval_fields, pair_units
 from accord.web.clock import Clock
@@ -162,7 +164,7 @@ class HanService:
         self.agent_of: dict[str, HanAgent] = {}  # one agent instance per participant
         self.played: dict[str, int] = {}  # games finished (survey answered) per participant
         self.fresh = Fresh()
-        self.matches: dict[str, Match] = {}
+        self.matches: dict[str, LiveGame] = {}
         self.lock = threading.RLock()  # the maps below, pairing; never held over an agent call
         self._game_locks: dict[str, threading.RLock] = {}
         self._last: dict[str, dict[str, Any]] = {}  # each page's last state (see state())
@@ -181,7 +183,7 @@ class HanService:
         return is_pairs(self.study.view(pid).params)
 
     # -- games ---------------------------------------------------------------------------
-    def match(self, pid: str) -> Match:
+    def match(self, pid: str) -> LiveGame:
         """``pid``'s running game, moved to now (built or rebuilt on first use).
 
         Only ``pid``'s own lock is held while its agent is called (building it, its
@@ -212,7 +214,7 @@ class HanService:
                 lock = self._game_locks[pid] = threading.RLock()
             return lock
 
-    def _next_game(self, pid: str, name: str) -> Match:
+    def _next_game(self, pid: str, name: str) -> LiveGame:
         """Start ``pid``'s next game of the sequence against the same agent instance."""
         agent = self.agent_of.get(pid)
         if agent is None:
@@ -221,11 +223,11 @@ class HanService:
                 self.agent_of[pid] = agent
         k = self.played.get(pid, 0)
         spec = self.specs[k]
-        m = Match(spec, agent, None, start=self.clock(), spacing=self.spacing, game_index=k)
+        m = LiveGame(spec, agent, start=self.clock(), spacing=self.spacing, game_index=k)
         self.study.record(pid, "game_start", {"agent": name, "game": spec.name, "index": k})
         return m
 
-    def _resume(self, pid: str) -> Match | None:
+    def _resume(self, pid: str) -> LiveGame | None:
         """Rebuild ``pid``'s agent and games from the log; the running game if there is one.
 
         Each game's stored events are fed at their game times (the match's clock starts
@@ -241,10 +243,10 @@ class HanService:
         agent = self.fresh(self.agents[name])
         with self.lock:
             self.agent_of[pid] = agent
-        running: Match | None = None
+        running: LiveGame | None = None
         for k, i in enumerate(starts):
             stop = starts[k + 1] if k + 1 < len(starts) else len(log)
-            m = Match(self.specs[k], agent, None, start=0.0, spacing=self.spacing, game_index=k)
+            m = LiveGame(self.specs[k], agent, start=0.0, spacing=self.spacing, game_index=k)
             running = m
             for e in log[i + 1 : stop]:
                 t = float(e.data.get("t", 0.0))
@@ -284,7 +286,7 @@ class HanService:
             self._last[pid] = out
         return out
 
-    def game_state(self, m: Match, me: Role, pair: Pair | None = None) -> dict[str, Any]:
+    def game_state(self, m: LiveGame, me: Role, pair: Pair | None = None) -> dict[str, Any]:
         """What the person on side ``me`` sees; the board's columns are always (other
         side, undecided, me), so the person on the agent's side sees it turned round."""
         now = self.clock()
@@ -299,7 +301,7 @@ class HanService:
             **st,
             "accepted": sorted("me" if a == me else "partner" for a in g.accepted),
             "left": max(0.0, m.spec.total_time - elapsed),
-            "game": m.views[me].game_index + 1,
+            "game": m.game_index + 1,
             "games": 1 if pair else len(self.specs),
             "partner": "person" if pair else "agent",
             "agentFace": face if m.elapsed(now) < until else "neutral",
@@ -365,7 +367,7 @@ class HanService:
             return self._survey(pid, body, None, self.match(pid), me)
 
     def _survey(
-        self, pid: str, body: SurveyIn, pair: Pair | None, m: Match, me: Role
+        self, pid: str, body: SurveyIn, pair: Pair | None, m: LiveGame, me: Role
     ) -> dict[str, Any]:
         if not m.game.ended:
             raise WebError(409, "the survey comes after the game")
@@ -391,7 +393,7 @@ class HanService:
         return {"done": True, "next": self.study.view(pid).next}
 
     def record_row(
-        self, pid: str, m: Match, body: SurveyIn | None, *, me: Role = "person",
+        self, pid: str, m: LiveGame, body: SurveyIn | None, *, me: Role = "person",
         pair: Pair | None = None, left: bool = False,
     ) -> tuple[MatchRecord, dict[str, Any]]:  # fmt: skip
         """Store ``pid``'s row of the game (with their survey, or none when they left)."""
@@ -407,7 +409,7 @@ class HanService:
         return rec, row
 
     def _row(
-        self, pid: str, m: Match, body: SurveyIn | None, *, me: Role, pair: Pair | None
+        self, pid: str, m: LiveGame, body: SurveyIn | None, *, me: Role, pair: Pair | None
     ) -> tuple[MatchRecord, dict[str, Any]]:
         rec: MatchRecord = m.record()
         answers = body.answers if body is not None else None
@@ -480,7 +482,7 @@ class HanService:
                 return self.clock() + HEARTBEAT
             return self.match_due(m)
 
-    def match_due(self, m: Match) -> float:
+    def match_due(self, m: LiveGame) -> float:
         """When ``m`` next changes by itself: its next event, tick or end, or the warning."""
         due = m.next_due()
         if not m.game.warned:
@@ -506,27 +508,33 @@ class HanService:
             self.wake(pid)
 
     # -- results -------------------------------------------------------------------------
-    def _open_row(self, pid: str, m: Match) -> None:
+    def _open_row(
+        self, pid: str, m: LiveGame, me: Role = "person", pair: Pair | None = None
+    ) -> None:
         """Store the row of ``pid``'s ended game before any survey (``surveyAnswered`` 0),
-        so a person who never answers still has the game's row; an answer replaces it."""
-        key = (pid, m.views["person"].game_index)
+        so a person who never answers still has the game's row; an answer replaces it.
+        ``me`` and ``pair``: ``pid``'s side of a person-vs-person game."""
+        key = (pid, m.game_index)
         if key in self._rowed or not m.game.ended:
             return
         if self.study.view(pid).status != "consented":
             return  # done or withdrawn: the row was written when that happened
         self._rowed.add(key)
-        _, row = self._row(pid, m, None, me="person", pair=None)
+        _, row = self._row(pid, m, None, me=me, pair=pair)
         row["surveyAnswered"] = 0
         self.study.record(pid, "game_row_open", {"row": row, "demographics": {}, "index": key[1]})
 
     def settle(self) -> None:
-        """Bring every game against an agent up to now (a game that ended while its
-        person was away gets its row), before the rows are read."""
+        """Bring every game up to now (a game that ended while its people were away gets
+        their rows, person-vs-person games too), before the rows are read."""
         for p in self.study.store.all():
-            if p.status.value != "consented" or self._is_pairs(p.pid):
+            if p.status.value != "consented":
                 continue
             with contextlib.suppress(WebError):
-                self.state(p.pid)
+                if self._is_pairs(p.pid):
+                    self.pairs.settle(p.pid)
+                else:
+                    self.state(p.pid)
 
     def _row_events(self) -> list[Any]:
         """The rows' events: each game's answered row, or its open one when unanswered."""

@@ -22,9 +22,9 @@ from accord.core.errors import ConfigError
 from accord.core.imports import is_import_path
 from accord.leagues.han.domain import domain
 from accord.leagues.han.isolation import check_starts, isolated_factory
-from accord.leagues.han.match import play
 from accord.leagues.han.naming import agent_class
 from accord.leagues.han.participants import PARTICIPANTS
+from accord.leagues.han.play import play
 from accord.leagues.han.scoring import csv_row, likeability_proxy
 from accord.leagues.han.summary import interval_fields
 from accord.sandbox import require_mode
@@ -53,7 +53,7 @@ def play_task(spec: dict[str, Any]) -> dict[str, Any]:
         "agent": spec["agent"],
         "person": spec["person"],
         "game": game.name,
-        "outcome": rec.result.outcome.value,
+        "outcome": rec.result.outcome,
         "points": rec.result.points["agent"],
         "person_points": rec.result.points["person"],
         "likeability": likeability_proxy(rec),

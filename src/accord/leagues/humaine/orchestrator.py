@@ -133,6 +133,7 @@ def create_orchestrator_app(
         description="Wire-compatible with the ANAC HUMAINE platform; R0-R4 as specified.",
         static=static_dirs,
         max_body_bytes=MAX_BODY_BYTES,
+        answers=None if store is None else store.file,
     )
     app.state.orchestrator = orch
     app.state.admin_secret = None if open_admin else admin_secret

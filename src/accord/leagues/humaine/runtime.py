@@ -114,6 +114,7 @@ class Orchestrator:
             round_id, hashed(spec.model_dump(mode="json")), Phase.CREATED, generation, self.wall()
         )
         rt = self._build(spec, record, sellers, buyer, budget)
+        self.rounds.pop(round_id, None)  # set up again: listed as new, as the file has it
         self.rounds[round_id] = rt
         self._save(rt)
         return rt

@@ -54,6 +54,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from accord.core.errors import ConfigError
 from accord.leagues.humaine.admin import ADMIN_ROUTES, admin_headers
 from accord.leagues.humaine.credentials import TOKEN_HEADER, new_secret
+from accord.leagues.humaine.flow import STREAM as FLOW_STREAM
+from accord.leagues.humaine.flow import Flow, FlowService, require
 from accord.leagues.humaine.manager.services import (
     ServiceError,
     UtilitySource,
@@ -73,7 +75,7 @@ from accord.leagues.humaine.page_sessions import (
 from accord.leagues.humaine.say import Say
 from accord.leagues.humaine.scoring import Allocation, InvalidAllocation, buyer_value
 from accord.leagues.humaine.scoring import check_allocation as check_goods
-from accord.leagues.humaine.ui_state import BOOKED, HeardLog, UiRound
+from accord.leagues.humaine.ui_state import BOOKED, HeardLog, UiRound, call_problem
 from accord.leagues.humaine.utility import BuyerUtility, InvalidUtility
 from accord.web.app import create_app
 from accord.web.errors import WebError
@@ -137,6 +139,7 @@ def create_ui_app(
     admin_secret: str | None = None,
     immersive: bool = False,
     spoken_auto_send: float | None = None,
+    flow: Flow | None = None,
 ) -> FastAPI:
     """The chat UI + human assistant UI server.
 
@@ -160,6 +163,8 @@ def create_ui_app(
     A spoken take is shown to the person and sent only when they send it (as heard or
     edited); ``spoken_auto_send`` (the operator's explicit choice, 0-1) sends takes of at
     least that confidence at once.
+    ``flow`` (a crowd study): the person's link leads through consent and instructions
+    to the rounds, and to a completion code at the end (see :mod:`.flow`).
     """
     if not confirm_timeout > 0:
         raise ConfigError(f"confirm_timeout must be > 0 seconds, got {confirm_timeout!r}")
@@ -175,6 +180,7 @@ def create_ui_app(
         person_key=person_key,
         admin_key=admin_key,
         human_gap=human_gap,
+        flow=flow,
     )
     service.admin_secret = admin_secret
     if immersive:
@@ -220,6 +226,7 @@ class UiService:
         person_key: str | None,
         admin_key: str | None,
         human_gap: float,
+        flow: Flow | None = None,
     ) -> None:
         self.orch = orchestrator_url.rstrip("/")
         self.admin_secret: str | None = None
@@ -241,10 +248,22 @@ class UiService:
         self.lock = threading.Lock()
         self.waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
         for rid, route, body, at in self.log.replay():
+            if rid == FLOW_STREAM:
+                continue  # the person's steps (consent...), not a round
             with self.lock:
                 self.rounds.setdefault(rid, UiRound(rid, at)).apply(route, body, at)
         for r in self.rounds.values():
             r.settle_unanswered()
+        self.flow = (
+            None
+            if flow is None
+            else FlowService(flow, self.log.events, self._rounds_over, self.session(PERSON))
+        )
+
+    def _rounds_over(self) -> int:
+        now = time.time()
+        with self.lock:
+            return sum(1 for r in self.rounds.values() if r.phase(now)[0] in ("done", "failed"))
 
     def close(self) -> None:
         self.log.file.close()
@@ -268,7 +287,7 @@ class UiService:
 
     def router(self) -> APIRouter:
         r = APIRouter()
-        person_only = [self.session(PERSON)]
+        person_only = [self.session(PERSON), require(self.flow)]
         anyone = [self.session(PERSON, ADMIN)]
         admin_only = [self.session(ADMIN)]
         r.add_api_route("/join", self.join, methods=["GET"], include_in_schema=False)
@@ -277,6 +296,8 @@ class UiService:
             if route != "confirmAccept":
                 r.add_api_route(f"/{route}", self._ui_call(route), methods=["POST"])
         r.add_api_route("/confirmAccept", self.confirm_accept, methods=["POST"])
+        if self.flow is not None:
+            r.include_router(self.flow.router())
         for path, endpoint, method, deps in (
             ("/api/config", self.config, "GET", anyone),
             ("/api/rounds", self.list_rounds, "GET", anyone),
@@ -297,7 +318,10 @@ class UiService:
         role = self.keys.role_of(key) if key else None
         if role is None:
             raise WebError(403, "this link's key is not valid here; ask for a new link")
-        page = RedirectResponse(self.pages[role], status_code=303)
+        target = self.pages[role]
+        if role == PERSON and self.flow is not None:
+            target = self.flow.next_page(target)
+        page = RedirectResponse(target, status_code=303)
         cookie = cookie_for(role, key)
         page.set_cookie(COOKIES[role], cookie, httponly=True, samesite="strict")
         return page
@@ -349,6 +373,9 @@ class UiService:
 
     def _ui_call(self, route: str) -> Any:
         def handler(body: Annotated[dict[str, Any], Body()]) -> dict[str, str]:
+            problem = call_problem(route, body)
+            if problem is not None:
+                raise WebError(422, f"/{route}: {problem}")
             self.record(body.get("roundId"), route, body, time.time())
             return {"status": "acknowledged"}
 
@@ -374,6 +401,9 @@ class UiService:
 
     async def confirm_accept(self, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """Hold the answer until the person decides (or the timeout declines)."""
+        problem = call_problem("confirmAccept", body)
+        if problem is not None:
+            raise WebError(422, f"/confirmAccept: {problem}")
         within = 0.0 if self.auto_confirm else self.confirm_timeout
         noted = body | {"uiConfirmWithin": within}
         rid = self.record(body.get("roundId"), "confirmAccept", noted, time.time())

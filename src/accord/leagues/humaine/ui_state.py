@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,10 +38,65 @@ from accord.leagues.humaine.private_files import read_private, write_private
 from accord.tournament.sqlite import SqliteFile
 from accord.web.store import EventLog
 
-__all__ = ["BOOKED", "HeardLog", "UiRound"]
+__all__ = ["BOOKED", "HeardLog", "UiRound", "call_problem"]
 
 BOOKED = ("confirmed",)
 """Deal statuses whose goods and price count (the orchestrator keeps these deals)."""
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _money(v: Any) -> bool:
+    """None, a number, or ``{"value": number}`` (the wire's price and budget forms)."""
+    return (
+        v is None
+        or _number(v)
+        or (isinstance(v, dict) and (v.get("value") is None or _number(v["value"])))
+    )
+
+
+def call_problem(route: str, body: dict[str, Any]) -> str | None:
+    """What is wrong with a call's ``body`` for :meth:`UiRound.apply` (None: nothing),
+    checked before anything changes, so a malformed call is refused whole.
+
+    >>> call_problem("sendRoundMetadata", {"durations": {"round": "soon"}})
+    "durations: expected numbers of seconds, got {'round': 'soon'}"
+    >>> call_problem("startRound", {"roundId": "r1", "roundDuration": 60}) is None
+    True
+    """
+    rid = body.get("roundId")
+    if rid is not None and not isinstance(rid, str):
+        return f"roundId: expected a string, got {rid!r:.60}"
+    if isinstance(rid, str) and rid.startswith("accord:"):
+        return f"roundId: names starting 'accord:' are the server's own, got {rid!r:.60}"
+    durations = body.get("durations")
+    if route == "sendRoundMetadata":
+        if durations is not None and not (
+            isinstance(durations, dict) and all(_number(v) and v >= 0 for v in durations.values())
+        ):
+            return f"durations: expected numbers of seconds, got {durations!r:.60}"
+        if not _money(body.get("humanBudget")):
+            return f"humanBudget: expected {{'value': number}}, got {body.get('humanBudget')!r:.60}"
+    if route == "startRound" and "roundDuration" in body and not _number(body["roundDuration"]):
+        return f"roundDuration: expected seconds, got {body['roundDuration']!r:.60}"
+    if "uiConfirmWithin" in body and not _number(body["uiConfirmWithin"] or 0):
+        return f"uiConfirmWithin: expected seconds, got {body['uiConfirmWithin']!r:.60}"
+    bid = body.get("bid")
+    if isinstance(bid, dict):
+        quantity = bid.get("quantity")
+        if quantity is not None and not (
+            isinstance(quantity, dict)
+            and all(
+                isinstance(n, int) and not isinstance(n, bool) and abs(n) < 10**9
+                for n in quantity.values()
+            )
+        ):
+            return f"bid quantity: expected whole numbers per good, got {quantity!r:.60}"
+        if not _money(bid.get("price")):
+            return f"bid price: expected {{'value': number}}, got {bid.get('price')!r:.60}"
+    return None
 
 
 def _stamp(body: dict[str, Any]) -> str:

@@ -15,6 +15,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from accord.core.errors import ConfigError
+from accord.core.imports import is_import_path
+from accord.sandbox.option import SANDBOX_HELP, deprecated, sandbox_option
+
 if TYPE_CHECKING:
     from accord.leagues.scml.world import World
 
@@ -53,32 +57,23 @@ def run(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the scores as JSON.")] = False,
     isolation: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="none: agents run in this process (development, fast); all: each agent in "
-            "a process of its own with limits (competition mode)."
+            help="Deprecated (use --sandbox): none, or all to isolate built-in agents too."
         ),
-    ] = "none",
+    ] = None,
     call_timeout: Annotated[
         float, typer.Option(help="Isolated mode: seconds one call into an agent may take.")
     ] = 60.0,
-    sandbox: Annotated[
-        str,
-        typer.Option(
-            help="How isolated agents are isolated: os (default: a bubblewrap sandbox, only "
-            "their own code visible) or process (a plain child process: weaker, it can "
-            "read this machine's files and processes)."
-        ),
-    ] = "os",
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP + ".")] = "os",
 ) -> None:
     """Simulate one world and print each factory's profit (eq. 3)."""
     from accord.leagues.scml.generate import generate_config
     from accord.leagues.scml.isolation import IsolatedAgent, Limits
     from accord.leagues.scml.world import AgentSpec, World
 
-    _one_of(isolation, ("none", "all"), "--isolation")
-    _one_of(sandbox, ("os", "process"), "--sandbox")
-    _weaker_note(sandbox, isolation)
+    which, sandbox = _choose(sandbox, isolation, ("none", "all"), "entrants")
+    _weaker_note(sandbox, which)
     _at_least_one(days, "--days")
     _positive(call_timeout, "--call-timeout")
     _known_types(_split(agents), "--agents")
@@ -88,11 +83,12 @@ def run(
         kinds = _split(agents) or ["market"]
         specs = [kinds[i % len(kinds)] for i in range(cfg.n_factories)]
         limits = Limits(call_timeout=call_timeout)
-        chosen: list[AgentSpec] = (
-            [IsolatedAgent(k, limits, sandbox) for k in specs]
-            if isolation == "all"
-            else list(specs)
-        )
+        chosen: list[AgentSpec] = [
+            IsolatedAgent(k, limits, sandbox)
+            if which == "all" or (which == "entrants" and is_import_path(k))
+            else k
+            for k in specs
+        ]
         world = World(cfg, chosen, seed=seed)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
@@ -204,13 +200,12 @@ def tournament(
     ),
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 0,
     isolation: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="all (default): every agent in a process of its own with CPU, memory and "
-            "per-call limits; competitors: only the competitors; none: in-process "
-            "(development only: agents are trusted)."
+            help="Deprecated (use --sandbox): which agents run isolated: all (what "
+            "--sandbox os and process do: built-ins too), competitors or none."
         ),
-    ] = "all",
+    ] = None,
     call_timeout: Annotated[
         float, typer.Option(help="Isolated mode: seconds one call into an agent may take.")
     ] = 60.0,
@@ -220,14 +215,7 @@ def tournament(
     memory_mb: Annotated[
         int, typer.Option(help="Isolated mode: megabytes an agent may allocate.")
     ] = 2048,
-    sandbox: Annotated[
-        str,
-        typer.Option(
-            help="How isolated agents are isolated: os (default: a bubblewrap sandbox, only "
-            "their own code visible) or process (a plain child process: weaker, it can "
-            "read this machine's files and processes)."
-        ),
-    ] = "os",
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP + ".")] = "os",
 ) -> None:
     """Run (or resume) a tournament and print the scores per competitor."""
     from accord.leagues.scml.isolation import Limits
@@ -238,8 +226,7 @@ def tournament(
         _at_least_one(value, option)
     if workers is not None:
         _at_least_one(workers, "--workers")
-    _one_of(isolation, ("all", "competitors", "none"), "--isolation")
-    _one_of(sandbox, ("os", "process"), "--sandbox")
+    isolation, sandbox = _choose(sandbox, isolation, ("all", "competitors", "none"), "all")
     _weaker_note(sandbox, isolation)
     for amount, option in (
         (call_timeout, "--call-timeout"),
@@ -360,6 +347,26 @@ def _one_of(value: str, allowed: tuple[str, ...], option: str) -> None:
     if value not in allowed:
         choices = ", ".join(repr(a) for a in allowed)
         raise typer.BadParameter(f"must be one of {choices}, got {value!r}", param_hint=option)
+
+
+def _choose(
+    sandbox: str, isolation: str | None, allowed: tuple[str, ...], default: str
+) -> tuple[str, str]:
+    """``(which agents run isolated, how)`` from ``--sandbox os|process|none`` and the
+    deprecated ``--isolation`` (one line; it still says which agents); ``none`` runs
+    every agent in this process."""
+    try:
+        mode = sandbox_option(sandbox)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--sandbox") from None
+    which = default
+    if isolation is not None:
+        typer.echo(deprecated("--isolation", "--sandbox os, process or none"), err=True)
+        _one_of(isolation, allowed, "--isolation")
+        which = isolation
+    if mode == "none":
+        return "none", "os"
+    return which, mode
 
 
 def _weaker_note(sandbox: str, isolation: str) -> None:

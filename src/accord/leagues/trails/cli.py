@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.core.errors import AccordError, ConfigError
+from accord.sandbox.option import SANDBOX_HELP, sandbox_callback
 
 if TYPE_CHECKING:
     from accord.leagues.trails.board import Settings
@@ -47,8 +48,8 @@ SandboxOpt = Annotated[
     str,
     typer.Option(
         "--sandbox",
-        help="where agents named pkg.module:Class run: os (default), process (weaker), "
-        "none or off (this process: trusted code only)",
+        help=SANDBOX_HELP + " ('off' is an old spelling of none)",
+        callback=sandbox_callback({"off": "none"}),
     ),
 ]
 
@@ -287,7 +288,11 @@ def serve_cmd(
     ),
     opponent: Annotated[
         list[str],
-        typer.Option("--opponent", "-o", help="one condition per opponent: an agent or 'person'"),
+        typer.Option(
+            "--opponent",
+            "-o",
+            help="one condition per opponent: an agent, pkg.module:Class or 'person'",
+        ),
     ] = ["purb"],  # noqa: B006
     dependency: Annotated[str, typer.Option(help="mutual, unilateral or independent")] = "mutual",
     title: Annotated[str, typer.Option(help="the study's title")] = "Colored Trails study",
@@ -303,6 +308,7 @@ def serve_cmd(
     host: Annotated[str, typer.Option(help="address (loopback by default)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8070,
     password: Annotated[str | None, typer.Option(help="experimenter password")] = None,
+    sandbox: SandboxOpt = "os",
 ) -> None:
     """Start the study server: the experimenter makes links, people play in a browser."""
     from accord.leagues.trails.server import create_trails_app, trails_design
@@ -315,8 +321,9 @@ def serve_cmd(
         )
         design = trails_design(
             _split(opponent), dependency=dependency, title=title, seed=seed,
-            visibility=visibility, board=spec, rules=rules,
+            visibility=visibility, board=spec, rules=rules, sandbox=sandbox,
         )  # fmt: skip
+        _say_sandbox(_split(opponent), sandbox)
         sock = bound_socket(host, port)  # a taken port is refused before the study is made
         try:
             app_, study = create_trails_app(folder, design, password=password)

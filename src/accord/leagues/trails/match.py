@@ -14,77 +14,15 @@ from typing import Any
 import numpy as np
 
 from accord.core.errors import ConfigError
-from accord.leagues.trails.agent import Agent, make_view
+from accord.leagues.trails.agent import Agent
 from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
-    EndMove,
     Game,
-    Move,
-    Pass,
-    Phase,
-    Propose,
-    Respond,
     Setup,
-    Transfer,
 )
 from accord.leagues.trails.naming import AGENTS, make_agent
 
-__all__ = ["AGENTS", "advance", "make_agent", "observe_all", "play"]
-
-
-def _safe(game: Game, player: int, fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except Exception as exc:  # an agent's failure is its own, recorded, game goes on
-        from accord.leagues.trails.engine import Violation
-
-        game.violations.append(
-            Violation(
-                game.turn, player, game.phase.value, f"agent raised {type(exc).__name__}: {exc}"
-            )
-        )
-        return None
-
-
-def observe_all(game: Game, agents: Sequence[Agent | None]) -> None:
-    """Tell every agent how the last turn went (promised and sent chips of both)."""
-    rec = game.history[-1]
-    for k, a in enumerate(agents):
-        if a is not None:
-            _safe(game, k, a.observe, make_view(game, k), rec)
-
-
-def advance(game: Game, agents: Sequence[Agent | None]) -> None:
-    """Let agents act until the game ends or a player without an agent (None) must act."""
-    while not game.done and agents[game.actor] is not None:
-        p = game.actor
-        agent = agents[p]
-        assert agent is not None
-        n = len(game.history)
-        view = make_view(game, p)
-        if game.phase is Phase.PROPOSE:
-            prop = _safe(game, p, agent.propose, view)
-            game.step(p, prop if isinstance(prop, Propose) else Pass())
-        elif game.phase is Phase.RESPOND:
-            assert game.proposal is not None
-            ok = _safe(game, p, agent.respond, view, game.proposal)
-            game.step(p, Respond(bool(ok)))
-        elif game.phase is Phase.TRANSFER:
-            promised = tuple(int(x) for x in game.promised(p))
-            expected = tuple(int(x) for x in game.promised(1 - p))
-            send = _safe(game, p, agent.transfer, view, promised, expected)
-            game.step(p, Transfer(tuple(send) if send is not None else (0,) * len(promised)))
-        else:
-            path = _safe(game, p, agent.move, view) or []
-            for cell in path:
-                if game.actor != p or game.phase is not Phase.MOVE:
-                    break
-                if not game.step(p, Move(int(cell))).ok:
-                    break
-            if game.actor == p and game.phase is Phase.MOVE:
-                game.step(p, EndMove())
-        if len(game.history) > n:
-            observe_all(game, agents)
+__all__ = ["AGENTS", "make_agent", "play"]
 
 
 def play(

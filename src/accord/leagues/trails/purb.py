@@ -60,8 +60,9 @@ import numpy as np
 
 from accord.leagues.trails.agent import Agent, View, sub_vectors, walk_plan
 from accord.leagues.trails.engine import Propose, TurnRecord
+from accord.leagues.trails.hidden import ChipBelief
 
-__all__ = ["ChipBelief", "Purb", "PurbConfig", "Traits", "kept"]
+__all__ = ["ChipBelief", "Purb", "PurbConfig", "Traits", "kept"]  # ChipBelief: .hidden
 
 
 def kept(promised: Sequence[int], sent: Sequence[int]) -> int:
@@ -71,39 +72,6 @@ def kept(promised: Sequence[int], sent: Sequence[int]) -> int:
     2
     """
     return sum(min(int(s), int(p)) for p, s in zip(promised, sent, strict=False))
-
-
-@dataclass
-class ChipBelief:
-    """PURB's estimate of a partner's chips it cannot see (expected count per colour)."""
-
-    counts: list[float]
-
-    @classmethod
-    def even(cls, total: int, n_colors: int) -> ChipBelief:
-        """The prior: ``total`` chips spread evenly over the colours.
-
-        >>> ChipBelief.even(6, 4).rounded()
-        (2, 2, 2, 2)
-        """
-        return cls([total / n_colors] * n_colors)
-
-    def add(self, chips: Sequence[int], sign: int = 1) -> None:
-        for c, n in enumerate(chips):
-            self.counts[c] = max(0.0, self.counts[c] + sign * int(n))
-
-    def at_least(self, chips: Sequence[int]) -> None:
-        for c, n in enumerate(chips):
-            self.counts[c] = max(self.counts[c], float(n))
-
-    def fewer_than(self, chips: Sequence[int]) -> None:
-        """A refused request: perhaps it holds fewer of the colours asked for."""
-        for c, n in enumerate(chips):
-            if n:
-                self.counts[c] = max(0.0, min(self.counts[c], n - 1.0))
-
-    def rounded(self) -> tuple[int, ...]:
-        return tuple(int(np.floor(x + 0.5)) for x in self.counts)
 
 
 @dataclass
@@ -166,6 +134,7 @@ class PurbConfig:
     both_free_after: int = 1
     certain_after: int = 2
     max_side: int = 3
+    free_risk: float = 0.0
 
 
 @dataclass
@@ -275,6 +244,8 @@ class Purb(Agent):
             self.believed(view)
             assert self.belief is not None
             self.belief.at_least(proposal.give)  # it offers them: it holds them
+            if any(proposal.take):  # it asks for them: probably what it lacks
+                self.belief.requested(view.positions[view.other], proposal.take)
         view = self.believed(view)
         me, other, c = view.me, view.other, self.config
         # the proposer's give comes to me, its take leaves me
@@ -327,8 +298,12 @@ class Purb(Agent):
             return (0,) * len(promised)
         if tj.reliability >= c.high and tj.observations >= c.certain_after:
             return promised
-        case = self.transfer_case(view, promised, expected)
         allowed = self._keep_own_independence(view, promised)
+        if self.belief is not None:  # hidden chips: judged on the hands it may hold
+            risky = self._hidden_transfer(view, allowed, expected)
+            if risky is not None:
+                return risky
+        case = self.transfer_case(view, promised, expected)
         theirs = view.other_chips
         assert theirs is not None  # seen or believed
         if case == "frees_partner":
@@ -341,6 +316,42 @@ class Purb(Agent):
         # otherwise (the partner already independent, or only PURB freed): half with a
         # given probability, else all
         return _half(allowed) if self.rng.random() < c.half_probability else allowed
+
+    def _hidden_transfer(
+        self, view: View, allowed: tuple[int, ...], expected: tuple[int, ...]
+    ) -> tuple[int, ...] | None:
+        """Under hidden chips, to a partner it is not certain of: when ``allowed`` would
+        free the partner in more than ``free_risk`` of the hands it may hold (and the
+        exchange does not free PURB too with a partner it has seen), the largest part of
+        it whose risk is at most ``free_risk``; None when the risk is low (the usual
+        dependency cases then apply, on the estimated chips)."""
+        assert self.belief is not None
+        me, other, c = view.me, view.other, self.config
+        board, here, goal = view.board, view.positions, view.goals
+
+        def reaches(pos: int, h: tuple[int, ...]) -> bool:
+            return board.can_reach(pos, goal[other], h)
+
+        hands = self.belief.hands(reaches)
+        if not hands:
+            return None
+
+        def free(h: tuple[int, ...]) -> bool:
+            return view.independent(other, h)
+
+        if self.belief.free_risk(hands, allowed, free, reaches) <= c.free_risk:
+            return None
+        mine_after = tuple(a - p + e for a, p, e in zip(view.chips, allowed, expected, strict=True))
+        seen = self.traits[other].observations >= c.both_free_after
+        if seen and board.can_reach(here[me], goal[me], mine_after):
+            return allowed  # frees both, with a partner seen before: the paper's "all"
+        return _largest(
+            allowed,
+            lambda s: (
+                self.belief is not None
+                and self.belief.free_risk(hands, s, free, reaches) <= c.free_risk
+            ),
+        )
 
     def transfer_case(
         self, view: View, promised: tuple[int, ...], expected: tuple[int, ...]
@@ -417,6 +428,9 @@ class Purb(Agent):
         assert self.belief is not None
         if record.proposer == other and record.proposal is not None:
             self.belief.at_least(record.proposal.give)
+            if any(record.proposal.take):
+                was = self._last[other] if self._last is not None else view.positions[other]
+                self.belief.requested(was, record.proposal.take)
         if record.proposer == me and record.proposal is not None and not record.accepted:
             self.belief.fewer_than(record.proposal.take)  # perhaps it lacked them
         if record.sent[me]:
@@ -431,6 +445,8 @@ class Purb(Agent):
             for cell in path or []:
                 colour = view.board.colors[cell]
                 self.belief.add(tuple(int(c == colour) for c in range(len(view.chips))), -1)
+        if after != view.goals[other]:
+            self.belief.cannot_reach(after)  # it did not walk home: it could not
         self._last = view.positions
 
 

@@ -20,19 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from accord.core.errors import AccordError, ConfigError, ProtocolViolation
-from accord.core.imports import is_import_path
+from accord.core.errors import AccordError, ProtocolViolation
+from accord.drivers.seats import SANDBOX_MODES, RemoteEntrant, launch_entrant, sandbox_mode
 from accord.leagues.trails.agent import Agent, View
 from accord.leagues.trails.engine import Propose, TurnRecord
 from accord.leagues.trails.naming import build_agent
-from accord.sandbox import Host, HostContext, Limits, Sandbox, agent_code, start_sandbox
+from accord.sandbox import Host, HostContext, Limits
 
 __all__ = ["SANDBOX_MODES", "RemoteAgent", "TrailsHost", "agent_sandbox", "sandboxed_agent"]
 
-SANDBOX_MODES = ("os", "process", "none", "off")
-"""``os`` (the default for agents named by path), ``process`` (weaker: see
-:data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
-the name every league uses) or ``off`` (the same)."""
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed agent may take."""
 HOST = "accord.leagues.trails.sandboxed:TrailsHost"
@@ -40,9 +36,7 @@ HOST = "accord.leagues.trails.sandboxed:TrailsHost"
 
 def agent_sandbox(name: str, mode: str = "os") -> str | None:
     """The sandbox mode ``name`` runs in: None for a built-in agent or with ``none``/``off``."""
-    if mode not in SANDBOX_MODES:
-        raise ConfigError(f"sandbox must be one of {', '.join(SANDBOX_MODES)}; got {mode!r}")
-    return mode if is_import_path(name) and mode not in ("none", "off") else None
+    return sandbox_mode(name, mode)
 
 
 class TrailsHost(Host):
@@ -79,15 +73,15 @@ class TrailsHost(Host):
 
 
 class RemoteAgent(Agent):
-    """The organiser's stand-in for an agent in a sandbox (checks every answer)."""
+    """The organiser's stand-in for an agent in a sandbox (checks every answer), through
+    its :class:`~accord.drivers.seats.RemoteEntrant`."""
 
-    def __init__(self, box: Sandbox, name: str, timeout: float = CALL_TIMEOUT) -> None:
-        self.box = box
-        self.timeout = timeout
-        self.name = name
+    def __init__(self, entrant: RemoteEntrant) -> None:
+        self.entrant = entrant
+        self.name = entrant.label
 
     def _call(self, op: str, payload: Any) -> Any:
-        return self.box.call(op, payload, timeout=self.timeout, trusted_pickle=True)
+        return self.entrant.call(op, payload)
 
     def start(self, me: int, rng: np.random.Generator) -> None:
         self._call("start", (me, rng))
@@ -119,7 +113,7 @@ class RemoteAgent(Agent):
         self._call("observe", (view, record))
 
     def close(self) -> None:
-        self.box.close()
+        self.entrant.close()
 
 
 class AgentAnswer(AccordError):
@@ -134,18 +128,7 @@ def _counts(v: Any, limit: int = 100) -> tuple[int, ...]:
 
 def sandboxed_agent(name: str, mode: str = "os", limits: Limits | None = None) -> RemoteAgent:
     """Start ``name`` (``pkg.module:Class``) in a sandbox of ``mode`` for one game."""
-    code = agent_code(name)
-    limits = limits or Limits(call_timeout=CALL_TIMEOUT, startup_timeout=60.0)
-    box = start_sandbox(
-        HOST, name, code_paths=code.paths, code_mounts=code.mounts, mode=mode, limits=limits
-    )
-    try:
-        said = box.call("name", None)
-    except Exception:
-        box.close()
-        raise
-    label = said if isinstance(said, str) and 0 < len(said) <= 80 else name
-    return RemoteAgent(box, label, limits.call_timeout)
+    return RemoteAgent(launch_entrant(HOST, name, mode, limits, CALL_TIMEOUT))
 
 
 def close_all(agents: Sequence[Agent]) -> None:

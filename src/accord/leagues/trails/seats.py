@@ -83,6 +83,12 @@ class TrailsSeat:
         if self._game is not None:
             self._catch_up(self._game)
 
+    def catch_up(self, state: Game) -> None:
+        """Tell the agent now of every turn finished since it last heard (a server does
+        this after each turn, so the agent hears of a turn at once, as it did before)."""
+        self._game = state
+        self._catch_up(state)
+
     def _catch_up(self, state: Game) -> None:
         """Tell the agent of every turn finished since it last heard."""
         while self._seen < len(state.history):

@@ -11,7 +11,12 @@ error); a finished game completes the round with the scores (``trails.end``). Ga
 progress are kept in the study's SQLite file (:mod:`accord.leagues.trails.store`: every
 action stepped, the agents' included, in the same transaction as the request's log
 entries), so a server killed and restarted on the same folder resumes each game at the
-same state and a participant's link continues it.
+same state and a participant's link continues it. An agent opponent sits in its seat of
+the agent driver (:class:`~accord.leagues.trails.seats.TrailsSeat`) and its answers go
+through :class:`~accord.leagues.trails.rules.TrailsRules` (a refused answer, an error or
+a call slower than :data:`AGENT_SECONDS` is recorded against it and the phase's null
+action is played); it thinks outside the service's lock, so a slow agent holds up only
+its own participant's request, never the others'.
 
     >>> import tempfile
     >>> from fastapi.testclient import TestClient
@@ -26,6 +31,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -38,6 +44,10 @@ from starlette.requests import Request as StarletteRequest
 from starlette.routing import Route
 
 from accord.core.errors import ConfigError
+from accord.core.imports import is_import_path
+from accord.core.protocols.driver import SlowCall, failure_of
+from accord.core.protocols.result import Failure, FailureKind
+from accord.core.protocols.rules import IllegalAction
 from accord.leagues.trails.agent import Agent
 from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
@@ -52,9 +62,13 @@ from accord.leagues.trails.engine import (
     Setup,
     StepResult,
     Transfer,
+    Violation,
 )
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
-from accord.leagues.trails.match import AGENTS, advance, make_agent, observe_all
+from accord.leagues.trails.match import AGENTS, make_agent
+from accord.leagues.trails.rules import TrailsRules
+from accord.leagues.trails.sandboxed import agent_sandbox, sandboxed_agent
+from accord.leagues.trails.seats import TrailsSeat
 from accord.leagues.trails.store import GameRow, GameStore
 from accord.web.errors import WebError
 from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
@@ -85,8 +99,10 @@ def trails_design(
     visibility: str = "full",
     board: BoardSpec | None = None,
     rules: Settings | None = None,
+    sandbox: str = "os",
 ) -> StudyDesign:
-    """A one-round study, one condition per opponent (an agent name or ``person``);
+    """A one-round study, one condition per opponent (an agent name, ``pkg.module:Class``
+    for a submitted agent, run in :mod:`accord.sandbox` in mode ``sandbox``, or ``person``);
     ``visibility`` ``"own"`` hides each player's chips from the other (people and agents);
     ``board`` sets the generator (size, colours, chips) and ``rules`` the turn protocol
     (``protocol``, ``rounds``; its visibility is overridden by ``visibility``)."""
@@ -103,12 +119,16 @@ def trails_design(
     if twice:
         raise ConfigError(f"opponent {twice[0]!r} is named twice; one condition per opponent")
     conds = []
+    agent_sandbox("person", sandbox)  # refuses an unknown mode
     for o in opponents:
-        if o != "person" and o not in AGENTS:
-            raise ConfigError(f"unknown opponent {o!r}; expected 'person' or one of {list(AGENTS)}")
+        if o != "person" and o not in AGENTS and not is_import_path(o):
+            raise ConfigError(
+                f"unknown opponent {o!r}; expected 'person', one of {list(AGENTS)} "
+                "or pkg.module:Class"
+            )
         conds.append(
             Condition(
-                name=f"{dependency}-vs-{o}",
+                name=f"{dependency}-vs-{o.replace(':', '.')}",
                 params={
                     "opponent": o,
                     "dependency": dependency,
@@ -116,6 +136,7 @@ def trails_design(
                     "protocol": proto.protocol,
                     "rounds": proto.rounds,
                     "board": spec.to_dict(),
+                    **({"sandbox": sandbox} if is_import_path(o) else {}),
                 },  # fmt: skip
             )
         )
@@ -169,11 +190,65 @@ class _Match:
         gid: str,
         game: _RecordedGame,
         seats: list[str | None],
-        agents: list[Agent | None],
+        agents: list[TrailsSeat | None],
     ) -> None:
         self.id, self.game, self.seats, self.agents = gid, game, seats, agents
         self.closed = False
         self.saved = 0  # steps already in the file
+        self.driving = False  # a request is letting this game's agent act
+
+
+RULES = TrailsRules()
+AGENT_SECONDS = 30.0
+"""Seconds an agent may think about one action; a slower answer is its failure (a timeout:
+recorded against it, the phase's null action is played)."""
+
+
+def _seat(opponent: str, k: int, seed: int, game: Game, sandbox: str = "os") -> TrailsSeat:
+    """Player ``k``'s agent in its seat of the agent driver, started on ``game``; an
+    agent named ``pkg.module:Class`` runs in :mod:`accord.sandbox` (mode ``sandbox``)."""
+    mode = agent_sandbox(opponent, sandbox)
+    agent = make_agent(opponent) if mode is None else sandboxed_agent(opponent, mode)
+    seat = TrailsSeat(agent, k, np.random.default_rng(seed))
+    try:
+        seat.start(game)
+    except BaseException:
+        _close(seat)
+        raise
+    return seat
+
+
+def _close(seat: TrailsSeat | None) -> None:
+    """Stop the seat's sandbox, if its agent runs in one."""
+    close = getattr(seat.agent, "close", None) if seat is not None else None
+    if callable(close):
+        close()
+
+
+class _Finished(Agent):
+    """The name of a submitted agent whose game is over (nothing left to ask it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _rng(seat: TrailsSeat) -> np.random.Generator | None:
+    """The agent's random generator, if it lives in this process (kept for a restore)."""
+    rng = getattr(seat.agent, "rng", None)
+    return rng if isinstance(rng, np.random.Generator) else None
+
+
+def _observe(game: Game, agents: Sequence[TrailsSeat | None]) -> None:
+    """Tell every agent at once of the turns finished since it last heard (an agent's
+    error here is recorded against it; the game goes on)."""
+    for k, seat in enumerate(agents):
+        if seat is None:
+            continue
+        try:
+            seat.catch_up(game)
+        except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded
+            why = f"agent raised {type(exc).__name__}: {exc}"
+            game.violations.append(Violation(game.turn, k, game.phase.value, why))
 
 
 class TrailsService:
@@ -188,7 +263,7 @@ class TrailsService:
         self.by_pid: dict[str, str] = {}
         self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
         self.unreadable: dict[str, str] = {}  # game id -> why it could not be restored
-        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait
+        self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait (filed)
         self._restore()
 
     def _restore(self) -> None:
@@ -208,23 +283,28 @@ class TrailsService:
                 for seat in _seats(raw.get("seats")):
                     self.by_pid[seat] = gid
         self.waiting = self.store.waiting()
+        self.waiting_since = self.store.waiting_since()
 
     def _restore_one(self, row: GameRow) -> None:
         game = _RecordedGame(row.setup, row.rules)
-        agents: list[Agent | None] = [None, None]
+        agents: list[TrailsSeat | None] = [None, None]
         if row.opponent != "person":
             k = row.seats.index(None)
-            agent = make_agent(row.opponent)
-            agent.start(k, np.random.default_rng(self._seed(row.number)))
-            agents[k] = agent
+            if row.closed and is_import_path(row.opponent):  # over: no sandbox to start
+                label = row.opponent.rsplit(":", 1)[-1]
+                agents[k] = TrailsSeat(_Finished(label), k, np.random.default_rng(0))
+            else:
+                seed, mode = self._seed(row.number), self._sandbox(row.opponent)
+                agents[k] = _seat(row.opponent, k, seed, game, mode)
         for player, action in self.store.steps(row.gid):
             n = len(game.history)
             game.step(player, action)
             if len(game.history) > n:
-                observe_all(game, agents)
+                _observe(game, agents)
         for a in agents:
-            if a is not None and row.agent_rng is not None:
-                a.rng.bit_generator.state = row.agent_rng
+            rng = _rng(a) if a is not None else None
+            if rng is not None and row.agent_rng is not None:
+                rng.bit_generator.state = row.agent_rng
         m = _Match(row.gid, game, row.seats, agents)
         m.saved, m.closed = len(game.steps), row.closed
         self.matches[row.gid] = m
@@ -232,7 +312,21 @@ class TrailsService:
             if seat is not None:
                 self.by_pid[seat] = row.gid
 
+    def close(self) -> None:
+        """At shut-down: stop the sandboxes of the agents in games still running."""
+        with self.lock:
+            for m in self.matches.values():
+                for a in m.agents:
+                    _close(a)
+
     # -- games ----------------------------------------------------------------------------
+    def _sandbox(self, opponent: str) -> str:
+        """The sandbox mode the design gives ``opponent`` (``os`` if it names none)."""
+        for c in self.study.design.conditions:
+            if c.params.get("opponent") == opponent:
+                return str(c.params.get("sandbox", "os"))
+        return "os"
+
     def _seed(self, number: int) -> int:
         return int(self.study.design.seed) * 100_003 + number
 
@@ -259,12 +353,13 @@ class TrailsService:
                 return None
             del self.waiting[cond]
             self.store.set_waiting(cond, None)
+            self.waiting_since.pop(other, None)
+            self.store.set_waiting_since(other, None)
             game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
             m = _Match(gid, game, [other, pid], [None, None])
         else:
-            agent = make_agent(opponent)
-            agent.start(1, np.random.default_rng(self._board_seed()))
             game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
+            agent = _seat(opponent, 1, self._board_seed(), game, str(p.get("sandbox", "os")))
             m = _Match(gid, game, [pid, None], [None, agent])
         self.store.add_game(gid, len(self.matches), m.seats, opponent, game.setup, game.rules)
         self.matches[gid] = m
@@ -280,13 +375,13 @@ class TrailsService:
         return m
 
     @contextlib.contextmanager
-    def _atomic(self, pid: str) -> Iterator[None]:
-        """One transaction for what ``pid``'s request does; when it fails (and the file
-        rolls back), the games in memory are put back to what the file holds, so memory
-        and file never differ."""
+    def _atomic(self, pid: str | None, game: str | None = None) -> Iterator[None]:
+        """One transaction for what ``pid``'s request (or an agent of game ``game``)
+        does; when it fails (and the file rolls back), the games in memory are put back
+        to what the file holds, so memory and file never differ."""
         with self.lock:
             by_pid, waiting = dict(self.by_pid), dict(self.waiting)
-            gid = self.by_pid.get(pid)
+            gid = self.by_pid.get(pid) if pid is not None else game
             m = self.matches.get(gid) if gid is not None else None
             steps = len(m.game.steps) if m is not None else 0
             try:
@@ -303,7 +398,9 @@ class TrailsService:
 
     def _reload(self, gid: str) -> None:
         """Game ``gid`` again from the file (after a rolled-back request)."""
-        self.matches.pop(gid, None)
+        old = self.matches.pop(gid, None)
+        for a in old.agents if old is not None else ():
+            _close(a)
         for raw in self.store.game_rows():
             if raw["gid"] == gid:
                 try:
@@ -321,13 +418,18 @@ class TrailsService:
                     return self._wait(pid)
             else:
                 m = self._match(gid)
+        self._drive(m)
+        with self.lock:
             return self._view(m, m.seats.index(pid))
 
     def _wait(self, pid: str) -> dict[str, Any]:
         """``pid`` waits alone for a partner; after the design's ``wait_seconds`` it is
         released (done, with the completion code) instead of waiting on."""
         now = self.study.clock.wall()
-        since = self.waiting_since.setdefault(pid, now)
+        if pid not in self.waiting_since:  # kept in the file: a restart loses no wait
+            self.waiting_since[pid] = now
+            self.store.set_waiting_since(pid, now)
+        since = self.waiting_since[pid]
         limit = float(self.study.design.wait_seconds)
         if now - since < limit:
             return {"waiting": True}
@@ -338,6 +440,7 @@ class TrailsService:
         reason = f"No other participant arrived within {limit / 60:.0f} minute(s)."
         self.study.release(pid, reason)
         self.waiting_since.pop(pid, None)
+        self.store.set_waiting_since(pid, None)
         return {"waiting": False, "released": reason, "next": self.study.view(pid).next}
 
     def _match(self, gid: str) -> _Match:
@@ -351,6 +454,27 @@ class TrailsService:
         return self.matches[gid]
 
     def act(self, pid: str, body: ActIn) -> dict[str, Any]:
+        """Do one action of ``pid``'s; a refused one changes nothing in the game and is
+        logged for the experimenter (``trails.refused``: who, what arrived, why)."""
+        try:
+            return self._act(pid, body)
+        except WebError as e:
+            with self.lock:
+                gid = self.by_pid.get(pid)
+                m = self.matches.get(gid) if gid is not None else None
+                where: dict[str, Any] = {"game": gid}
+                if m is not None:
+                    seat = m.seats.index(pid) if pid in m.seats else None
+                    where |= {"player": seat, "turn": m.game.turn, "phase": m.game.phase.value}
+                self.study.note(
+                    pid,
+                    "trails.refused",
+                    {**where, "action": body.model_dump(), "status": e.status, "code": e.code,
+                     "reason": e.message},
+                )  # fmt: skip
+            raise
+
+    def _act(self, pid: str, body: ActIn) -> dict[str, Any]:
         # one transaction: the steps, the log entries and the end are stored together
         with self._atomic(pid):
             gid = self.by_pid.get(pid)
@@ -375,7 +499,7 @@ class TrailsService:
             phase, turn, n = g.phase.value, g.turn, len(g.history)
             result = g.step(me, action)
             if len(g.history) > n:
-                observe_all(g, m.agents)
+                _observe(g, m.agents)
             self.study.record(
                 pid,
                 "trails.action",
@@ -390,26 +514,93 @@ class TrailsService:
                 },
             )
             self._after(m)
+        self._drive(m)
+        with self.lock:
             view = self._view(m, me)
-            if not result.ok:
-                view["error"] = result.error
-            return view
+        if not result.ok:
+            view["error"] = result.error
+        return view
+
+    # -- agents ---------------------------------------------------------------------------
+    def _drive(self, m: _Match, limit: int = 10_000) -> None:
+        """Let the game's agent act while it is its turn, as the web driver does: the
+        agent (in its seat of the agent driver) thinks outside the service's lock, so
+        other participants are answered meanwhile; its answer is then checked by the
+        rules and stored in a transaction of its own. Only one request drives a game at
+        a time; an answer to a game that moved on (or was reloaded) is dropped."""
+        with self.lock:
+            if m.driving:
+                return
+            m.driving = True
+        try:
+            for _ in range(limit):
+                with self.lock:
+                    g = m.game
+                    if g.done or self.matches.get(m.id) is not m:
+                        return
+                    k = g.actor
+                    seat = m.agents[k]
+                    if seat is None:
+                        return
+                    version = len(g.steps)
+                started = time.perf_counter()
+                error: BaseException | None = None
+                action: Any = None
+                try:
+                    action = seat.act(g, k)
+                except Exception as exc:  # noqa: BLE001 - the agent's failure, recorded below
+                    error = exc
+                took = time.perf_counter() - started
+                if error is None and took > AGENT_SECONDS:
+                    error = SlowCall(f"took {took:.1f} s; the limit is {AGENT_SECONDS:.0f} s")
+                with self._atomic(None, m.id):
+                    if len(g.steps) != version or self.matches.get(m.id) is not m:
+                        continue
+                    self._agent_step(m, k, seat, action, error)
+                    self._after(m)
+        finally:
+            with self.lock:
+                m.driving = False
+
+    def _agent_step(
+        self, m: _Match, k: int, seat: TrailsSeat, action: Any, error: BaseException | None
+    ) -> None:
+        """Apply the agent's action through the rules (a refused one or a failure is
+        recorded against the agent and the phase's null action played) and keep the step
+        a replay needs."""
+        g = m.game
+        n = len(g.history)
+        if error is None:
+            try:
+                RULES.apply(g, k, action, 0.0)
+            except IllegalAction as exc:
+                failure = Failure(k, seat.name, FailureKind.INVALID, exc.reason)
+                RULES.fail(g, k, failure, 0.0)  # the replay's step() records it the same
+            g.steps.append((k, action))
+        else:
+            null = g.null_action()
+            RULES.fail(g, k, failure_of(k, seat.name, error), 0.0)
+            g.steps.append((k, null))
+        if len(g.history) > n:
+            _observe(g, m.agents)
 
     def _after(self, m: _Match) -> None:
         g = m.game
-        advance(g, m.agents)
         if len(g.steps) > m.saved:
             self.store.add_steps(m.id, m.saved, g.steps[m.saved :])
             m.saved = len(g.steps)
             for a in m.agents:
-                if a is not None:
-                    self.store.set_agent_rng(m.id, dict(a.rng.bit_generator.state))
+                rng = _rng(a) if a is not None else None
+                if rng is not None:
+                    self.store.set_agent_rng(m.id, dict(rng.bit_generator.state))
         for k, seat in enumerate(m.seats):
             if seat is not None:
                 self.study.notify(seat, "trails", self._view(m, k))
         if g.done and not m.closed:
             m.closed = True
             self.store.close_game(m.id)
+            for a in m.agents:
+                _close(a)
             result = {
                 "game": m.id,
                 "scores": g.scores(),
@@ -455,7 +646,7 @@ class TrailsService:
             "done": g.done,
             "end": g.end_reason.value if g.end_reason else None,
             "scores": g.scores() if g.done else None,
-            "opponent": "person" if m.agents[other] is None else m.agents[other].name,  # type: ignore[union-attr]
+            "opponent": "person" if (a := m.agents[other]) is None else a.name,
             "last": last,
             "rules": {
                 "protocol": g.rules.protocol,

@@ -64,6 +64,10 @@ CREATE TABLE IF NOT EXISTS trails_waiting (
     condition TEXT PRIMARY KEY,
     pid TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS trails_waiting_since (
+    pid TEXT PRIMARY KEY,
+    since REAL NOT NULL
+);
 """
 
 
@@ -182,6 +186,20 @@ class GameStore:
     def waiting(self) -> dict[str, str]:
         """Condition -> the participant waiting there for a human partner."""
         return {r["condition"]: r["pid"] for r in self.file.rows("SELECT * FROM trails_waiting")}
+
+    def waiting_since(self) -> dict[str, float]:
+        """Participant -> the wall time they began to wait alone (their waiting clock)."""
+        rows = self.file.rows("SELECT pid, since FROM trails_waiting_since")
+        return {r["pid"]: float(r["since"]) for r in rows}
+
+    def set_waiting_since(self, pid: str, since: float | None) -> None:
+        """Start (a time) or stop (None) ``pid``'s waiting clock."""
+        if since is None:
+            self.file.execute("DELETE FROM trails_waiting_since WHERE pid = ?", (pid,))
+        else:
+            self.file.execute(
+                "INSERT OR IGNORE INTO trails_waiting_since VALUES (?, ?)", (pid, since)
+            )
 
     def set_waiting(self, condition: str, pid: str | None) -> None:
         if pid is None:

@@ -38,6 +38,9 @@ def create_study_app(
     title: str | None = None,
 ) -> FastAPI:
     """The app of a study: its routes and pages (``/study/...``), the league's
-    ``services`` and the league's ``pages`` (``{mount: folder}``, e.g. ``{"/": static}``)."""
+    ``services`` and the league's ``pages`` (``{mount: folder}``, e.g. ``{"/": static}``);
+    the answers of idempotent requests are kept in the study's file."""
     static: dict[str, str] = {PAGES: str(STATIC), **(pages or {})}
-    return create_app(title or study.design.title, study, *services, static=static)
+    return create_app(
+        title or study.design.title, study, *services, static=static, answers=study.store
+    )

@@ -332,6 +332,11 @@ class Study:
         p = self._active(pid)
         self._event(p, kind, data or {})
 
+    def note(self, pid: str, kind: str, data: dict[str, Any] | None = None) -> None:
+        """Log an event about participant ``pid`` whatever their status (what the
+        experimenter should see even when nothing changed: a refused action)."""
+        self._event(self.store.get(pid), kind, data or {})
+
     def set_state(self, pid: str, state: dict[str, Any]) -> Participant:
         """Replace the league's state of participant ``pid`` (logged)."""
         p = self._active(pid)

@@ -17,6 +17,16 @@ Strategy (each rule is one method below):
   ``demand_input_share`` of its price, 0.8, since its buyers start below the trading
   price and the chain's profit counts, not its own margin), and (for supply) it can pay. Then the
   plan shows what to sell (the output of the supply) or buy (the inputs of the demand).
+- **Expected supply (issue 26).** A last-level factory signs final demand that its
+  *expected* input stock covers: what it secured, or ``rate`` units a day from its
+  suppliers from the day after tomorrow (and not before ``warmup`` days per level, the
+  time the chain takes to fill), whichever is more; a day already short counts as
+  covered on the spot market. ``rate`` starts at ``expected_supply`` (0.5) of its share
+  of its suppliers' lines, halves on a day it falls short and follows the units its
+  suppliers really sold it (a moving average, ``flow_weight``). Purchases for what it
+  signs are the plan's buy need. Buying ahead stops once no more final demand can be
+  revealed in time for it (``end_stop``), and a first-level factory then signs raw
+  supply only for what it sold.
 - **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
   the days they are needed, outputs for the days they are available. Only a last-level
   factory sells ahead of inputs it can still buy (final demand, within a small,
@@ -104,9 +114,9 @@ class MarketAgent(SCMLAgent):
 
     def __init__(
         self,
-        margin: float = 0.05,
+        margin: float = 0.0,
         demand_input_share: float | None = 0.8,
-        speculative_days: float = 2.0,
+        speculative_days: float = 4.0,
         middle_short_sales: bool = False,
         stock_days: tuple[float, float, float] = (4.0, 6.0, 4.0),
         supply_margin: float = 0.0,
@@ -114,6 +124,11 @@ class MarketAgent(SCMLAgent):
         short_lines: float = 2.0,
         middle_lead: int = 0,
         lead_short: float = 0.0,
+        expected_supply: float = 0.5,
+        end_stop: bool = True,
+        warmup: float = 3.0,
+        flow_weight: float = 0.3,
+        flow_factor: float = 1.0,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -126,6 +141,11 @@ class MarketAgent(SCMLAgent):
         self.short_lines = short_lines
         self.middle_lead = middle_lead
         self.lead_short = lead_short
+        self.expected_supply = expected_supply
+        self.end_stop = end_stop
+        self.warmup = warmup
+        self.flow_weight = flow_weight
+        self.flow_factor = flow_factor
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -144,6 +164,15 @@ class MarketAgent(SCMLAgent):
         # (first level): grows while that works, halves after a shortfall or a glut
         self.short_cap = awi.n_lines / 2
         self.long_cap = self.stock_days[0] * awi.n_lines
+        # units a day it expects to buy beyond what it secured: its share of what its
+        # suppliers can make (halves after a shortfall, grows back while it works)
+        sup = len(awi.my_suppliers)
+        peers = max(1, len(awi.bb.consumers(awi.my_input_product)))
+        self.rate_cap = self.expected_supply * awi.n_lines * min(1.0, sup / peers)
+        self.rate = self.rate_cap
+        self.first_supply = n  # the first delivery day of a purchase it signed
+        self.flow = self.rate_cap  # units a day its suppliers sell it (moving average)
+        self._bought = 0
 
     def _project(self) -> None:
         """Projected output stock before each day's deliveries -> sell room and buy need."""
@@ -186,6 +215,8 @@ class MarketAgent(SCMLAgent):
         """Extra inputs a factory buys ahead of its sales: about a day of production."""
         awi = self.awi
         stop = awi.n_steps - 1 - self.levels_after - 1  # later inputs cannot be sold in time
+        if self.end_stop and awi.current_step >= self._last_useful_day():
+            return [0] * (last - first + 1)  # no demand is left to reveal for them
         sell = self._sell_l
         uncommitted = sell[min(last + 1, len(sell) - 1)]
         days = int(self.speculative_days * awi.n_lines)
@@ -196,6 +227,12 @@ class MarketAgent(SCMLAgent):
             min(budget, spare[t] if t < n else 0) if t <= stop else 0
             for t in range(first, last + 1)
         ]
+
+    def _last_useful_day(self) -> int:
+        """The last day on which buying ahead of sales can still serve final demand not
+        yet revealed: the last reveal, less a day per level after this one."""
+        awi = self.awi
+        return awi.n_steps - 1 - awi.horizon - self.levels_after
 
     def room(self, is_buy: bool, first: int, last: int) -> np.ndarray:
         """Units it would trade for delivery on each day ``first..last`` (now)."""
@@ -254,6 +291,8 @@ class MarketAgent(SCMLAgent):
         self._key = (-1, False)
 
     def _book(self, c: Contract, sign: int = 1) -> None:
+        if c.buyer == self.awi.agent and sign > 0 and not c.exogenous:
+            self.first_supply = min(self.first_supply, c.delivery)
         arr = self.inp if c.buyer == self.awi.agent else self.out
         arr[c.delivery] += sign * c.quantity
         self._key = (-1, False)
@@ -325,7 +364,12 @@ class MarketAgent(SCMLAgent):
                     c.unit_price <= self.supply_limit()
                     and self._lines_free(True, c)
                     and c.value <= cash
-                    and glut <= self.long_cap
+                    and (glut <= self.long_cap or self._needed(c))
+                    and (
+                        not self.end_stop
+                        or awi.current_step < self._last_useful_day()
+                        or self._needed(c)
+                    )
                 )
             else:
                 ok = c.quantity <= self.room_on(True, c.delivery) and c.value <= cash
@@ -340,7 +384,11 @@ class MarketAgent(SCMLAgent):
                     c.unit_price >= self.demand_floor()
                     and self._lines_free(False, c)
                     and c.delivery >= awi.current_step + 2  # time to buy and make it
-                    and self._short_after(c) <= self.short_cap + self._lead_allowance(c)
+                    and (
+                        self._expected_ok(c)
+                        if self.expected_supply > 0
+                        else self._short_after(c) <= self.short_cap + self._lead_allowance(c)
+                    )
                 )
             else:
                 ok = c.quantity <= self.room_on(False, c.delivery)
@@ -352,11 +400,49 @@ class MarketAgent(SCMLAgent):
                 self._book(contracts[i], -1)
         return answer
 
+    def _needed(self, c: Contract) -> bool:
+        """Raw supply ``c`` covers a shortfall of what it sold (and fits before it)."""
+        if not self.end_stop:
+            return False
+        self._project()
+        short = self._buy[: c.delivery + 1]
+        return int(short.sum()) >= c.quantity
+
     def _lead_allowance(self, c: Contract) -> float:
         """Extra units it may lack for a delivery far enough ahead to buy them up the chain."""
         awi = self.awi
         days = c.delivery - awi.current_step - int(awi.bb.settings["n_products"])
         return self.lead_short * awi.n_lines * max(0, days)
+
+    def _expected_ok(self, c: Contract) -> bool:
+        """``c`` fits the stock it expects if, from the day after tomorrow, its suppliers
+        deliver ``rate`` units a day (or what it secured, if more); a day already short
+        counts as bought on the spot market (the stock starts again from 0)."""
+        if self.rate <= 0:
+            return False
+        awi = self.awi
+        day, executed = plan_key(awi)
+        inc = (self.inp + self.p_in).tolist()
+        rate = int(self.rate)
+        start = max(day + 2, int(self.warmup * awi.level))
+        if self.warmup < 0:  # from the first day it has a purchase delivered
+            start = max(day + 2, self.first_supply)
+        for t in range(start, awi.n_steps):
+            inc[t] = max(inc[t], rate)
+        inv = awi.current_inventory
+        raw, _ = project_stock(
+            int(inv[awi.my_input_product]),
+            int(inv[awi.my_output_product]),
+            awi.n_lines,
+            inc,
+            (self.out + self.p_out).tolist(),
+            day,
+            executed,
+            awi.n_steps,
+        )
+        raw -= np.minimum(0, np.minimum.accumulate(raw))
+        free = free_stock(raw)
+        return c.delivery < len(free) and int(free[c.delivery]) >= c.quantity
 
     def _short_after(self, c: Contract) -> int:
         """Units it would lack (with no more purchases) after also selling ``c``."""
@@ -371,7 +457,15 @@ class MarketAgent(SCMLAgent):
         short_today = any(b.agent == awi.agent for b in awi.bb.breaches_on(awi.current_step))
         if short_today:
             self.short_cap = 0.0
+            self.rate = self.rate / 2
         else:
+            self.rate = min(self.rate_cap, self.rate + lines / 20)
+        if self.flow_weight and awi.current_step >= self.warmup * awi.level:
+            w = self.flow_weight
+            self.flow = (1 - w) * self.flow + w * self._bought
+            self.rate = min(self.rate, self.flow * self.flow_factor)
+        self._bought = 0
+        if not short_today:
             self.short_cap = min(self.short_lines * lines, self.short_cap + lines / 10)
         stock = awi.current_inventory[awi.my_output_product]
         if stock > self.stock_days[2] * lines:
@@ -387,8 +481,11 @@ class MarketAgent(SCMLAgent):
     def on_contracts_finalized(
         self, signed: list[Contract], cancelled: list[Contract], rejectors: list[list[str]]
     ) -> None:
+        me = self.awi.agent
         for c in signed:
             self._book(c)
+            if c.buyer == me and not c.exogenous:
+                self._bought += c.quantity
 
     def on_agent_bankrupt(
         self, agent: str, nullified: list[Contract], reduced: list[Contract]

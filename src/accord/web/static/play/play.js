@@ -1,6 +1,7 @@
 // The play page: any protocol served by accord.web.driver.RulesGame, built from what
-// the server says alone (observe() for the state, legal() for the forms). Text from the
-// server and the agents is inserted as text only (safe.js).
+// the server says alone (observe() for the state, legal() for the forms, the rules'
+// panels for what is shown beside them). Text from the server and the agents is
+// inserted as text only (safe.js).
 import { api, busy, el, fill, setText } from "/accord/safe.js";
 
 const query = new URLSearchParams(location.search);
@@ -71,43 +72,72 @@ function render(view) {
   if (view.version < shownVersion) return;
   shownVersion = view.version;
   const o = view.observation;
-  const names = o.names || [];
+  const names = view.names || o.names || [];
+  const panels = new Set(view.panels || ["state", "events"]);
+  document.querySelectorAll("[data-panel]").forEach((node) => {
+    node.hidden = !panels.has(node.dataset.panel);
+  });
   const me = names[party] ?? `party ${party}`;
   setText($("title"), `${view.protocol}: you are ${me}`);
-  const toAct = o.to_act || [];
+  const toAct = view.to_act || [];
   let status;
-  if (view.over) status = "The negotiation is over.";
+  if (view.over) status = panels.has("offers") ? "The negotiation is over." : "The play is over.";
   else if (toAct.includes(party)) status = "Your turn.";
   else status = `Waiting for ${toAct.map((k) => names[k] ?? k).join(", ")}...`;
   setText($("status"), status);
-  const deadline = o.deadline || {};
-  const rounds = deadline.rounds ? ` of ${deadline.rounds}` : "";
-  setText($("clock"), `Round ${o.round + 1}${rounds}; time used ${(100 * o.time).toFixed(0)}%`);
-  if (o.standing) {
-    const by = names[o.proposer] ?? o.proposer;
-    setText($("standing"),
-      `${by} offers ${outcomeText(o.standing)} (your utility ${utilityText(o.my_utility_of_standing)})`);
-  } else {
-    setText($("standing"), "No offer yet.");
+  if (panels.has("clock")) {
+    const deadline = o.deadline || {};
+    const rounds = deadline.rounds ? ` of ${deadline.rounds}` : "";
+    setText($("clock"), `Round ${o.round + 1}${rounds}; time used ${(100 * o.time).toFixed(0)}%`);
+  }
+  if (panels.has("standing")) {
+    if (o.standing) {
+      const by = names[o.proposer] ?? o.proposer;
+      setText($("standing"),
+        `${by} offers ${outcomeText(o.standing)} (your utility ${utilityText(o.my_utility_of_standing)})`);
+    } else {
+      setText($("standing"), "No offer yet.");
+    }
   }
   // Rebuild the forms only when what is allowed changed: a refresh must not wipe
   // choices the person is making.
-  const legal = JSON.stringify([o.step, view.legal]);
+  const legal = JSON.stringify([o.step, o.turn, o.phase, view.legal]);
   if (legal !== shownLegal) {
     shownLegal = legal;
     fill($("actions"), ...view.legal.actions.map(actionForm));
   }
-  const rows = (o.offers || []).map((offer, i) => el("tr", {},
-    el("td", {}, String(i + 1)), el("td", {}, names[offer.party] ?? String(offer.party)),
-    el("td", {}, outcomeText(offer.outcome)), el("td", {}, utilityText(offer.my_utility))));
-  fill($("offers"), ...rows);
-  const result = o.result;
-  $("result").hidden = !result;
-  if (result) {
-    const agreed = result.agreement ? `agreement on ${result.agreement.join(", ")}` : "no agreement";
-    setText($("result-text"),
-      `${result.reason}: ${agreed}; your utility ${utilityText(result.utilities[party])}`);
+  if (panels.has("offers")) {
+    const rows = (o.offers || []).map((offer, i) => el("tr", {},
+      el("td", {}, String(i + 1)), el("td", {}, names[offer.party] ?? String(offer.party)),
+      el("td", {}, outcomeText(offer.outcome)), el("td", {}, utilityText(offer.my_utility))));
+    fill($("offers"), ...rows);
   }
+  if (panels.has("state")) {
+    const rows = Object.entries(o).filter(([k]) => k !== "result").map(([k, v]) =>
+      el("tr", {}, el("th", {}, k), el("td", {}, valueText(v))));
+    fill($("state"), ...rows);
+  }
+  if (panels.has("events")) {
+    fill($("events"), ...(view.events || []).slice(-50).map((e) => el("li", {},
+      `${e.party === null ? "" : `${names[e.party] ?? e.party}: `}${e.kind} ${valueText(e.data)}`)));
+  }
+  const result = view.over ? (view.result ?? o.result ?? null) : null;
+  $("result").hidden = !view.over;
+  if (view.over) setText($("result-text"), resultText(result, panels));
+}
+
+function valueText(v) {
+  const text = typeof v === "string" ? v : JSON.stringify(v);
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+function resultText(result, panels) {
+  if (!result) return "over";
+  if (panels.has("offers") && Array.isArray(result.utilities)) {
+    const agreed = result.agreement ? `agreement on ${result.agreement.join(", ")}` : "no agreement";
+    return `${result.reason}: ${agreed}; your utility ${utilityText(result.utilities[party])}`;
+  }
+  return valueText(result);
 }
 
 async function refresh() {

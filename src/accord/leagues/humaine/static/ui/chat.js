@@ -125,3 +125,18 @@ function render(state) {
 }
 
 poll(render);
+
+// A crowd study (the server's flow): once its rounds are over, the way to the completion code.
+async function studyEnd() {
+  try {
+    const me = await api("api/participant");
+    if (me.canFinish || me.finished) {
+      $("finish").classList.remove("hidden");
+      return;
+    }
+  } catch (e) {
+    if (e.status === 404) return; // no study flow on this server
+  }
+  setTimeout(studyEnd, 3000);
+}
+studyEnd();

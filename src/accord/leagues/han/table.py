@@ -1,0 +1,419 @@
+"""The game as IAGO runs it, as a pure :class:`~accord.core.protocols.rules.Rules` machine.
+
+:class:`TableRules` adds to the game's rules (:mod:`accord.leagues.han.engine`) the
+rules of its running: each agent's inbox and spaced outbox (flood protection,
+:mod:`accord.leagues.han.queues`), a TIME event every 5 s, the one-minute warning and
+the time limit. It reads no clock and calls no agent: a driver passes the time in
+(:meth:`TableRules.tick`), asks the agent the rules name (:meth:`TableRules.to_act`:
+the side that must answer an event now) and applies its answer
+(:meth:`TableRules.apply`). A person's side (``people``) is not asked: it may act at
+any time with one event, which goes out at once, and it hears every event the moment
+it is sent. :meth:`TableRules.due` says when the play next changes by itself, so the
+agent driver waits (a virtual clock jumps) until then.
+
+An action is a :class:`Move`: the events of one answer (an agent's, possibly none) or
+the one event of a person. Answers are checked here, the way IAGO's platform checks
+them: garbage, faces outside the allowed set and floods are recorded against the side
+and cut; the rest goes out spaced.
+
+    >>> from accord.leagues.han.domain import EXAMPLE_2
+    >>> from accord.leagues.han.events import Event, EventKind
+    >>> rules = TableRules(people=(1,))
+    >>> t = rules.initial(EXAMPLE_2, seed=0)
+    >>> t, _ = rules.tick(t, 0.0)
+    >>> rules.to_act(t), rules.asked(t, 0).kind.name  # the agent answers GAME_START
+    ((0, 1), 'GAME_START')
+    >>> hi = Event(EventKind.SEND_EXPRESSION, emotion="happy")
+    >>> t, _ = rules.apply(t, 0, Move((hi, hi)), 0.0)
+    >>> [(round(s, 1), e.kind.name) for s, e in t.feed], rules.due(t)
+    ([(0.0, 'SEND_EXPRESSION')], 1.1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from accord.core.protocols.result import Failure, FailureKind
+from accord.core.protocols.rules import Event, IllegalAction, Legal, Rules
+from accord.leagues.han.domain import GameSpec, Role
+from accord.leagues.han.engine import GameResult
+from accord.leagues.han.events import EMOTIONS, InvalidEvent
+from accord.leagues.han.events import Event as HanEvent
+from accord.leagues.han.events import EventKind as K
+from accord.leagues.han.protocol import HAN_TABLE
+from accord.leagues.han.queues import SPACING, InboxFlush, Outbox, Side
+from accord.leagues.han.rules import SIDES, HanRules
+from accord.leagues.han.tablestate import (
+    TICK,
+    Move,
+    Table,
+    ViewData,
+    restore_table,
+    serialize_table,
+)
+
+__all__ = ["MAX_EVENTS_PER_CALL", "SIDES", "TICK", "Move", "Table", "TableRules", "ViewData"]
+
+MAX_EVENTS_PER_CALL = 20
+"""Events one answer may hold; more is flooding (recorded, cut)."""
+_OTHER: dict[str, Role] = {"agent": "person", "person": "agent"}
+
+
+class TableRules(Rules[GameSpec, Table, Move]):
+    """The running game (see the module). ``people``: the parties a person plays (0 the
+    agent's side, 1 the person's); ``spacing``: seconds between an agent's dispatches;
+    ``inbox_flush``: see :data:`~accord.leagues.han.queues.InboxFlush`;
+    ``person_menu_only``/``agent_is_person``: as in :class:`~accord.leagues.han.engine.Game`."""
+
+    info = HAN_TABLE
+
+    def __init__(
+        self,
+        people: Sequence[int] = (),
+        *,
+        spacing: float = SPACING,
+        inbox_flush: InboxFlush = "flushable",
+        person_menu_only: bool = True,
+        agent_is_person: bool = False,
+    ) -> None:
+        self.people = (0 in people, 1 in people)
+        self.spacing = spacing
+        self.inbox_flush = inbox_flush
+        self.game_rules = HanRules(person_menu_only, agent_is_person)
+
+    def example(self) -> GameSpec:
+        """The 2017 example game 1, 20 ms long (random checks play about 20 actions)."""
+        from accord.leagues.han.domain import EXAMPLE_1
+
+        return EXAMPLE_1.with_time(0.02, 0.005)
+
+    def initial(self, setup: GameSpec, seed: int) -> Table:
+        g = self.game_rules.initial(setup, seed)
+        t = Table(g, self.people, self.spacing, self.inbox_flush)
+        for k, role in enumerate(SIDES):
+            t.views[role] = ViewData()
+            if self.people[k]:
+                t.boxes[role] = Outbox(0.0)
+            else:
+                t.sides[role] = Side(self.spacing, flush=self.inbox_flush)
+        return t
+
+    # -- who acts ---------------------------------------------------------------------------
+    def to_act(self, state: Table) -> tuple[int, ...]:
+        """The agent that must answer now, then the people; () once the game is over."""
+        if state.game.ended:
+            return ()
+        asked = tuple(k for k, r in enumerate(SIDES) if r in state.sides and state.sides[r].asking)
+        return asked + tuple(k for k in (0, 1) if state.people[k])
+
+    def is_over(self, state: Table) -> bool:
+        return state.game.ended
+
+    def asked(self, state: Table, party: int) -> HanEvent | None:
+        """The event ``party``'s agent must answer now (None: it is not asked)."""
+        side = state.sides.get(SIDES[party])
+        return None if side is None or state.game.ended else side.asking
+
+    def due(self, state: Table) -> float | None:
+        """When the play next changes by itself (seconds since the start); None once over."""
+        if state.game.ended:
+            return None
+        if not state.started:
+            return 0.0
+        if any(s.asking is not None for s in state.sides.values()):
+            return state.now
+        return self._next_elapsed(state)
+
+    def legal(self, state: Table, party: int) -> Legal:
+        if party not in self.to_act(state):
+            return Legal(party, ())
+        return self.game_rules.legal(state.game, party)
+
+    # -- time -------------------------------------------------------------------------------
+    def tick(self, state: Table, now: float) -> tuple[Table, Sequence[Event]]:
+        """Do everything due up to ``now`` in time order, stopping where an agent must
+        answer first."""
+        if state.game.ended:
+            return state, ()
+        n = len(state.feed)
+        self._advance(state, now)
+        return state, self._news(state, n)
+
+    def _advance(self, state: Table, now: float) -> None:
+        g = state.game
+        if not state.started:
+            state.started = True
+            for role in SIDES:
+                self._deliver(state, role, HanEvent(K.GAME_START, "system"), 0.0)
+        if state.cursor is not None and not self._resume(state):
+            return
+        while not g.ended:
+            t = self._next_elapsed(state)
+            if t > now:
+                break
+            if not self._step(state, t, 0, None):
+                return
+        if not g.ended:
+            g.tick(now)
+            if g.ended:
+                self._finish(state, now)
+
+    def _next_elapsed(self, state: Table) -> float:
+        times = [state.next_tick, state.spec.total_time]
+        times += [d for b in state.boxes.values() if (d := b.next_due()) is not None]
+        times += [
+            max(d, state.now) for s in state.sides.values() if (d := s.next_due()) is not None
+        ]
+        return min(times)
+
+    def _resume(self, state: Table) -> bool:
+        assert state.cursor is not None
+        t, stage, mark = state.cursor
+        return self._step(state, t, stage, mark)
+
+    def _step(self, state: Table, t: float, stage: int, mark: int | None) -> bool:
+        """Everything due at ``t`` from ``stage`` on (0/1: the agent's side's outbox and
+        loop, 2/3: the person's, 4: the tick); False if it stopped to ask a side."""
+        g = state.game
+        state.now = max(state.now, t)
+        state.cursor = None
+        if stage == 0:
+            g.tick(t)
+            if g.ended:
+                self._finish(state, t)
+                return True
+        for s in range(stage, 4):
+            role = SIDES[s // 2]
+            if s % 2 == 0:
+                box = state.boxes.get(role)
+                ev = box.pop_due(t) if box is not None else None
+                if ev is not None:
+                    self._dispatch(state, ev, t)
+                    if g.ended:
+                        return True
+                continue
+            side = state.sides.get(role)
+            if side is None:
+                continue
+            before = side.overflow if mark is None or s != stage else mark
+            mark = None
+            if side.current is None and t >= side.free_at and side.work(t) and not g.ended:
+                state.cursor = (t, s, before)
+                return False
+            ev = side.pop_due(t)
+            if side.overflow > before:
+                g.refuse(role, t, f"flooding: {side.overflow - before} events dropped")
+            if ev is not None:
+                self._dispatch(state, ev, t)
+            if g.ended:
+                return True
+        if t >= state.next_tick:
+            state.next_tick += TICK
+            tick = HanEvent(K.TIME, "system", elapsed=t)
+            for role in SIDES:
+                self._deliver(state, role, tick, t)
+        return True
+
+    # -- actions ----------------------------------------------------------------------------
+    def apply(
+        self, state: Table, party: int, action: Move, now: float
+    ) -> tuple[Table, Sequence[Event]]:
+        if party not in (0, 1):
+            raise IllegalAction(party, action, "party 0 is the agent's side, 1 the person's")
+        if not isinstance(action, Move):
+            raise IllegalAction(party, action, "an action is a Move of the game")
+        if party not in self.to_act(state):
+            raise IllegalAction(party, action, "this side is not asked now (the game is over)")
+        role = SIDES[party]
+        n = len(state.feed)
+        if state.people[party]:
+            self._submit(state, party, action, now)
+        else:
+            self._answered(state, role, self._checked(state, role, action.events))
+            self._advance(state, max(now, state.now))
+        return state, self._news(state, n)
+
+    def _submit(self, state: Table, party: int, action: Move, now: float) -> None:
+        """A person's event: queued at ``now`` (after everything due before it)."""
+        role = SIDES[party]
+        events = action.events
+        if not (isinstance(events, tuple | list) and len(events) == 1):
+            raise IllegalAction(party, action, "a person's move is one event")
+        ev = events[0]
+        if not isinstance(ev, HanEvent):
+            raise IllegalAction(party, action, "a person's move is one Event of the game")
+        self._advance(state, now)
+        if not state.game.ended:
+            state.boxes[role].push([ev.owned_by(role)], now)
+            self._advance(state, now)
+
+    def _answered(self, state: Table, role: Role, events: list[HanEvent]) -> None:
+        side = state.sides[role]
+        asked = side.asking
+        t = state.cursor[0] if state.cursor is not None else state.now
+        if asked is not None:
+            self._heard(state, role, asked, t)
+        side.answered(events, t)
+
+    def _checked(self, state: Table, role: Role, out: Any) -> list[HanEvent]:
+        g, t = state.game, state.cursor[0] if state.cursor is not None else state.now
+        if out is None:
+            return []
+        if not isinstance(out, list | tuple):
+            g.refuse(role, t, f"on_event returns a list of Event; got {type(out).__name__}")
+            return []
+        good = [e.owned_by(role) for e in out if isinstance(e, HanEvent)]
+        if len(good) != len(out):
+            g.refuse(role, t, f"on_event returned {len(out) - len(good)} non-Event items")
+        for e in [e for e in good if e.kind is K.SEND_EXPRESSION]:
+            if e.emotion not in EMOTIONS:  # shown to people: only the allowed faces
+                g.refuse(
+                    role, t, f"emotion must be one of {', '.join(EMOTIONS)}; got {e.emotion!r}"
+                )
+                good.remove(e)
+        if len(good) > MAX_EVENTS_PER_CALL:
+            g.refuse(
+                role,
+                t,
+                f"flooding: {len(good)} events in one answer (at most {MAX_EVENTS_PER_CALL})",
+            )
+            good = good[:MAX_EVENTS_PER_CALL]
+        return good
+
+    def fail(
+        self, state: Table, party: int, failure: Failure, now: float
+    ) -> tuple[Table, Sequence[Event]]:
+        """An agent's failure: its question is answered with nothing and the failure
+        recorded; a timeout (late, or its process gone) ends the game with both BATNAs."""
+        role = SIDES[party]
+        n = len(state.feed)
+        if state.game.ended:
+            return state, ()
+        t = state.cursor[0] if state.cursor is not None else state.now
+        state.game.refuse(role, t, failure.message)
+        side = state.sides.get(role)
+        if failure.kind is FailureKind.TIMEOUT:
+            state.game.leave(role, t)
+            self._finish(state, t)
+        elif side is not None and side.asking is not None:
+            self._answered(state, role, [])
+            self._advance(state, max(now, state.now))
+        return state, self._news(state, n)
+
+    def refuse(self, state: Table, party: int, reason: str, now: float) -> None:
+        """Record an event of ``party`` that could not even be read (the game goes on)."""
+        state.game.refuse(SIDES[party], now, reason)
+
+    def leave(self, state: Table, party: int, now: float) -> None:
+        """``party`` left for good: the game ends now with both BATNAs (outcome ``left``)."""
+        self._advance(state, now)
+        if not state.game.ended:
+            state.cursor = None
+            state.game.leave(SIDES[party], now)
+            self._finish(state, now)
+
+    # -- the running ------------------------------------------------------------------------
+    def _dispatch(self, state: Table, ev: HanEvent, t: float) -> None:
+        g = state.game
+        n = len(g.history)
+        g.apply(ev, t)
+        if len(g.history) == n and not g.ended:
+            return  # refused: recorded against the sender
+        state.feed.append((t, ev))
+        owner: Role = ev.owner  # type: ignore[assignment]
+        if ev.kind is K.SEND_EXPRESSION:
+            state.expression[owner] = (ev.emotion, t + ev.duration)
+        if ev.kind is K.SEND_OFFER:
+            state.views[owner].offer = ev.offer
+        if g.ended:
+            self._finish(state, t)
+            return
+        self._deliver(state, _OTHER[owner], ev, t)
+
+    def _deliver(self, state: Table, role: Role, ev: HanEvent, t: float) -> None:
+        side = state.sides.get(role)
+        if side is not None:
+            side.inbox.put(ev, t)
+        else:
+            self._heard(state, role, ev, t)
+
+    def _heard(self, state: Table, role: Role, ev: HanEvent, t: float) -> None:
+        view = state.views[role]
+        view.elapsed = t
+        if ev.kind is not K.TIME:
+            view.heard.append(ev)
+        if ev.kind is K.SEND_OFFER:
+            view.offer = ev.offer
+
+    def _finish(self, state: Table, t: float) -> None:
+        state.cursor = None
+        for box in state.boxes.values():
+            box.clear()
+        for side in state.sides.values():
+            side.clear()
+        state.feed.append((t, HanEvent(K.GAME_END, "system", elapsed=t)))
+        for role in SIDES:
+            state.views[role].elapsed = t
+
+    def _news(self, state: Table, since: int) -> list[Event]:
+        out = [
+            Event(e.kind.value, SIDES.index(e.owner) if e.owner in SIDES else None,
+                  {"t": t, **e.to_json()})
+            for t, e in state.feed[since:]
+        ]  # fmt: skip
+        return out
+
+    # -- what a side sees, the result, the wire -------------------------------------------
+    def observe(self, state: Table, party: int | None) -> dict[str, Any]:
+        out = self.game_rules.observe(state.game, party)
+        out["feed"] = [[t, e.to_json()] for t, e in state.feed]
+        out["now"] = state.now
+        if party is not None:
+            view = state.views[SIDES[party]]
+            out["known_offer"] = None if view.offer is None else view.offer.to_list()
+            asked = self.asked(state, party)
+            out["asked"] = None if asked is None else asked.to_json()
+        return out
+
+    def result(self, state: Table) -> GameResult | None:
+        return state.game.result if state.game.ended else None
+
+    def serialize(self, state: Table) -> dict[str, Any]:
+        return serialize_table(self.game_rules, state)
+
+    def restore(self, data: Mapping[str, Any]) -> Table:
+        return restore_table(self.game_rules, data)
+
+    def action_to_json(self, state: Table, action: Move) -> dict[str, Any]:
+        events = list(action.events) if isinstance(action.events, list | tuple) else []
+        if len(events) == 1 and isinstance(events[0], HanEvent):
+            return self.game_rules.action_to_json(state.game, events[0])
+        return {"kind": "answer", "args": {"events": [_wire(e) for e in events]}}
+
+    def action_from_json(self, state: Table, party: int, data: Any) -> Move:
+        if isinstance(data, Mapping) and data.get("kind") == "answer" and not state.people[party]:
+            # an agent's answer of several events (or none): each read as the game reads one
+            if party not in self.to_act(state):
+                raise IllegalAction(party, data, "this side is not asked now")
+            raw = (
+                data.get("args", {}).get("events")
+                if isinstance(data.get("args"), Mapping)
+                else None
+            )
+            if not isinstance(raw, list) or len(raw) > 1000:
+                raise IllegalAction(party, data, "an answer is a list of events")
+            from accord.leagues.han.isolation import decode_event
+
+            try:
+                return Move(tuple(decode_event(e).owned_by(SIDES[party]) for e in raw))
+            except InvalidEvent as exc:
+                raise IllegalAction(party, data, str(exc)) from None
+        self.legal(state, party).require(party, data)
+        return Move((self.game_rules.action_from_json(state.game, party, data),))
+
+
+def _wire(e: Any) -> Any:
+    from accord.leagues.han.isolation import encode_event
+
+    return encode_event(e) if isinstance(e, HanEvent) else repr(e)[:200]

@@ -1,0 +1,545 @@
+"""Many sandboxed sessions at once: one request per sandbox carries all its pending calls.
+
+A sandboxed call is a round trip between two processes, and each one waits for the other
+process to be scheduled: that wait, not the work, is what a sandboxed tournament spends
+its time on. :class:`Hub` runs many sessions of a tournament at once, each in a
+greenlet of its own, and lets every sandbox serve many of them (up to ``per_box``
+live sessions each, a fresh negotiator object per session as always). When a session
+calls a sandboxed agent its greenlet is parked; once every live session waits, each
+sandbox with calls to answer gets ONE frame holding all of them, answers them in order
+(each on its own: its own errors, its own timing) and sends back one frame. Round trips
+then grow with the longest session times the number of sandboxes, not with the number
+of calls. The sandboxes work in parallel while the organiser plays the other sessions.
+
+What each call keeps, exactly as one at a time (:func:`~accord.tournament.session.run_session`):
+
+* JSON only, every answer's shape checked (an outcome is a list of scalars, a response
+  one of its codes, an entry of the batch one of its forms);
+* its time limit: the agent's process times each call and the organiser fails a call
+  slower than the limit (a ``timeout``); the organiser's own, trusted deadline for a
+  batch is the sum of its calls' budgets. A batch past it kills that agent's process
+  and fails only that agent's sessions, as timeouts. (A hostile agent can lie about
+  one call's time inside a batch, never past the batch's deadline.);
+* its CPU time: counted per session in the agent's process (a session past its limit
+  fails alone); the process's own CPU limit is moved to what the batch's sessions have
+  left, and its hard limit bounds the process's life, as before;
+* a crashed or hostile sandbox (a signal, a broken limit, a malformed frame) fails the
+  sessions it was playing, recorded against it; a new sandbox serves its next ones;
+* outcomes: a session's outcome does not depend on what runs beside it, so the same
+  seeds give the same sessions as one at a time (tests compare them, session by session).
+
+What changes: an agent's process holds several of its sessions at once (never two
+parties of one session: an agent meeting itself gets two processes), so what it can
+remember of one session while playing another is what it could remember of earlier
+sessions anyway; its memory limit is shared by them.
+Sessions whose deadline is in seconds run one at a time (their time is wall time).
+
+    >>> Hub.usable(0.0)  # a deadline in seconds: one session at a time
+    False
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import select
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from greenlet import greenlet
+
+from accord.core.negotiator import NegotiatorView, Response
+from accord.core.outcomes import Outcome
+from accord.core.protocols.driver import SlowCall
+from accord.core.protocols.result import SessionResult
+from accord.core.utilities import UtilityFunction
+from accord.sandbox import (
+    AgentFailure,
+    AgentProtocolError,
+    AgentRaised,
+    AgentTimeout,
+    Sandbox,
+    SandboxMode,
+)
+from accord.tournament.config import AgentSpec
+from accord.tournament.isolation import (
+    IsolatedAgentError,
+    SandboxedNegotiator,
+    TournamentLimits,
+    _acquire,
+    _release,
+    check_outcome,
+    check_response,
+)
+from accord.tournament.session import (
+    Game,
+    RunContext,
+    SessionRecord,
+    Task,
+    lost_session,
+    prepare_session,
+)
+from accord.tournament.workers import Death
+
+__all__ = ["PER_BOX", "Hub", "MultiplexedNegotiator", "lost_group", "run_group", "run_multiplexed"]
+
+PER_BOX = 256
+"""Live sessions one sandbox serves at most. Its memory limit is shared by them: once
+its process maps more than half of what its first session left, it takes no more
+sessions than it holds then."""
+
+
+class _Slot:
+    """One sandbox of one agent in the hub: its live sessions and its pending calls."""
+
+    __slots__ = (
+        "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
+    )  # fmt: skip
+
+    def __init__(self, box: Sandbox, key: Any) -> None:
+        self.box = box
+        self.key = key
+        self.live = 0
+        self.cap = PER_BOX  # live sessions it may hold (lowered when its memory fills)
+        self.base: float | None = None  # megabytes its process mapped at its first start
+        self.queue: list[tuple[greenlet, tuple[Any, ...], float]] = []
+        self.inflight: list[tuple[greenlet, tuple[Any, ...], float]] = []
+        self.budget = 0.0
+        self.error: BaseException | None = None  # what its later calls raise, once failed
+        self.retired = False  # past half its CPU life: no new sessions
+
+    @property
+    def usable(self) -> bool:
+        return self.error is None and not self.retired and self.box.alive
+
+
+class MultiplexedNegotiator(SandboxedNegotiator):
+    """A sandboxed agent's stand-in whose calls go through a :class:`Hub` (batched with
+    other sessions' calls to the same sandbox); it times its own calls."""
+
+    def __init__(
+        self,
+        hub: Hub,
+        spec: AgentSpec,
+        limits: TournamentLimits,
+        utility: UtilityFunction,
+        memory: Any,
+        mode: SandboxMode = SandboxMode.OS,
+    ) -> None:
+        super().__init__(spec, limits, utility, memory, mode)
+        self.hub = hub
+        self._fast = limits.call_timeout  # an answer this quick needs no more checks
+        self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
+        self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
+        self.slot: _Slot | None = None
+        self._counter: tuple[Any, list[Any]] | None = None
+
+    def on_start(self, view: NegotiatorView) -> None:
+        extra = {
+            "spec": self.spec,
+            "utility": self.hub.pickled(self._utility),
+            "memory": self._memory,
+            "index": view.index,
+            "names": view.names,
+            "rng": view.rng,
+            "deadline": view.deadline,
+            "cpu": self.limits.cpu_seconds,
+        }
+        mapped = self._call("start", view, extra)
+        slot = self.slot
+        if slot is not None and isinstance(mapped, int | float):
+            if slot.base is None:  # what the process maps with its first session
+                slot.base = mapped
+            if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
+                slot.cap = min(slot.cap, max(1, slot.live))
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        counter, self._counter = self._counter, None
+        if counter is not None and counter[0] == view.step:  # the same turn
+            out = self._value("propose", counter[1])
+        else:
+            out = self._call("propose", view)
+        try:
+            return check_outcome(out)
+        except IsolatedAgentError as exc:
+            self._dead = str(exc)
+            raise
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        entry = self._entry("counter" if self.counters else "respond", view, offer)
+        out = self._value("respond", entry)
+        answer = check_response(out)
+        if answer is Response.REJECT and len(entry) == 4:
+            self._counter = (view.step, entry[3])
+        return answer
+
+    def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
+        slot = self.slot
+        if self._dead is None and slot is not None and slot.usable:
+            try:
+                used = self._call("end", view, self.hub.pickled(result))
+            except (IsolatedAgentError, SlowCall):
+                return
+            # no new sessions for a process that used half its CPU life (ended when idle)
+            if isinstance(used, int | float) and used > slot.box.limits.cpu_seconds / 2:
+                slot.retired = True
+
+    def close(self) -> None:
+        """Leave the hub's sandbox (the hub keeps it for other sessions; idempotent)."""
+        slot, self.slot = self.slot, None
+        self._counter = None
+        if slot is not None:
+            self.hub.leave(slot)
+
+    def _entry(self, op: str, view: NegotiatorView, arg: Any) -> list[Any]:
+        """Send one call through the hub; its raw entry (see ``NegotiatorHost._batch``)."""
+        if self._dead is not None:
+            raise IsolatedAgentError(self._dead)
+        offers = view.offers
+        n = len(offers)
+        new = offers[self._sent : n] if n > self._sent else ()
+        self._sent = n
+        slot = self.slot
+        assert slot is not None, "the hub gives every session's agent a sandbox"
+        try:
+            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), self._budgets[op])
+        except SlowCall:
+            self._dead = "the process was killed for a timeout"
+            raise
+        except IsolatedAgentError as exc:
+            self._dead = str(exc)
+            raise
+
+    def _call(self, op: str, view: NegotiatorView, arg: Any = None) -> Any:
+        return self._value(op, self._entry(op, view, arg))
+
+    def _value(self, op: str, entry: Any) -> Any:
+        """The answer in ``entry``, its time and its errors checked (a slow call is a
+        timeout, an exception the agent raised its failure)."""
+        if type(entry) is list and 3 <= len(entry) <= 4 and entry[1] == 0:  # the usual
+            seconds = entry[0]
+            if type(seconds) is float and 0.0 <= seconds <= self._fast:
+                return entry[2]
+        if not (
+            isinstance(entry, list)
+            and len(entry) >= 2
+            and isinstance(entry[0], int | float)
+            and not isinstance(entry[0], bool)
+            and math.isfinite(entry[0])
+            and entry[1] in (0, 1, 2)
+        ):
+            self._dead = f"{op}() answered {entry!r:.80}, not an entry of a batch"
+            raise IsolatedAgentError(self._dead)
+        seconds, kind = entry[0], entry[1]
+        budget = self._timeout(op)  # the limit and its grace, as one call at a time has
+        limit = self.limits.call_timeout if op in ("propose", "respond") else budget
+        if kind == 1 and len(entry) == 5 and seconds <= budget:  # it raised in time
+            raise IsolatedAgentError(str(entry[3])[:2000])
+        if kind == 2 and seconds <= budget:
+            self._dead = (
+                f"the agent process exceeded its CPU-time limit "
+                f"(CPU-time limit of {self.limits.cpu_seconds:g} s exceeded in this session)"
+            )
+            raise IsolatedAgentError(self._dead)
+        if seconds > limit:
+            raise SlowCall(f"{op} took {seconds:.3f} s; the limit is {limit:.3f} s")
+        if kind == 0 and len(entry) in (3, 4):
+            return entry[2]
+        self._dead = f"{op}() answered {entry!r:.80}, not an entry of a batch"
+        raise IsolatedAgentError(self._dead)
+
+
+class Hub:
+    """Runs many sessions at once, batching each sandbox's calls (module docstring).
+
+    Args:
+        ctx: the tournament's run context (agents, limits, which are sandboxed).
+        per_box: live sessions one sandbox serves at most.
+    """
+
+    def __init__(self, ctx: RunContext, per_box: int = PER_BOX) -> None:
+        self.ctx = ctx
+        self.per_box = max(1, per_box)
+        self.slots: dict[Any, list[_Slot]] = {}
+        self.round_trips = 0
+        self.calls = 0
+        self._main: greenlet | None = None
+        self._closed = False
+        self._pickles: dict[int, tuple[Any, bytes]] = {}
+
+    def pickled(self, obj: Any) -> bytes:
+        """``obj`` pickled, once for all the calls that send it (a profile's utility to
+        each of its sessions, a result to each party); the last 256 are kept."""
+        key = id(obj)
+        hit = self._pickles.get(key)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(self._pickles) >= 256:
+            del self._pickles[next(iter(self._pickles))]
+        self._pickles[key] = (obj, data)
+        return data
+
+    @staticmethod
+    def usable(seconds: float | None) -> bool:
+        """Whether sessions with a deadline of ``seconds`` (None: rounds only) may run
+        at once: only when their time is not wall time."""
+        return seconds is None
+
+    # -- the sessions' side (in their greenlets) -------------------------------------------
+    def call(self, slot: _Slot, wire: tuple[Any, ...], budget: float) -> list[Any]:
+        """Queue a call (``(op, sid, state, new offers, arg)``) to ``slot``'s sandbox
+        and park this session until its entry comes back."""
+        if slot.error is not None:
+            raise _again(slot.error, wire[0])
+        if self._closed:
+            raise _Abandoned
+        assert self._main is not None
+        slot.queue.append((greenlet.getcurrent(), wire, budget))
+        entry: list[Any] = self._main.switch()
+        return entry
+
+    def leave(self, slot: _Slot) -> None:
+        """A session is over with ``slot``."""
+        slot.live -= 1
+        if slot.live == 0 and not slot.usable:
+            self._drop(slot)
+
+    # -- the organiser's loop ---------------------------------------------------------------
+    def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+        """Run ``tasks``, yielding the records of finished sessions in batches."""
+        self._main = greenlet.getcurrent()
+        todo = deque(tasks)
+        done: list[SessionRecord] = []
+        live: set[greenlet] = set()
+        try:
+            while todo or live:
+                while todo and self._room(todo[0]):
+                    self._begin(todo.popleft(), done, live)
+                if done:
+                    yield done
+                    done = []
+                if not live:
+                    continue
+                self._flush(done, live)
+                self._wait(done, live)
+            if done:
+                yield done
+        finally:
+            self._closed = True  # an error or Ctrl-C: the parked sessions end at once
+            for g in list(live):
+                while not g.dead:
+                    g.throw(_Abandoned())
+            for slots in self.slots.values():
+                for slot in slots:
+                    self._drop(slot)
+            self.slots.clear()
+
+    def _sandboxed(self, task: Task) -> list[AgentSpec]:
+        agents, sandboxed = self.ctx.agents, self.ctx.sandboxed
+        return [agents[n] for n in task.spec.agents if n in sandboxed]
+
+    def _key(self, spec: AgentSpec) -> Any:
+        return (spec.name, spec.type, self.ctx.sandboxed[spec.name], self.ctx.limits)
+
+    def _pick(self, key: Any, taken: list[_Slot]) -> _Slot | None:
+        for slot in self.slots.get(key, ()):
+            if slot.usable and slot.live < min(self.per_box, slot.cap) and slot not in taken:
+                return slot
+        return None
+
+    def _room(self, task: Task) -> bool:
+        """Whether every sandboxed party of ``task`` can get a sandbox now (a new one
+        only where the agent has fewer usable ones than parties in the session)."""
+        taken: list[_Slot] = []
+        for spec in self._sandboxed(task):
+            key = self._key(spec)
+            slot = self._pick(key, taken)
+            if slot is None:
+                usable = sum(s.usable for s in self.slots.get(key, ()))
+                if usable >= sum(self._key(s) == key for s in self._sandboxed(task)):
+                    return False
+                continue
+            taken.append(slot)
+        return True
+
+    def _slot(self, spec: AgentSpec, taken: list[_Slot], data_dir: Any = None) -> _Slot:
+        key = self._key(spec)
+        slot = self._pick(key, taken)
+        if slot is None:  # (an agent's data directory is the same in all its sessions)
+            slot = _Slot(_acquire(spec, key[2], self.ctx.limits, data_dir), key)
+            self.slots.setdefault(key, []).append(slot)
+        return slot
+
+    def _begin(self, task: Task, done: list[SessionRecord], live: set[greenlet]) -> None:
+        hub = self
+
+        def make(
+            spec: AgentSpec,
+            limits: TournamentLimits,
+            utility: UtilityFunction,
+            memory: Any,
+            mode: SandboxMode,
+        ) -> SandboxedNegotiator:
+            return MultiplexedNegotiator(hub, spec, limits, utility, memory, mode)
+
+        game = prepare_session(task, self.ctx, make, time_limit=False)
+        if isinstance(game, SessionRecord):
+            done.append(game)
+            return
+        taken: list[_Slot] = []
+        try:
+            for neg in game.negotiators:
+                if isinstance(neg, MultiplexedNegotiator):
+                    neg.slot = self._slot(neg.spec, taken, neg.data_dir)
+                    neg.slot.live += 1
+                    taken.append(neg.slot)
+        except AgentFailure as exc:  # could not start a sandbox: that agent's failure
+            for neg in game.negotiators:
+                if isinstance(neg, MultiplexedNegotiator) and neg.slot is None:
+                    neg._dead = exc.reason
+        g = greenlet(_play)
+        live.add(g)
+        self._resume(g, done, live, game)
+
+    def _resume(
+        self,
+        g: greenlet,
+        done: list[SessionRecord],
+        live: set[greenlet],
+        value: Any = None,
+        error: BaseException | None = None,
+    ) -> None:
+        out = g.throw(error) if error is not None else g.switch(value)
+        if g.dead:
+            live.discard(g)
+            done.append(out)
+
+    def _flush(self, done: list[SessionRecord], live: set[greenlet]) -> None:
+        """Send every idle sandbox with calls waiting one frame holding all of them."""
+        for slot in [s for slots in self.slots.values() for s in slots]:
+            if not slot.queue or slot.inflight:
+                continue
+            calls, slot.queue = slot.queue, []
+            slot.inflight = calls
+            slot.budget = sum([c[2] for c in calls])
+            self.round_trips += 1
+            self.calls += len(calls)
+            try:
+                slot.box.submit("batch", [c[1] for c in calls], slot.budget, trusted_pickle=True)
+            except AgentFailure as exc:
+                self._broken(slot, exc, done, live)
+
+    def _wait(self, done: list[SessionRecord], live: set[greenlet]) -> None:
+        """Wait for answers (or deadlines) and resume the sessions they are for."""
+        busy = [s for slots in self.slots.values() for s in slots if s.inflight]
+        if not busy:
+            return
+        by_fd = {s.box.answer_fd: s for s in busy}
+        poller = select.poll()
+        for fd in by_fd:
+            poller.register(fd, select.POLLIN)
+        left = min(s.box.deadline for s in busy) - time.monotonic()
+        ready = {fd for fd, _ in poller.poll(max(0, math.ceil(left * 1000)))}
+        now = time.monotonic()
+        for fd, slot in by_fd.items():
+            if fd not in ready and now <= slot.box.deadline:
+                continue
+            calls = slot.inflight
+            try:
+                arrived, entries = slot.box.poll_answer()
+            except AgentRaised as exc:  # the host itself failed on the batch: each call's
+                entries = [[0.0, 1, exc.type_name, exc.reason, ""]] * len(calls)
+                arrived = True
+            except AgentFailure as exc:
+                self._broken(slot, exc, done, live)
+                continue
+            if not arrived:
+                continue
+            if not (isinstance(entries, list) and len(entries) == len(calls)):
+                bad = AgentProtocolError(
+                    f"the agent answered {len(calls)} calls with {entries!r:.80}; killed"
+                )
+                slot.box.abandon(bad)
+                self._broken(slot, bad, done, live)
+                continue
+            slot.inflight = []
+            for (g, *_), entry in zip(calls, entries, strict=True):
+                self._resume(g, done, live, entry)
+
+    def _broken(
+        self, slot: _Slot, exc: BaseException, done: list[SessionRecord], live: set[greenlet]
+    ) -> None:
+        """``slot``'s process failed: every session waiting on it fails (a timeout if it
+        ran out of time); its later calls fail the same way; new sessions get a new one."""
+        sent = len(slot.inflight)
+        calls, slot.inflight, slot.queue = slot.inflight + slot.queue, [], []
+        if isinstance(exc, AgentTimeout):
+            limit = self.ctx.limits.call_timeout
+            slot.error = SlowCall(
+                f"its batch of {sent} calls took more than their {slot.budget:.3f} s "
+                f"(the limit is {limit:.3f} s per call); the process was killed"
+            )
+        elif isinstance(exc, AgentFailure):
+            slot.error = IsolatedAgentError(_reason(exc, self.ctx.limits))
+        else:
+            slot.error = exc
+        for g, wire, _ in calls:
+            self._resume(g, done, live, error=_again(slot.error, wire[0]))
+
+    def _drop(self, slot: _Slot) -> None:
+        slots = self.slots.get(slot.key)
+        if slots is not None and slot in slots:
+            slots.remove(slot)
+        if slot.usable and not slot.inflight and not slot.queue:
+            _release(slot.box)
+        else:
+            slot.box.close()
+
+
+class _Abandoned(BaseException):
+    """Thrown into a parked session when the run stops (an error, or Ctrl-C)."""
+
+
+def _play(game: Game) -> SessionRecord:
+    try:
+        result = game.session.run()
+    finally:
+        game.close()
+    return game.record(result)
+
+
+def _again(error: BaseException, op: str) -> BaseException:
+    """A fresh exception like ``error`` for a call of ``op`` (one per session)."""
+    op = "respond" if op == "counter" else op
+    return type(error)(f"{op} did not answer: {error}")
+
+
+def _reason(exc: AgentFailure, limits: TournamentLimits) -> str:
+    if "SIGXCPU" in exc.reason:
+        return (
+            "the agent process died from SIGXCPU "
+            f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
+        )
+    return exc.reason
+
+
+def run_group(tasks: list[Task], ctx: RunContext) -> list[SessionRecord]:
+    """A worker process's share: ``tasks`` run at once (see :class:`Hub`)."""
+    return [r for batch in Hub(ctx).run(tasks) for r in batch]
+
+
+def lost_group(tasks: list[Task], death: Death, ctx: RunContext) -> list[SessionRecord]:
+    """The records of a group whose worker process died: a failure of nobody each (the
+    worker runs only trusted code; its agents run in their sandboxes)."""
+    nobody = Death(-1, None, death.message)
+    return [lost_session(task, nobody, ctx) for task in tasks]
+
+
+def run_multiplexed(
+    tasks: Sequence[Task], ctx: RunContext, per_box: int = PER_BOX
+) -> Iterator[list[SessionRecord]]:
+    """Run ``tasks`` many at once (see :class:`Hub`), yielding records as they finish."""
+    return Hub(ctx, per_box).run(tasks)
