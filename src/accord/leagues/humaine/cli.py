@@ -307,8 +307,8 @@ def up(
     spoken_auto_send: Annotated[
         float | None,
         typer.Option(
-            help="Immersive mode: send a spoken take at once when its confidence (0-1; 1 "
-            "for a sentence of the domain grammar) is at least this, instead of waiting "
+            help="Immersive mode: send a spoken take at once when its confidence (0-1: how far "
+            "the two domain searches agree on its words) is at least this, instead of waiting "
             "for the buyer to send it. Off by default: misheard takes could buy things.",
             min=0.0,
             max=1.0,

@@ -20,8 +20,10 @@ adds, under ``/api/immersive/``:
   or take back. Recognition mishears, and a misheard take sent as said could buy
   something (an issue measured 70.8 % word accuracy on voices not our own). Only an
   operator who sets ``auto_send_at`` explicitly has takes at or above that confidence
-  sent at once (the confidence is coarse: 1.0 when the transcript is a sentence of the
-  domain grammar, else 0.0). A take taken back costs no R0 time: nothing was sent.
+  sent at once; below it the buyer confirms. The confidence is graded, 0-1: how far the
+  recogniser's two domain searches agree on the take's words
+  (:func:`.speech.transcribe.confidence`, computed only when a threshold is set: it
+  costs a second search). A take taken back costs no R0 time: nothing was sent.
 - ``POST send {roundId, take, text, addressee}``: the buyer sends a pending take, as
   heard or edited, as the Human's message by exactly the path of a typed one
   (``UiService.say``: same page session, same secret, same rules).
@@ -335,7 +337,7 @@ class ImmersiveService:
         r = self.ui.find(roundId)
         t0 = time.perf_counter()
         try:
-            heard = await self.listener.transcribe(wav)
+            heard = await self.listener.transcribe(wav, score=self.auto_send_at is not None)
         except UnusableAudio as e:
             raise WebError(422, f"the utterance's audio is unusable: {e}") from e
         stt = time.perf_counter() - t0
@@ -357,9 +359,10 @@ class ImmersiveService:
             self._note(r.round_id, entry)
             return entry
         addressee, rule = choose_addressee(text, self.ui.names, focus=focus, focus_by=focusBy)
-        confidence = 1.0 if heard.get("in_grammar") else 0.0
+        graded = heard.get("confidence")
+        confidence = float(graded) if graded is not None else None
         entry |= {"addressee": addressee, "rule": rule, "confidence": confidence}
-        if self.auto_send_at is None or confidence < self.auto_send_at:
+        if self.auto_send_at is None or confidence is None or confidence < self.auto_send_at:
             take = uuid.uuid4().hex[:12]
             entry |= {"sent": False, "take": take, "pending": True}
             self.takes[take] = {

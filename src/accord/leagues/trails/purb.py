@@ -16,13 +16,20 @@ reliable) and half a helpful proposal out of one.
     0
 
 **Hidden chips** (``visibility="own"``): PURB estimates the partner's chips
-(:class:`ChipBelief`) and plays on that estimate as if it were seen. Prior: the partner
-was dealt as many chips as PURB, spread evenly over the colours; then every transfer is
-counted (chips PURB sent are added, chips the partner sent are taken off), the partner's
-moves take off the colours of the squares on its shortest path between its positions, and
-a proposal in which the partner offers chips shows it holds at least those. The engine
-lets a player ask for chips the other may not hold under ``"own"``; a partner who
-accepts and lacks them sends less, which its reliability then records.
+(:class:`~accord.leagues.trails.hidden.ChipBelief`) and plans on the expected counts as if
+it saw them. Prior: the partner was dealt as many chips as PURB, spread evenly over the
+colours; then every transfer is counted (chips PURB sent are added, chips the partner sent
+are taken off), the partner's moves take off the colours of the squares on its shortest
+path between its positions, and a proposal in which the partner offers chips shows it
+holds at least those. Its transfers to a partner it is not certain of are judged on
+*hands* the partner may hold (drawn from the deal, kept when they agree with what it
+offered, sent and walked, and, once it stayed away from home after a movement phase, when
+they could not walk home): PURB sends only the largest part of its promise that frees
+none of them (``free_risk`` 0; above 0, a share of them weighted by the partner's last
+request, see the class), since a freed partner walks home and ends the game with PURB's
+chips; an exchange that also frees PURB, with a partner seen before, gets everything. The engine lets a player
+ask for chips the other may not hold under ``"own"``; a partner who accepts and lacks them
+sends less, which its reliability then records.
 
 **Social utility** of a chip allocation: ``w_self * ES_i + w_other * ES_j + w_coop_j *
 coop_j + w_coop_i * coop_i`` where ES is the expected future score (the best score reachable

@@ -128,7 +128,8 @@ class MarketAgent(SCMLAgent):
         end_stop: bool = True,
         warmup: float = 3.0,
         flow_weight: float = 0.3,
-        flow_factor: float = 1.0,
+        buy_at_catalog: float = 1.0,
+        middle_expected: bool = False,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -145,7 +146,8 @@ class MarketAgent(SCMLAgent):
         self.end_stop = end_stop
         self.warmup = warmup
         self.flow_weight = flow_weight
-        self.flow_factor = flow_factor
+        self.buy_at_catalog = buy_at_catalog
+        self.middle_expected = middle_expected
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -170,7 +172,6 @@ class MarketAgent(SCMLAgent):
         peers = max(1, len(awi.bb.consumers(awi.my_input_product)))
         self.rate_cap = self.expected_supply * awi.n_lines * min(1.0, sup / peers)
         self.rate = self.rate_cap
-        self.first_supply = n  # the first delivery day of a purchase it signed
         self.flow = self.rate_cap  # units a day its suppliers sell it (moving average)
         self._bought = 0
 
@@ -196,6 +197,10 @@ class MarketAgent(SCMLAgent):
         start = day + 1 if executed else day
         free = free_stock(raw)
         self._sell = np.maximum(0, free)
+        if self.middle_expected and self.rate > 0 and not (awi.is_first_level or awi.is_last_level):
+            # sell what it expects to make from inputs it can still buy (the buy need
+            # then asks its suppliers for them)
+            self._sell = np.maximum(self._sell, self._expected_free())
         self._sell[:start] = 0
         # inputs lacking: a shortfall on day s needs inputs on a day before s
         short = np.maximum(0, -np.minimum.accumulate(raw))
@@ -291,8 +296,6 @@ class MarketAgent(SCMLAgent):
         self._key = (-1, False)
 
     def _book(self, c: Contract, sign: int = 1) -> None:
-        if c.buyer == self.awi.agent and sign > 0 and not c.exogenous:
-            self.first_supply = min(self.first_supply, c.delivery)
         arr = self.inp if c.buyer == self.awi.agent else self.out
         arr[c.delivery] += sign * c.quantity
         self._key = (-1, False)
@@ -305,7 +308,10 @@ class MarketAgent(SCMLAgent):
         """The most it pays for one input: the output's price less cost and margin."""
         awi = self.awi
         out = max(self._tp(awi.my_output_product), float(awi.catalog_prices[awi.my_output_product]))
-        return max(1, int(out / (1 + self.margin) - awi.cost))
+        limit = max(1, int(out / (1 + self.margin) - awi.cost))
+        if self.buy_at_catalog:
+            limit = max(limit, int(awi.catalog_prices[awi.my_input_product] * self.buy_at_catalog))
+        return limit
 
     def sell_floor(self) -> int:
         """The least it takes for one output: the input's price plus cost and margin."""
@@ -415,20 +421,24 @@ class MarketAgent(SCMLAgent):
         return self.lead_short * awi.n_lines * max(0, days)
 
     def _expected_ok(self, c: Contract) -> bool:
-        """``c`` fits the stock it expects if, from the day after tomorrow, its suppliers
-        deliver ``rate`` units a day (or what it secured, if more); a day already short
-        counts as bought on the spot market (the stock starts again from 0)."""
+        """``c`` fits the stock it expects (:meth:`_expected_free`)."""
         if self.rate <= 0:
             return False
+        free = self._expected_free()
+        return c.delivery < len(free) and int(free[c.delivery]) >= c.quantity
+
+    def _expected_free(self) -> np.ndarray:
+        """Free output stock if, from the day after tomorrow, its suppliers deliver
+        ``rate`` units a day (or what it secured, if more); a day already short counts as
+        bought on the spot market (the stock starts again from 0)."""
         awi = self.awi
         day, executed = plan_key(awi)
         inc = (self.inp + self.p_in).tolist()
         rate = int(self.rate)
         start = max(day + 2, int(self.warmup * awi.level))
-        if self.warmup < 0:  # from the first day it has a purchase delivered
-            start = max(day + 2, self.first_supply)
         for t in range(start, awi.n_steps):
-            inc[t] = max(inc[t], rate)
+            if inc[t] < rate:
+                inc[t] = rate
         inv = awi.current_inventory
         raw, _ = project_stock(
             int(inv[awi.my_input_product]),
@@ -441,8 +451,7 @@ class MarketAgent(SCMLAgent):
             awi.n_steps,
         )
         raw -= np.minimum(0, np.minimum.accumulate(raw))
-        free = free_stock(raw)
-        return c.delivery < len(free) and int(free[c.delivery]) >= c.quantity
+        return free_stock(raw)
 
     def _short_after(self, c: Contract) -> int:
         """Units it would lack (with no more purchases) after also selling ``c``."""
@@ -463,7 +472,7 @@ class MarketAgent(SCMLAgent):
         if self.flow_weight and awi.current_step >= self.warmup * awi.level:
             w = self.flow_weight
             self.flow = (1 - w) * self.flow + w * self._bought
-            self.rate = min(self.rate, self.flow * self.flow_factor)
+            self.rate = min(self.rate, self.flow)
         self._bought = 0
         if not short_today:
             self.short_cap = min(self.short_lines * lines, self.short_cap + lines / 10)
