@@ -60,6 +60,7 @@ from accord.leagues.humaine.behaviour import (
     display_text,
     gestures_of,
 )
+from accord.leagues.humaine.flow import require
 from accord.leagues.humaine.listening import Listener, UnusableAudio
 from accord.leagues.humaine.say import Say, TakeAnswer
 from accord.web.errors import WebError
@@ -96,6 +97,9 @@ class UiHost(Protocol):
     def find(self, round_id: str | None) -> Any: ...
 
     def session(self, *roles: str) -> Any: ...
+
+    @property
+    def flow(self) -> Any: ...
 
     def record(self, round_id: str | None, route: str, body: dict[str, Any], at: float) -> str: ...
 
@@ -186,7 +190,7 @@ class ImmersiveService:
     def router(self) -> APIRouter:
         r = APIRouter(prefix="/api/immersive")
         anyone = [self.ui.session("person", "admin")]
-        person = [self.ui.session("person")]
+        person = [self.ui.session("person"), require(self.ui.flow)]  # after consent, if asked
         r.add_api_route("/config", self.config, methods=["GET"], dependencies=anyone)
         r.add_api_route("/queue", self.queue, methods=["GET"], dependencies=anyone)
         r.add_api_route(
