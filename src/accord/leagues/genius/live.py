@@ -26,6 +26,9 @@ person's invalid action against them; the spec says nothing on it and the study 
 error is still recorded against it (a failure is an outcome) and the session goes on.
 Sessions stored before the change keep their recorded invalid actions and replay as stored.
 
+Where both sides are agents (the study server never pairs two), an agent that raises ends
+that step of the driver, as everywhere, so the other side is asked on the next step.
+
     >>> import tempfile, pathlib
     >>> from accord.leagues.genius.protocol import Action, Rules, VirtualClock
     >>> clock = VirtualClock(1000.0)

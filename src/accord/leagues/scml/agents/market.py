@@ -9,7 +9,7 @@ Strategy (each rule is one method below):
   what it sold (``buy_need``).
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
   signs final demand, as long as the day's units fit its lines, the price covers its
-  cost at the current trading prices (for supply: its output's price less its cost,
+  cost at the current trading prices (no margin of its own: ``margin`` 0) (for supply: its output's price less its cost,
   ``supply_margin`` 0, and never less than the raw material's catalog price
   (``supply_at_cost``: a factory whose cost exceeds its output's catalog price still
   buys raw supply and prices its output from its real cost, so the chain does not starve
@@ -26,7 +26,8 @@ Strategy (each rule is one method below):
   suppliers really sold it (a moving average, ``flow_weight``). Purchases for what it
   signs are the plan's buy need. Buying ahead stops once no more final demand can be
   revealed in time for it (``end_stop``), and a first-level factory then signs raw
-  supply only for what it sold.
+  supply only for what it sold. ``middle_expected=True`` (off) lets a middle factory
+  sell what its expected inputs will make, too: more demand, more breaches.
 - **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
   the days they are needed, outputs for the days they are available. Only a last-level
   factory sells ahead of inputs it can still buy (final demand, within a small,
@@ -35,9 +36,10 @@ Strategy (each rule is one method below):
   inputs for deliveries that many days away, and ``lead_short`` lets a last-level
   factory lack more units for a far delivery: both sign more demand and cause more
   breaches, see docs/scml.md), and every factory with suppliers buys
-  about ``speculative_days`` (2) days of production ahead, so goods are pushed down the
-  chain; a first-level factory keeps up to 4 to 6 days of production of unsold stock
-  (``long_cap``). It accepts a partner's request when the plan has room
+  about ``speculative_days`` (4) days of production ahead, so goods are pushed down the
+  chain, up to its input's catalog price even when its output's catalog price does not
+  cover that and its cost (``buy_at_catalog``: its buyers may pay more); a first-level
+  factory keeps up to 4 to 6 days of production of unsold stock (``long_cap``). It accepts a partner's request when the plan has room
   in the agenda's days. Negotiators concede in time from an aspiration price to the
   agent's limit and never agree to more units than the plan has room for at that
   moment (agreements reached in other sessions the same day count at once).
@@ -108,8 +110,9 @@ class MarketAgent(SCMLAgent):
     """Plans from its exogenous contracts and trading prices; negotiates what it can sign.
 
     ``short_lines``: the most a last-level factory sells ahead of secured inputs, in days
-    of production (2). The settings before issue 26 item 3 (recorded worlds) are
-    ``supply_at_cost=False``; ``middle_lead`` and ``lead_short`` are off (0) by default.
+    of production (2), used only with ``expected_supply=0`` (the rule before this round).
+    The settings before issue 26 are in ``tests/leagues/scml/test_scml_agents_routine.py``
+    (``MarketBefore``); ``middle_lead``, ``lead_short`` and ``middle_expected`` are off.
     """
 
     def __init__(
