@@ -170,7 +170,7 @@ def main() -> None:
     )
     peer_serial = npeer / rows[-2][2]
     cpu_ratio = [
-        (np_ / pc) / (no / oc)
+        (no / oc) / (np_ / pc)  # our sessions per CPU second over the peer's
         for (no, _, oc), (np_, _, pc) in zip(serial["ours"], serial["peer"], strict=True)
     ]
 
