@@ -14,7 +14,8 @@ process and its reaped children from ``resource.getrusage``), median with min-ma
   for the whole run, start-up included; many sessions at once, each sandbox answering
   all its pending calls in one request, :mod:`accord.tournament.multiplex`) and against
   the same sandboxes serving one session at a time (the path before batching);
-* ``long``: the same with 8 repetitions (576 sessions), where start-up weighs less;
+* ``long`` (only when asked for, ``--only long``): the same with 8 repetitions (576
+  sessions), where start-up weighs less;
 * the same with agents that compute 0.5 ms of CPU per call (``sandbox_agents.Thinker``),
   as agents with opponent models do: where the sandbox's per-call cost stops mattering;
 * an SCML world: 4 traders over 10 days, in-process against ``IsolatedAgent`` (``os``);
@@ -358,7 +359,7 @@ def main() -> None:
             out["call"] = call_latency(2000)
         if want("tournament"):
             out["tournament"] = tournament(args.runs, Path(tmp))
-        if want("long"):
+        if "long" in only:  # opt-in: a minute or more
             out["long"] = tournament(args.runs, Path(tmp), reps=8, one_at_a_time=False)
         if want("thinkers"):
             out["thinkers"] = thinkers(args.runs, Path(tmp))

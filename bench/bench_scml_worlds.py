@@ -7,8 +7,11 @@ day, breaches, bankruptcies, profit (eq. 3 over all factories), and two upper bo
 the demand share: ``lines`` (each last-level factory ships at most its lines a day, from
 the day raw material can first reach it) and ``cost`` (the same, counting only demand
 whose price covers the raw price plus the cheapest cost at every level before the
-seller plus the seller's own cost: a unit under it loses money along any chain). Then
-min / mean / max over the worlds.
+seller plus the seller's own cost: a unit under it loses money along any chain), and
+``signed / bound``, the demand signed as a share of the smaller bound. A world is
+*feasible* for issue 26's target when that bound is at least 60 %; the summary counts
+the feasible worlds that reach 60 % and, for the others, how near the agent comes to
+its bound. Then min / mean / max over the worlds.
 
     python bench/bench_scml_worlds.py 2000 2020          # 20 worlds of 50 days
     python bench/bench_scml_worlds.py 0 5 --days 30 --agent trader
@@ -69,6 +72,7 @@ def one(args: tuple[str, int, int]) -> dict[str, Any]:
         "profit": profit,
         "lines": lines,
         "cost": cost,
+        "of_bound": s["demand_met"] / max(min(lines, cost), 1e-9),
     }
 
 
@@ -85,19 +89,31 @@ def main() -> None:
         rows = list(pool.map(one, jobs))
     print(
         "| seed | factories | demand signed | supply signed | contracts/day | breaches "
-        "| bankruptcies | profit | bound: lines | bound: cost |"
+        "| bankruptcies | profit | bound: lines | bound: cost | signed / bound |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['seed']} | {r['factories']} | {r['demand']:.1%} | {r['supply']:.1%} "
             f"| {r['per_day']:.2f} | {r['breaches']} | {r['bankrupt']} | {r['profit']:+.2%} "
-            f"| {r['lines']:.1%} | {r['cost']:.1%} |"
+            f"| {r['lines']:.1%} | {r['cost']:.1%} | {r['of_bound']:.1%} |"
         )
-    for k in ("demand", "supply", "per_day", "breaches", "profit", "lines", "cost"):
+    keys = ("demand", "supply", "per_day", "breaches", "profit", "lines", "cost", "of_bound")
+    for k in keys:
         v = [float(r[k]) for r in rows]
         print(f"{k}: min {min(v):.4f} mean {statistics.fmean(v):.4f} max {max(v):.4f}")
     print("worlds under 60 % of the demand:", sum(r["demand"] < 0.6 for r in rows), "of", len(rows))
+    feasible = [r for r in rows if min(r["lines"], r["cost"]) >= 0.6]
+    print(
+        "feasible worlds (bound >= 60 %) at 60 % or more:",
+        sum(r["demand"] >= 0.6 for r in feasible),
+        "of",
+        len(feasible),
+    )
+    for r in rows:
+        if r not in feasible:
+            print(f"infeasible world {r['seed']}: signed {r['demand']:.1%} of its bound's ", end="")
+            print(f"{min(r['lines'], r['cost']):.1%} ({r['of_bound']:.1%} of the bound)")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@
 #                                  install check, no doctests
 # Further arguments go to pytest (e.g. `bash scripts/test.sh --quick tests/core`).
 #
+# Both run the tests in ACCORD_TEST_WORKERS processes (pytest-xdist; default 2, one a core
+# on the 2-core CI machine; 0 runs them in this process), a whole test file to a worker
+# (--dist loadfile: a module's browser and servers are started once, as in one process).
+#
 # Real scenario files: the tests read real ANAC/GENIUS scenarios from $ACCORD_SCENARIOS,
 # else ../shared/scenarios beside the clone (34 GENIUS + 4 GeniusWeb folders), else the 20 +
 # 4 folders bundled in tests/data/scenarios (GPL-3.0 test data; see its README). A clone alone
@@ -18,6 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
+workers=(-n "${ACCORD_TEST_WORKERS:-2}" --dist loadfile)
 if [ "${1:-}" = "--quick" ]; then
   quick=1
   shift
@@ -44,7 +49,7 @@ if [ "$quick" = 1 ]; then
   done < tests/slow_tests.txt
   started=$(date +%s)
   .venv/bin/python -m pytest -m "not browser and not ray and not slow" "${deselect[@]}" \
-    --durations=10 "${@:-tests}"
+    "${workers[@]}" --durations=10 "${@:-tests}"
   echo "== quick tier took $(( $(date +%s) - started )) s"
   exit 0
 fi
@@ -56,5 +61,5 @@ if [ "${ACCORD_SKIP_INSTALL_CHECK:-0}" != 1 ]; then
 fi
 echo "== pytest"
 started=$(date +%s)
-.venv/bin/python -m pytest --doctest-modules --durations=15 src/accord tests "$@"
+.venv/bin/python -m pytest "${workers[@]}" --doctest-modules --durations=15 src/accord tests "$@"
 echo "== pytest took $(( $(date +%s) - started )) s"

@@ -133,6 +133,7 @@ def test_a_failing_agent_is_recorded_not_crashing_the_server() -> None:
     assert [e["kind"] for e in view["events"]] == ["offer", "failure", "over"]
 
 
+@pytest.mark.browser
 def test_a_person_plays_alternating_offers_in_chromium(web_page: Any) -> None:
     from playwright.sync_api import expect
 

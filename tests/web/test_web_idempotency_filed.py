@@ -41,3 +41,29 @@ def test_a_retried_request_gets_its_first_answer_after_a_restart(tmp_path: Path)
         new = admin.post("/api/study/invites", json={"count": 1}, headers={"Idempotency-Key": "k2"})
         assert new.status_code == 201 and len(admin.get("/api/study/participants").json()) == 3
     study.close()
+
+
+def test_copies_at_once_run_once_with_filed_answers(tmp_path: Path) -> None:
+    """A double click reaches the server twice at once: with answers kept in the file
+    (a look-up before the first copy runs) the second copy still waits for the first."""
+    import asyncio
+
+    study = Study(tmp_path / "study.sqlite", DESIGN, password=PW)
+    with ServerThread(create_study_app(study)) as srv:
+        cookies = _admin(srv.url).cookies
+
+        async def both() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=srv.url, trust_env=False, cookies=cookies) as h:
+                key = {"Idempotency-Key": "double-click"}
+                return await asyncio.gather(
+                    *[
+                        h.post("/api/study/invites", json={"count": 1}, headers=key)
+                        for _ in range(4)
+                    ]
+                )
+
+        answers = asyncio.run(both())
+        assert {r.status_code for r in answers} == {201}
+        assert len({r.text for r in answers}) == 1
+        assert len(_admin(srv.url).get("/api/study/participants").json()) == 1
+    study.close()

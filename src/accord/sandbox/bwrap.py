@@ -53,6 +53,7 @@ _uid_counter = 0
 
 
 def running_as_root() -> bool:
+    """Whether this (organiser) process runs with effective uid 0."""
     return os.geteuid() == 0
 
 
@@ -88,6 +89,7 @@ def os_strategy() -> str:
 
 
 def accord_package_dir() -> Path:
+    """The resolved directory of the installed ``accord`` package."""
     import accord
 
     return Path(accord.__file__).resolve().parent

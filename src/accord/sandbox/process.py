@@ -100,6 +100,8 @@ def _preexec(
 
 
 def rlimits_of(limits: Limits) -> dict[str, tuple[int, int]]:
+    """The (soft, hard) resource limits a sandboxed process gets for ``limits``, by
+    ``resource`` name (CPU rounded up to whole seconds, hard one second above soft)."""
     cpu = max(1, int(limits.cpu_seconds + 0.999))
     mem = limits.memory_mb * 1024 * 1024
     fsize = limits.file_size_mb * 1024 * 1024

@@ -32,9 +32,9 @@ from rich.table import Table
 
 from accord.core.errors import AccordError, ConfigError
 from accord.sandbox.option import SANDBOX_HELP, deprecated, sandbox_option, warn_stderr
-from accord.tournament.config import TournamentConfig
+from accord.tournament.config import SESSIONS_PER_SANDBOX, TournamentConfig
 from accord.tournament.default import DEFAULT_OUT, default_config
-from accord.tournament.runner import TournamentRun, run_tournament
+from accord.tournament.runner import TournamentRun, run_tournament, sessions_per_sandbox
 
 app = typer.Typer(help="Tournaments: run and resume.", no_args_is_help=False)
 
@@ -157,6 +157,13 @@ def tournament_command(
             "never pays) or reservation (its reservation value, as NegMAS does)"
         ),
     ] = None,
+    sessions_per_sandbox: Annotated[
+        str | None,
+        typer.Option(
+            help="many (default: a sandbox plays many of its agent's sessions at once and "
+            "holds the others meanwhile) or one (one at a time: none reachable; slower)"
+        ),
+    ] = None,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="write the HTML report")
     ] = True,
@@ -175,6 +182,7 @@ def tournament_command(
     """Run (or resume) a tournament, then print the leaderboards."""
     console = Console(quiet=quiet or json_out)
     try:
+        check_sessions_per_sandbox(sessions_per_sandbox)
         cfg = build_config(
             config,
             agents,
@@ -188,6 +196,7 @@ def tournament_command(
             learning=learning,
             discretize=discretize,
             failure_score=failure_score,
+            sessions_per_sandbox=sessions_per_sandbox,
         )
         if profiles:
             spec: Any = "pairs" if profiles.strip() == "pairs" else _split(profiles)
@@ -249,8 +258,44 @@ def check_before_running(
     sandboxed = plan({a.name: a for a in cfg.agents}, cfg.sandbox_choice)  # refuses early
     check_agents([a for a in cfg.agents if a.name not in sandboxed])  # never import others
     notes: list[str] = describe_plan(sandboxed)
+    notes.extend(sessions_note(cfg, executor, bool(sandboxed)))
     resolve_scenarios(cfg.scenarios, cfg.discretize, notes)
     return notes
+
+
+def check_sessions_per_sandbox(value: str | None) -> None:
+    """``--sessions-per-sandbox`` is ``many`` or ``one`` (one line otherwise)."""
+    if value is not None and value not in SESSIONS_PER_SANDBOX:
+        raise ConfigError(f"--sessions-per-sandbox must be 'many' or 'one'; got {value!r}")
+
+
+def sessions_note(cfg: TournamentConfig, executor: str, sandboxed: bool) -> list[str]:
+    """The line saying how many sessions a sandbox plays at once, and what that gives
+    up (many) or costs (one); nothing when no agent is sandboxed and none was asked."""
+    mode = sessions_per_sandbox(cfg, executor)
+    if not sandboxed:
+        if cfg.sessions_per_sandbox == "one":
+            return ["--sessions-per-sandbox one has no effect here: no agent runs in a sandbox"]
+        return []
+    if mode == "many":
+        return [
+            "sessions per sandbox: many at once (the default; fewer round trips): while a "
+            "sandbox plays one session it holds its agent's other live sessions, including "
+            "ones where it has the profile its opponent plays now; --sessions-per-sandbox "
+            "one plays them one at a time"
+        ]
+    why = (
+        "--sessions-per-sandbox one"
+        if cfg.sessions_per_sandbox == "one"
+        else "a deadline in seconds"
+        if cfg.seconds is not None
+        else f"--executor {executor}"
+    )
+    return [
+        f"sessions per sandbox: one at a time ({why}): a sandbox holds no other live "
+        "session; it costs one round trip per call (about 4x the wall time of many at once "
+        "on the bundled holiday tournament, see docs/sandbox.md)"
+    ]
 
 
 def _sandbox_choice(sandbox: str | None, isolated: bool | None, config: Path | None) -> str | None:

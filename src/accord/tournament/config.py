@@ -31,6 +31,7 @@ from accord.core.scenario import Scenario
 
 PAIRINGS = ("product", "combinations")
 FAILURE_SCORES = ("zero", "reservation")
+SESSIONS_PER_SANDBOX = ("many", "one")
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "pairing": (str,),
     "sandbox": (str,),
     "failure_score": (str,),
+    "sessions_per_sandbox": (str,),
     "name": (str,),
 }
 
@@ -160,6 +162,12 @@ class TournamentConfig:
             pays) or ``reservation`` (its reservation value, as NegMAS does: an agent that
             fails often can then outrank agents that negotiate). Its opponents get their
             reservation value either way, as for no agreement.
+        sessions_per_sandbox: ``many`` (default: a sandbox serves many of its agent's
+            live sessions at once, :mod:`accord.tournament.multiplex`; while it plays one
+            it holds the others) or ``one`` (one session at a time: no other live
+            session is reachable; one round trip per call, several times slower). The
+            results file stores the mode that ran (``one`` where nothing multiplexes:
+            Ray, a deadline in seconds, an executor built with ``multiplex=False``).
         name: a label for reports.
         protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
             versioned id (``aop-v1``) or import path ``package.module:Class``; stored as
@@ -188,6 +196,7 @@ class TournamentConfig:
     protocol: str = DEFAULT_PROTOCOL
     discretize: int | None = None
     failure_score: str = "zero"
+    sessions_per_sandbox: str = "many"
     protocol_path: str | None = None
 
     def __post_init__(self) -> None:
@@ -224,6 +233,10 @@ class TournamentConfig:
         if self.failure_score not in FAILURE_SCORES:
             raise ConfigError(
                 f"failure_score must be one of {FAILURE_SCORES}, got {self.failure_score!r}"
+            )
+        if self.sessions_per_sandbox not in SESSIONS_PER_SANDBOX:
+            raise ConfigError(
+                f"sessions_per_sandbox must be 'many' or 'one', got {self.sessions_per_sandbox!r}"
             )
         if self.discretize is not None and self.discretize != 0 and self.discretize < 2:
             raise ConfigError(
@@ -298,6 +311,7 @@ class TournamentConfig:
         d = self.to_dict()
         d.pop("name", None)
         d.pop("sandbox", None)  # where agents run does not change what they do
+        d.pop("sessions_per_sandbox", None)  # nor how many sessions a sandbox holds at once
         if d.get("discretize") is None:  # files written before the setting existed resume
             d.pop("discretize", None)
         if d["protocol"] == DEFAULT_PROTOCOL:

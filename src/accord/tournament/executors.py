@@ -141,12 +141,15 @@ class RayExecutor(Executor):
         super().__init__(RayPool(address, workers))
 
 
-def make_executor(kind: str, workers: int | None = None, address: str | None = None) -> Executor:
-    """``serial``, ``processes`` (``workers``, default: all cores) or ``ray`` (``address``)."""
+def make_executor(
+    kind: str, workers: int | None = None, address: str | None = None, multiplex: bool = True
+) -> Executor:
+    """``serial``, ``processes`` (``workers``, default: all cores) or ``ray`` (``address``);
+    ``multiplex=False``: each sandbox plays one session at a time (Ray always does)."""
     if kind == "serial":
-        return SerialExecutor()
+        return SerialExecutor(multiplex)
     if kind == "processes":
-        return ProcessExecutor(workers)
+        return ProcessExecutor(workers, multiplex)
     if kind == "ray":
         return RayExecutor(address, workers)
     raise ConfigError(f"executor must be one of {EXECUTORS}, got {kind!r}")

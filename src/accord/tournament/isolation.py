@@ -533,9 +533,9 @@ class NegotiatorHost(Host):
         neg.on_end(view, result)
         del neg, view
         if not self.sessions:  # nothing of this session stays reachable in the next
-            from accord.core import inverse
+            from accord.core.inverse import clear_inverses
 
-            inverse._INVERSES.clear()  # its values hold their keys: never collected
+            clear_inverses()  # the LRU would keep this session's utilities reachable
             gc.collect()
         used = resource.getrusage(resource.RUSAGE_SELF)
         return used.ru_utime + used.ru_stime

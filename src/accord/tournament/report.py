@@ -141,6 +141,7 @@ def _summary(cfg: dict[str, Any], specs: pd.DataFrame, sessions: pd.DataFrame) -
         ("Learning across sessions", cfg.get("learning")),
         ("Isolated agents", cfg.get("isolated")),
         ("Sandbox", cfg.get("sandbox", "none")),
+        ("Sessions per sandbox", cfg.get("sessions_per_sandbox", "not recorded")),
     ]
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return f"<table>{body}</table>"

@@ -90,11 +90,18 @@ def run_tournament(
         except ConfigError as exc:
             raise ConfigError(f"scenario {sc_name!r}: {exc}") from None
     specs = schedule(config, scenarios)
-    ex = make_executor(executor, workers, address) if isinstance(executor, str) else executor
+    many = config.sessions_per_sandbox == "many"
+    if isinstance(executor, str):
+        ex = make_executor(executor, workers, address, multiplex=many)
+    else:
+        ex = executor
+        if not many and getattr(ex, "multiplex", False):
+            ex.multiplex = False  # type: ignore[attr-defined]  # the config's "one" wins
+    stored = config.with_(sessions_per_sandbox=sessions_per_sandbox(config, ex))
     if fresh:
         remove_results(path)
     with Store(path) as store:
-        store.prepare(config, scenarios, specs, agents)
+        store.prepare(stored, scenarios, specs, agents)
         done = store.done_ids()
         pending = [s for s in specs if s.id not in done]
         count = len(specs) - len(pending)
@@ -102,6 +109,7 @@ def run_tournament(
             progress(count, len(specs))
         if not pending:
             return TournamentRun(path, len(specs), 0, time.perf_counter() - t0)
+        store.note_sessions_per_sandbox(stored.sessions_per_sandbox)
         ex.start(RunContext.from_config(config, scenarios))
         buffer: list[SessionRecord] = []
         last = time.perf_counter()
@@ -127,6 +135,21 @@ def run_tournament(
             ex.close()
             close_sandboxes()
     return TournamentRun(path, len(specs), len(pending), time.perf_counter() - t0)
+
+
+def sessions_per_sandbox(config: TournamentConfig, executor: str | Executor) -> str:
+    """How many sessions a sandbox serves at once in this run: ``many`` or ``one``
+    (one where nothing multiplexes: Ray, a deadline in seconds, ``multiplex=False``).
+
+        >>> cfg = TournamentConfig(["boulware"], ["builtin:tiny"])
+        >>> sessions_per_sandbox(cfg, "serial"), sessions_per_sandbox(cfg, "ray")
+        ('many', 'one')
+    """
+    if config.sessions_per_sandbox == "one" or config.seconds is not None:
+        return "one"
+    if isinstance(executor, str):
+        return "many" if executor in ("serial", "processes") else "one"
+    return "many" if getattr(executor, "multiplex", False) else "one"
 
 
 def remove_results(results: str | Path) -> None:

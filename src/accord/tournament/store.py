@@ -163,11 +163,20 @@ class Store(SqliteFile):
                 ],
             )
 
+    def note_sessions_per_sandbox(self, mode: str) -> None:
+        """Sessions of a resumed run ran in ``mode``: if the stored config says another,
+        it says ``mixed`` from now on (some many at once, some one at a time)."""
+        stored = json.loads(self.meta("config") or "{}")
+        if "sessions_per_sandbox" in stored and stored["sessions_per_sandbox"] != mode:
+            stored["sessions_per_sandbox"] = "mixed"
+            with self.transaction():
+                self.set_meta("config", json.dumps(stored))
+
     def _changed_settings(self, config: TournamentConfig) -> str:
         """``; settings changed: failure_score from 'reservation' to 'zero'`` (or "")."""
         stored = json.loads(self.meta("config") or "{}")
         now = config.to_dict()
-        skip = {"agents", "scenarios", "name"}
+        skip = {"agents", "scenarios", "name", "sessions_per_sandbox"}
         found = [
             f"{k} from {stored.get(k, '(unset)')!r} to {now.get(k, '(unset)')!r}"
             for k in sorted((set(stored) | set(now)) - skip)

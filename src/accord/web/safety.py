@@ -391,16 +391,27 @@ class Idempotency:
             scope["method"].encode() + b" " + scope.get("path", "").encode() + b"\0" + body
         ).hexdigest()
         known = self.answers.get(slot)
-        if known is None and self.filed is not None:
-            kept = self.filed.get(slot)
-            if kept is not None:
-                start = {"type": "http.response.start", "status": kept[1], "headers": kept[2]}
-                known = _Answer(kept[0], start, kept[3], None, True)
         if known is not None:
             await self._again(known, fingerprint, scope, receive, send)
             return
         answer = _Answer(fingerprint, done=asyncio.Event())
-        self.answers[slot] = answer
+        self.answers[slot] = answer  # before any await: a copy arriving now waits for it
+        if self.filed is not None:
+            try:
+                kept = await asyncio.to_thread(self.filed.get, slot)  # never blocks the loop
+            except BaseException:
+                self.answers.pop(slot, None)
+                assert answer.done is not None
+                answer.done.set()  # a copy waiting on it is told the key failed
+                raise
+            if kept is not None:  # answered before a restart
+                answer.fingerprint, answer.body, answer.complete = kept[0], kept[3], True
+                answer.start = {"type": "http.response.start", "status": kept[1],
+                                "headers": kept[2]}  # fmt: skip
+                assert answer.done is not None
+                answer.done.set()
+                await self._again(answer, fingerprint, scope, receive, send)
+                return
         while len(self.answers) > self.keep:
             self.answers.popitem(last=False)
 
@@ -418,7 +429,8 @@ class Idempotency:
             if not ok:
                 self.answers.pop(slot, None)
             elif self.filed is not None and answer.start is not None:
-                self.filed.put(
+                await asyncio.to_thread(
+                    self.filed.put,
                     slot,
                     fingerprint,
                     int(answer.start["status"]),

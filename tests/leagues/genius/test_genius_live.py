@@ -54,9 +54,35 @@ def test_bad_input_is_refused_clearly_and_nothing_is_stored_wrongly(
     live, store, _ = _create(tmp_path)
     event = live.submit_json(0, data)
     assert not event.ok and message in (event.error or "")
-    (stored,) = store.events("s1")
-    assert stored["ok"] == 0 and message in stored["error"]
-    assert live.session.offers == [] and store.session("s1")["invalid0"] == 1  # type: ignore[index]
+    # refused, not punished: nothing stored, nothing counted against the person
+    assert store.events("s1") == [] and live.session.events == []
+    assert live.session.offers == [] and store.session("s1")["invalid0"] == 0  # type: ignore[index]
+
+
+def test_a_persons_invalid_action_changes_nothing_an_agents_is_recorded(tmp_path: Path) -> None:
+    from accord.leagues.genius.agent import GeniusAgent, PartyView
+
+    live, store, clock = _create(tmp_path, ("person:ann", "agent:conceder"))
+    before = live.state(0)
+    bad = live.submit(0, Action.accept(999))
+    assert not bad.ok and bad.error == "no offer 999 to answer; open offers of the other side: 0"
+    assert live.state(0) == before and live.session.invalid == [0, 0]
+
+    class Wrong(GeniusAgent):
+        name = "wrong"
+
+        def act(self, view: PartyView) -> list[Action]:
+            return [Action.accept(999)]
+
+    live.agents[1].act = Wrong().act  # type: ignore[method-assign]
+    live.submit(0, Action.comment(1))
+    # asked after the comment while it answers with actions (3 times at most): each
+    # invalid answer is recorded against the agent, and the session goes on
+    wrong = [e for e in live.session.events if not e.ok]
+    assert live.session.invalid == [0, 3] and live.session.phase.value == "running"
+    assert [(e.party, e.kind) for e in wrong] == [(1, "accept")] * 3
+    assert all("no offer 999" in (e.error or "") for e in wrong)
+    assert store.session("s1")["invalid1"] == 3  # type: ignore[index]
 
 
 def test_an_action_after_the_end_is_refused(tmp_path: Path) -> None:
@@ -95,7 +121,7 @@ def test_a_restarted_server_resumes_a_running_session(tmp_path: Path) -> None:
     live, store, clock = _create(tmp_path, ("person:ann", "agent:conceder"))
     a = live.submit(0, Action.make_offer({"Salary": "12,000 NIS"}))
     live.submit(0, Action.comment(2))
-    live.submit(0, Action.accept(999))  # invalid, recorded
+    live.submit(0, Action.accept(999))  # invalid: refused, nothing recorded
     clock.advance(130)
     live.poll()
     before = live.state(0)
@@ -106,7 +132,7 @@ def test_a_restarted_server_resumes_a_running_session(tmp_path: Path) -> None:
     after = again.state(0)
     for key in ("turn", "agreement", "offers", "messages"):
         assert after[key] == before[key], key
-    assert again.session.invalid == [1, 0]
+    assert again.session.invalid == [0, 0]
     assert again.session.offers[a.offer or 0].values == {"Salary": "12,000 NIS"}
     clock.advance(120 * 14)
     again.poll()

@@ -86,3 +86,19 @@ def test_declining_ends_the_study_and_opens_no_chat(tmp_path: Path, web_page: An
         assert r.status == 403
         page.goto(f"{srv.url}/join?key={KEY}")
         expect(page).to_have_url(f"{srv.url}/done.html")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--return-url", "https://platform.example/r"], "add --crowd"),
+        (["--crowd", "--return-url", "ftp://x"], "return_url must be an http(s) address"),
+    ],
+)
+def test_up_refuses_a_return_link_it_cannot_use(args: list[str], said: str) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli import app
+
+    r = CliRunner().invoke(app, ["humaine", "up", *args])
+    assert r.exit_code != 0 and said in (r.output + str(r.exception))

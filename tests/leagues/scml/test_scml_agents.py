@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from accord.core import NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import Controller, SCMLAgent
@@ -164,3 +165,36 @@ def test_a_chain_whose_first_level_costs_exceed_its_catalog_price_does_not_starv
     assert old["supply_met"] < 0.15 and old["demand_met"] < 0.3 and old_profit < 0
     assert new["supply_met"] > 0.3 and new["demand_met"] > 0.45 and new_profit > 0
     assert new["breaches"] < old["breaches"] and new["bankruptcies"] == 0
+
+
+def test_the_market_agent_signs_demand_against_expected_supply_within_its_lines():
+    # issue 26: a last-level factory signs final demand that its *expected* inputs cover
+    # (what it secured, or a share of its suppliers' lines a day once the chain can have
+    # filled), not only what it secured. In small 20-day worlds that signs more demand
+    # than without the expectation (``expected_supply=0``: secured inputs plus a small
+    # short position), with no shortfall, and never more units for one day than its
+    # lines make in a day.
+    from collections import Counter
+
+    from accord.leagues.scml.agents.market import MarketAgent
+    from accord.leagues.scml.generate import generate_config
+    from accord.leagues.scml.report import summary
+    from accord.leagues.scml.world import World
+
+    class NoExpectation(MarketAgent):
+        def __init__(self) -> None:
+            super().__init__(expected_supply=0.0)
+
+    for seed, before in ((4, 0.672),):
+        cfg = generate_config(n_steps=20, factories_per_level=[2, 2], seed=seed)
+        w = World(cfg, ["market"] * 4, seed=seed).run()
+        s = summary(w)
+        old = summary(World(cfg, [NoExpectation] * 4, seed=seed).run())
+        assert old["demand_met"] == pytest.approx(before, abs=0.001)
+        assert s["demand_met"] > old["demand_met"] + 0.05, (seed, s["demand_met"])
+        assert s["breaches"] == 0 and s["bankruptcies"] == 0
+        per_day: Counter[tuple[str, int]] = Counter()
+        for cid, c in w.book.contracts.items():
+            if c.exogenous and cid in w.book.signed_on and c.seller in w.names:
+                per_day[(c.seller, c.delivery)] += c.quantity
+        assert per_day and max(per_day.values()) <= cfg.n_lines

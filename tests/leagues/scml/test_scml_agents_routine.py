@@ -47,6 +47,7 @@ class MarketBefore(MarketAgent):
             end_stop=False,
             warmup=0.0,
             flow_weight=0.0,
+            buy_at_catalog=0.0,
         )
 
 

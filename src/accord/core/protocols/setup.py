@@ -127,4 +127,5 @@ def plain(v: Any) -> Any:
 
 
 def outcome_json(outcome: Outcome | None) -> list[Any] | None:
+    """An outcome as a JSON list (numpy scalars made plain); ``None`` stays ``None``."""
     return None if outcome is None else [plain(v) for v in outcome]

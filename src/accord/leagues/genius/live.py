@@ -1,8 +1,13 @@
 """A session with people on a wall clock: agent opponents, saved after every change, resumable.
 
-:class:`LiveSession` wraps one :class:`~accord.leagues.genius.protocol.GeniusSession` for a
-server: people's actions come in through :meth:`LiveSession.submit` (already parsed, or as
-JSON through :meth:`LiveSession.submit_json`), agent sides act after every change and on
+:class:`LiveSession` runs :class:`~accord.leagues.genius.rules.GeniusRules` in its live
+schedule (both sides may act at any time) on the shared agent driver
+(:class:`~accord.core.protocols.driver.AgentDriver`): a side played by an agent sits at
+the table through a :class:`~accord.leagues.genius.match.GeniusSeat` and the driver is
+the only code that calls it; a person's side has no seat, and the person's actions come
+in through :meth:`LiveSession.submit` (already parsed, or as JSON through
+:meth:`LiveSession.submit_json`) and go to the rules through the driver
+(:meth:`AgentDriver.act`). The agents are asked after every change and on
 :meth:`LiveSession.poll` (call it every second or so: it also ends the session at the
 deadline), and the whole session is written to the :class:`GeniusStore` after every change.
 :meth:`LiveSession.resume` rebuilds a running session from the store after a restart by
@@ -10,6 +15,19 @@ replaying its events at their recorded times; each agent then rebuilds what it k
 from the replayed history (:meth:`GeniusAgent.on_resume`: the KBAgent's belief and the
 turn of its last offer) and acts again on the next poll. :meth:`LiveSession.state` is what one side's
 page shows.
+
+**Mistakes are refused, not punished.** A person's invalid action (a value the issue does
+not have, an offer already answered, malformed JSON, anything after the end) is refused
+with its reason and changes nothing: it is not stored with the session's events and not
+counted against the person (``invalid0``/``invalid1`` count agents' invalid actions
+only). This is where the port departs from the original GENIUS, which recorded a
+person's invalid action against them; the spec says nothing on it and the study rule
+(issue 23) is that participants' mistakes are refused. An agent's invalid action or
+error is still recorded against it (a failure is an outcome) and the session goes on.
+Sessions stored before the change keep their recorded invalid actions and replay as stored.
+
+Where both sides are agents (the study server never pairs two), an agent that raises ends
+that step of the driver, as everywhere, so the other side is asked on the next step.
 
     >>> import tempfile, pathlib
     >>> from accord.leagues.genius.protocol import Action, Rules, VirtualClock
@@ -23,6 +41,8 @@ page shows.
     >>> clock.advance(15.0); live.poll()    # at most a quarter of the 60 s turn
     >>> live.session.offers[0].party    # its first offer
     1
+    >>> live.submit(0, Action.accept(7)).error    # a person's mistake: refused, not stored
+    'no offer 7 to answer; open offers of the other side: 0'
     >>> again = LiveSession.resume(store, "s1", clock=clock)
     >>> [o.values == p.values for o, p in zip(again.session.offers, live.session.offers)]
     [True]
@@ -34,11 +54,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from accord.core.errors import ConfigError, ProtocolViolation
+from accord.core.errors import ConfigError, InvalidScenario, ProtocolViolation
+from accord.core.protocols.base import Phase as DriverPhase
+from accord.core.protocols.driver import AgentDriver, failure_of
+from accord.core.protocols.rules import IllegalAction
 from accord.leagues.genius.agent import GeniusAgent, PartyView
 from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.loading import load_domain
-from accord.leagues.genius.match import MAX_ACTIONS
+from accord.leagues.genius.match import MAX_ACTIONS, GeniusSeat
 from accord.leagues.genius.protocol import (
     COMMENTS,
     THREATS,
@@ -49,11 +72,14 @@ from accord.leagues.genius.protocol import (
     Kind,
     Phase,
     Rules,
+    VirtualClock,
 )
+from accord.leagues.genius.rules import GeniusRules, GeniusSetup, GeniusState
 from accord.leagues.genius.store import GeniusStore
 
 __all__ = [
     "AGENT_PREFIX",
+    "LiveSeat",
     "LiveSession",
 ]
 
@@ -61,16 +87,33 @@ AGENT_PREFIX = "agent:"
 """A party named ``agent:<name>`` is played by that agent; any other name is a person."""
 
 _ASKS = 3
+"""After a change the agents are asked up to this many times, while they act."""
 
 
-class _Replay:
-    """The clock used while replaying stored events."""
+class LiveSeat(GeniusSeat):
+    """An agent at a live table: its answer goes to the rules as one batch (a tuple).
 
-    def __init__(self) -> None:
-        self.now = 0.0
+    Anything but a list of at most ``MAX_ACTIONS`` actions (None too) is passed on as a
+    one-item batch, which the rules record against the agent as an invalid action.
+    ``acted`` says whether its last answer held any action (the session asks again
+    while someone acts)."""
 
-    def __call__(self) -> float:
-        return self.now
+    def __init__(self, agent: GeniusAgent, side: int, view: PartyView) -> None:
+        super().__init__(agent, side, view.seed)
+        self.view = view
+        self.acted = False
+
+    def start(self, state: GeniusState) -> None:
+        """Nothing: the session starts its agents itself (a restored one is not restarted)."""
+
+    def act(self, state: GeniusState, party: int) -> tuple[Any, ...]:
+        assert self.view is not None
+        out = self.agent.act(self.view)
+        if isinstance(out, list | tuple) and len(out) <= MAX_ACTIONS:
+            self.acted = bool(out)
+            return tuple(out)
+        self.acted = False
+        return (out,)
 
 
 class LiveSession:
@@ -80,24 +123,45 @@ class LiveSession:
         self,
         store: GeniusStore,
         sid: str,
-        session: GeniusSession,
+        state: GeniusState,
         names: tuple[str, str],
         seed: int = 0,
         study: str | None = None,
+        clock: Clock = time.time,
     ) -> None:
         self.store = store
         self.sid = sid
-        self.session = session
         self.names = names
         self.seed = seed
         self.study = study
         self.status = "running"
+        self.clock = clock
+        session = state.session
         self.agents: dict[int, GeniusAgent] = {}
         self.views: dict[int, PartyView] = {}
+        seats: list[LiveSeat | None] = [None, None]
         for side, name in enumerate(names):
             if name.startswith(AGENT_PREFIX):
                 self.agents[side] = _agent(name[len(AGENT_PREFIX) :], store, session.domain)
                 self.views[side] = PartyView(session, side, seed * 2 + side)
+                seats[side] = LiveSeat(self.agents[side], side, self.views[side])
+        self.seats = tuple(seat for seat in seats if seat is not None)
+        self.machine = GeniusRules(session.rules, asks_per_turn=None)
+        self.driver = AgentDriver(
+            self.machine, GeniusSetup(session.domain, session.types), seats, names, seed,
+            clock=clock,
+        )  # fmt: skip
+        self.driver.state = state  # the session as created or replayed (on the wall clock)
+        self.driver.phase = DriverPhase.RUNNING  # its agents are started (or restored) here
+
+    @property
+    def session(self) -> GeniusSession:
+        """The GENIUS session (the rules' state), read at the clock's now."""
+        state: GeniusState = self.driver.state
+        now = self.clock()
+        if now > state.clock.now:
+            state.clock.now = now
+        return state.session
 
     # -- creation ----------------------------------------------------------------------
     @classmethod
@@ -118,8 +182,10 @@ class LiveSession:
         if store.session(sid) is not None:
             raise ConfigError(f"session {sid!r} already exists in {store.path}")
         d = domain if isinstance(domain, Domain) else load_domain(domain)
-        live = cls(store, sid, GeniusSession(d, types, rules, clock), names, seed, study)
-        live.session.start()
+        at = VirtualClock(clock())
+        session = GeniusSession(d, types, rules, at)
+        session.start()
+        live = cls(store, sid, GeniusState(session, at), names, seed, study, clock)
         live._start_agents()
         if react:
             live._react()
@@ -135,19 +201,19 @@ class LiveSession:
         meta = row["meta"]
         d = load_domain(meta.get("domain_source", row["domain"]))
         rules = Rules(**meta["rules"])
-        replay = _Replay()
-        session = GeniusSession(d, (int(row["type0"]), int(row["type1"])), rules, replay)
-        live = cls(
-            store, sid, session, (row["party0"], row["party1"]), int(meta["seed"]), row["study"]
-        )
-        live.status = row["status"]
         started = float(row["started"])
-        replay.now = started
+        at = VirtualClock(started)
+        session = GeniusSession(d, (int(row["type0"]), int(row["type1"])), rules, at)
         session.start(at=started)
+        state = GeniusState(session, at)
+        names = (row["party0"], row["party1"])
+        live = cls(store, sid, state, names, int(meta["seed"]), row["study"], clock)
+        live.status = row["status"]
         live._start_agents(record=False)
-        for e in store.events(sid):
-            replay.now = started + float(e["elapsed"])
+        for e in store.events(sid):  # the stored events, exactly (old sessions' too)
+            at.now = started + float(e["elapsed"])
             session.submit(int(e["party"]), _action_of(e))
+        state.ended_seen = session.result is not None
         for side, agent in live.agents.items():
             agent.on_resume(live.views[side])
             kept = meta.get("memory", {}).get(str(side))
@@ -155,18 +221,19 @@ class LiveSession:
                 if kept.get("agent") is not None:
                     agent.recall(kept["agent"])
                 live.views[side].rng.bit_generator.state = kept["rng"]
-        session.clock = clock
         return live
 
     def _start_agents(self, record: bool = True) -> None:
-        """``on_start`` of each agent; a failure is its invalid action (not on a replay,
-        whose stored events hold it already)."""
+        """``on_start`` of each agent; a failure is its invalid action, recorded through
+        the rules (not on a replay, whose stored events hold it already)."""
         for side, agent in self.agents.items():
             try:
                 agent.on_start(self.views[side])
             except Exception as exc:  # noqa: BLE001 - an agent's error is its invalid action
                 if record:
-                    self.session.submit(side, f"agent raised {type(exc).__name__}: {exc}")
+                    failure = failure_of(side, self.names[side], exc)
+                    now = self.clock()
+                    self.driver.state, _ = self.machine.fail(self.driver.state, side, failure, now)
 
     def close(self) -> None:
         """Stop the agents that run in a sandbox (idempotent)."""
@@ -177,28 +244,44 @@ class LiveSession:
 
     # -- driving -------------------------------------------------------------------------
     def submit(self, side: int, action: Any) -> Event:
-        """A person's action (invalid ones are recorded against them); agents then react."""
+        """A person's action: applied through the rules, or refused with the reason and
+        nothing changed (the returned event has ``ok`` False and is not stored); after a
+        valid one the agents react."""
         if side in self.agents:
             raise ProtocolViolation(f"side {side} is played by {self.names[side]}, not a person")
         if self.status != "running" and self.session.phase is Phase.RUNNING:
             raise ProtocolViolation(f"the session is {self.status}; no action accepted")
-        event = self.session.submit(side, action)
-        if event.ok:
-            self._react()
+        self._tick()
+        s = self.session
+        if not isinstance(action, Action):
+            what = f"{type(action).__name__}: {action!r}"
+            event = self._refused(side, "invalid", f"expected an Action, got {what}")
+        elif s.result is not None:
+            why = f"the session has ended; no {action.kind.value} accepted"
+            event = self._refused(side, action.kind.value, why)
+        else:
+            n = len(s.events)
+            try:
+                self.driver.act(side, action)
+            except IllegalAction as exc:
+                event = self._refused(side, action.kind.value, exc.reason)
+            else:
+                event = s.events[n]
+                if self.driver.result is None:
+                    self._react()
         self.save()
         return event
 
     def submit_json(self, side: int, data: Any) -> Event:
-        """Parse a JSON action; a malformed one is recorded as an invalid action."""
+        """Parse a JSON action; a malformed one is refused like any invalid action."""
         try:
             action: Any = Action.from_json(data)
-        except ProtocolViolation as exc:
-            action = f"malformed action: {exc}"
-            event = self.session.submit(side, action)
-            event = Event(**{**event.__dict__, "error": str(exc)})
-            self.session.events[-1] = event
-            self.save()
-            return event
+        except (ProtocolViolation, InvalidScenario) as exc:
+            if side in self.agents:
+                raise ProtocolViolation(
+                    f"side {side} is played by {self.names[side]}, not a person"
+                ) from None
+            return self._refused(side, "invalid", str(exc))
         return self.submit(side, action)
 
     def poll(self) -> None:
@@ -206,9 +289,10 @@ class LiveSession:
         before = len(self.session.events)
         ended = self.session.phase is Phase.ENDED
         kept = self._memory()
-        self.session.tick()
         if self.status == "running":
             self._react()
+        else:
+            self._tick()
         changed = len(self.session.events) != before or (self.session.phase is Phase.ENDED) != ended
         if changed or self._memory() != kept:  # an agent's decision without an action too
             self.save()
@@ -221,17 +305,18 @@ class LiveSession:
 
     def save(self) -> None:
         """Write the session and its events to the store."""
-        status = self.status if self.session.phase is not Phase.ENDED else "ended"
+        session = self.session
+        status = self.status if session.phase is not Phase.ENDED else "ended"
         if self.status == "abandoned":
             status = "abandoned"
-        rules = self.session.rules
+        rules = session.rules
         meta = {
             "seed": self.seed,
             "rules": dict(rules.__dict__),
-            "domain_source": self.session.domain.name,
+            "domain_source": session.domain.name,
             "memory": self._memory(),
         }
-        self.store.save(self.session, self.sid, self.names, "people", self.study, status, meta)
+        self.store.save(session, self.sid, self.names, "people", self.study, status, meta)
 
     def _memory(self) -> dict[str, Any]:
         """Per agent side: its :meth:`~GeniusAgent.memory` and its random state."""
@@ -240,25 +325,31 @@ class LiveSession:
             for side, agent in self.agents.items()
         }
 
-    def _react(self) -> None:
+    def _refused(self, side: int, kind: str, why: str) -> Event:
+        """A person's refused action: an event for the answer, not stored."""
         s = self.session
+        return Event(len(s.events), s.turn, s.elapsed, side, kind, ok=False, error=why)
+
+    def _tick(self) -> None:
+        """Tell the rules the time (the deadline may end the session; the driver then
+        closes the play)."""
+        driver = self.driver
+        driver.state, _ = self.machine.tick(driver.state, self.clock())
+        if driver.result is None and self.machine.is_over(driver.state):
+            driver.step()
+
+    def _react(self) -> None:
+        """Ask the agents (one step of the driver each time) while they act, at most
+        :data:`_ASKS` times."""
+        if not self.seats:
+            self._tick()
+            return
         for _ in range(_ASKS):
-            acted = False
-            for side, agent in self.agents.items():
-                if s.phase is not Phase.RUNNING:
-                    return
-                try:
-                    out = agent.act(self.views[side])
-                except Exception as exc:  # noqa: BLE001 - an agent's error is its invalid action
-                    s.submit(side, f"agent raised {type(exc).__name__}: {exc}")
-                    continue
-                if not isinstance(out, list | tuple) or len(out) > MAX_ACTIONS:
-                    s.submit(side, out)
-                    continue
-                for action in out:
-                    acted = True
-                    s.submit(side, action)
-            if not acted:
+            for seat in self.seats:
+                seat.acted = False
+            if self.driver.step() is not None:
+                return
+            if not any(seat.acted for seat in self.seats):
                 return
 
     # -- what a page shows ---------------------------------------------------------------

@@ -12,7 +12,11 @@ time the driver passes in. Two schedules:
   invalid action), and the session goes on.
 - **live** (``asks_per_turn=None``, people): both parties may act at any time with one
   action each; the driver's ``now`` is the session's time; an invalid action is refused
-  (:class:`~accord.core.protocols.rules.IllegalAction`) and changes nothing.
+  (:class:`~accord.core.protocols.rules.IllegalAction`) and changes nothing. An agent
+  at a live table (the KBAgent against a person) answers with a batch (a tuple, possibly
+  empty) as in the asks schedule: its actions are submitted in turn, and an invalid one
+  is recorded against it (an agent's failure is an outcome; a person's mistake is
+  refused).
 
     >>> from accord.leagues.genius.loading import load_domain
     >>> from accord.leagues.genius.protocol import Action
@@ -174,6 +178,11 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             raise IllegalAction(party, action, f"party {party} is not asked now")
         if self.live:
             self._set_time(state, now)
+            if isinstance(action, tuple):  # an agent's answer: each action in turn
+                n = len(s.events)
+                for a in action:
+                    s.submit(party, a)
+                return state, self._events(state, n)
             if not isinstance(action, Action):
                 raise IllegalAction(party, action, "one action at a time")
             n = len(s.events)

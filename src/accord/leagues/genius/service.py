@@ -162,7 +162,8 @@ class GeniusStudy:
         return state
 
     def act(self, pid: str, data: Any) -> dict[str, Any]:
-        """One action of the participant; an invalid one is recorded and refused (422)."""
+        """One action of the participant; an invalid one is refused (422), changes nothing
+        in the session and is logged to the study's events (``ok`` false, the reason)."""
         with self.lock:
             self.seen[pid] = self.clock()
             p = self._participant(pid)
@@ -180,6 +181,8 @@ class GeniusStudy:
             except AccordError as exc:
                 raise WebError(409, str(exc)) from exc
             self._after(live)
+            if not event.ok:  # refused (nothing changed): logged for the study all the same
+                self._log(live, event)
         if not event.ok:
             raise WebError(422, event.error or "invalid action", code="invalid_action")
         return event.to_dict()

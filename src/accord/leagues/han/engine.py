@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.core.errors import InvalidOffer, StateError
+from accord.core.errors import InvalidOffer, ParseError, StateError
 from accord.core.protocols.base import Phase
 from accord.core.protocols.result import EndReason
 from accord.leagues.han.domain import GameSpec, Offer, Role
@@ -50,7 +50,7 @@ def reason_of(outcome: str) -> EndReason:
     for reason, word in OUTCOMES.items():
         if word == outcome:
             return reason
-    raise ValueError(f"a HAN outcome is one of {', '.join(OUTCOMES.values())}; got {outcome!r}")
+    raise ParseError(f"a HAN outcome is one of {', '.join(OUTCOMES.values())}; got {outcome!r}")
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ _OTHER: dict[str, Role] = {"agent": "person", "person": "agent"}
 
 
 def is_pairs(params: dict[str, Any]) -> bool:
+    """Whether a condition's params make it person-vs-person (see :data:`PAIRS`)."""
     return params.get("partner") == "person"
 
 

@@ -78,6 +78,7 @@ class TableRules(Rules[GameSpec, Table, Move]):
         agent_is_person: bool = False,
     ) -> None:
         self.people = (0 in people, 1 in people)
+        self._people = tuple(k for k in (0, 1) if self.people[k])
         self.spacing = spacing
         self.inbox_flush = inbox_flush
         self.game_rules = HanRules(person_menu_only, agent_is_person)
@@ -104,8 +105,11 @@ class TableRules(Rules[GameSpec, Table, Move]):
         """The agent that must answer now, then the people; () once the game is over."""
         if state.game.ended:
             return ()
-        asked = tuple(k for k, r in enumerate(SIDES) if r in state.sides and state.sides[r].asking)
-        return asked + tuple(k for k in (0, 1) if state.people[k])
+        people = self._people if state.people == self.people else _parties(state.people)
+        for role, side in state.sides.items():
+            if side.asking is not None:  # one side at most: the rules stop where one is asked
+                return (SIDES.index(role), *people)
+        return people
 
     def is_over(self, state: Table) -> bool:
         return state.game.ended
@@ -160,12 +164,17 @@ class TableRules(Rules[GameSpec, Table, Move]):
                 self._finish(state, now)
 
     def _next_elapsed(self, state: Table) -> float:
-        times = [state.next_tick, state.spec.total_time]
-        times += [d for b in state.boxes.values() if (d := b.next_due()) is not None]
-        times += [
-            max(d, state.now) for s in state.sides.values() if (d := s.next_due()) is not None
-        ]
-        return min(times)
+        t = min(state.next_tick, state.spec.total_time)
+        for b in state.boxes.values():
+            d = b.next_due()
+            if d is not None and d < t:
+                t = d
+        now = state.now
+        for s in state.sides.values():
+            d = s.next_due()
+            if d is not None and max(d, now) < t:
+                t = max(d, now)
+        return t
 
     def _resume(self, state: Table) -> bool:
         assert state.cursor is not None
@@ -411,6 +420,10 @@ class TableRules(Rules[GameSpec, Table, Move]):
                 raise IllegalAction(party, data, str(exc)) from None
         self.legal(state, party).require(party, data)
         return Move((self.game_rules.action_from_json(state.game, party, data),))
+
+
+def _parties(people: tuple[bool, bool]) -> tuple[int, ...]:
+    return tuple(k for k in (0, 1) if people[k])
 
 
 def _wire(e: Any) -> Any:

@@ -113,6 +113,7 @@ def _current_of(c: Any) -> tuple[Event, float] | None:
 
 
 def serialize_table(rules: HanRules, t: Table) -> dict[str, Any]:
+    """The running table as JSON-ready data (:func:`restore_table` reads it back)."""
     sides = {
         role: {
             "inbox": [event_to(e) for e in s.inbox.queue],
@@ -155,6 +156,7 @@ def serialize_table(rules: HanRules, t: Table) -> dict[str, Any]:
 
 
 def restore_table(rules: HanRules, d: Mapping[str, Any]) -> Table:
+    """The table that :func:`serialize_table` wrote, as it was."""
     p = d["people"]
     t = Table(rules.restore(d["game"]), (bool(p[0]), bool(p[1])), float(d["spacing"]), d["flush"])
     t.started, t.now, t.next_tick = bool(d["started"]), float(d["now"]), float(d["next_tick"])

@@ -29,9 +29,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from accord.core.errors import ConfigError
 from accord.web.runner import ServerError, bound_socket, serve, serve_together
 
 from .admin import OPEN_WARNING, admin_secret_file
+from .flow import Flow
 from .orchestrator import create_orchestrator_app
 from .utility_generator import create_utility_generator_app
 
@@ -102,6 +104,7 @@ def build_stack(
     open_admin: bool = False,
     immersive: bool = False,
     spoken_auto_send: float | None = None,
+    crowd: Flow | None = None,
 ) -> tuple[list[Service], list[str]]:
     """The services to run and notes on what was left out (and why).
 
@@ -157,6 +160,7 @@ def build_stack(
             admin_secret=secret,
             immersive=immersive,
             spoken_auto_send=spoken_auto_send,
+            flow=crowd,
         )
         keys = ui_app.state.page_keys
         if immersive:
@@ -307,15 +311,28 @@ def up(
     spoken_auto_send: Annotated[
         float | None,
         typer.Option(
-            help="Immersive mode: send a spoken take at once when its confidence (0-1; 1 "
-            "for a sentence of the domain grammar) is at least this, instead of waiting "
+            help="Immersive mode: send a spoken take at once when its confidence (0-1: how far "
+            "the two domain searches agree on its words) is at least this, instead of waiting "
             "for the buyer to send it. Off by default: misheard takes could buy things.",
             min=0.0,
             max=1.0,
         ),
     ] = None,
+    crowd: Annotated[
+        bool,
+        typer.Option(
+            help="A crowd study: the buyer's link leads through consent and instructions to "
+            "the round, and ends with a completion code (kept in the data folder)."
+        ),
+    ] = False,
+    return_url: Annotated[
+        str | None,
+        typer.Option(help="With --crowd: the crowd platform's return link, shown at the end."),
+    ] = None,
 ) -> None:
     """Start orchestrator, utility generator, UIs and two agents; print the URLs."""
+    if return_url is not None and not crowd:
+        raise ConfigError("--return-url is shown at the end of a crowd study: add --crowd")
     services, notes = build_stack(
         host,
         port_base,
@@ -329,6 +346,7 @@ def up(
         open_admin,
         immersive=immersive,
         spoken_auto_send=spoken_auto_send,
+        crowd=Flow(return_url=return_url) if crowd else None,
     )
     table = Table(title="HUMAINE on loopback")
     table.add_column("service")

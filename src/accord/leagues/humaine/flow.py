@@ -78,12 +78,19 @@ class ConsentIn(BaseModel):
 
 class FlowService:
     """The person's steps over ``log`` (see the module doc); ``rounds_over`` counts the
-    rounds that are over; ``person`` is the dependency of the person's page session."""
+    rounds that are over; ``person`` is the dependency of the person's page session;
+    ``rounds_page`` the page of the rounds (the chat, or the immersive page)."""
 
     def __init__(
-        self, flow: Flow, log: EventLog, rounds_over: Callable[[], int], person: Any
+        self,
+        flow: Flow,
+        log: EventLog,
+        rounds_over: Callable[[], int],
+        person: Any,
+        rounds_page: Callable[[], str] = lambda: "chat.html",
     ) -> None:
         self.flow = flow
+        self.rounds_page = rounds_page
         self.log = log
         self.rounds_over = rounds_over
         self.person = person
@@ -105,8 +112,9 @@ class FlowService:
         """The person agreed and read the instructions: the rounds may begin."""
         return "consented" in self.steps and "instructed" in self.steps
 
-    def next_page(self, rounds_page: str) -> str:
+    def next_page(self, rounds_page: str | None = None) -> str:
         """Where the person's link leads now."""
+        rounds_page = rounds_page or self.rounds_page()
         if "declined" in self.steps:
             return "done.html"
         if "consented" not in self.steps:
@@ -126,6 +134,7 @@ class FlowService:
             "rounds": {"required": self.flow.rounds, "over": over},
             "canFinish": self.ready and over >= self.flow.rounds,
             "finished": "finished" in self.steps,
+            "roundsPage": self.rounds_page(),
         }
         if out["finished"]:
             out["code"] = self.steps["code"]["code"]

@@ -20,8 +20,10 @@ adds, under ``/api/immersive/``:
   or take back. Recognition mishears, and a misheard take sent as said could buy
   something (an issue measured 70.8 % word accuracy on voices not our own). Only an
   operator who sets ``auto_send_at`` explicitly has takes at or above that confidence
-  sent at once (the confidence is coarse: 1.0 when the transcript is a sentence of the
-  domain grammar, else 0.0). A take taken back costs no R0 time: nothing was sent.
+  sent at once; below it the buyer confirms. The confidence is graded, 0-1: how far the
+  recogniser's two domain searches agree on the take's words
+  (:func:`.speech.transcribe.confidence`, computed only when a threshold is set: it
+  costs a second search). A take taken back costs no R0 time: nothing was sent.
 - ``POST send {roundId, take, text, addressee}``: the buyer sends a pending take, as
   heard or edited, as the Human's message by exactly the path of a typed one
   (``UiService.say``: same page session, same secret, same rules).
@@ -58,6 +60,7 @@ from accord.leagues.humaine.behaviour import (
     display_text,
     gestures_of,
 )
+from accord.leagues.humaine.flow import require
 from accord.leagues.humaine.listening import Listener, UnusableAudio
 from accord.leagues.humaine.say import Say, TakeAnswer
 from accord.web.errors import WebError
@@ -94,6 +97,9 @@ class UiHost(Protocol):
     def find(self, round_id: str | None) -> Any: ...
 
     def session(self, *roles: str) -> Any: ...
+
+    @property
+    def flow(self) -> Any: ...
 
     def record(self, round_id: str | None, route: str, body: dict[str, Any], at: float) -> str: ...
 
@@ -184,7 +190,7 @@ class ImmersiveService:
     def router(self) -> APIRouter:
         r = APIRouter(prefix="/api/immersive")
         anyone = [self.ui.session("person", "admin")]
-        person = [self.ui.session("person")]
+        person = [self.ui.session("person"), require(self.ui.flow)]  # after consent, if asked
         r.add_api_route("/config", self.config, methods=["GET"], dependencies=anyone)
         r.add_api_route("/queue", self.queue, methods=["GET"], dependencies=anyone)
         r.add_api_route(
@@ -335,7 +341,7 @@ class ImmersiveService:
         r = self.ui.find(roundId)
         t0 = time.perf_counter()
         try:
-            heard = await self.listener.transcribe(wav)
+            heard = await self.listener.transcribe(wav, score=self.auto_send_at is not None)
         except UnusableAudio as e:
             raise WebError(422, f"the utterance's audio is unusable: {e}") from e
         stt = time.perf_counter() - t0
@@ -357,9 +363,10 @@ class ImmersiveService:
             self._note(r.round_id, entry)
             return entry
         addressee, rule = choose_addressee(text, self.ui.names, focus=focus, focus_by=focusBy)
-        confidence = 1.0 if heard.get("in_grammar") else 0.0
+        graded = heard.get("confidence")
+        confidence = float(graded) if graded is not None else None
         entry |= {"addressee": addressee, "rule": rule, "confidence": confidence}
-        if self.auto_send_at is None or confidence < self.auto_send_at:
+        if self.auto_send_at is None or confidence is None or confidence < self.auto_send_at:
             take = uuid.uuid4().hex[:12]
             entry |= {"sent": False, "take": take, "pending": True}
             self.takes[take] = {

@@ -67,13 +67,13 @@ def trim_silence(samples: np.ndarray, rate: int) -> np.ndarray:
     return samples[max(0, int(loud[0]) - keep) : int(loud[-1]) + 1 + keep]
 
 
-def _work(wav: bytes) -> dict[str, Any]:
+def _work(wav: bytes, score: bool = False) -> dict[str, Any]:
     from accord.leagues.humaine.speech import InvalidAudio, read_wav
 
     try:
         samples, rate = read_wav(wav)
         speech = trim_silence(samples, rate)
-        t = _TRANSCRIBER.transcribe_pcm(speech, rate)
+        t = _TRANSCRIBER.transcribe_pcm(speech, rate, score=score)
     except InvalidAudio as e:
         return {"error": str(e)}
     matcher = getattr(_TRANSCRIBER, "_matcher", None)
@@ -87,6 +87,7 @@ def _work(wav: bytes) -> dict[str, Any]:
         "seconds": t.seconds,
         "audio_seconds": samples.size / rate,
         "speech_seconds": speech.size / rate,
+        "confidence": t.confidence,
     }
 
 
@@ -107,10 +108,11 @@ class Listener:
             )
         return self._pool
 
-    async def transcribe(self, wav: bytes) -> dict[str, Any]:
-        """``{text, source, seconds, audio_seconds}`` of a WAV; :class:`UnusableAudio`."""
+    async def transcribe(self, wav: bytes, score: bool = False) -> dict[str, Any]:
+        """``{text, source, seconds, audio_seconds, confidence}`` of a WAV (``score``:
+        with the take's graded confidence, else None); :class:`UnusableAudio`."""
         loop = asyncio.get_running_loop()
-        out: dict[str, Any] = await loop.run_in_executor(self._executor(), _work, wav)
+        out: dict[str, Any] = await loop.run_in_executor(self._executor(), _work, wav, score)
         if "error" in out:
             raise UnusableAudio(out["error"])
         return out

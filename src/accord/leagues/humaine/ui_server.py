@@ -257,7 +257,13 @@ class UiService:
         self.flow = (
             None
             if flow is None
-            else FlowService(flow, self.log.events, self._rounds_over, self.session(PERSON))
+            else FlowService(
+                flow,
+                self.log.events,
+                self._rounds_over,
+                self.session(PERSON),
+                lambda: self.pages[PERSON],
+            )
         )
 
     def _rounds_over(self) -> int:

@@ -331,7 +331,9 @@ class Purb(Agent):
         free the partner in more than ``free_risk`` of the hands it may hold (and the
         exchange does not free PURB too with a partner it has seen), the largest part of
         it whose risk is at most ``free_risk``; None when the risk is low (the usual
-        dependency cases then apply, on the estimated chips)."""
+        dependency cases then apply, on the estimated chips). When no drawn hand agrees
+        with the evidence, the hands drawn without "could not walk home", else the
+        estimate alone."""
         assert self.belief is not None
         me, other, c = view.me, view.other, self.config
         board, here, goal = view.board, view.positions, view.goals
@@ -339,9 +341,9 @@ class Purb(Agent):
         def reaches(pos: int, h: tuple[int, ...]) -> bool:
             return board.can_reach(pos, goal[other], h)
 
-        hands = self.belief.hands(reaches)
-        if not hands:
-            return None
+        # no drawn hand agrees with all the evidence (a lopsided deal): drop "could not
+        # walk home", then fall back on the estimate itself
+        hands = self.belief.hands(reaches) or self.belief.hands() or [self.belief.rounded()]
 
         def free(h: tuple[int, ...]) -> bool:
             return view.independent(other, h)

@@ -28,6 +28,20 @@ def needs_speech() -> None:
         pytest.skip(f"offline speech unavailable (CI installs espeak-ng and pocketsphinx): {why}")
 
 
+@pytest.fixture(autouse=True)
+def _speech_worker_only_where_speech_is_heard(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The immersive server starts its speech-input worker at start-up (a spawned
+    interpreter that loads its decoder: about 5 s of CPU). Tests that never speak start
+    it at the first utterance instead (they send none it would decode); those that speak (they ask for
+    ``needs_speech``) keep the warm worker, so their time bounds are the operator's."""
+    if "needs_speech" not in request.fixturenames:
+        from accord.leagues.humaine.listening import Listener
+
+        monkeypatch.setattr(Listener, "warm_up", lambda self: None)
+
+
 @pytest.fixture
 def celia_app() -> Any:
     """Makes Celia's service from the orchestrator's URL; a test module overrides this

@@ -129,6 +129,11 @@ def say_aloud(page: Any, *words: str, tries: int = TRIES) -> dict[str, Any]:
     returns what was heard and sent, with the take and the number of ``attempts``."""
     for attempt in range(1, tries + 1):
         n = len(journal(page)["heard"])
+        from playwright.sync_api import expect
+
+        # the button opens once the UI server holds the round's token for the person (it
+        # arrives with the round's start: slow on a loaded machine)
+        expect(page.locator("#talk-btn")).to_be_enabled(timeout=60_000)
         page.click("#talk-btn")
         heard = wait_journal(page, "heard", n + 1)[n]
         assert heard["pending"] is True and page.locator("#take").is_visible()

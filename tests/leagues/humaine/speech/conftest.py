@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.leagues.humaine.speech import speech_available, transcription_available
+from accord.leagues.humaine.speech import Transcriber, speech_available, transcription_available
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +21,10 @@ def pocketsphinx() -> None:
     reason = transcription_available()
     if reason is not None:
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def transcriber(pocketsphinx: None) -> Transcriber:
+    """One default :class:`Transcriber` for the session (building one loads its decoder:
+    about 4 s of CPU); the tests only call it."""
+    return Transcriber()

@@ -17,11 +17,6 @@ from accord.leagues.humaine.speech import BUYER_VOICES, Transcriber, speak, word
 SHORT = ("Celia, I accept", "Watson, no thanks", "I accept", "Yes")
 
 
-@pytest.fixture(scope="module")
-def transcriber(pocketsphinx: None) -> Transcriber:
-    return Transcriber()
-
-
 def test_yes_and_the_browser_tests_accept_are_heard_exactly(
     transcriber: Transcriber, espeak: None
 ) -> None:

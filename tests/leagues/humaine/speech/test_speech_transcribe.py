@@ -38,11 +38,6 @@ THRESHOLD = 0.70
 
 
 @pytest.fixture(scope="module")
-def transcriber(pocketsphinx: None) -> Transcriber:
-    return Transcriber()
-
-
-@pytest.fixture(scope="module")
 def spoken(espeak: None) -> list[tuple[str, bytes]]:
     return [(t, speak(t, BUYER_VOICES[v], rate=r).wav) for t, v, r in SAMPLES]
 

@@ -74,7 +74,6 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
     page.locator("#rounds tr[data-number='1'] button").click()
     expect(page.locator("#round-msg")).to_have_text("Round 1 started.")
     expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("running")
-    page.wait_for_timeout(1000)
     expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("done", timeout=15_000)
     expect(page.locator("#rounds tr[data-number='1']")).to_contain_text("0.00 / 0.00 / 0.00")
     page.screenshot(path=tmp_path / "manager_schedule.png", full_page=True)

@@ -199,8 +199,23 @@ function show(body) {
     $("status").textContent = body.message;
     return;
   }
+  if (olderThanShown(body)) return;
   state = body;
   render();
+}
+
+// Answers may overtake each other (the heartbeat's refresh and the live channel's push):
+// a state never goes back (turns, offers, answers and messages only grow; a result stays),
+// so one behind the state shown in any of these is old and dropped.
+function progress(s) {
+  return [s.turn, s.offers.length, s.offers.filter((o) => o.answer !== null).length,
+    s.messages.length, s.result ? 1 : 0];
+}
+
+function olderThanShown(body) {
+  if (!state || !body.offers) return false;
+  const was = progress(state);
+  return progress(body).some((x, i) => x < was[i]);
 }
 
 // One act of the person: the button stays disabled until the answer (a double click is

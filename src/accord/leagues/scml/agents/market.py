@@ -9,7 +9,7 @@ Strategy (each rule is one method below):
   what it sold (``buy_need``).
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
   signs final demand, as long as the day's units fit its lines, the price covers its
-  cost at the current trading prices (for supply: its output's price less its cost,
+  cost at the current trading prices (no margin of its own: ``margin`` 0) (for supply: its output's price less its cost,
   ``supply_margin`` 0, and never less than the raw material's catalog price
   (``supply_at_cost``: a factory whose cost exceeds its output's catalog price still
   buys raw supply and prices its output from its real cost, so the chain does not starve
@@ -26,7 +26,8 @@ Strategy (each rule is one method below):
   suppliers really sold it (a moving average, ``flow_weight``). Purchases for what it
   signs are the plan's buy need. Buying ahead stops once no more final demand can be
   revealed in time for it (``end_stop``), and a first-level factory then signs raw
-  supply only for what it sold.
+  supply only for what it sold. ``middle_expected=True`` (off) lets a middle factory
+  sell what its expected inputs will make, too: more demand, more breaches.
 - **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
   the days they are needed, outputs for the days they are available. Only a last-level
   factory sells ahead of inputs it can still buy (final demand, within a small,
@@ -35,9 +36,10 @@ Strategy (each rule is one method below):
   inputs for deliveries that many days away, and ``lead_short`` lets a last-level
   factory lack more units for a far delivery: both sign more demand and cause more
   breaches, see docs/scml.md), and every factory with suppliers buys
-  about ``speculative_days`` (2) days of production ahead, so goods are pushed down the
-  chain; a first-level factory keeps up to 4 to 6 days of production of unsold stock
-  (``long_cap``). It accepts a partner's request when the plan has room
+  about ``speculative_days`` (4) days of production ahead, so goods are pushed down the
+  chain, up to its input's catalog price even when its output's catalog price does not
+  cover that and its cost (``buy_at_catalog``: its buyers may pay more); a first-level
+  factory keeps up to 4 to 6 days of production of unsold stock (``long_cap``). It accepts a partner's request when the plan has room
   in the agenda's days. Negotiators concede in time from an aspiration price to the
   agent's limit and never agree to more units than the plan has room for at that
   moment (agreements reached in other sessions the same day count at once).
@@ -108,8 +110,9 @@ class MarketAgent(SCMLAgent):
     """Plans from its exogenous contracts and trading prices; negotiates what it can sign.
 
     ``short_lines``: the most a last-level factory sells ahead of secured inputs, in days
-    of production (2). The settings before issue 26 item 3 (recorded worlds) are
-    ``supply_at_cost=False``; ``middle_lead`` and ``lead_short`` are off (0) by default.
+    of production (2), used only with ``expected_supply=0`` (the rule before this round).
+    The settings before issue 26 are in ``tests/leagues/scml/test_scml_agents_routine.py``
+    (``MarketBefore``); ``middle_lead``, ``lead_short`` and ``middle_expected`` are off.
     """
 
     def __init__(
@@ -128,7 +131,8 @@ class MarketAgent(SCMLAgent):
         end_stop: bool = True,
         warmup: float = 3.0,
         flow_weight: float = 0.3,
-        flow_factor: float = 1.0,
+        buy_at_catalog: float = 1.0,
+        middle_expected: bool = False,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -145,7 +149,8 @@ class MarketAgent(SCMLAgent):
         self.end_stop = end_stop
         self.warmup = warmup
         self.flow_weight = flow_weight
-        self.flow_factor = flow_factor
+        self.buy_at_catalog = buy_at_catalog
+        self.middle_expected = middle_expected
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -170,7 +175,6 @@ class MarketAgent(SCMLAgent):
         peers = max(1, len(awi.bb.consumers(awi.my_input_product)))
         self.rate_cap = self.expected_supply * awi.n_lines * min(1.0, sup / peers)
         self.rate = self.rate_cap
-        self.first_supply = n  # the first delivery day of a purchase it signed
         self.flow = self.rate_cap  # units a day its suppliers sell it (moving average)
         self._bought = 0
 
@@ -196,6 +200,10 @@ class MarketAgent(SCMLAgent):
         start = day + 1 if executed else day
         free = free_stock(raw)
         self._sell = np.maximum(0, free)
+        if self.middle_expected and self.rate > 0 and not (awi.is_first_level or awi.is_last_level):
+            # sell what it expects to make from inputs it can still buy (the buy need
+            # then asks its suppliers for them)
+            self._sell = np.maximum(self._sell, self._expected_free())
         self._sell[:start] = 0
         # inputs lacking: a shortfall on day s needs inputs on a day before s
         short = np.maximum(0, -np.minimum.accumulate(raw))
@@ -291,8 +299,6 @@ class MarketAgent(SCMLAgent):
         self._key = (-1, False)
 
     def _book(self, c: Contract, sign: int = 1) -> None:
-        if c.buyer == self.awi.agent and sign > 0 and not c.exogenous:
-            self.first_supply = min(self.first_supply, c.delivery)
         arr = self.inp if c.buyer == self.awi.agent else self.out
         arr[c.delivery] += sign * c.quantity
         self._key = (-1, False)
@@ -305,7 +311,10 @@ class MarketAgent(SCMLAgent):
         """The most it pays for one input: the output's price less cost and margin."""
         awi = self.awi
         out = max(self._tp(awi.my_output_product), float(awi.catalog_prices[awi.my_output_product]))
-        return max(1, int(out / (1 + self.margin) - awi.cost))
+        limit = max(1, int(out / (1 + self.margin) - awi.cost))
+        if self.buy_at_catalog:
+            limit = max(limit, int(awi.catalog_prices[awi.my_input_product] * self.buy_at_catalog))
+        return limit
 
     def sell_floor(self) -> int:
         """The least it takes for one output: the input's price plus cost and margin."""
@@ -415,20 +424,24 @@ class MarketAgent(SCMLAgent):
         return self.lead_short * awi.n_lines * max(0, days)
 
     def _expected_ok(self, c: Contract) -> bool:
-        """``c`` fits the stock it expects if, from the day after tomorrow, its suppliers
-        deliver ``rate`` units a day (or what it secured, if more); a day already short
-        counts as bought on the spot market (the stock starts again from 0)."""
+        """``c`` fits the stock it expects (:meth:`_expected_free`)."""
         if self.rate <= 0:
             return False
+        free = self._expected_free()
+        return c.delivery < len(free) and int(free[c.delivery]) >= c.quantity
+
+    def _expected_free(self) -> np.ndarray:
+        """Free output stock if, from the day after tomorrow, its suppliers deliver
+        ``rate`` units a day (or what it secured, if more); a day already short counts as
+        bought on the spot market (the stock starts again from 0)."""
         awi = self.awi
         day, executed = plan_key(awi)
         inc = (self.inp + self.p_in).tolist()
         rate = int(self.rate)
         start = max(day + 2, int(self.warmup * awi.level))
-        if self.warmup < 0:  # from the first day it has a purchase delivered
-            start = max(day + 2, self.first_supply)
         for t in range(start, awi.n_steps):
-            inc[t] = max(inc[t], rate)
+            if inc[t] < rate:
+                inc[t] = rate
         inv = awi.current_inventory
         raw, _ = project_stock(
             int(inv[awi.my_input_product]),
@@ -441,8 +454,7 @@ class MarketAgent(SCMLAgent):
             awi.n_steps,
         )
         raw -= np.minimum(0, np.minimum.accumulate(raw))
-        free = free_stock(raw)
-        return c.delivery < len(free) and int(free[c.delivery]) >= c.quantity
+        return free_stock(raw)
 
     def _short_after(self, c: Contract) -> int:
         """Units it would lack (with no more purchases) after also selling ``c``."""
@@ -463,7 +475,7 @@ class MarketAgent(SCMLAgent):
         if self.flow_weight and awi.current_step >= self.warmup * awi.level:
             w = self.flow_weight
             self.flow = (1 - w) * self.flow + w * self._bought
-            self.rate = min(self.rate, self.flow * self.flow_factor)
+            self.rate = min(self.rate, self.flow)
         self._bought = 0
         if not short_today:
             self.short_cap = min(self.short_lines * lines, self.short_cap + lines / 10)

@@ -90,7 +90,9 @@ class TemplateAgent(SCMLAgent):
             gain = cat - offer[UNIT_PRICE] if is_buy else offer[UNIT_PRICE] - cat
             return float(gain * offer[QUANTITY] - 0.1 * offer[TIME])
 
-        return EmpoweredNegotiator(utility)
+        # a seller accepts half-way down its range: buyers pay near the catalog price, and
+        # at 0.9 it sold nothing and lost the value of its stock (issue 26)
+        return EmpoweredNegotiator(utility, accept_fraction=0.9 if is_buy else 0.5)
 
     def respond_to_negotiation_request(self, initiator: str, agenda: Agenda) -> Negotiator | None:
         """A partner asks to negotiate ``agenda`` (``agenda.is_buy`` is from *its* side)."""

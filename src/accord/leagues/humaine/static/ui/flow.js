@@ -37,7 +37,7 @@ if (page === "consent.html") {
   $("instructions-text").textContent = me.instructions;
   $("instructions-text").classList.remove("muted");
   $("start").disabled = false;
-  $("start").addEventListener("click", () => act($("start"), "api/participant/instructions", {}, "chat.html"));
+  $("start").addEventListener("click", () => act($("start"), "api/participant/instructions", {}, me.roundsPage || "chat.html"));
 } else if (page === "done.html") {
   if (me.declined) {
     $("done-title").textContent = "You chose not to take part";
