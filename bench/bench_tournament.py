@@ -11,7 +11,9 @@ both sides (aspiration ``1 - t**4``, ``1 - t**0.25`` and linear). Scenarios are 
 before timing on both sides; Accord's time includes writing every session (result,
 utilities and full trace) to its SQLite file, the peer keeps its results in memory.
 
-Figures: sessions/second serial for both; Accord with 1 and 2 worker processes on the
+Figures: serial, the two sides interleaved run by run (the side that goes first
+alternating), each timed by CPU (``time.process_time`` in its own process) and wall, the
+ratio per round by CPU; sessions/second serial for both; Accord with 1 and 2 worker processes on the
 same 192 sessions and on a CPU-bound run of the same configuration with 20 repetitions
 (1,920 sessions), whose 1 -> 2 worker ratio is the speed-up.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import tempfile
@@ -57,9 +60,9 @@ job = json.loads(sys.stdin.read())
 scenarios = [Scenario.load(p) for p in job["paths"]]
 out = {}
 for njobs in job["njobs"]:
-    times = []
+    times, cpus = [], []
     for _ in range(job["rounds"]):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = cartesian_tournament(
             competitors=[BoulwareTBNegotiator, ConcederTBNegotiator, LinearTBNegotiator,
                          NaiveTitForTatNegotiator],
@@ -67,14 +70,16 @@ for njobs in job["njobs"]:
             n_steps=100, njobs=njobs, verbosity=0, path=None, save_stats=False,
             save_scenario_figs=False, plot_fraction=0.0)
         times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
         n = len(res.details)
-    out[str(njobs)] = {"sessions": n, "seconds": sorted(times)[len(times) // 2]}
+    out[str(njobs)] = {"sessions": n, "seconds": sorted(times)[len(times) // 2],
+                       "cpu": sorted(cpus)[len(cpus) // 2]}
 print(json.dumps(out))
 """
 
 
-def run_peer(rounds: int) -> dict[str, dict[str, float]]:
-    job = {"paths": [str(SCENARIOS / n) for n in NAMES], "reps": 2, "njobs": [-1, 2],
+def run_peer(rounds: int, njobs: tuple[int, ...] = (-1, 2)) -> dict[str, dict[str, float]]:
+    job = {"paths": [str(SCENARIOS / n) for n in NAMES], "reps": 2, "njobs": list(njobs),
            "rounds": rounds}  # fmt: skip
     out = subprocess.run(
         [str(PEER_PY), "-c", PEER_CODE], input=json.dumps(job), capture_output=True, text=True
@@ -96,15 +101,24 @@ def config(reps: int) -> TournamentConfig:
 
 
 def run_ours(cfg: TournamentConfig, executor: str, workers: int, rounds: int) -> tuple[int, float]:
-    times = []
+    total, wall, _ = run_ours_cpu(cfg, executor, workers, rounds)
+    return total, wall
+
+
+def run_ours_cpu(
+    cfg: TournamentConfig, executor: str, workers: int, rounds: int
+) -> tuple[int, float, float]:
+    """(sessions, median wall seconds, median CPU seconds of this process)."""
+    times, cpus = [], []
     total = 0
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as d:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run = run_tournament(cfg, Path(d) / "t.sqlite", executor, workers)
             times.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
             total = run.total
-    return total, statistics.median(times)
+    return total, statistics.median(times), statistics.median(cpus)
 
 
 def main() -> None:
@@ -120,8 +134,18 @@ def main() -> None:
     small, big = config(2), config(20)
     # warm up imports and caches on our side
     run_ours(small, "serial", 1, 1)
+    # serial, interleaved run by run (the side that goes first alternating), CPU and wall
+    serial: dict[str, list[tuple[int, float, float]]] = {"ours": [], "peer": []}
+    for r in range(args.rounds):
+        for side in ("ours", "peer") if r % 2 == 0 else ("peer", "ours"):
+            if side == "ours":
+                serial["ours"].append(run_ours_cpu(small, "serial", 1, 1))
+            else:
+                p = run_peer(1, (-1,))["-1"]
+                serial["peer"].append((int(p["sessions"]), p["seconds"], p["cpu"]))
     rows: list[tuple[str, int, float]] = []
-    n, s = run_ours(small, "serial", 1, args.rounds)
+    n = serial["ours"][0][0]
+    s = statistics.median(w for _, w, _ in serial["ours"])
     rows.append(("accord serial", n, s))
     ours_serial = n / s
     n, s = run_ours(small, "processes", 1, args.rounds)
@@ -132,19 +156,41 @@ def main() -> None:
     rows.append(("accord 1 worker, 20 reps", nb, s1))
     nb, s2 = run_ours(big, "processes", 2, args.rounds)
     rows.append(("accord 2 workers, 20 reps", nb, s2))
-    peer = run_peer(args.rounds)
+    peer = run_peer(1, (2,))
+    npeer = serial["peer"][0][0]
     rows.append(
-        ("negmas 0.16.0 serial (njobs=-1)", int(peer["-1"]["sessions"]), peer["-1"]["seconds"])
+        (
+            "negmas 0.16.0 serial (njobs=-1)",
+            npeer,
+            statistics.median(w for _, w, _ in serial["peer"]),
+        )
     )
-    rows.append(("negmas 0.16.0 njobs=2", int(peer["2"]["sessions"]), peer["2"]["seconds"]))
-    peer_serial = peer["-1"]["sessions"] / peer["-1"]["seconds"]
+    rows.append(
+        ("negmas 0.16.0 njobs=2 (one run)", int(peer["2"]["sessions"]), peer["2"]["seconds"])
+    )
+    peer_serial = npeer / rows[-2][2]
+    cpu_ratio = [
+        (no / oc) / (np_ / pc)  # our sessions per CPU second over the peer's
+        for (no, _, oc), (np_, _, pc) in zip(serial["ours"], serial["peer"], strict=True)
+    ]
 
     print("\n| run | sessions | seconds | sessions/s |")
     print("|---|---:|---:|---:|")
     for name, count, sec in rows:
         print(f"| {name} | {count} | {sec:.3f} | {count / sec:.1f} |")
     print()
-    print(f"serial speed vs peer: {ours_serial / peer_serial:.1f}x (target >= 20x)")
+    oc = [c for _, _, c in serial["ours"]]
+    pc = [c for _, _, c in serial["peer"]]
+    print(
+        f"serial, interleaved run by run (n={args.rounds} each), CPU seconds median (min-max): "
+        f"accord {statistics.median(oc):.3f} ({min(oc):.3f}-{max(oc):.3f}), negmas "
+        f"{statistics.median(pc):.2f} ({min(pc):.2f}-{max(pc):.2f}); load {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"serial speed vs peer by CPU, per round: {statistics.median(cpu_ratio):.1f}x "
+        f"({min(cpu_ratio):.1f}-{max(cpu_ratio):.1f}x; target >= 20x); by wall (medians): "
+        f"{ours_serial / peer_serial:.1f}x"
+    )
     print(f"speed-up 1 -> 2 workers, 192 sessions: {rows[1][2] / rows[2][2]:.2f}x")
     print(f"speed-up 1 -> 2 workers, 1920 sessions: {s1 / s2:.2f}x (target >= 1.7x)")
 
