@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from accord.core.errors import UsageError
 
-__all__ = ["Host", "HostContext", "Asker", "Then", "from_organiser"]
+__all__ = ["Host", "HostContext", "Asker", "Then", "describe_exception", "from_organiser"]
 
 
 class Asker(Protocol):
@@ -83,6 +83,20 @@ def from_organiser(data: bytes) -> Any:
     import pickle
 
     return pickle.loads(data)
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``"Type: message"`` of an exception raised in a sandbox, at most 2,000 characters,
+    even when its ``__str__`` raises.
+
+    >>> describe_exception(ValueError("no"))
+    'ValueError: no'
+    """
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - an exception whose __str__ raises
+        text = "<unprintable>"
+    return f"{type(exc).__name__}: {text}"[:2000]
 
 
 class Host:

@@ -25,7 +25,7 @@ from typing import Any
 from accord.core.errors import StateError, UsageError
 from accord.sandbox.datadir import copy_in
 from accord.sandbox.frames import encode, read_trusted
-from accord.sandbox.host import Host, HostContext, Then
+from accord.sandbox.host import Host, HostContext, Then, describe_exception
 
 _PR_SET_NO_NEW_PRIVS = 38
 _RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_FSIZE")
@@ -47,7 +47,7 @@ def main(rfd: int, wfd: int) -> None:
             send({"t": "confined"})  # no agent code has run: the organiser opens its data
         host = _build(config, send, rfd)
     except BaseException as exc:  # noqa: BLE001 - reported to the organiser, then exit
-        send({"t": "fatal", "error": _describe(exc), "traceback": traceback.format_exc()})
+        send({"t": "fatal", "error": describe_exception(exc), "traceback": traceback.format_exc()})
         os._exit(3)
     send({"t": "ready"})
     while True:
@@ -75,7 +75,7 @@ def _serve(send: Any, run: Callable[[], Any]) -> Callable[[], Any] | None:
         frame = {
             "t": "raised",
             "type": type(exc).__name__,
-            "error": _describe(exc),
+            "error": describe_exception(exc),
             "traceback": traceback.format_exc()[-8000:],
         }
     send(frame)
@@ -93,14 +93,6 @@ def _answer(value: Any) -> bytes | dict[str, Any]:
             "error": f"the agent's answer cannot be sent as JSON: {exc}"[:500],
             "traceback": "",
         }
-
-
-def _describe(exc: BaseException) -> str:
-    try:
-        text = str(exc)
-    except BaseException:  # noqa: BLE001 - an exception whose __str__ raises
-        text = "<unprintable>"
-    return f"{type(exc).__name__}: {text}"[:2000]
 
 
 def _sender(wfd: int) -> Any:

@@ -55,7 +55,7 @@ from accord.sandbox import (
     require_mode,
     start_sandbox,
 )
-from accord.sandbox.host import from_organiser
+from accord.sandbox.host import describe_exception, from_organiser
 from accord.tournament.config import AgentSpec
 
 __all__ = [
@@ -595,15 +595,7 @@ def _mapped_mb() -> float:
 
 
 def _raised(exc: BaseException) -> list[Any]:
-    return [0.0, 1, type(exc).__name__, _describe(exc), traceback.format_exc()[-8000:]]
-
-
-def _describe(exc: BaseException) -> str:
-    try:
-        text = str(exc)
-    except BaseException:  # noqa: BLE001 - an exception whose __str__ raises
-        text = "<unprintable>"
-    return f"{type(exc).__name__}: {text}"[:2000]
+    return [0.0, 1, type(exc).__name__, describe_exception(exc), traceback.format_exc()[-8000:]]
 
 
 def _outcome(out: Outcome | None) -> list[Any] | None:
