@@ -220,6 +220,7 @@ def test_default_protocol_keeps_the_old_fingerprint() -> None:
     if old.get("discretize") is None:  # a later setting, left out when unused
         old.pop("discretize", None)
     old.pop("sandbox")  # where agents run (issue 22) is never part of the fingerprint
+    old.pop("sessions_per_sandbox")  # nor how many sessions a sandbox holds at once
     text = json.dumps(old, sort_keys=True, default=str)
     assert cfg.fingerprint() == hashlib.sha256(text.encode()).hexdigest()[:16]
 
