@@ -304,7 +304,8 @@ def check_protocol_agents(
     if isolated and info.needs:
         raise ConfigError(
             f"protocol {info.id!r} needs {[c.__name__ for c in info.needs]}, which isolated "
-            "agents do not carry across processes; run it with isolated=False"
+            "agents do not carry across processes; run it with --sandbox none (trusted "
+            "agents only)"
         )
     checkable = {
         name: a for name, a in agents.items() if isinstance(a, type | Negotiator)
