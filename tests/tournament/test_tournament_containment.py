@@ -155,7 +155,9 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
         agents=(
             f"{T}Boulware",
             f"{T}Conceder",
-            {"name": "Slow", "type": f"{F}Sleeper", "params": {"seconds": 0.01}},
+            # slow enough that sessions are left when the interrupt lands (at 0.01 s a
+            # loaded machine finished all 54 before the test's process could send it)
+            {"name": "Slow", "type": f"{F}Sleeper", "params": {"seconds": 0.02}},
         ),
         scenarios=("builtin:tiny",),
         reps=3,
