@@ -49,6 +49,7 @@ __all__ = [
     "TokenKind",
     "digest_matches",
     "hash_password",
+    "new_completion_code",
     "new_secret",
     "new_token",
     "salted_digest",
@@ -125,6 +126,16 @@ def token_hash(token: str) -> str:
     'ba7816bf8f01cfea'
     """
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_completion_code() -> str:
+    """A fresh completion code for a crowd study's last page: 8 upper-case hex digits.
+
+    >>> code = new_completion_code()
+    >>> len(code), code == code.upper(), int(code, 16) >= 0
+    (8, True, True)
+    """
+    return secrets.token_hex(4).upper()
 
 
 def new_secret(nbytes: int = 24) -> str:

@@ -16,7 +16,6 @@ answer 403 ``consent_required``. Every step is an event in the server's SQLite l
 
 from __future__ import annotations
 
-import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.core.errors import ConfigError
+from accord.web.auth import new_completion_code
 from accord.web.errors import WebError
 from accord.web.store import EventLog
 
@@ -99,7 +99,7 @@ class FlowService:
         for e in log.read(STREAM):
             self.steps[e.kind] = e.data
         if "code" not in self.steps:
-            self._step("code", {"code": flow.code or secrets.token_hex(4).upper()})
+            self._step("code", {"code": flow.code or new_completion_code()})
 
     def _step(self, kind: str, data: dict[str, Any]) -> None:
         with self.lock:
@@ -126,6 +126,7 @@ class FlowService:
     def view(self) -> dict[str, Any]:
         over = min(self.rounds_over(), self.flow.rounds)
         out: dict[str, Any] = {
+            "flow": True,
             "consent": {"text": self.flow.consent, "version": self.flow.consent_version},
             "instructions": self.flow.instructions,
             "consented": "consented" in self.steps,

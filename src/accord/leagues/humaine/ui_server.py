@@ -291,6 +291,12 @@ class UiService:
 
         return Depends(check)
 
+    @staticmethod
+    def no_flow() -> dict[str, Any]:
+        """``GET /api/participant`` on a server without a crowd flow: the chat page asks
+        and is told there is none (an answer, not a 404 in the person's console)."""
+        return {"flow": False}
+
     def router(self) -> APIRouter:
         r = APIRouter()
         person_only = [self.session(PERSON), require(self.flow)]
@@ -304,6 +310,9 @@ class UiService:
         r.add_api_route("/confirmAccept", self.confirm_accept, methods=["POST"])
         if self.flow is not None:
             r.include_router(self.flow.router())
+        else:
+            deps = [self.session(PERSON)]
+            r.add_api_route("/api/participant", self.no_flow, methods=["GET"], dependencies=deps)
         for path, endpoint, method, deps in (
             ("/api/config", self.config, "GET", anyone),
             ("/api/rounds", self.list_rounds, "GET", anyone),

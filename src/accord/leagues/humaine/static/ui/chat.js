@@ -130,6 +130,7 @@ poll(render);
 async function studyEnd() {
   try {
     const me = await api("api/participant");
+    if (!me.flow) return; // no study flow on this server
     if (me.canFinish || me.finished) {
       $("finish").classList.remove("hidden");
       return;
