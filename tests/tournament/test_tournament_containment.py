@@ -151,13 +151,16 @@ def test_a_call_past_its_limit_is_pre_empted_in_the_serial_executor(tmp_path: Pa
 
 
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    gate.touch()
     cfg = TournamentConfig(
         agents=(
             f"{T}Boulware",
             f"{T}Conceder",
-            # slow enough that sessions are left when the interrupt lands (at 0.01 s a
-            # loaded machine finished all 54 before the test's process could send it)
-            {"name": "Slow", "type": f"{F}Sleeper", "params": {"seconds": 0.02}},
+            # its sessions wait while the gate file exists: they are certainly left when
+            # the interrupt lands (a sleeping agent raced the clock: a quiet machine
+            # finished all 54 sessions before the test's process could send it)
+            {"name": "Gated", "type": f"{F}Gated", "params": {"path": str(gate)}},
         ),
         scenarios=("builtin:tiny",),
         reps=3,
@@ -175,9 +178,9 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
         cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        time.sleep(0.2)
-        if out.exists() and _count(out) >= 5:
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if out.exists() and _count(out) >= 1:  # the gated agent's sessions are still open
             break
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=30)
@@ -185,6 +188,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     assert "interrupted: every finished session is stored" in stderr
     stored = _count(out)
     assert 0 < stored < total
+    gate.unlink()
     again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"{total} sessions ({total - stored} run now)" in again.stdout

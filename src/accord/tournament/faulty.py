@@ -62,6 +62,30 @@ class Sleeper(TimeDependent):
         return super().respond(view, offer)
 
 
+class Gated(TimeDependent):
+    """Waits in every ``respond`` and ``propose`` while the file ``path`` exists (at most
+    ``limit`` seconds a call): a test holds this agent's sessions open, without racing a
+    clock, by creating the file, and lets them go by removing it."""
+
+    def __init__(self, path: str, limit: float = 30.0, name: str | None = None) -> None:
+        super().__init__(1.0, name)
+        self.path = path
+        self.limit = limit
+
+    def _wait(self) -> None:
+        until = time.monotonic() + self.limit
+        while os.path.exists(self.path) and time.monotonic() < until:
+            time.sleep(0.01)
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        self._wait()
+        return super().propose(view)
+
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        self._wait()
+        return super().respond(view, offer)
+
+
 class Hanger(TimeDependent):
     """Never returns from ``propose`` (sleeps for an hour)."""
 
