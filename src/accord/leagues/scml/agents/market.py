@@ -8,7 +8,8 @@ Strategy (each rule is one method below):
   what it may still sell for a day (``sell_capacity``) and the inputs it lacks to deliver
   what it sold (``buy_need``).
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
-  signs final demand, as long as the day's units fit its lines, the price covers its
+  signs final demand, as long as the day's units fit its lines (for demand: or the stock
+  its secured inputs make covers them, ``stock_sales``), the price covers its
   cost at the current trading prices (no margin of its own: ``margin`` 0) (for supply: its output's price less its cost,
   ``supply_margin`` 0, and never less than the raw material's catalog price
   (``supply_at_cost``: a factory whose cost exceeds its output's catalog price still
