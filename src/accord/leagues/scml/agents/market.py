@@ -135,6 +135,8 @@ class MarketAgent(SCMLAgent):
         buy_at_catalog: float = 1.0,
         middle_expected: bool = False,
         stock_sales: bool = True,
+        expected_total: bool = True,
+        demand_paced: bool = True,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -154,6 +156,8 @@ class MarketAgent(SCMLAgent):
         self.buy_at_catalog = buy_at_catalog
         self.middle_expected = middle_expected
         self.stock_sales = stock_sales
+        self.expected_total = expected_total
+        self.demand_paced = demand_paced
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -180,6 +184,7 @@ class MarketAgent(SCMLAgent):
         self.rate = self.rate_cap
         self.flow = self.rate_cap  # units a day its suppliers sell it (moving average)
         self._bought = 0
+        self._offered = 0  # final-product units offered to it (a last-level factory)
 
     def _project(self) -> None:
         """Projected output stock before each day's deliveries -> sell room and buy need."""
@@ -230,7 +235,10 @@ class MarketAgent(SCMLAgent):
             return [0] * (last - first + 1)  # no demand is left to reveal for them
         sell = self._sell_l
         uncommitted = sell[min(last + 1, len(sell) - 1)]
-        days = int(self.speculative_days * awi.n_lines)
+        per_day = float(awi.n_lines)
+        if awi.is_last_level and self.demand_paced:
+            per_day = min(per_day, self._demand_rate())
+        days = int(self.speculative_days * per_day)
         budget = max(0, days - uncommitted - self._p_in_sum)
         spare = self._spare_l
         n = len(spare)
@@ -238,6 +246,12 @@ class MarketAgent(SCMLAgent):
             min(budget, spare[t] if t < n else 0) if t <= stop else 0
             for t in range(first, last + 1)
         ]
+
+    def _demand_rate(self) -> float:
+        """Final-product units a day offered to it so far (a last-level factory)."""
+        awi = self.awi
+        seen = min(awi.n_steps, awi.current_step + awi.horizon + 1)
+        return self._offered / max(1, seen)
 
     def _last_useful_day(self) -> int:
         """The last day on which buying ahead of sales can still serve final demand not
@@ -392,6 +406,7 @@ class MarketAgent(SCMLAgent):
         for i in sells:
             c = contracts[i]
             if c.exogenous:
+                self._offered += c.quantity
                 ok = (
                     c.unit_price >= self.demand_floor()
                     and (self._lines_free(False, c) or self._in_stock(c))
@@ -442,9 +457,19 @@ class MarketAgent(SCMLAgent):
         inc = (self.inp + self.p_in).tolist()
         rate = int(self.rate)
         start = max(day + 2, int(self.warmup * awi.level))
-        for t in range(start, awi.n_steps):
-            if inc[t] < rate:
-                inc[t] = rate
+        if self.expected_total:
+            # secured purchases are part of the expected flow, not on top of it: the
+            # units arrived by day t are at least ``rate`` a day since ``start``
+            secured = expected = 0
+            for t in range(start, awi.n_steps):
+                secured += inc[t]
+                total = max(secured, rate * (t - start + 1))
+                inc[t] = total - expected
+                expected = total
+        else:
+            for t in range(start, awi.n_steps):
+                if inc[t] < rate:
+                    inc[t] = rate
         inv = awi.current_inventory
         raw, _ = project_stock(
             int(inv[awi.my_input_product]),
