@@ -76,6 +76,7 @@ class MarketNegotiator(Negotiator):
         self.is_buy = is_buy
         self.best = best
         self.limit = limit
+        self._asked: tuple[int, int] | None = None  # (day, units) it offers now
 
     def _price(self, t: float) -> float:
         return self.best + (self.limit - self.best) * min(1.0, t * 1.1)
@@ -85,16 +86,32 @@ class MarketNegotiator(Negotiator):
         plo, phi = iss[0].lower, iss[0].upper  # type: ignore[attr-defined]
         qlo, qhi = iss[1].lower, iss[1].upper  # type: ignore[attr-defined]
         tlo, thi = iss[2].lower, iss[2].upper  # type: ignore[attr-defined]
+        self._withdraw()
         room = self.agent.room_list(self.is_buy, tlo, thi)  # tiny: lists beat numpy
         if not room:
             return None
+        asked = self.agent.asked[self.is_buy]
+        if asked is not None:  # what its other sessions offer now may be accepted too
+            room = [r - asked[t] for t, r in enumerate(room, tlo)]
         most = max(room)
         if most < qlo:
             return None
         price = int(round(self._price(view.time)))
-        return (min(max(price, plo), phi), min(qhi, most), tlo + room.index(most))
+        q, day = min(qhi, most), tlo + room.index(most)
+        if asked is not None:
+            asked[day] += q
+            self._asked = (day, q)
+        return (min(max(price, plo), phi), q, day)
+
+    def _withdraw(self) -> None:
+        if self._asked is not None:
+            asked = self.agent.asked[self.is_buy]
+            if asked is not None:
+                asked[self._asked[0]] -= self._asked[1]
+            self._asked = None
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        self._withdraw()
         price, q, day = (int(x) for x in offer)
         if q > self.agent.room_on(self.is_buy, day):
             return Response.REJECT
@@ -102,6 +119,7 @@ class MarketNegotiator(Negotiator):
         return Response.ACCEPT if good else Response.REJECT
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
+        self._withdraw()
         if result.agreement is not None:
             _, q, day = (int(x) for x in result.agreement)
             self.agent.pending(self.is_buy, day, q)
@@ -137,6 +155,7 @@ class MarketAgent(SCMLAgent):
         stock_sales: bool = True,
         expected_total: bool = True,
         demand_paced: bool = True,
+        count_offers: bool = True,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -158,6 +177,7 @@ class MarketAgent(SCMLAgent):
         self.stock_sales = stock_sales
         self.expected_total = expected_total
         self.demand_paced = demand_paced
+        self.count_offers = count_offers
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -185,6 +205,7 @@ class MarketAgent(SCMLAgent):
         self.flow = self.rate_cap  # units a day its suppliers sell it (moving average)
         self._bought = 0
         self._offered = 0  # final-product units offered to it (a last-level factory)
+        self._clear_asked()
 
     def _project(self) -> None:
         """Projected output stock before each day's deliveries -> sell room and buy need."""
@@ -363,6 +384,13 @@ class MarketAgent(SCMLAgent):
     def before_step(self) -> None:
         self.p_in[:] = 0
         self.p_out[:] = 0
+        self._clear_asked()
+
+    def _clear_asked(self) -> None:
+        """Units its negotiators offer at this moment, per day (``count_offers``)."""
+        n = self.awi.n_steps + 2
+        on = self.count_offers
+        self.asked: dict[bool, list[int] | None] = {b: [0] * n if on else None for b in (True, False)}
         self._key = (-1, False)
 
     def sign_all_contracts(self, contracts: list[Contract]) -> list[bool]:
