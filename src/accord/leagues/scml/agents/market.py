@@ -27,7 +27,11 @@ Strategy (each rule is one method below):
   suppliers really sold it (a moving average, ``flow_weight``). Purchases for what it
   signs are the plan's buy need. Buying ahead stops once no more final demand can be
   revealed in time for it (``end_stop``), and a first-level factory then signs raw
-  supply only for what it sold. ``middle_expected=True`` (off) lets a middle factory
+  supply only for what it sold.
+  The expectation is a total (``expected_total``): by day t it expects
+  ``rate`` units a day since the first expected day or what it secured, whichever is
+  more (secured purchases are part of the flow, not on top of it; a lumpy purchase no
+  longer counts as more supply on the days after it). ``middle_expected=True`` (off) lets a middle factory
   sell what its expected inputs will make, too: more demand, more breaches.
 - **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
   the days they are needed, outputs for the days they are available. Only a last-level
@@ -37,13 +41,18 @@ Strategy (each rule is one method below):
   inputs for deliveries that many days away, and ``lead_short`` lets a last-level
   factory lack more units for a far delivery: both sign more demand and cause more
   breaches, see docs/scml.md), and every factory with suppliers buys
-  about ``speculative_days`` (4) days of production ahead, so goods are pushed down the
+  about ``speculative_days`` (4) days of production ahead (a last-level factory: days of
+  the final demand offered to it so far, if fewer, ``demand_paced``; before, one with
+  little demand held 40 units its peers lacked), so goods are pushed down the
   chain, up to its input's catalog price even when its output's catalog price does not
   cover that and its cost (``buy_at_catalog``: its buyers may pay more); a first-level
   factory keeps up to 4 to 6 days of production of unsold stock (``long_cap``). It accepts a partner's request when the plan has room
   in the agenda's days. Negotiators concede in time from an aspiration price to the
   agent's limit and never agree to more units than the plan has room for at that
-  moment (agreements reached in other sessions the same day count at once).
+  moment (agreements reached in other sessions the same day count at once, and so do
+  the units its other sessions offer at that moment, ``count_offers``: sessions are
+  stepped in lockstep, and two offers accepted in one pass over-committed the plan, so
+  a quarter of the agreements were cancelled at signing).
 - **Signing.** It signs what it agreed to unless the plan cannot execute it (which its
   negotiators avoid), the cheapest purchases and dearest sales first.
 - **Production.** Every day it runs as many lines as it has inputs and cash for.
