@@ -79,6 +79,8 @@ SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
 _LIVES = 50  # a sandbox's process may use this many sessions' CPU before it is replaced
+_REPORT = 0.05  # seconds into a batch after which the host reports each call's end
+_LONG = ("start", "end")  # calls with the long budget: their end is reported at once
 HOST = "accord.tournament.isolation:NegotiatorHost"
 
 
@@ -438,7 +440,10 @@ class NegotiatorHost(Host):
         ``[seconds, 1, type, error, traceback]`` (it raised) or ``[seconds, 2]`` (its
         session used up its CPU time: dropped here). Seconds are the call's wall time;
         the process's CPU limit is moved to what the batch's sessions have left (plus a
-        second) before any of them runs."""
+        second) before any of them runs. Each call's end is reported before the next
+        starts (``context.report``) once the batch has run :data:`_REPORT` seconds, and
+        always after a ``start`` or ``end`` (their budgets are long): the organiser then
+        catches a hanging call near its own limit, not the batch's."""
         left, sessions = self.cpu_left, self.sessions
         budget = 1.0
         for op, sid, _, _, arg in calls:
@@ -447,7 +452,11 @@ class NegotiatorHost(Host):
         clock, cpu = time.perf_counter, time.process_time
         out: list[list[Any]] = []
         t, c = clock(), cpu()
+        began, told, report = t, 0, self.context.report
         for op, sid, now, new, arg in calls:
+            if len(out) > told and (t - began >= _REPORT or calls[len(out) - 1][0] in _LONG):
+                report(len(out) - told)  # (a quick batch of timed calls writes nothing)
+                told = len(out)
             neg: Any = None
             value: Any = None
             try:
