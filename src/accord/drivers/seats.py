@@ -16,11 +16,17 @@ alone: it rebuilds the outcome space, the party's own utility and a read-only vi
     seat = SandboxSeat.launch(rules, party=1, agent="boulware", limits=Limits(cpu_seconds=60))
     AgentDriver(rules, setup, [in_process_seat, seat], names).run()
 
-The leagues whose agents keep their own call shapes (GENIUS, Colored Trails) start their
-entrants here too: :func:`sandbox_mode` says which mode a named agent runs in (a
-built-in one in-process, ``pkg.module:Class`` in the sandbox) and :func:`launch_entrant`
-starts it and gives back a :class:`RemoteEntrant`, the one organiser-side stand-in those
-leagues' adapters call through (league data out, JSON answers back, checked there).
+Every entrant of every league is started here, by :func:`start_entrant`, and nowhere
+else (``tests/sandbox/test_one_sandbox.py`` checks it): the negotiation tournament's
+agents, SCML factories, HAN players, Diplomacy negotiators, GENIUS and Colored Trails
+agents. A league contributes only an :class:`Interface`, the description of its agents'
+calls: the host that runs them in the sandbox and, for every op, the check of its JSON
+answer. The leagues whose agents keep their own call shapes (GENIUS, Colored Trails) go
+through :func:`launch_entrant`: :func:`sandbox_mode` says which mode a named agent runs
+in (a built-in one in-process, ``pkg.module:Class`` in the sandbox) and
+:func:`launch_entrant` starts it and gives back a :class:`RemoteEntrant`, the one
+organiser-side stand-in those leagues' adapters call through (league data out, JSON
+answers back, checked there).
 
     >>> sandbox_mode("boulware"), sandbox_mode("entries.mine:Mine"), sandbox_mode("a.b:C", "none")
     (None, 'os', None)
@@ -29,7 +35,8 @@ leagues' adapters call through (league data out, JSON answers back, checked ther
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,6 +56,7 @@ from accord.sandbox import (
     HostContext,
     Limits,
     Sandbox,
+    SandboxMode,
     agent_code,
     start_sandbox,
 )
@@ -56,11 +64,13 @@ from accord.sandbox import (
 __all__ = [
     "CALL_TIMEOUT",
     "SANDBOX_MODES",
+    "Interface",
     "OfferNegotiatorHost",
     "RemoteEntrant",
     "SandboxSeat",
     "launch_entrant",
     "sandbox_mode",
+    "start_entrant",
 ]
 
 HOST = "accord.drivers.seats:OfferNegotiatorHost"
@@ -70,6 +80,73 @@ SANDBOX_MODES = ("os", "process", "none", "off")
 the name every league uses) or ``off`` (the same)."""
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed entrant may take, unless the league says otherwise."""
+
+
+Check = Callable[[Any], Any]
+"""The check of one op's JSON answer: the answer as the organiser uses it, or an
+exception (the league's own) saying what was expected and what arrived."""
+
+
+def _as_is(answer: Any) -> Any:
+    return answer
+
+
+@dataclass(frozen=True)
+class Interface:
+    """A league's agent interface, as the organiser sees it: ``host`` (the
+    :class:`~accord.sandbox.Host` that runs the entrant in the sandbox, as
+    ``pkg.module:Class``) and ``answers``, every op the organiser may call with the check
+    of its JSON answer (None: the answer is used as it came, or not at all).
+
+        >>> iface = Interface("mine.hosts:MyHost", {"double": int, "ping": None})
+        >>> iface.check("double", 4), iface.check("ping", "anything")
+        (4, 'anything')
+        >>> iface.check("triple", 1)
+        Traceback (most recent call last):
+        ...
+        accord.core.errors.UsageError: mine.hosts:MyHost answers double, ping; not 'triple'
+    """
+
+    host: str
+    answers: Mapping[str, Check | None]
+
+    def check(self, op: str, answer: Any) -> Any:
+        """``answer`` to ``op`` checked (the check's result)."""
+        if op not in self.answers:
+            raise UsageError(f"{self.host} answers {', '.join(self.answers)}; not {op!r}")
+        return (self.answers[op] or _as_is)(answer)
+
+
+def start_entrant(
+    interface: Interface | str,
+    agent: str,
+    *,
+    mode: SandboxMode | str = SandboxMode.OS,
+    limits: Limits | None = None,
+    code_paths: Sequence[str] | None = None,
+    data_dir: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Sandbox:
+    """Start entrant ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox of
+    ``mode`` under ``interface``'s host: the one place an entrant is started. Its own
+    code (``code_paths``, or found by :func:`~accord.sandbox.agent_code`) is all of it
+    that is visible there; ``data_dir`` its learning data, where the league allows."""
+    host = interface.host if isinstance(interface, Interface) else interface
+    if code_paths is None:
+        code = agent_code(agent)
+        paths, mounts = code.paths, code.mounts
+    else:
+        paths, mounts = tuple(code_paths), ()
+    return start_sandbox(
+        host,
+        agent,
+        code_paths=paths,
+        code_mounts=mounts,
+        data_dir=data_dir,
+        limits=limits,
+        mode=mode,
+        extra=extra,
+    )
 
 
 def sandbox_mode(name: str, mode: str = "os") -> str | None:
@@ -101,7 +178,7 @@ class RemoteEntrant:
 
 
 def launch_entrant(
-    host: str,
+    host: Interface | str,
     name: str,
     mode: str = "os",
     limits: Limits | None = None,
@@ -110,11 +187,8 @@ def launch_entrant(
     """Start entrant ``name`` (``pkg.module:Class``) under ``host`` in a sandbox of
     ``mode``, with ``limits`` (default: ``call_timeout`` a call, 60 s to start), and ask
     its name (the host answers the ``name`` op; a missing or odd one keeps ``name``)."""
-    code = agent_code(name)
     limits = limits or Limits(call_timeout=call_timeout, startup_timeout=60.0)
-    box = start_sandbox(
-        host, name, code_paths=code.paths, code_mounts=code.mounts, mode=mode, limits=limits
-    )
+    box = start_entrant(host, name, mode=mode, limits=limits)
     try:
         said = box.call("name", None)
     except Exception:
@@ -156,7 +230,7 @@ class SandboxSeat:
         timeout: float | None = None,
     ) -> SandboxSeat:
         """Start ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox."""
-        box = start_sandbox(host, agent, code_paths=code_paths, limits=limits, mode=mode)
+        box = start_entrant(host, agent, code_paths=code_paths, limits=limits, mode=mode)
         return cls(rules, party, box, agent.rsplit(":", 1)[-1], timeout)
 
     def _call(self, op: str, payload: Any) -> Any:

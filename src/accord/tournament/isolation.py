@@ -39,6 +39,7 @@ from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Respons
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
+from accord.drivers.seats import Interface, start_entrant
 from accord.sandbox import (
     PROCESS_GIVES_UP,
     AgentCrashed,
@@ -53,7 +54,6 @@ from accord.sandbox import (
     Then,
     agent_code,
     require_mode,
-    start_sandbox,
 )
 from accord.sandbox.host import describe_exception, from_organiser
 from accord.tournament.config import AgentSpec
@@ -171,12 +171,9 @@ def _acquire(
             _busy.add(box)
             return box
         box.close()
-    code = agent_code(spec.type)
-    box = start_sandbox(
-        HOST,
+    box = start_entrant(
+        OFFERS,
         spec.type,
-        code_paths=code.paths,
-        code_mounts=code.mounts,
         limits=limits.sandbox(),
         mode=mode,
         data_dir=None if data_dir is None else str(data_dir),
@@ -412,6 +409,20 @@ def check_response(out: Any) -> Response:
     if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
         return Response(out)
     raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
+
+
+OFFERS = Interface(
+    HOST,
+    {
+        "check": None,
+        "start": None,  # the megabytes the process maps, in a batch
+        "propose": check_outcome,
+        "respond": check_response,
+        "end": None,  # the CPU seconds the process used
+        "batch": None,  # a list of entries, each checked by the hub
+    },
+)
+"""The offer negotiators' interface: what each call of a session answers, checked."""
 
 
 # -- inside the sandbox ------------------------------------------------------------------
