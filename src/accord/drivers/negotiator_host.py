@@ -48,6 +48,8 @@ from accord.sandbox.host import describe_exception, from_organiser
 __all__ = ["OfferNegotiatorHost"]
 
 _Session = tuple[Negotiator, NegotiatorView, OfferLog]
+_REPORT = 0.05  # seconds into a batch after which the host reports each call's end
+_LONG = ("start", "end")  # calls with the long budget: their end is reported at once
 
 
 class OfferNegotiatorHost(Host):
@@ -111,7 +113,11 @@ class OfferNegotiatorHost(Host):
         counter-offer's entry), ``[seconds, 1, type, error, traceback]`` (it raised) or
         ``[seconds, 2]`` (its session used up its CPU time: dropped here). Seconds are
         the call's wall time; the process's CPU limit is moved to what the batch's
-        sessions have left (plus a second) before any of them runs."""
+        sessions have left (plus a second) before any of them runs. Each call's end is
+        reported before the next starts (``context.report``) once the batch has run
+        :data:`_REPORT` seconds, and always after a ``start`` or ``end`` (their budgets
+        are long): the organiser then catches a hanging call near its own limit, not
+        the batch's."""
         left, sessions = self.cpu_left, self.sessions
         budget = 1.0
         for op, sid, _, _, arg in calls:
@@ -120,7 +126,11 @@ class OfferNegotiatorHost(Host):
         clock, cpu = time.perf_counter, time.process_time
         out: list[list[Any]] = []
         t, c = clock(), cpu()
+        began, told, report = t, 0, self.context.report
         for op, sid, now, new, arg in calls:
+            if len(out) > told and (t - began >= _REPORT or calls[len(out) - 1][0] in _LONG):
+                report(len(out) - told)  # (a quick batch of timed calls writes nothing)
+                told = len(out)
             neg: Any = None
             value: Any = None
             try:
