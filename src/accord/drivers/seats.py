@@ -8,10 +8,12 @@ evaluated. A late answer is a timeout (:class:`~accord.core.protocols.driver.Slo
 any other failure of the sandbox (a crash, an exception, garbage) the entrant's failure;
 the agent driver records either through ``rules.fail``.
 
-The entrant's side is a :class:`~accord.sandbox.host.Host`. :class:`OfferNegotiatorHost`
-runs any core :class:`~accord.core.negotiator.Negotiator` (``propose``/``respond``) at the
-offer protocols (AOP, the SCML variant, the ultimatum game) from those JSON messages
-alone: it rebuilds the outcome space, the party's own utility and a read-only view.
+The entrant's side is a :class:`~accord.sandbox.host.Host`.
+:class:`~accord.drivers.negotiator_host.OfferNegotiatorHost` (the negotiation
+tournament's host too) runs any core :class:`~accord.core.negotiator.Negotiator`
+(``propose``/``respond``) at the offer protocols (AOP, the SCML variant, the ultimatum
+game) from those JSON messages alone: it rebuilds the outcome space, the party's own
+utility and a read-only view.
 
     seat = SandboxSeat.launch(rules, party=1, agent="boulware", limits=Limits(cpu_seconds=60))
     AgentDriver(rules, setup, [in_process_seat, seat], names).run()
@@ -39,21 +41,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from accord.core.errors import ConfigError, ProtocolViolation, StateError, UsageError
+from accord.core.errors import ConfigError, UsageError
 from accord.core.imports import is_import_path
-from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
-from accord.core.outcomes import Outcome, OutcomeSpace, issue_from_dict
 from accord.core.protocols.driver import SlowCall
-from accord.core.protocols.result import EndReason, Failure, FailureKind, SessionResult
 from accord.core.protocols.rules import Rules
-from accord.core.utilities import utility_from_dict
 from accord.sandbox import (
     AgentFailure,
     AgentTimeout,
-    Host,
-    HostContext,
     Limits,
     Sandbox,
     SandboxMode,
@@ -65,7 +59,6 @@ __all__ = [
     "CALL_TIMEOUT",
     "SANDBOX_MODES",
     "Interface",
-    "OfferNegotiatorHost",
     "RemoteEntrant",
     "SandboxSeat",
     "launch_entrant",
@@ -73,7 +66,7 @@ __all__ = [
     "start_entrant",
 ]
 
-HOST = "accord.drivers.seats:OfferNegotiatorHost"
+HOST = "accord.drivers.negotiator_host:OfferNegotiatorHost"
 SANDBOX_MODES = ("os", "process", "none", "off")
 """``os`` (the default for agents named by path), ``process`` (weaker: see
 :data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
@@ -258,102 +251,3 @@ class SandboxSeat:
         with contextlib.suppress(AgentFailure, TypeError, ValueError):
             self.box.call("end", {"result": shown}, self.timeout)
         self.box.close()
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
-
-
-class OfferNegotiatorHost(Host):
-    """Runs a core negotiator, inside the sandbox, at an offer protocol's table."""
-
-    def __init__(self, agent: str, context: HostContext) -> None:
-        super().__init__(agent, context)
-        from accord.agents.registry import get_agent
-
-        self.negotiator: Negotiator = get_agent(agent)
-        self.view: NegotiatorView | None = None
-        self.log = OfferLog()
-        self.space: OutcomeSpace | None = None
-
-    def handle(self, op: str, payload: Any) -> Any:
-        """``start``, ``act`` and ``end`` (see the module)."""
-        if op == "start":
-            self._start(payload["party"], payload["observation"])
-            self.negotiator.on_start(self._view())
-            return None
-        if op == "act":
-            return self._act(payload["observation"], payload["legal"])
-        if op == "end":
-            self.negotiator.on_end(self._view(), _result(payload["result"]))
-            return None
-        raise UsageError(f"unknown op {op!r}; expected start, act or end")
-
-    def _view(self) -> NegotiatorView:
-        if self.view is None:
-            raise StateError("the play has not started: act before start")
-        return self.view
-
-    def _start(self, party: int, o: Mapping[str, Any]) -> None:
-        space = OutcomeSpace([issue_from_dict(i) for i in o["issues"]])
-        if o.get("utility") is None:
-            raise ConfigError("this protocol does not show the party its utility")
-        u = utility_from_dict(space, o["utility"])
-        self.space = space
-        self.view = NegotiatorView(u, party, o["names"], self.log, (0, party))
-        self._update(o)
-
-    def _outcome(self, d: Mapping[str, Any] | None) -> Outcome | None:
-        assert self.space is not None
-        return None if d is None else tuple(d[n] for n in self.space.names)
-
-    def _update(self, o: Mapping[str, Any]) -> None:
-        for offer in o["offers"][len(self.log) :]:
-            outcome = self._outcome(offer["outcome"])
-            assert outcome is not None
-            self.log._append(int(offer["party"]), outcome)
-        view = self._view()
-        view.update(o["time"], o["step"], o["round"], self._outcome(o["standing"]), o["proposer"])
-
-    def _act(self, o: Mapping[str, Any], legal: Mapping[str, Any]) -> dict[str, Any]:
-        self._update(o)
-        view, neg = self._view(), self.negotiator
-        kinds = [a["kind"] for a in legal["actions"]]
-        if "accept" in kinds and view.standing_offer is not None:
-            answer = neg.respond(view, view.standing_offer)
-            if answer is Response.ACCEPT:
-                return {"kind": "accept", "args": {}}
-            if answer is Response.END:
-                return {"kind": "end", "args": {}}
-            if answer is Response.REJECT and "reject" in kinds:
-                return {"kind": "reject", "args": {}}
-            if answer is not Response.REJECT:
-                raise ProtocolViolation(f"respond() must return a Response; got {answer!r}")
-        offer = neg.propose(view)
-        if offer is None:
-            return {"kind": "end", "args": {}}
-        assert self.space is not None
-        outcome = self.space.validate(offer)
-        return {
-            "kind": "offer",
-            "args": {n: _plain(v) for n, v in zip(self.space.names, outcome, strict=True)},
-        }
-
-
-def _result(d: Mapping[str, Any]) -> SessionResult:
-    f = d.get("failure")
-    failure = (
-        None if f is None else Failure(f["party"], f["name"], FailureKind(f["kind"]), f["message"])
-    )
-    return SessionResult(
-        agreement=None if d["agreement"] is None else tuple(d["agreement"]),
-        reason=EndReason(d["reason"]),
-        ended_by=d["ended_by"],
-        time=d["time"],
-        steps=d["steps"],
-        rounds=d["rounds"],
-        elapsed=d["elapsed"],
-        utilities=tuple(d["utilities"]),
-        names=tuple(d["names"]),
-        failure=failure,
-    )

@@ -160,13 +160,14 @@ class Sandbox:
         started = time.monotonic()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
+        prog_r, prog_w = os.pipe()  # one byte a call the host reports done (see progress)
         _, path = runtime_paths()
         inner = [
             os.path.realpath(sys.executable), "-I", "-S", "-B", "-c",
             _BOOT.format(path=path, rfd=req_r, wfd=ans_w),
         ]  # fmt: skip
         drop = None
-        fds = [req_r, ans_w]
+        fds = [req_r, ans_w, prog_w]
         mounts = None
         run_as: int | None = None  # bwrap's own uid (root organiser, "uid-userns")
         first: Callable[[], None] | None = None
@@ -213,11 +214,16 @@ class Sandbox:
         finally:
             os.close(req_r)
             os.close(ans_w)
+            os.close(prog_w)
             if mounts is not None:
                 mounts.close()
         self._w = req_w
         os.set_blocking(req_w, False)
         self._reader = FrameReader(ans_r, self.limits.max_frame_bytes)
+        self._progress = prog_r
+        os.set_blocking(prog_r, False)
+        self._done = 0  # calls reported done since the last submit
+        self._progress_closed = False
         self._started = started
         self._lock = threading.Lock()
         assert self._proc.stderr is not None
@@ -230,6 +236,7 @@ class Sandbox:
             "data_in": DATA_IN if data_dir is not None and mounts is not None else None,
             "data_mb": self.limits.data_mb,
             "scratch": scratch,
+            "progress_fd": prog_w,
             "drop": drop,
             "rlimits": rlimits_of(self.limits),
             "extra": extra or {},
@@ -293,6 +300,8 @@ class Sandbox:
         now = time.monotonic()
         start = now if self._ready else max(now, self._started + self.limits.startup_timeout)
         self._deadline, self._op, self._limit = start + timeout, op, timeout
+        self._read_progress()  # what an earlier request reported is not this one's
+        self._done = 0
         try:
             write_frame(
                 self._w,
@@ -321,6 +330,39 @@ class Sandbox:
     def deadline(self) -> float:
         """When the submitted request's answer is due (``time.monotonic()``)."""
         return self._deadline
+
+    @property
+    def ready(self) -> bool:
+        """True once the process has said it started (its first answer can come)."""
+        return self._ready
+
+    def progress(self) -> int:
+        """How many parts of the :meth:`submit` ted request the host has reported done
+        (:meth:`HostContext.report <accord.sandbox.host.HostContext.report>`), so a
+        caller can time each part on its own. Never waits. The agent's own code can
+        fake it: trust it only up to :attr:`deadline`."""
+        self._read_progress()
+        return self._done
+
+    @property
+    def progress_fd(self) -> int | None:
+        """The pipe :meth:`progress` reads (poll it to wake at each report), or None
+        once the host closed it (a closed pipe would wake a poll at once, forever)."""
+        return None if self._progress_closed else self._progress
+
+    def _read_progress(self) -> None:
+        if self._progress_closed:
+            return
+        try:
+            while chunk := os.read(self._progress, 65536):
+                self._done += len(chunk)
+                if len(chunk) < 65536:
+                    return
+            self._progress_closed = True  # end of file: the host closed its end
+        except BlockingIOError:
+            return
+        except OSError:
+            self._progress_closed = True
 
     def poll_answer(self) -> tuple[bool, Any]:
         """``(True, answer)`` once the answer of the :meth:`submit` ted request has
@@ -377,6 +419,7 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self._kill()
         os.close(self._reader.fd)
+        os.close(self._progress)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
         if self._data is not None:

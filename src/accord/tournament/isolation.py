@@ -1,8 +1,10 @@
 """Sandboxed agents in negotiation tournaments (``--sandbox os|process``).
 
 :class:`SandboxedNegotiator` stands in for the agent inside the session; the agent lives
-in an :mod:`accord.sandbox` process, built there by :class:`NegotiatorHost` (trusted
-code that runs beside it). One sandbox serves one agent in one worker process and lives
+in an :mod:`accord.sandbox` process, built there by
+:class:`~accord.drivers.negotiator_host.OfferNegotiatorHost` (trusted code that runs
+beside it; the agent driver's seats use the same host), started by
+:func:`~accord.drivers.seats.start_entrant` with the interface :data:`OFFERS`. One sandbox serves one agent in one worker process and lives
 across that worker's sessions (a fresh negotiator object per session, as in-process),
 so the cost of starting it is paid once per agent per worker; one that failed is
 replaced for the next session. Each call sends the view's new state (the organiser's
@@ -26,16 +28,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import gc
-import resource
 import time
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.core.errors import AccordError, ConfigError, UsageError
-from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
+from accord.core.errors import AccordError, ConfigError
+from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
@@ -46,23 +45,19 @@ from accord.sandbox import (
     AgentFailure,
     AgentRaised,
     AgentTimeout,
-    Host,
-    HostContext,
     Limits,
     Sandbox,
     SandboxMode,
-    Then,
     agent_code,
     require_mode,
 )
-from accord.sandbox.host import describe_exception, from_organiser
 from accord.tournament.config import AgentSpec
 
 __all__ = [
     "BASE_MB",
     "SANDBOX_CHOICES",
+    "OFFERS",
     "IsolatedAgentError",
-    "NegotiatorHost",
     "SandboxedNegotiator",
     "TournamentLimits",
     "check_outcome",
@@ -79,7 +74,7 @@ SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
 _LIVES = 50  # a sandbox's process may use this many sessions' CPU before it is replaced
-HOST = "accord.tournament.isolation:NegotiatorHost"
+HOST = "accord.drivers.negotiator_host:OfferNegotiatorHost"
 
 
 class IsolatedAgentError(AccordError):
@@ -423,200 +418,3 @@ OFFERS = Interface(
     },
 )
 """The offer negotiators' interface: what each call of a session answers, checked."""
-
-
-# -- inside the sandbox ------------------------------------------------------------------
-class NegotiatorHost(Host):
-    """Runs in the sandbox: builds one negotiator per session and mirrors its view."""
-
-    def __init__(self, agent: str, context: HostContext) -> None:
-        super().__init__(agent, context)
-        from accord.tournament.agents import agent_factory
-
-        agent_factory(agent)  # import it now: a module that cannot load fails at start
-        gc.freeze()  # what exists now is never garbage: collections then scan sessions only
-        self.sessions: dict[int, tuple[Negotiator, NegotiatorView, OfferLog]] = {}
-        self.cpu_left: dict[int, float] = {}  # CPU seconds each session may still use
-
-    def _batch(self, calls: list[tuple[str, int, Any, Any, Any]]) -> list[list[Any]]:
-        """Answer the calls of many sessions in one request (see
-        :mod:`accord.tournament.multiplex`), in order, each on its own. A call is
-        ``(op, sid, state, new offers, arg)``; ``op`` is ``start`` (``arg``: the
-        session's set-up; answers the megabytes the process maps), ``propose``, ``respond`` (``arg``: the offer), ``counter``
-        (``respond``, and ``propose`` at once after a REJECT) or ``end`` (``arg``: the
-        pickled result). An entry per call: ``[seconds, 0, value]``,
-        ``[seconds, 0, value, follow]`` (a REJECT and the counter-offer's entry),
-        ``[seconds, 1, type, error, traceback]`` (it raised) or ``[seconds, 2]`` (its
-        session used up its CPU time: dropped here). Seconds are the call's wall time;
-        the process's CPU limit is moved to what the batch's sessions have left (plus a
-        second) before any of them runs."""
-        left, sessions = self.cpu_left, self.sessions
-        budget = 1.0
-        for op, sid, _, _, arg in calls:
-            budget += arg["cpu"] if op == "start" else max(0.0, left.get(sid, 0.0))
-        self._cap_cpu(budget)
-        clock, cpu = time.perf_counter, time.process_time
-        out: list[list[Any]] = []
-        t, c = clock(), cpu()
-        for op, sid, now, new, arg in calls:
-            neg: Any = None
-            value: Any = None
-            try:
-                if op == "start":
-                    self._start(sid, arg, now, new)
-                    value = _mapped_mb()  # the organiser stops adding sessions near the limit
-                else:
-                    neg, view, offers = sessions[sid]
-                    view.update(*now)
-                    for k, o in new:
-                        offers._append(k, o)
-                    if op == "propose":
-                        value = _outcome(neg.propose(view))
-                    elif op == "respond" or op == "counter":
-                        value = int(neg.respond(view, arg))
-                        if op == "respond" or value != Response.REJECT:
-                            neg = None  # no counter-offer follows
-                    elif op == "end":
-                        value = self._end(sid, neg, view, arg)
-                        neg = None
-                    else:
-                        raise UsageError(f"unknown op {op!r}")
-                entry: list[Any] = [0.0, 0, value]
-            except BaseException as exc:  # noqa: BLE001 - the agent's, SystemExit included
-                entry = _raised(exc)
-                neg = None
-            t1, c1 = clock(), cpu()
-            entry[0], t = t1 - t, t1
-            spent, c = c1 - c, c1
-            if sid in left:
-                left[sid] -= spent
-                if left[sid] < 0:
-                    out.append(self._drop(sid, entry[0]))
-                    continue
-            if neg is not None and op == "counter":  # the counter-offer, its own call
-                try:
-                    follow: list[Any] = [0.0, 0, _outcome(neg.propose(view))]
-                except BaseException as exc:  # noqa: BLE001
-                    follow = _raised(exc)
-                t1, c1 = clock(), cpu()
-                follow[0], t = t1 - t, t1
-                spent, c = c1 - c, c1
-                left[sid] -= spent
-                if left[sid] < 0:
-                    out.append(self._drop(sid, entry[0] + follow[0]))
-                    continue
-                entry.append(follow)
-            out.append(entry)
-        return out
-
-    def _start(self, sid: int, arg: dict[str, Any], now: Any, new: Any) -> None:
-        """A new session: its negotiator and the mirror of its view."""
-        from accord.tournament.agents import make_negotiator
-
-        neg = make_negotiator(arg["spec"])
-        offers = OfferLog()
-        utility = arg["utility"]
-        if type(utility) is bytes:  # pickled once by the organiser for many sessions
-            utility = from_organiser(utility)
-        view = NegotiatorView(
-            utility,
-            arg["index"],
-            arg["names"],
-            offers,
-            arg["rng"],
-            arg["memory"],
-            arg["deadline"],
-        )
-        self.sessions[sid] = (neg, view, offers)
-        self.cpu_left[sid] = arg["cpu"]
-        view.update(*now)
-        for k, o in new:
-            offers._append(k, o)
-        neg.on_start(view)
-
-    def _end(self, sid: int, neg: Negotiator, view: NegotiatorView, result: Any) -> float:
-        """The session is over: ``on_end``, then nothing of it stays (collected once the
-        process holds no session). The process's CPU time used so far."""
-        del self.sessions[sid]
-        self.cpu_left.pop(sid, None)
-        if type(result) is bytes:  # pickled once by the organiser for every party
-            result = from_organiser(result)
-        neg.on_end(view, result)
-        del neg, view
-        if not self.sessions:  # nothing of this session stays reachable in the next
-            from accord.core.inverse import clear_inverses
-
-            clear_inverses()  # the LRU would keep this session's utilities reachable
-            gc.collect()
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        return used.ru_utime + used.ru_stime
-
-    def _drop(self, sid: int, seconds: float) -> list[Any]:
-        """A session past its CPU time: forgotten here (the organiser fails it)."""
-        self.sessions.pop(sid, None)
-        self.cpu_left.pop(sid, None)
-        return [seconds, 2]
-
-    def _cap_cpu(self, seconds: float) -> None:
-        """Let the process use ``seconds`` more CPU time (the soft limit; never past the
-        hard one, which bounds the process's life)."""
-        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        cap = int(used.ru_utime + used.ru_stime + seconds + 0.999)
-        if hard == resource.RLIM_INFINITY or cap < hard:
-            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
-
-    def handle(self, op: str, payload: Any) -> Any:
-        from accord.tournament.agents import check_agents
-
-        if op == "check":
-            check_agents([payload["spec"]])
-            return None
-        if op == "batch":
-            return self._batch(payload)
-        sid = payload["sid"]
-        *now, new = payload["state"]
-        if op == "start":
-            self._cap_cpu(payload["cpu"])
-            self._start(sid, payload, now, new)
-            return None
-        neg, view, offers = self.sessions[sid]
-        view.update(*now)
-        for k, o in new:
-            offers._append(k, o)
-        if op == "propose":
-            return _outcome(neg.propose(view))
-        if op == "respond":
-            answer = int(neg.respond(view, payload["offer"]))
-            if answer == Response.REJECT and payload.get("counter"):
-                return Then(answer, lambda: _outcome(neg.propose(view)))
-            return answer
-        if op == "end":
-            return self._end(sid, neg, view, payload["result"])
-        raise UsageError(f"unknown op {op!r}")
-
-
-def _mapped_mb() -> float:
-    """Megabytes of address space this process maps (what ``RLIMIT_AS`` limits)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * resource.getpagesize() / 2**20
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
-def _raised(exc: BaseException) -> list[Any]:
-    return [0.0, 1, type(exc).__name__, describe_exception(exc), traceback.format_exc()[-8000:]]
-
-
-def _outcome(out: Outcome | None) -> list[Any] | None:
-    if out is None:
-        return None
-    return [v if type(v) in _PLAIN else _plain(v) for v in out]
-
-
-_PLAIN = frozenset({int, float, str, bool})
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
