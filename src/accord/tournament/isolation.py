@@ -64,6 +64,7 @@ __all__ = [
     "check_response",
     "close_sandboxes",
     "describe_plan",
+    "failure_reason",
     "plan",
     "preflight",
 ]
@@ -266,17 +267,18 @@ class SandboxedNegotiator(Negotiator):
         offer protocols' counter-offer, set by the session): the host then proposes
         right after answering, and ``propose`` only reads that answer (one request, not
         two; each answer keeps its own deadline and checks)."""
-        self._pending: tuple[Any, int] | None = None
+        self._pending: tuple[Any, Any] | None = None  # (turn, counter-offer to read)
 
     @property
     def data_dir(self) -> Any:
         """Its learning-data directory in this session (a learning tournament's), or None."""
         return getattr(self._memory, "data_dir", None)
 
-    def on_start(self, view: NegotiatorView) -> None:
-        extra = {
+    def _setup(self, view: NegotiatorView, utility: Any) -> dict[str, Any]:
+        """What the host builds the session's negotiator and its view from."""
+        return {
             "spec": self.spec,
-            "utility": self._utility,
+            "utility": utility,
             "memory": self._memory,
             "index": view.index,
             "names": view.names,
@@ -284,6 +286,9 @@ class SandboxedNegotiator(Negotiator):
             "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }
+
+    def on_start(self, view: NegotiatorView) -> None:
+        extra = self._setup(view, self._utility)
         try:
             self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
         except AgentFailure as exc:
@@ -293,11 +298,11 @@ class SandboxedNegotiator(Negotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         pending, self._pending = self._pending, None
-        if pending is not None and pending == (view.state(), len(view.offers)):
-            out = self._send("propose", None, self._timeout("propose"), receive=True)
+        if pending is not None and pending[0] == self._turn(view):  # a counter-offer
+            out = self._counter_offer(pending[1])
         else:
             if pending is not None:
-                self._pending = pending  # _call drops the stale answer first
+                self._stale(pending)
             out = self._call("propose", view)
         try:
             return check_outcome(out)
@@ -306,16 +311,35 @@ class SandboxedNegotiator(Negotiator):
             raise
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        out, follow = self._respond(view, offer)
+        answer = check_response(out)
+        if answer is Response.REJECT and follow is not None:
+            self._pending = (self._turn(view), follow)
+        return answer
+
+    # how the calls travel: one at a time here, batched by the hub in a subclass ----------
+    def _turn(self, view: NegotiatorView) -> Any:
+        """What tells a turn from the next: a counter-offer is read only in its own."""
+        return (view.state(), len(view.offers))
+
+    def _respond(self, view: NegotiatorView, offer: Outcome) -> tuple[Any, Any]:
+        """``respond``'s raw answer, and what ``propose`` then reads as the counter-offer
+        (None: none follows)."""
         extra: dict[str, Any] = {"offer": offer}
         if self.counters:
             extra["counter"] = True
         out = self._call("respond", view, extra)
         if out is None:  # a timed-out call: the session records the timeout
-            return Response.REJECT
-        answer = check_response(out)
-        if self.counters and answer is Response.REJECT:
-            self._pending = (view.state(), len(view.offers))
-        return answer
+            return int(Response.REJECT), None
+        return out, (True if self.counters else None)
+
+    def _counter_offer(self, follow: Any) -> Any:
+        """The raw counter-offer that followed a REJECT (``follow``: see ``_respond``)."""
+        return self._send("propose", None, self._timeout("propose"), receive=True)
+
+    def _stale(self, pending: tuple[Any, Any]) -> None:
+        """A counter-offer the session did not ask for: dropped before the next call."""
+        self._pending = pending  # _call reads it first
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         if self._dead is None and self._box is not None and self._box.alive:
@@ -366,15 +390,20 @@ class SandboxedNegotiator(Negotiator):
             time.sleep(0)  # the session sees the call took too long and records a timeout
             return None
         except AgentFailure as exc:
-            reason = exc.reason
-            if "SIGXCPU" in reason:
-                reason = (
-                    "the agent process died from SIGXCPU "
-                    f"(CPU-time limit of {self.limits.cpu_seconds:g} s exceeded)"
-                )
+            reason = failure_reason(exc, self.limits)
             if exc.kind != "raised":
                 self._dead = reason
             raise IsolatedAgentError(reason) from None
+
+
+def failure_reason(exc: AgentFailure, limits: TournamentLimits) -> str:
+    """What a failed sandbox is recorded with (a death by SIGXCPU says which limit)."""
+    if "SIGXCPU" in exc.reason:
+        return (
+            "the agent process died from SIGXCPU "
+            f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
+        )
+    return exc.reason
 
 
 _SCALARS = frozenset({int, float, str, bool, type(None)})  # what JSON decodes to

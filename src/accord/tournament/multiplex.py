@@ -57,7 +57,7 @@ from typing import Any
 
 from greenlet import greenlet
 
-from accord.core.negotiator import NegotiatorView, Response
+from accord.core.negotiator import NegotiatorView
 from accord.core.outcomes import Outcome
 from accord.core.protocols.driver import SlowCall
 from accord.core.protocols.result import SessionResult
@@ -77,8 +77,7 @@ from accord.tournament.isolation import (
     TournamentLimits,
     _acquire,
     _release,
-    check_outcome,
-    check_response,
+    failure_reason,
 )
 from accord.tournament.session import (
     Game,
@@ -146,20 +145,9 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
         self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
         self.slot: _Slot | None = None
-        self._counter: tuple[Any, list[Any]] | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
-        extra = {
-            "spec": self.spec,
-            "utility": self.hub.pickled(self._utility),
-            "memory": self._memory,
-            "index": view.index,
-            "names": view.names,
-            "rng": view.rng,
-            "deadline": view.deadline,
-            "cpu": self.limits.cpu_seconds,
-        }
-        mapped = self._call("start", view, extra)
+        mapped = self._call("start", view, self._setup(view, self.hub.pickled(self._utility)))
         slot = self.slot
         if slot is not None and isinstance(mapped, int | float):
             if slot.base is None:  # what the process maps with its first session
@@ -167,25 +155,19 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
                 slot.cap = min(slot.cap, max(1, slot.live))
 
-    def propose(self, view: NegotiatorView) -> Outcome | None:
-        counter, self._counter = self._counter, None
-        if counter is not None and counter[0] == view.step:  # the same turn
-            out = self._value("propose", counter[1])
-        else:
-            out = self._call("propose", view)
-        try:
-            return check_outcome(out)
-        except IsolatedAgentError as exc:
-            self._dead = str(exc)
-            raise
+    # propose and respond are SandboxedNegotiator's; here the calls go through the hub
+    def _turn(self, view: NegotiatorView) -> Any:
+        return view.step
 
-    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+    def _respond(self, view: NegotiatorView, offer: Outcome) -> tuple[Any, Any]:
         entry = self._entry("counter" if self.counters else "respond", view, offer)
-        out = self._value("respond", entry)
-        answer = check_response(out)
-        if answer is Response.REJECT and len(entry) == 4:
-            self._counter = (view.step, entry[3])
-        return answer
+        return self._value("respond", entry), (entry[3] if len(entry) == 4 else None)
+
+    def _counter_offer(self, follow: Any) -> Any:
+        return self._value("propose", follow)  # its entry came with the REJECT's
+
+    def _stale(self, pending: tuple[Any, Any]) -> None:
+        pass  # already read with the REJECT: nothing is left in the channel
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         slot = self.slot
@@ -201,12 +183,12 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     def close(self) -> None:
         """Leave the hub's sandbox (the hub keeps it for other sessions; idempotent)."""
         slot, self.slot = self.slot, None
-        self._counter = None
+        self._pending = None
         if slot is not None:
             self.hub.leave(slot)
 
     def _entry(self, op: str, view: NegotiatorView, arg: Any) -> list[Any]:
-        """Send one call through the hub; its raw entry (see ``NegotiatorHost._batch``)."""
+        """Send one call through the hub; its raw entry (see ``OfferNegotiatorHost._batch``)."""
         if self._dead is not None:
             raise IsolatedAgentError(self._dead)
         offers = view.offers
@@ -541,7 +523,7 @@ class Hub:
                 f"{what} (the limit is {limit:.3f} s per call); the process was killed"
             )
         elif isinstance(exc, AgentFailure):
-            slot.error = IsolatedAgentError(_reason(exc, self.ctx.limits))
+            slot.error = IsolatedAgentError(failure_reason(exc, self.ctx.limits))
         else:
             slot.error = exc
         for g, wire, _ in calls:
@@ -573,15 +555,6 @@ def _again(error: BaseException, op: str) -> BaseException:
     """A fresh exception like ``error`` for a call of ``op`` (one per session)."""
     op = "respond" if op == "counter" else op
     return type(error)(f"{op} did not answer: {error}")
-
-
-def _reason(exc: AgentFailure, limits: TournamentLimits) -> str:
-    if "SIGXCPU" in exc.reason:
-        return (
-            "the agent process died from SIGXCPU "
-            f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
-        )
-    return exc.reason
 
 
 def run_group(tasks: list[Task], ctx: RunContext) -> list[SessionRecord]:
