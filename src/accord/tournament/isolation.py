@@ -30,7 +30,7 @@ import gc
 import resource
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,20 +157,27 @@ _sids = iter(range(1, 1 << 62))
 
 
 def _acquire(
-    spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits, data_dir: Any = None
+    spec: AgentSpec,
+    mode: SandboxMode,
+    limits: TournamentLimits,
+    data_dir: Any = None,
+    fits: Callable[[Sandbox], int] | None = None,
 ) -> Sandbox:
     """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
     an agent that meets itself runs in two processes that cannot see each other.
     ``data_dir``: its learning-data directory (a learning tournament's), mounted in its
-    sandbox only (:mod:`accord.sandbox.datadir`)."""
+    sandbox only (:mod:`accord.sandbox.datadir`). ``fits``: how well an idle one fits
+    (0: it may not be taken; the highest is taken; :mod:`accord.tournament.admission`)."""
     key = (spec.name, spec.type, mode, limits, None if data_dir is None else str(data_dir))
     idle = _idle.setdefault(key, [])
-    while idle:
-        box = idle.pop()
-        if box.alive:
-            _busy.add(box)
-            return box
+    for box in [b for b in idle if not b.alive]:
+        idle.remove(box)
         box.close()
+    scores = [1 if fits is None else fits(b) for b in idle]
+    if scores and max(scores) > 0:
+        box = idle.pop(len(scores) - 1 - scores[::-1].index(max(scores)))  # the last best
+        _busy.add(box)
+        return box
     code = agent_code(spec.type)
     box = start_sandbox(
         HOST,
