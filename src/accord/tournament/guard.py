@@ -50,6 +50,10 @@ class _Preempted(BaseException):
 # deadline re-arms for the rest of it; one with no call running just lapses. So a call
 # costs a clock read and two stores, not two ``setitimer`` system calls, and a call past
 # its limit is still pre-empted at it. ``on_end`` (and any pre-emption) stops the timer.
+# Other code may cancel the timer behind our back (pytest-timeout does at every test's
+# end): ``_TIMER`` then names an instant with no timer set. A guard re-reads the real
+# timer when it is built (once per session), and a call re-arms whenever ``_TIMER`` is
+# in the past, so a stale entry never leaves a call without its alarm.
 _CALL = [0.0]  # monotonic deadline of the guarded call running in the main thread (0: none)
 _TIMER = [0.0]  # monotonic instant our timer fires (0: not armed)
 _PREVIOUS: list[Any] = []  # the SIGALRM handler there was before ours
@@ -96,6 +100,14 @@ def _arm(deadline: float, now: float) -> None:
     signal.setitimer(signal.ITIMER_REAL, max(deadline - now, 1e-6))
 
 
+def _resync() -> None:
+    """Forget our timer if none is set any more (someone cancelled it), and make sure
+    the handler is ours: called when a guard is built, not per call."""
+    _install()
+    if _TIMER[0] != 0.0 and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0:
+        _TIMER[0] = 0.0
+
+
 def _disarm() -> None:
     """Stop our timer (between sessions no alarm of ours may remain pending)."""
     _CALL[0] = 0.0
@@ -120,7 +132,7 @@ class Guarded(Negotiator):
         beacon = current_beacon()  # set when a worker process starts
         self._cells: memoryview[float] | None = None if beacon is None else beacon.cells
         if self._alarm:
-            _install()
+            _resync()
 
     def on_start(self, view: NegotiatorView) -> None:
         self._run(0, self.setup_limit, self.inner.on_start, view)
@@ -138,7 +150,7 @@ class Guarded(Negotiator):
         alarm = self._alarm
         if alarm:
             at = _TIMER[0]
-            if at == 0.0 or at > deadline:
+            if not now < at <= deadline:
                 _arm(deadline, now)
             _CALL[0] = deadline
         try:
@@ -165,7 +177,7 @@ class Guarded(Negotiator):
         alarm = self._alarm
         if alarm:
             at = _TIMER[0]
-            if at == 0.0 or at > deadline:
+            if not now < at <= deadline:
                 _arm(deadline, now)
             _CALL[0] = deadline
         try:
@@ -205,7 +217,7 @@ class Guarded(Negotiator):
         alarm = self._alarm
         if alarm:
             at = _TIMER[0]
-            if at == 0.0 or at > deadline:  # no alarm pending, or one too late for this call
+            if not now < at <= deadline:  # none pending (or a stale one), or one too late
                 _arm(deadline, now)
             _CALL[0] = deadline
         try:
