@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from accord.sandbox.bwrap import (
     SCRATCH,
@@ -309,10 +309,8 @@ class Sandbox:
                 self._deadline,
                 trusted_pickle=trusted_pickle,
             )
-        except FrameTimeout:
-            self._fail(AgentTimeout(f"{op}() could not be sent within {timeout:g} s; killed"))
-        except PeerClosed:
-            self._fail(self._crash())
+        except (FrameTimeout, PeerClosed) as exc:
+            self._failed(exc, f"{op}() could not be sent within {timeout:g} s")
 
     def abandon(self, failure: AgentFailure) -> None:
         """Kill the process for ``failure`` (an answer its caller found malformed): later
@@ -378,32 +376,16 @@ class Sandbox:
                 if not self._ready:
                     self._check_ready(msg)
                     continue
-                kind = msg.get("t") if isinstance(msg, dict) else None
-                if kind == "ok" and "value" in msg:
-                    return True, msg["value"]
-                if kind == "raised":
-                    raise AgentRaised(
-                        _text(msg.get("error"), 2000),
-                        _text(msg.get("traceback"), 8000),
-                        _text(msg.get("type"), 100),
-                    )
-                raise AgentProtocolError(
-                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
-                )
-        except FrameTimeout:
-            what = (
-                f"{self._op}() did not answer within {self._limit:g} s"
-                if self._ready
-                else f"the agent did not start within {self.limits.startup_timeout:g} s"
-            )
-            self._fail(AgentTimeout(f"{what}; the process was killed"))
-        except PeerClosed:
-            self._fail(self._crash())
+                return True, _value(msg)
         except AgentRaised:
             raise
-        except AgentFailure as exc:
-            self._fail(exc)
-        raise AssertionError("unreachable")  # pragma: no cover
+        except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+            self._failed(
+                exc,
+                f"{self._op}() did not answer within {self._limit:g} s"
+                if self._ready
+                else f"the agent did not start within {self.limits.startup_timeout:g} s",
+            )
 
     def close(self) -> None:
         """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
@@ -468,16 +450,12 @@ class Sandbox:
                 )
             while True:
                 msg = self._reader.read(deadline)
-                kind = msg.get("t") if isinstance(msg, dict) else None
-                if kind == "ok" and "value" in msg:
-                    return msg["value"]
-                if kind == "raised":
-                    raise AgentRaised(
-                        _text(msg.get("error"), 2000),
-                        _text(msg.get("traceback"), 8000),
-                        _text(msg.get("type"), 100),
-                    )
-                if kind == "ask" and serve is not None and isinstance(msg.get("name"), str):
+                if (
+                    serve is not None
+                    and isinstance(msg, dict)
+                    and msg.get("t") == "ask"
+                    and isinstance(msg.get("name"), str)
+                ):
                     try:
                         reply = {"value": serve(msg["name"], msg.get("args"))}
                     except AgentFailure:
@@ -486,37 +464,21 @@ class Sandbox:
                         reply = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
                     write_frame(self._w, reply, deadline, trusted_pickle=pickled)
                     continue
-                raise AgentProtocolError(
-                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
-                )
-        except FrameTimeout:
-            self._fail(
-                AgentTimeout(f"{op}() did not answer within {limit:g} s; the process was killed")
-            )
-        except PeerClosed:
-            self._fail(self._crash())
+                return _value(msg)
         except AgentRaised:
             raise
-        except AgentFailure as exc:
-            self._fail(exc)
-        raise AssertionError("unreachable")  # pragma: no cover
+        except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+            self._failed(exc, f"{op}() did not answer within {limit:g} s")
 
     def _wait_ready(self) -> None:
         deadline = self._started + self.limits.startup_timeout
         while not self._ready:
             try:
                 msg = self._reader.read(deadline)
-            except FrameTimeout:
-                self._fail(
-                    AgentTimeout(
-                        f"the agent did not start within {self.limits.startup_timeout:g} s; "
-                        "the process was killed"
-                    )
+            except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+                self._failed(
+                    exc, f"the agent did not start within {self.limits.startup_timeout:g} s"
                 )
-            except PeerClosed:
-                self._fail(self._crash())
-            except AgentFailure as exc:
-                self._fail(exc)
             self._check_ready(msg)
 
     def _check_ready(self, msg: Any) -> None:
@@ -540,10 +502,21 @@ class Sandbox:
         self._ready = True
         self.startup_seconds = time.monotonic() - self._started
 
-    def _fail(self, exc: AgentFailure) -> None:
+    def _fail(self, exc: AgentFailure) -> NoReturn:
         self._kill()
         self.failure = exc
         raise exc
+
+    def _failed(self, exc: Exception, timed_out: str) -> NoReturn:
+        """Kill the process for what went wrong on its channel and raise it as an
+        :class:`AgentFailure`: a frame past its deadline is an :class:`AgentTimeout`
+        (``timed_out`` says what was late), a closed pipe the crash that closed it, a
+        malformed frame itself."""
+        if isinstance(exc, FrameTimeout):
+            self._fail(AgentTimeout(f"{timed_out}; the process was killed"))
+        if isinstance(exc, AgentFailure):
+            self._fail(exc)
+        self._fail(self._crash())
 
     def _kill(self) -> None:
         if self._proc.poll() is None:
@@ -596,6 +569,21 @@ class Sandbox:
             size += len(chunk)
             while size > _TAIL and len(self._tail) > 1:
                 size -= len(self._tail.popleft())
+
+
+def _value(msg: Any) -> Any:
+    """The value of an answer frame; :class:`AgentRaised` for an exception the host
+    sent back, :class:`AgentProtocolError` for any other message."""
+    kind = msg.get("t") if isinstance(msg, dict) else None
+    if kind == "ok" and "value" in msg:
+        return msg["value"]
+    if kind == "raised":
+        raise AgentRaised(
+            _text(msg.get("error"), 2000),
+            _text(msg.get("traceback"), 8000),
+            _text(msg.get("type"), 100),
+        )
+    raise AgentProtocolError(f"the agent sent a message of the wrong shape: {msg!r:.120}")
 
 
 def _text(x: Any, cap: int) -> str:
