@@ -78,10 +78,11 @@ class RulesGame:
         clock: the server's clock (real, or virtual in tests).
         names: the parties' names (for failures); default ``party k``.
         tokens: the people's tokens by party (default: fresh random ones).
-        on_change: called with the kind of every change recorded (``act``, ``tick``,
-            ``fail``), under the play's lock and in the same transaction of the log's file
-            as the record (a study keeps its own records in step: pages told, what an
-            agent keeps, a round completed); if it raises, the change is not stored.
+        on_change: called after every change, under the play's lock (keep it short) and
+            in the same transaction of the log's file as the change's record (a study
+            keeps its own records in step: pages told, what an agent keeps, a round
+            completed); if it raises, the record is rolled back (rebuild the play from
+            the log).
         agent_seconds: an agent's call slower than this is its failure (a timeout,
             recorded through ``rules.fail``); None: no limit here (a sandboxed seat has
             its own per-call deadline).
@@ -101,7 +102,7 @@ class RulesGame:
         tokens: Mapping[int, str] | None = None,
         stream: str = "play",
         live: Live | None = None,
-        on_change: Callable[[str], None] | None = None,
+        on_change: Callable[[], None] | None = None,
         agent_seconds: float | None = None,
     ) -> None:
         self.rules = rules
@@ -187,7 +188,7 @@ class RulesGame:
         with _one_transaction(self.log):
             self.log.append(self.stream, kind, {**data, "events": shown})
             if self._on_change is not None:
-                self._on_change(kind)
+                self._on_change()
         self._version += 1
         self.live.publish(self.stream, "update", {"kind": kind})
 

@@ -290,7 +290,7 @@ class TrailsService:
         names = ["person" if pid is not None else label for pid in m.seats]
         m.play = RulesGame(
             TrailsRules(rules), setup, people, seats, self.log, clock=self.study.clock,
-            names=names, stream=stream_of(m.id), on_change=lambda kind: self._changed(m),
+            names=names, stream=stream_of(m.id), on_change=lambda: self._changed(m),
             agent_seconds=AGENT_SECONDS,
         )  # fmt: skip
 
