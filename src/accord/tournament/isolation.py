@@ -29,7 +29,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,20 +153,27 @@ _sids = iter(range(1, 1 << 62))
 
 
 def _acquire(
-    spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits, data_dir: Any = None
+    spec: AgentSpec,
+    mode: SandboxMode,
+    limits: TournamentLimits,
+    data_dir: Any = None,
+    fits: Callable[[Sandbox], int] | None = None,
 ) -> Sandbox:
     """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
     an agent that meets itself runs in two processes that cannot see each other.
     ``data_dir``: its learning-data directory (a learning tournament's), mounted in its
-    sandbox only (:mod:`accord.sandbox.datadir`)."""
+    sandbox only (:mod:`accord.sandbox.datadir`). ``fits``: how well an idle one fits
+    (0: it may not be taken; the highest is taken; :mod:`accord.tournament.admission`)."""
     key = (spec.name, spec.type, mode, limits, None if data_dir is None else str(data_dir))
     idle = _idle.setdefault(key, [])
-    while idle:
-        box = idle.pop()
-        if box.alive:
-            _busy.add(box)
-            return box
+    for box in [b for b in idle if not b.alive]:
+        idle.remove(box)
         box.close()
+    scores = [1 if fits is None else fits(b) for b in idle]
+    if scores and max(scores) > 0:
+        box = idle.pop(len(scores) - 1 - scores[::-1].index(max(scores)))  # the last best
+        _busy.add(box)
+        return box
     box = start_entrant(
         OFFERS,
         spec.type,
