@@ -96,7 +96,14 @@ def accord_package_dir() -> Path:
 
 
 def hidden_data(package: Path) -> tuple[list[str], list[str]]:
-    """Accord's bundled data: ``(directories holding no code, data files beside code)``."""
+    """Accord's bundled data: ``(directories holding no code, data files beside code)``
+    (walked once per process: every sandbox hides the same)."""
+    dirs, files = _hidden_data(str(package))
+    return list(dirs), list(files)
+
+
+@functools.lru_cache(maxsize=8)
+def _hidden_data(package: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     dirs: list[str] = []
     files: list[str] = []
     for root, subdirs, names in os.walk(package):
@@ -109,7 +116,7 @@ def hidden_data(package: Path) -> tuple[list[str], list[str]]:
         files += [
             str(here / n) for n in names if not n.endswith(_CODE_SUFFIXES) and n != "py.typed"
         ]
-    return dirs, files
+    return tuple(dirs), tuple(files)
 
 
 def _has_code(path: Path) -> bool:
@@ -118,14 +125,21 @@ def _has_code(path: Path) -> bool:
 
 def runtime_paths() -> tuple[list[str], list[str]]:
     """``(directories to mount read-only, sys.path for the sandbox)`` from this process's
-    runtime: the prefixes, site-packages, ``.pth`` additions and Accord's package."""
+    runtime: the prefixes, site-packages, ``.pth`` additions and Accord's package
+    (found once per ``sys.path``: every sandbox of a run mounts the same)."""
+    mounts, path = _runtime_paths(tuple(sys.path))
+    return list(mounts), list(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _runtime_paths(entries: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
     mounts = set(prefixes)
     stdlib = {sysconfig.get_path(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     pth_dirs = set(_pth_entries())
     accord_parent = str(accord_package_dir().parent)
     path: list[str] = []
-    for entry in sys.path:
+    for entry in entries:
         if not entry or not os.path.exists(entry):
             continue
         real = os.path.realpath(entry)
@@ -138,7 +152,7 @@ def runtime_paths() -> tuple[list[str], list[str]]:
             path.append(entry)  # only the accord package of it is mounted (below)
     if accord_parent not in {os.path.realpath(p) for p in path}:
         path.append(accord_parent)
-    return sorted(mounts), path
+    return tuple(sorted(mounts)), tuple(path)
 
 
 def _pth_entries() -> Iterator[str]:

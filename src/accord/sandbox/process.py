@@ -387,15 +387,23 @@ class Sandbox:
                 else f"the agent did not start within {self.limits.startup_timeout:g} s",
             )
 
-    def close(self) -> None:
-        """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
-        if self._closed:
+    def shut(self) -> None:
+        """Tell the process to end, without waiting for it; :meth:`close` must follow
+        (closing many sandboxes, shut them all first: their exits overlap)."""
+        if self._closed or self._w < 0:
             return
-        self._closed = True
         if self._ready and self.failure is None and self._proc.poll() is None:
             with contextlib.suppress(FrameTimeout, PeerClosed, OSError):
                 write_frame(self._w, {"op": "__close__"}, time.monotonic() + 0.2)
         os.close(self._w)
+        self._w = -1
+
+    def close(self) -> None:
+        """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
+        if self._closed:
+            return
+        self.shut()
+        self._closed = True
         try:
             self._proc.wait(1.0)
         except subprocess.TimeoutExpired:
