@@ -45,6 +45,8 @@ from accord.sandbox.datadir import DATA_IN
 __all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
 
 SCRATCH = "/tmp"
+BYTECODE = "/.accord-bytecode"
+"""Where the organiser's cache of Accord's compiled modules is, inside the sandbox."""
 _SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
 _ETC = ("/etc/ld.so.cache", "/etc/localtime")
 _CODE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pth")
@@ -277,6 +279,7 @@ def bwrap_command(
     seccomp: int | None = None,
     staged: bool = False,
     data_bytes: int = 64 << 20,
+    bytecode: str | None = None,
 ) -> Mounts:
     """The mounts and bwrap arguments running ``inner`` in a fresh sandbox.
 
@@ -286,7 +289,9 @@ def bwrap_command(
     line) and ``fds`` (pass them to the child; close them afterwards); ``staged``: see
     :class:`Mounts`. ``data_dir`` becomes a tmpfs of ``data_bytes`` at its own path, its
     stored copy read-only at :data:`~accord.sandbox.datadir.DATA_IN`
-    (:mod:`accord.sandbox.datadir`).
+    (:mod:`accord.sandbox.datadir`). ``bytecode``: the organiser's cache of Accord's
+    compiled modules (:mod:`accord._bytecode`), mounted read-only at :data:`BYTECODE`
+    (not at its own path: that would show the organiser's directories).
     """
     m = Mounts(staged)
     m.args = ["bwrap"]
@@ -328,6 +333,8 @@ def bwrap_command(
             m.args += ["--tmpfs", d, "--remount-ro", d]
         for f in files:
             m.args += ["--ro-bind", "/dev/null", f]
+    if bytecode is not None:
+        m.ro(bytecode, BYTECODE)
     for path in code_mounts or code_paths:
         real = os.path.realpath(path)
         m.ro(real, real)

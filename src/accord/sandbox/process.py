@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from accord.sandbox.bwrap import (
+    BYTECODE,
     SCRATCH,
     bwrap_command,
     next_uid,
@@ -58,6 +59,7 @@ __all__ = ["Sandbox", "probe", "sandbox_available", "start_sandbox"]
 Serve = Callable[[str, Any], Any]
 _BOOT = (
     "import sys; sys.path[:] = {path!r} + [p for p in sys.path if p not in {path!r}]; "
+    "import accord._bytecode as b; b.install({pyc!r}); del b; "
     "from accord.sandbox.launcher import main; main({rfd}, {wfd})"
 )
 _TAIL = 8192  # bytes of the agent's stderr kept for crash reports
@@ -164,7 +166,12 @@ class Sandbox:
         _, path = runtime_paths()
         inner = [
             os.path.realpath(sys.executable), "-I", "-S", "-B", "-c",
-            _BOOT.format(path=path, rfd=req_r, wfd=ans_w),
+            _BOOT.format(
+                path=path,
+                pyc=BYTECODE if self.mode is SandboxMode.OS and bytecode_root() else bytecode_root(),
+                rfd=req_r,
+                wfd=ans_w,
+            ),
         ]  # fmt: skip
         drop = None
         fds = [req_r, ans_w, prog_w]
@@ -192,6 +199,7 @@ class Sandbox:
                 seccomp=seccomp_fd(),
                 staged=run_as is not None,
                 data_bytes=self.limits.data_mb << 20,
+                bytecode=bytecode_root(),
             )
             if run_as is not None:
                 first = stage_and_drop(mounts.stage, run_as)
@@ -592,6 +600,15 @@ def _value(msg: Any) -> Any:
             _text(msg.get("type"), 100),
         )
     raise AgentProtocolError(f"the agent sent a message of the wrong shape: {msg!r:.120}")
+
+
+@functools.cache
+def bytecode_root() -> str | None:
+    """The organiser's cache of Accord's compiled modules, brought up to date once per
+    process (:mod:`accord._bytecode`), or None where it cannot be kept."""
+    from accord._bytecode import accord_dir, prepare
+
+    return prepare(accord_dir())
 
 
 def _text(x: Any, cap: int) -> str:
