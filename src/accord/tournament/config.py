@@ -169,7 +169,7 @@ class TournamentConfig:
             (one session at a time: no other live session is reachable, but one sandbox
             plays every side in turn; one round trip per call, several times slower). The
             results file stores the mode that ran (``one`` where nothing multiplexes:
-            Ray, a deadline in seconds, an executor built with ``multiplex=False``).
+            a deadline in seconds, an executor built with ``multiplex=False``).
         name: a label for reports.
         protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
             versioned id (``aop-v1``) or import path ``package.module:Class``; stored as

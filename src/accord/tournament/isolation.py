@@ -313,14 +313,15 @@ class SandboxedNegotiator(Negotiator):
                 self._stale(pending)
             out = self._call("propose", view)
         try:
-            return check_outcome(out)
+            outcome: Outcome | None = OFFERS.check("propose", out)
         except IsolatedAgentError as exc:
             self._dead = str(exc)
             raise
+        return outcome
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         out, follow = self._respond(view, offer)
-        answer = check_response(out)
+        answer: Response = OFFERS.check("respond", out)
         if answer is Response.REJECT and follow is not None:
             self._pending = (self._turn(view), follow)
         return answer
