@@ -238,14 +238,15 @@ def preflight(
 
 
 def close_sandboxes() -> None:
-    """End every sandbox of this process (the end of a run, or the worker's exit)."""
-    for boxes in _idle.values():
-        for box in boxes:
-            box.close()
+    """End every sandbox of this process (the end of a run, or the worker's exit): all
+    are told first, then each is waited for, so their exits overlap."""
+    boxes = [b for idle in _idle.values() for b in idle] + list(_busy)
     _idle.clear()
-    for box in list(_busy):
-        box.close()
     _busy.clear()
+    for box in boxes:
+        box.shut()
+    for box in boxes:
+        box.close()
 
 
 atexit.register(close_sandboxes)
@@ -312,14 +313,15 @@ class SandboxedNegotiator(Negotiator):
                 self._stale(pending)
             out = self._call("propose", view)
         try:
-            return check_outcome(out)
+            outcome: Outcome | None = OFFERS.check("propose", out)
         except IsolatedAgentError as exc:
             self._dead = str(exc)
             raise
+        return outcome
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         out, follow = self._respond(view, offer)
-        answer = check_response(out)
+        answer: Response = OFFERS.check("respond", out)
         if answer is Response.REJECT and follow is not None:
             self._pending = (self._turn(view), follow)
         return answer
