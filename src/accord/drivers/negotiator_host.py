@@ -84,12 +84,18 @@ class OfferNegotiatorHost(Host):
             return None
         if op in ("start", "end") and "sid" not in payload:
             return self._seat_call(op, payload)
+        if op not in ("start", "propose", "respond", "end"):
+            raise UsageError(
+                f"unknown op {op!r}; expected check, start, propose, respond, end, act"
+            )
         sid = payload["sid"]
         *now, new = payload["state"]
         if op == "start":
             self._cap_cpu(payload["cpu"])
             self._start(sid, payload, now, new)
             return None
+        if sid not in self.sessions:
+            raise StateError(f"session {sid} has not started here")
         neg, view, offers = self.sessions[sid]
         view.update(*now)
         for k, o in new:
@@ -101,9 +107,7 @@ class OfferNegotiatorHost(Host):
             if answer == Response.REJECT and payload.get("counter"):
                 return Then(answer, lambda: _outcome(neg.propose(view)))
             return answer
-        if op == "end":
-            return self._end(sid, neg, view, payload["result"])
-        raise UsageError(f"unknown op {op!r}; expected check, start, propose, respond, end, act")
+        return self._end(sid, neg, view, payload["result"])  # op == "end"
 
     # -- the tournament's sessions ---------------------------------------------------------
     def _batch(self, calls: list[tuple[str, int, Any, Any, Any]]) -> list[list[Any]]:
