@@ -262,6 +262,8 @@ class OutcomeSpace:
         "_index_of",
         "_values",
         "_digits",
+        "_cardinality",
+        "_bounds",
     )
 
     def __init__(self, issues: Sequence[Issue]) -> None:
@@ -279,6 +281,12 @@ class OutcomeSpace:
             if all(type(i) is CategoricalIssue for i in issues)
             else None
         )
+        # every issue an integer range: the bounds, for is_valid's fast path
+        self._bounds: tuple[tuple[int, int], ...] | None = (
+            tuple((i.lower, i.upper) for i in issues)  # type: ignore[attr-defined]
+            if all(type(i) is IntegerIssue for i in issues)
+            else None
+        )
         if all(i.is_discrete for i in issues):
             self.radices = np.array([int(i.cardinality) for i in issues], dtype=np.int64)
             strides = np.ones(len(issues), dtype=np.int64)
@@ -291,12 +299,14 @@ class OutcomeSpace:
                 (vals, int(st), int(rad))
                 for vals, st, rad in zip(self._values, strides, self.radices, strict=True)
             )
+            self._cardinality: int | float = math.prod(int(r) for r in self.radices)
         else:
             self.radices = np.zeros(0, dtype=np.int64)
             self.strides = np.zeros(0, dtype=np.int64)
             self._index_of = ()
             self._values = ()
             self._digits = ()
+            self._cardinality = math.inf
 
     # -- shape -------------------------------------------------------------------------
     @property
@@ -307,12 +317,14 @@ class OutcomeSpace:
     @property
     def cardinality(self) -> int | float:
         """Number of outcomes (``math.inf`` if an issue is real)."""
-        if not self.is_discrete:
-            return math.inf
-        return math.prod(int(r) for r in self.radices)
+        return self._cardinality
 
     def __len__(self) -> int:
         return len(self.issues)
+
+    def __reduce__(self) -> tuple[type[OutcomeSpace], tuple[tuple[Issue, ...]]]:
+        """Pickled as its issues (the derived tables are rebuilt)."""
+        return (OutcomeSpace, (self.issues,))
 
     def __repr__(self) -> str:
         return f"OutcomeSpace({', '.join(f'{i.name}:{i.cardinality}' for i in self.issues)})"
@@ -341,6 +353,17 @@ class OutcomeSpace:
             except TypeError:  # an unhashable value
                 return False
             return True
+        bounds = self._bounds
+        if bounds is not None and type(outcome) is tuple and len(outcome) == len(bounds):
+            for (lo, hi), v in zip(bounds, outcome, strict=False):  # same length
+                if type(v) is not int:  # numpy integers, bools, anything else: the issue says
+                    return self._check_each(outcome)
+                if not lo <= v <= hi:
+                    return False
+            return True
+        return self._check_each(outcome)
+
+    def _check_each(self, outcome: object) -> bool:
         contains = self._contains
         if not isinstance(outcome, tuple | list) or len(outcome) != len(contains):
             return False

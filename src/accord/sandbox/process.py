@@ -29,9 +29,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from accord.sandbox.bwrap import (
+    BYTECODE,
     SCRATCH,
     bwrap_command,
     next_uid,
@@ -58,6 +59,7 @@ __all__ = ["Sandbox", "probe", "sandbox_available", "start_sandbox"]
 Serve = Callable[[str, Any], Any]
 _BOOT = (
     "import sys; sys.path[:] = {path!r} + [p for p in sys.path if p not in {path!r}]; "
+    "import accord._bytecode as b; b.install({pyc!r}); del b; "
     "from accord.sandbox.launcher import main; main({rfd}, {wfd})"
 )
 _TAIL = 8192  # bytes of the agent's stderr kept for crash reports
@@ -160,13 +162,19 @@ class Sandbox:
         started = time.monotonic()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
+        prog_r, prog_w = os.pipe()  # one byte a call the host reports done (see progress)
         _, path = runtime_paths()
         inner = [
             os.path.realpath(sys.executable), "-I", "-S", "-B", "-c",
-            _BOOT.format(path=path, rfd=req_r, wfd=ans_w),
+            _BOOT.format(
+                path=path,
+                pyc=BYTECODE if self.mode is SandboxMode.OS and bytecode_root() else bytecode_root(),
+                rfd=req_r,
+                wfd=ans_w,
+            ),
         ]  # fmt: skip
         drop = None
-        fds = [req_r, ans_w]
+        fds = [req_r, ans_w, prog_w]
         mounts = None
         run_as: int | None = None  # bwrap's own uid (root organiser, "uid-userns")
         first: Callable[[], None] | None = None
@@ -191,6 +199,7 @@ class Sandbox:
                 seccomp=seccomp_fd(),
                 staged=run_as is not None,
                 data_bytes=self.limits.data_mb << 20,
+                bytecode=bytecode_root(),
             )
             if run_as is not None:
                 first = stage_and_drop(mounts.stage, run_as)
@@ -213,11 +222,16 @@ class Sandbox:
         finally:
             os.close(req_r)
             os.close(ans_w)
+            os.close(prog_w)
             if mounts is not None:
                 mounts.close()
         self._w = req_w
         os.set_blocking(req_w, False)
         self._reader = FrameReader(ans_r, self.limits.max_frame_bytes)
+        self._progress = prog_r
+        os.set_blocking(prog_r, False)
+        self._done = 0  # calls reported done since the last submit
+        self._progress_closed = False
         self._started = started
         self._lock = threading.Lock()
         assert self._proc.stderr is not None
@@ -230,6 +244,7 @@ class Sandbox:
             "data_in": DATA_IN if data_dir is not None and mounts is not None else None,
             "data_mb": self.limits.data_mb,
             "scratch": scratch,
+            "progress_fd": prog_w,
             "drop": drop,
             "rlimits": rlimits_of(self.limits),
             "extra": extra or {},
@@ -293,6 +308,8 @@ class Sandbox:
         now = time.monotonic()
         start = now if self._ready else max(now, self._started + self.limits.startup_timeout)
         self._deadline, self._op, self._limit = start + timeout, op, timeout
+        self._read_progress()  # what an earlier request reported is not this one's
+        self._done = 0
         try:
             write_frame(
                 self._w,
@@ -300,10 +317,8 @@ class Sandbox:
                 self._deadline,
                 trusted_pickle=trusted_pickle,
             )
-        except FrameTimeout:
-            self._fail(AgentTimeout(f"{op}() could not be sent within {timeout:g} s; killed"))
-        except PeerClosed:
-            self._fail(self._crash())
+        except (FrameTimeout, PeerClosed) as exc:
+            self._failed(exc, f"{op}() could not be sent within {timeout:g} s")
 
     def abandon(self, failure: AgentFailure) -> None:
         """Kill the process for ``failure`` (an answer its caller found malformed): later
@@ -322,6 +337,39 @@ class Sandbox:
         """When the submitted request's answer is due (``time.monotonic()``)."""
         return self._deadline
 
+    @property
+    def ready(self) -> bool:
+        """True once the process has said it started (its first answer can come)."""
+        return self._ready
+
+    def progress(self) -> int:
+        """How many parts of the :meth:`submit` ted request the host has reported done
+        (:meth:`HostContext.report <accord.sandbox.host.HostContext.report>`), so a
+        caller can time each part on its own. Never waits. The agent's own code can
+        fake it: trust it only up to :attr:`deadline`."""
+        self._read_progress()
+        return self._done
+
+    @property
+    def progress_fd(self) -> int | None:
+        """The pipe :meth:`progress` reads (poll it to wake at each report), or None
+        once the host closed it (a closed pipe would wake a poll at once, forever)."""
+        return None if self._progress_closed else self._progress
+
+    def _read_progress(self) -> None:
+        if self._progress_closed:
+            return
+        try:
+            while chunk := os.read(self._progress, 65536):
+                self._done += len(chunk)
+                if len(chunk) < 65536:
+                    return
+            self._progress_closed = True  # end of file: the host closed its end
+        except BlockingIOError:
+            return
+        except OSError:
+            self._progress_closed = True
+
     def poll_answer(self) -> tuple[bool, Any]:
         """``(True, answer)`` once the answer of the :meth:`submit` ted request has
         arrived whole, ``(False, None)`` if not yet (never waits). Same checks and
@@ -336,47 +384,40 @@ class Sandbox:
                 if not self._ready:
                     self._check_ready(msg)
                     continue
-                kind = msg.get("t") if isinstance(msg, dict) else None
-                if kind == "ok" and "value" in msg:
-                    return True, msg["value"]
-                if kind == "raised":
-                    raise AgentRaised(
-                        _text(msg.get("error"), 2000),
-                        _text(msg.get("traceback"), 8000),
-                        _text(msg.get("type"), 100),
-                    )
-                raise AgentProtocolError(
-                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
-                )
-        except FrameTimeout:
-            what = (
-                f"{self._op}() did not answer within {self._limit:g} s"
-                if self._ready
-                else f"the agent did not start within {self.limits.startup_timeout:g} s"
-            )
-            self._fail(AgentTimeout(f"{what}; the process was killed"))
-        except PeerClosed:
-            self._fail(self._crash())
+                return True, _value(msg)
         except AgentRaised:
             raise
-        except AgentFailure as exc:
-            self._fail(exc)
-        raise AssertionError("unreachable")  # pragma: no cover
+        except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+            self._failed(
+                exc,
+                f"{self._op}() did not answer within {self._limit:g} s"
+                if self._ready
+                else f"the agent did not start within {self.limits.startup_timeout:g} s",
+            )
+
+    def shut(self) -> None:
+        """Tell the process to end, without waiting for it; :meth:`close` must follow
+        (closing many sandboxes, shut them all first: their exits overlap)."""
+        if self._closed or self._w < 0:
+            return
+        if self._ready and self.failure is None and self._proc.poll() is None:
+            with contextlib.suppress(FrameTimeout, PeerClosed, OSError):
+                write_frame(self._w, {"op": "__close__"}, time.monotonic() + 0.2)
+        os.close(self._w)
+        self._w = -1
 
     def close(self) -> None:
         """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
         if self._closed:
             return
+        self.shut()
         self._closed = True
-        if self._ready and self.failure is None and self._proc.poll() is None:
-            with contextlib.suppress(FrameTimeout, PeerClosed, OSError):
-                write_frame(self._w, {"op": "__close__"}, time.monotonic() + 0.2)
-        os.close(self._w)
         try:
             self._proc.wait(1.0)
         except subprocess.TimeoutExpired:
             self._kill()
         os.close(self._reader.fd)
+        os.close(self._progress)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
         if self._data is not None:
@@ -425,16 +466,12 @@ class Sandbox:
                 )
             while True:
                 msg = self._reader.read(deadline)
-                kind = msg.get("t") if isinstance(msg, dict) else None
-                if kind == "ok" and "value" in msg:
-                    return msg["value"]
-                if kind == "raised":
-                    raise AgentRaised(
-                        _text(msg.get("error"), 2000),
-                        _text(msg.get("traceback"), 8000),
-                        _text(msg.get("type"), 100),
-                    )
-                if kind == "ask" and serve is not None and isinstance(msg.get("name"), str):
+                if (
+                    serve is not None
+                    and isinstance(msg, dict)
+                    and msg.get("t") == "ask"
+                    and isinstance(msg.get("name"), str)
+                ):
                     try:
                         reply = {"value": serve(msg["name"], msg.get("args"))}
                     except AgentFailure:
@@ -443,37 +480,21 @@ class Sandbox:
                         reply = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
                     write_frame(self._w, reply, deadline, trusted_pickle=pickled)
                     continue
-                raise AgentProtocolError(
-                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
-                )
-        except FrameTimeout:
-            self._fail(
-                AgentTimeout(f"{op}() did not answer within {limit:g} s; the process was killed")
-            )
-        except PeerClosed:
-            self._fail(self._crash())
+                return _value(msg)
         except AgentRaised:
             raise
-        except AgentFailure as exc:
-            self._fail(exc)
-        raise AssertionError("unreachable")  # pragma: no cover
+        except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+            self._failed(exc, f"{op}() did not answer within {limit:g} s")
 
     def _wait_ready(self) -> None:
         deadline = self._started + self.limits.startup_timeout
         while not self._ready:
             try:
                 msg = self._reader.read(deadline)
-            except FrameTimeout:
-                self._fail(
-                    AgentTimeout(
-                        f"the agent did not start within {self.limits.startup_timeout:g} s; "
-                        "the process was killed"
-                    )
+            except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+                self._failed(
+                    exc, f"the agent did not start within {self.limits.startup_timeout:g} s"
                 )
-            except PeerClosed:
-                self._fail(self._crash())
-            except AgentFailure as exc:
-                self._fail(exc)
             self._check_ready(msg)
 
     def _check_ready(self, msg: Any) -> None:
@@ -497,10 +518,21 @@ class Sandbox:
         self._ready = True
         self.startup_seconds = time.monotonic() - self._started
 
-    def _fail(self, exc: AgentFailure) -> None:
+    def _fail(self, exc: AgentFailure) -> NoReturn:
         self._kill()
         self.failure = exc
         raise exc
+
+    def _failed(self, exc: Exception, timed_out: str) -> NoReturn:
+        """Kill the process for what went wrong on its channel and raise it as an
+        :class:`AgentFailure`: a frame past its deadline is an :class:`AgentTimeout`
+        (``timed_out`` says what was late), a closed pipe the crash that closed it, a
+        malformed frame itself."""
+        if isinstance(exc, FrameTimeout):
+            self._fail(AgentTimeout(f"{timed_out}; the process was killed"))
+        if isinstance(exc, AgentFailure):
+            self._fail(exc)
+        self._fail(self._crash())
 
     def _kill(self) -> None:
         if self._proc.poll() is None:
@@ -553,6 +585,30 @@ class Sandbox:
             size += len(chunk)
             while size > _TAIL and len(self._tail) > 1:
                 size -= len(self._tail.popleft())
+
+
+def _value(msg: Any) -> Any:
+    """The value of an answer frame; :class:`AgentRaised` for an exception the host
+    sent back, :class:`AgentProtocolError` for any other message."""
+    kind = msg.get("t") if isinstance(msg, dict) else None
+    if kind == "ok" and "value" in msg:
+        return msg["value"]
+    if kind == "raised":
+        raise AgentRaised(
+            _text(msg.get("error"), 2000),
+            _text(msg.get("traceback"), 8000),
+            _text(msg.get("type"), 100),
+        )
+    raise AgentProtocolError(f"the agent sent a message of the wrong shape: {msg!r:.120}")
+
+
+@functools.cache
+def bytecode_root() -> str | None:
+    """The organiser's cache of Accord's compiled modules, brought up to date once per
+    process (:mod:`accord._bytecode`), or None where it cannot be kept."""
+    from accord._bytecode import accord_dir, prepare
+
+    return prepare(accord_dir())
 
 
 def _text(x: Any, cap: int) -> str:

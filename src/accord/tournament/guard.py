@@ -60,6 +60,7 @@ _PREVIOUS: list[Any] = []  # the SIGALRM handler there was before ours
 _monotonic = time.monotonic
 _getsignal = _signal.getsignal
 _SIGALRM = int(signal.SIGALRM)
+_NO_END = Negotiator.on_end  # the base class's hook: does nothing
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -201,7 +202,9 @@ class Guarded(Negotiator):
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         try:
-            self._run(3, self.setup_limit, self.inner.on_end, view, result)
+            end = self.inner.on_end
+            if getattr(end, "__func__", None) is not _NO_END:  # else no agent code to guard
+                self._run(3, self.setup_limit, end, view, result)
         finally:
             if self._alarm:
                 _disarm()  # the session is over: leave no alarm pending

@@ -29,7 +29,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
-from accord.drivers.seats import Interface, start_entrant
+from accord.drivers.seats import BASE_MB, Interface, start_entrant
 from accord.sandbox import (
     PROCESS_GIVES_UP,
     AgentCrashed,
@@ -64,12 +64,11 @@ __all__ = [
     "check_response",
     "close_sandboxes",
     "describe_plan",
+    "failure_reason",
     "plan",
     "preflight",
 ]
 
-BASE_MB = 320
-"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
 SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
@@ -152,20 +151,27 @@ _sids = iter(range(1, 1 << 62))
 
 
 def _acquire(
-    spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits, data_dir: Any = None
+    spec: AgentSpec,
+    mode: SandboxMode,
+    limits: TournamentLimits,
+    data_dir: Any = None,
+    fits: Callable[[Sandbox], int] | None = None,
 ) -> Sandbox:
     """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
     an agent that meets itself runs in two processes that cannot see each other.
     ``data_dir``: its learning-data directory (a learning tournament's), mounted in its
-    sandbox only (:mod:`accord.sandbox.datadir`)."""
+    sandbox only (:mod:`accord.sandbox.datadir`). ``fits``: how well an idle one fits
+    (0: it may not be taken; the highest is taken; :mod:`accord.tournament.admission`)."""
     key = (spec.name, spec.type, mode, limits, None if data_dir is None else str(data_dir))
     idle = _idle.setdefault(key, [])
-    while idle:
-        box = idle.pop()
-        if box.alive:
-            _busy.add(box)
-            return box
+    for box in [b for b in idle if not b.alive]:
+        idle.remove(box)
         box.close()
+    scores = [1 if fits is None else fits(b) for b in idle]
+    if scores and max(scores) > 0:
+        box = idle.pop(len(scores) - 1 - scores[::-1].index(max(scores)))  # the last best
+        _busy.add(box)
+        return box
     box = start_entrant(
         OFFERS,
         spec.type,
@@ -230,14 +236,15 @@ def preflight(
 
 
 def close_sandboxes() -> None:
-    """End every sandbox of this process (the end of a run, or the worker's exit)."""
-    for boxes in _idle.values():
-        for box in boxes:
-            box.close()
+    """End every sandbox of this process (the end of a run, or the worker's exit): all
+    are told first, then each is waited for, so their exits overlap."""
+    boxes = [b for idle in _idle.values() for b in idle] + list(_busy)
     _idle.clear()
-    for box in list(_busy):
-        box.close()
     _busy.clear()
+    for box in boxes:
+        box.shut()
+    for box in boxes:
+        box.close()
 
 
 atexit.register(close_sandboxes)
@@ -266,17 +273,18 @@ class SandboxedNegotiator(Negotiator):
         offer protocols' counter-offer, set by the session): the host then proposes
         right after answering, and ``propose`` only reads that answer (one request, not
         two; each answer keeps its own deadline and checks)."""
-        self._pending: tuple[Any, int] | None = None
+        self._pending: tuple[Any, Any] | None = None  # (turn, counter-offer to read)
 
     @property
     def data_dir(self) -> Any:
         """Its learning-data directory in this session (a learning tournament's), or None."""
         return getattr(self._memory, "data_dir", None)
 
-    def on_start(self, view: NegotiatorView) -> None:
-        extra = {
+    def _setup(self, view: NegotiatorView, utility: Any) -> dict[str, Any]:
+        """What the host builds the session's negotiator and its view from."""
+        return {
             "spec": self.spec,
-            "utility": self._utility,
+            "utility": utility,
             "memory": self._memory,
             "index": view.index,
             "names": view.names,
@@ -284,6 +292,9 @@ class SandboxedNegotiator(Negotiator):
             "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }
+
+    def on_start(self, view: NegotiatorView) -> None:
+        extra = self._setup(view, self._utility)
         try:
             self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
         except AgentFailure as exc:
@@ -293,29 +304,49 @@ class SandboxedNegotiator(Negotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         pending, self._pending = self._pending, None
-        if pending is not None and pending == (view.state(), len(view.offers)):
-            out = self._send("propose", None, self._timeout("propose"), receive=True)
+        if pending is not None and pending[0] == self._turn(view):  # a counter-offer
+            out = self._counter_offer(pending[1])
         else:
             if pending is not None:
-                self._pending = pending  # _call drops the stale answer first
+                self._stale(pending)
             out = self._call("propose", view)
         try:
-            return check_outcome(out)
+            outcome: Outcome | None = OFFERS.check("propose", out)
         except IsolatedAgentError as exc:
             self._dead = str(exc)
             raise
+        return outcome
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        out, follow = self._respond(view, offer)
+        answer: Response = OFFERS.check("respond", out)
+        if answer is Response.REJECT and follow is not None:
+            self._pending = (self._turn(view), follow)
+        return answer
+
+    # how the calls travel: one at a time here, batched by the hub in a subclass ----------
+    def _turn(self, view: NegotiatorView) -> Any:
+        """What tells a turn from the next: a counter-offer is read only in its own."""
+        return (view.state(), len(view.offers))
+
+    def _respond(self, view: NegotiatorView, offer: Outcome) -> tuple[Any, Any]:
+        """``respond``'s raw answer, and what ``propose`` then reads as the counter-offer
+        (None: none follows)."""
         extra: dict[str, Any] = {"offer": offer}
         if self.counters:
             extra["counter"] = True
         out = self._call("respond", view, extra)
         if out is None:  # a timed-out call: the session records the timeout
-            return Response.REJECT
-        answer = check_response(out)
-        if self.counters and answer is Response.REJECT:
-            self._pending = (view.state(), len(view.offers))
-        return answer
+            return int(Response.REJECT), None
+        return out, (True if self.counters else None)
+
+    def _counter_offer(self, follow: Any) -> Any:
+        """The raw counter-offer that followed a REJECT (``follow``: see ``_respond``)."""
+        return self._send("propose", None, self._timeout("propose"), receive=True)
+
+    def _stale(self, pending: tuple[Any, Any]) -> None:
+        """A counter-offer the session did not ask for: dropped before the next call."""
+        self._pending = pending  # _call reads it first
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         if self._dead is None and self._box is not None and self._box.alive:
@@ -366,15 +397,20 @@ class SandboxedNegotiator(Negotiator):
             time.sleep(0)  # the session sees the call took too long and records a timeout
             return None
         except AgentFailure as exc:
-            reason = exc.reason
-            if "SIGXCPU" in reason:
-                reason = (
-                    "the agent process died from SIGXCPU "
-                    f"(CPU-time limit of {self.limits.cpu_seconds:g} s exceeded)"
-                )
+            reason = failure_reason(exc, self.limits)
             if exc.kind != "raised":
                 self._dead = reason
             raise IsolatedAgentError(reason) from None
+
+
+def failure_reason(exc: AgentFailure, limits: TournamentLimits) -> str:
+    """What a failed sandbox is recorded with (a death by SIGXCPU says which limit)."""
+    if "SIGXCPU" in exc.reason:
+        return (
+            "the agent process died from SIGXCPU "
+            f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
+        )
+    return exc.reason
 
 
 _SCALARS = frozenset({int, float, str, bool, type(None)})  # what JSON decodes to

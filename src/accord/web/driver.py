@@ -29,10 +29,11 @@ otherwise).
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import secrets
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from fastapi import APIRouter, BackgroundTasks, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from accord.core.protocols.driver import Seat, failure_of
+from accord.core.protocols.driver import Seat, SlowCall, failure_of
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import Event, IllegalAction, Rules
 from accord.web.clock import Clock, RealClock
@@ -77,6 +78,18 @@ class RulesGame:
         clock: the server's clock (real, or virtual in tests).
         names: the parties' names (for failures); default ``party k``.
         tokens: the people's tokens by party (default: fresh random ones).
+        on_change: called after every change, under the play's lock (keep it short) and
+            in the same transaction of the log's file as the change's record (a study
+            keeps its own records in step: pages told, what an agent keeps, a round
+            completed); if it raises, the record is rolled back (rebuild the play from
+            the log).
+        wall_time: the play's time is the wall time since its start, so the time a
+            server was down counts on a resume (a deadline that passed meanwhile has
+            passed; the log's wall times are the start's, so give the log this clock);
+            by default the clock stops while no server runs.
+        agent_seconds: an agent's call slower than this is its failure (a timeout,
+            recorded through ``rules.fail``); None: no limit here (a sandboxed seat has
+            its own per-call deadline).
     """
 
     def __init__(
@@ -93,6 +106,9 @@ class RulesGame:
         tokens: Mapping[int, str] | None = None,
         stream: str = "play",
         live: Live | None = None,
+        on_change: Callable[[], None] | None = None,
+        agent_seconds: float | None = None,
+        wall_time: bool = False,
     ) -> None:
         self.rules = rules
         self.people = tuple(people)
@@ -104,12 +120,19 @@ class RulesGame:
         self._make_seats = seats
         self._names = tuple(names)
         self._lock = threading.RLock()
+        self._on_change = on_change
+        self.agent_seconds = agent_seconds
+        self._driving = False  # a thread is letting the agents act
+        self._again = False  # a change came while it did: it looks once more
+        self._closed = False  # closed: its agents' answers are dropped
         self._offset = 0.0
         self._ticked = 0.0
         self._version = 0
         earlier = log.read(stream)
         if earlier:
             self._replay(earlier)
+            if wall_time:  # the play started at the start record's wall time
+                self._offset = max(self._offset, self.clock.wall() - earlier[0].at)
         else:
             self.state = rules.initial(setup, seed)
             log.append(stream, "start", {"state": rules.serialize(self.state), "seed": seed})
@@ -157,9 +180,22 @@ class RulesGame:
     def _name(self, party: int) -> str:
         return self._names[party] if party < len(self._names) else f"party {party}"
 
+    @property
+    def version(self) -> int:
+        """How many changes the play has had (its ``version`` in :meth:`view`)."""
+        return self._version
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The play's lock (held while the play changes; never over an agent's call)."""
+        return self._lock
+
     def _record(self, kind: str, data: dict[str, Any], events: Sequence[Event]) -> None:
         shown = [e.to_json() for e in events]
-        self.log.append(self.stream, kind, {**data, "events": shown})
+        with _one_transaction(self.log):
+            self.log.append(self.stream, kind, {**data, "events": shown})
+            if self._on_change is not None:
+                self._on_change()
         self._version += 1
         self.live.publish(self.stream, "update", {"kind": kind})
 
@@ -169,6 +205,11 @@ class RulesGame:
         events = list(events)
         if events:
             self._record("tick", {"now": now}, events)
+
+    def tick(self) -> None:
+        """Tell the rules the time now (a deadline may end the play)."""
+        with self._lock:
+            self._tick()
 
     def act(self, party: int, data: Any) -> None:
         """A person's wire action (:class:`IllegalAction` if it is not allowed now)."""
@@ -185,23 +226,50 @@ class RulesGame:
 
         An agent thinks outside the lock, so pages are answered meanwhile: nobody else
         may act then (it is the agent's turn) and time only passes; if the play moved on
-        while it thought (a deadline passed), its answer is dropped.
+        while it thought (a deadline passed), its answer is dropped. One thread at a time
+        lets the agents act (a seat is asked by one caller only); a caller that comes
+        while another does returns at once, and the other looks again before it stops.
         """
+        with self._lock:
+            if self._driving:
+                self._again = True
+                return
+            self._driving = True
+        try:
+            while True:
+                self._run_agents(limit)
+                with self._lock:
+                    if not self._again:
+                        self._driving = False
+                        return
+                    self._again = False
+        except BaseException:
+            with self._lock:
+                self._driving = self._again = False
+            raise
+
+    def _run_agents(self, limit: int) -> None:
         rules = self.rules
         for _ in range(limit):
             with self._lock:
                 self._tick()
-                parties = rules.to_act(self.state)
-                if not parties or parties[0] not in self.seats:
+                k = next((p for p in rules.to_act(self.state) if p in self.seats), None)
+                if k is None:
                     return
-                k, version = parties[0], self._version
+                version = self._version
             started = self.now()
             error: Exception | None = None
             try:
                 action = self.seats[k].act(self.state, k)
             except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded below
                 action, error = None, exc
+            took = self.now() - started
+            if error is None and self.agent_seconds is not None and took > self.agent_seconds:
+                limit_s = self.agent_seconds
+                action, error = None, SlowCall(f"took {took:.1f} s; the limit is {limit_s:g} s")
             with self._lock:
+                if self._closed:
+                    return
                 if self._version != version:
                     continue
                 if error is None:
@@ -212,6 +280,9 @@ class RulesGame:
                     except IllegalAction as exc:
                         error = exc
                     else:
+                        if not events:  # it let the moment pass: nothing to keep; asked
+                            return  # again at the next change or call (rules where
+                            # people act at any time ask an agent all the while)
                         record = {"party": k, "action": data, "now": now, "tick": self._ticked}
                         self._record("act", record, list(events))
                         continue
@@ -308,8 +379,23 @@ class RulesGame:
         threading.Thread(target=self.run_agents, daemon=True).start()
 
     def close(self) -> None:
-        """At shut-down: end the live streams."""
+        """At shut-down: end the live streams; an answer an agent is still thinking about
+        is dropped (the play takes no more of its agents' actions)."""
+        with self._lock:
+            self._closed = True
         self.live.close()
+
+
+@contextlib.contextmanager
+def _one_transaction(log: EventLog) -> Iterator[None]:
+    """One transaction of the log's file, unless this thread has one open already."""
+    file = log.file
+    with file.lock:
+        if file.conn.in_transaction:  # ours: the file's lock is held through a transaction
+            yield
+            return
+        with file.transaction(immediate=True):
+            yield
 
 
 def _shown(result: Any) -> Any:

@@ -142,7 +142,7 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
             "__http__",
             "__latency__",
         }
-        totals = ui.wait_for("/receiveRoundTotals", 1, round_id=rid, timeout=5)[0]
+        totals = ui.wait_for("/receiveRoundTotals", 1, round_id=rid)[0]
         assert totals["roundTotals"] == body("EO -> human UI /receiveRoundTotals")["roundTotals"]
         view = client.get("/viewTotals", params={"roundId": rid}).json()
         assert view == CAPTURES["driver viewTotals"]["reply"]

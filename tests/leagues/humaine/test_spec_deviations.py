@@ -208,7 +208,7 @@ def test_unaddressed_agent_is_freed_by_the_copy_of_the_addressees_reply(served: 
     sleep_until(t + 0.45)
     permitted, rule, why = relay(client, agent(rid, "Watson", "2 eggs for 4.5 dollars."))
     assert (permitted, rule) == (False, "R2") and "has not been delivered to Watson" in why
-    copy = watson.wait_for("/receiveMessage", 2, round_id=rid, timeout=3)[1]
+    copy = watson.wait_for("/receiveMessage", 2, round_id=rid)[1]
     assert copy["text"] == "2 eggs for 5 dollars."
     permitted, rule, why = relay(client, agent(rid, "Watson", "2 eggs for 4.5 dollars."))
     assert (permitted, rule) == (True, None)
@@ -239,8 +239,8 @@ def test_a_dead_and_a_slow_agent_never_stall_another_round(tmp_path: Path) -> No
             t = time.monotonic()
             assert relay(client, human(round_b, f"Watson, round B message {i}", "Watson"))[0]
             assert time.monotonic() - t < 0.3
-            watson.wait_for("/receiveMessage", i + 1, round_id=round_b, timeout=1)
-            ui.wait_for("/receiveMessage", i + 1, round_id=round_b, timeout=1)
+            watson.wait_for("/receiveMessage", i + 1, round_id=round_b)
+            ui.wait_for("/receiveMessage", i + 1, round_id=round_b)
             assert max(watson.times("/receiveMessage")) - t < 0.3
             time.sleep(0.25)
         errors_a = client.get(f"/rounds/{round_a}").json()["deliveryErrors"]
