@@ -399,7 +399,9 @@ class MarketAgent(SCMLAgent):
         """Units its negotiators offer at this moment, per day (``count_offers``)."""
         n = self.awi.n_steps + 2
         on = self.count_offers
-        self.asked: dict[bool, list[int] | None] = {b: [0] * n if on else None for b in (True, False)}
+        self.asked: dict[bool, list[int] | None] = {
+            b: [0] * n if on else None for b in (True, False)
+        }
         self._key = (-1, False)
 
     def sign_all_contracts(self, contracts: list[Contract]) -> list[bool]:
