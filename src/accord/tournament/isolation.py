@@ -38,7 +38,7 @@ from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
-from accord.drivers.seats import Interface, start_entrant
+from accord.drivers.seats import BASE_MB, Interface, start_entrant
 from accord.sandbox import (
     PROCESS_GIVES_UP,
     AgentCrashed,
@@ -69,8 +69,6 @@ __all__ = [
     "preflight",
 ]
 
-BASE_MB = 320
-"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
 SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
@@ -238,14 +236,15 @@ def preflight(
 
 
 def close_sandboxes() -> None:
-    """End every sandbox of this process (the end of a run, or the worker's exit)."""
-    for boxes in _idle.values():
-        for box in boxes:
-            box.close()
+    """End every sandbox of this process (the end of a run, or the worker's exit): all
+    are told first, then each is waited for, so their exits overlap."""
+    boxes = [b for idle in _idle.values() for b in idle] + list(_busy)
     _idle.clear()
-    for box in list(_busy):
-        box.close()
     _busy.clear()
+    for box in boxes:
+        box.shut()
+    for box in boxes:
+        box.close()
 
 
 atexit.register(close_sandboxes)
