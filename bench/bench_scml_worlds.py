@@ -137,7 +137,7 @@ def flow_bound(cfg: WorldConfig) -> float:
     for g in lasts:
         c[col[("ship", g)] : col[("ship", g)] + n] = -1.0
     res = linprog(
-        c, A_ub=a.tocsr(), b_ub=b_ub, bounds=list(zip(np.zeros(nv), upper)), method="highs"
+        c, A_ub=a.tocsr(), b_ub=b_ub, bounds=np.column_stack([np.zeros(nv), upper]), method="highs"
     )
     return float(-res.fun) / max(total, 1) if res.status == 0 else float("nan")
 
