@@ -43,8 +43,8 @@ def test_the_agent_driver_is_what_calls_every_agent() -> None:
 
     rec = play(EXAMPLE_1, Watched, Cooperative)
     assert rec.result.outcome == "deal"
-    # every call came from the seat (act; end for GAME_END) inside the driver's step
-    assert callers[-1] == ("end", True) and set(callers[:-1]) == {("act", True)}
+    # every call came from the seat (its ask; end for GAME_END) inside the driver's step
+    assert callers[-1] == ("end", True) and set(callers[:-1]) == {("_ask", True)}
 
 
 def test_an_agent_answers_at_the_time_it_was_asked_and_its_events_go_out_spaced() -> None:
