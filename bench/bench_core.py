@@ -152,7 +152,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="tiny: 3x5, ours only")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--domains", default="", help="only these domains, e.g. 3x5,3x7 (default: all)")
+    ap.add_argument("--no-extras", action="store_true", help="skip the start-up and Pareto parts")
     args = ap.parse_args()
+    only = {d for d in args.domains.split(",") if d}
     smoke = args.smoke
     reps = 1 if smoke else args.reps
     if not smoke:
@@ -161,6 +164,8 @@ def main() -> None:
     modes = MODES
     rows = []
     for name, s in scenarios(smoke):
+        if only and name not in only:
+            continue
         size = int(s.space.cardinality)
         n_ours = 20 if smoke else (600 if size < 10**4 else 30 if size < 10**6 else 6)
         n_peer = 40 if size < 10**4 else 2 if size < 10**6 else 1
@@ -220,6 +225,8 @@ def main() -> None:
                 f"{summary(walls['peer'])[0]:>8.2f}"
             )
 
+    if args.no_extras:
+        return
     big = random_linear_scenario(4 if smoke else 6, 10, 2, seed=7)
     starts = [ours_start(big) for _ in range(5)]
     cpu = summary([c * 1000 for c, _ in starts])

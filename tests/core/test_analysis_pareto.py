@@ -156,8 +156,8 @@ def test_million_outcome_frontier_is_fast():
     s = random_linear_scenario(6, 10, 2, seed=3)
     u1, u2 = (u.all() for u in s.utilities)
     pareto_2d(u1, u2)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a loaded machine does not stretch it
     front = pareto_2d(u1, u2)
-    took = time.perf_counter() - start
+    took = time.process_time() - start
     assert front.size > 0
-    assert took < 0.25, f"10^6-outcome frontier took {took:.3f} s"
+    assert took < 0.25, f"10^6-outcome frontier took {took:.3f} s of CPU"

@@ -225,7 +225,7 @@ def test_a_fresh_agent_rebuilds_its_memory_from_the_questions_it_heard() -> None
     assert agent.heard == [1, 2, 3, 5, 5]  # asked once per pong (the last two at 5 pings)
     assert game.state.pongs == [1, 2, 3, 4, 5]
     fresh = Counter()
-    again = _game(log, clock, fresh)
+    again = _game(log, clock, fresh, recall=True)
     assert fresh.heard == agent.heard and fresh.calls == 0  # recalled, not asked
     assert again.rules.serialize(again.state) == game.rules.serialize(game.state)
 

@@ -239,7 +239,7 @@ def test_integer_domain_clamps_above_one() -> None:
 def test_legacy_profile_batch_is_exact_and_vectorised_on_a_finely_discretised_space() -> None:
     # The second-hand car shape: a costed discrete issue, a clamped real issue and a price
     # issue, real issues on a fine grid (as --discretize 400 gives): 800,000 outcomes.
-    from time import perf_counter
+    from time import process_time
 
     import numpy as np
 
@@ -268,11 +268,11 @@ def test_legacy_profile_batch_is_exact_and_vectorised_on_a_finely_discretised_sp
         ],
     )
     rows = space.enumerate_rows()
-    start = perf_counter()
+    start = process_time()  # CPU time: a loaded machine does not stretch it
     values = u.batch(rows)
-    elapsed = perf_counter() - start
+    elapsed = process_time() - start
     picks = np.random.default_rng(3).integers(0, rows.shape[0], 3000)
     assert values.tolist()[:5] == [u(space.outcome_of_row(r)) for r in rows[:5]]
     assert [values[i] for i in picks] == [u(space.outcome_of_row(rows[i])) for i in picks]
     assert 0.0 <= values.min() < values.max() <= 1.0
-    assert elapsed < 2.0, f"batch of {rows.shape[0]} outcomes took {elapsed:.1f} s"
+    assert elapsed < 2.0, f"batch of {rows.shape[0]} outcomes took {elapsed:.1f} s of CPU"

@@ -98,16 +98,11 @@ def test_the_isolation_modules_are_users_of_the_sandbox() -> None:
         assert "pickle.loads" not in text and ".recv()" not in text, rel
 
 
-# The modules that start an entrant's sandbox: the agent driver's seats (GENIUS and
-# Colored Trails entrants start there too) and the isolation of the tournament, SCML,
-# HAN and Diplomacy. A league that starts sandboxes of its own fails here.
-STARTERS = {
-    "accord/drivers/seats.py",
-    "accord/tournament/isolation.py",
-    "accord/leagues/scml/isolation.py",
-    "accord/leagues/han/isolation.py",
-    "accord/leagues/diplomacy/sandboxed.py",
-}
+# The one module that starts an entrant's sandbox: the agent driver's seats
+# (``start_entrant``). The tournament, SCML, HAN, Diplomacy, GENIUS and Colored Trails
+# entrants all start there, each league giving only its Interface (its host and the
+# checks of its answers). A league that starts sandboxes of its own fails here.
+STARTERS = {"accord/drivers/seats.py"}
 
 
 def test_entrants_are_started_in_the_listed_modules_only() -> None:

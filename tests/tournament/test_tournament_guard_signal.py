@@ -123,3 +123,56 @@ def test_a_lazily_armed_alarm_still_preempts_every_call_at_its_own_limit() -> No
     assert lines["lapsed"] == "ok"
     assert lines["pending before on_end"] == "True"
     assert lines["pending after on_end"] == "False"
+
+
+CANCELLED = textwrap.dedent(
+    """
+    import signal, time
+    from accord.core.errors import NegotiatorTimeout
+    from accord.core.negotiator import Negotiator
+    from accord.tournament.guard import Guarded
+
+    class Agent(Negotiator):
+        sleep = 0.0
+        def propose(self, view):
+            time.sleep(self.sleep)
+            return ("x",)
+
+    def cancel():  # what pytest-timeout does at the end of every test
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+    def preempted(g):
+        g.inner.sleep = 5
+        try:
+            g.propose(None)
+        except NegotiatorTimeout:
+            return True
+        return False
+
+    # our alarm is pending (0.5 s ahead) when another test's timer replaces and cancels
+    # it; the next session's guard (limit 2 s) must arm its own, not trust the stale one
+    Guarded(Agent(), party=0, limit=0.5).propose(None)
+    cancel()
+    print("next session", preempted(Guarded(Agent(), party=0, limit=2.0)))
+
+    # the same, inside one session: the stale instant has passed when the next call comes
+    g = Guarded(Agent(), party=0, limit=0.05)
+    g.propose(None)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    time.sleep(0.1)
+    print("same session", preempted(g))
+    """
+)
+
+
+def test_a_timer_cancelled_by_other_code_never_leaves_a_call_unguarded() -> None:
+    # CI: after a test marked with pytest-timeout (which cancels SIGALRM's timer at its
+    # end) the guard trusted its record of a timer that no longer existed, and a hanging
+    # agent ran 30 s instead of being pre-empted at 0.3 s
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, "-c", CANCELLED], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["next session True", "same session True"]

@@ -43,25 +43,35 @@ class TimeDependent(Negotiator):
         self._floor = 0.0
         self._top = 1.0
         self._power = 1.0 / self.exponent
+        self._at = -1.0  # the time of the last target computed, and that target
+        self._aim = 0.0
 
     def on_start(self, view: NegotiatorView) -> None:
         self._inverse, self._floor, self._top = target_range(view)
         self._utility = view.utility
+        self._at = -1.0
 
     def target(self, t: float) -> float:
         """Utility aimed at, at normalised time ``t``."""
         return self._floor + (self._top - self._floor) * (1.0 - float(t**self._power))
 
-    # propose and respond compute target() in place (they run at every action)
+    # propose and respond compute target() in place (they run at every action); a
+    # counter-offer right after a rejection reuses the target respond computed at that time
     def propose(self, view: NegotiatorView) -> Outcome | None:
         inv = self._inverse
         assert inv is not None
+        t = view.time
+        if t == self._at:
+            return inv.at_least(self._aim)
         floor = self._floor
-        return inv.at_least(floor + (self._top - floor) * (1.0 - float(view.time**self._power)))
+        return inv.at_least(floor + (self._top - floor) * (1.0 - float(t**self._power)))
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         floor = self._floor
-        target = floor + (self._top - floor) * (1.0 - float(view.time**self._power))
+        t = view.time
+        target = floor + (self._top - floor) * (1.0 - float(t**self._power))
+        self._at = t
+        self._aim = target
         return _ACCEPT if self._utility(offer) >= target else _REJECT
 
 

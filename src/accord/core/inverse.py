@@ -56,7 +56,15 @@ class Inverse(Protocol):
 
 
 class UtilityInverse:
-    """Sorted view of one utility over every outcome of its (discrete) space."""
+    """Sorted view of one utility over every outcome of its (discrete) space.
+
+    Sorted lazily on larger exact spaces: at first only the top band (the best
+    ``n / 32`` outcomes, at least 32, with every outcome tied with the band's lowest) is
+    sorted; the rest is sorted when a query first goes below the band. An agent that
+    asks only near its best (a Boulware in a short session) never pays for the full sort,
+    and every answer is the one the full sort gives (the band is the top of the stable
+    order: same outcome, same tie-breaking).
+    """
 
     __slots__ = (
         "utility",
@@ -70,6 +78,8 @@ class UtilityInverse:
         "_cache",
         "_scale",
         "_n",
+        "_floor",
+        "_base",
     )
 
     def __init__(self, utility: UtilityFunction, exact_limit: int = 50_000) -> None:
@@ -78,18 +88,19 @@ class UtilityInverse:
         values = utility.all()
         self.values: npt.NDArray[np.float64] = values
         self._cache: dict[int, Outcome] = {}
-        self._n = int(values.size)
-        self._exact = values.size <= exact_limit
-        if self._exact:  # sorted exactly: the ends are the extremes (no reductions)
-            order = np.argsort(values, kind="stable")
-            self._order = order  # read one entry per outcome asked for: no list made
-            keys = values[order].tolist()
-            self._keys: list[float] | npt.NDArray[np.uint16] = keys
-            self.min = float(keys[0])
-            self.max = float(keys[-1])
-            span = self.max - self.min
-            self._scale = _LEVELS / span if span > 0 else 0.0
+        self._keys: list[float] | npt.NDArray[np.uint16] = []
+        size = int(values.size)
+        self._exact = size <= exact_limit
+        self._floor = -math.inf  # every outcome of utility >= _floor is sorted
+        self._base = 0  # sorted positions start here in the full order
+        if self._exact:
+            if size >= LAZY_FROM:
+                self._sort_band(values, size)
+            else:
+                self._sort_all(values)
+            self._n = len(self._keys)
         else:
+            self._n = size
             self.min = float(values.min())
             self.max = float(values.max())
             span = self.max - self.min
@@ -98,6 +109,44 @@ class UtilityInverse:
             order = np.argsort(keys, kind="stable")
             self._order = order
             self._keys = keys[order]
+
+    def _sort_all(self, values: npt.NDArray[np.float64]) -> None:
+        """Sort every outcome (exactly): the ends are the extremes (no reductions)."""
+        order = np.argsort(values, kind="stable")
+        self._order = order  # read one entry per outcome asked for: no list made
+        keys = values[order].tolist()
+        self._keys = keys
+        self.min = float(keys[0])
+        self.max = float(keys[-1])
+        span = self.max - self.min
+        self._scale = _LEVELS / span if span > 0 else 0.0
+
+    def _sort_band(self, values: npt.NDArray[np.float64], size: int) -> None:
+        """Sort only the top band: every outcome of utility >= the band's lowest."""
+        kth = size - max(_BAND_MIN, size >> 5)
+        floor = np.partition(values, kth)[kth]
+        idx = np.flatnonzero(values >= floor)  # ascending: ties keep the stable order
+        band = values[idx]
+        o = np.argsort(band, kind="stable")
+        self._order = idx[o]
+        keys = band[o].tolist()
+        self._keys = keys
+        self._floor = float(floor)
+        self._base = size - int(idx.size)
+        self.min = float(values.min())
+        self.max = float(keys[-1])
+        span = self.max - self.min
+        self._scale = _LEVELS / span if span > 0 else 0.0
+
+    def _complete(self) -> None:
+        """Sort the rest: the band's positions (and cached outcomes) move up by its base."""
+        base = self._base
+        self._sort_all(self.values)
+        self._floor = -math.inf
+        self._base = 0
+        self._n = len(self._keys)
+        if base:
+            self._cache = {i + base: o for i, o in self._cache.items()}
 
     def __len__(self) -> int:
         return int(self.values.size)
@@ -111,15 +160,20 @@ class UtilityInverse:
 
     def _position(self, target: float) -> int:
         if self._exact:
+            if target - 1e-12 < self._floor:
+                self._complete()
             return bisect_left(self._keys, target - 1e-12)
         key = math.ceil((target - self.min) * self._scale - 1e-9)
         return int(np.searchsorted(self._keys, max(key, 0), side="left"))
 
     def at_least(self, target: float) -> Outcome:
         """An outcome with the lowest utility that is still >= ``target`` (best if none)."""
-        # the common (exact) case written out: agents ask at every offer
-        exact = self._exact
-        i = bisect_left(self._keys, target - 1e-12) if exact else self._position(target)
+        # the common (exact, sorted far enough) case written out: agents ask at every offer
+        low = target - 1e-12
+        if self._exact and low >= self._floor:
+            i = bisect_left(self._keys, low)
+        else:
+            i = self._position(target)
         n = self._n
         if i >= n:
             i = n - 1
@@ -132,7 +186,15 @@ class UtilityInverse:
 
     def worst(self) -> Outcome:
         """An outcome of minimum utility."""
+        if self._base:
+            self._complete()
         return self._outcome(0)
+
+
+LAZY_FROM = 512
+"""Exact spaces of at least this many outcomes are sorted lazily (top band first)."""
+
+_BAND_MIN = 32
 
 
 SHARED_INVERSES = 64

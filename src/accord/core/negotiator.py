@@ -82,10 +82,14 @@ class OfferLog(Sequence[tuple[int, Outcome]]):
         items = self._items
         items.append((k, outcome))
         if len(items) >= self._chunk:
-            self._pack()
-            self._columns().spill()  # a quick write: no pause near a deadline
-            self._items = []
-            self._packed = 0
+            self._roll()
+
+    def _roll(self) -> None:
+        """The newest offers fill a chunk: move them to the columns (and to disk)."""
+        self._pack()
+        self._columns().spill()  # a quick write: no pause near a deadline
+        self._items = []
+        self._packed = 0
 
     def _columns(self) -> Columns:
         cols = self._cols

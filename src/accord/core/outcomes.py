@@ -262,6 +262,7 @@ class OutcomeSpace:
         "_index_of",
         "_values",
         "_digits",
+        "_cardinality",
     )
 
     def __init__(self, issues: Sequence[Issue]) -> None:
@@ -291,12 +292,14 @@ class OutcomeSpace:
                 (vals, int(st), int(rad))
                 for vals, st, rad in zip(self._values, strides, self.radices, strict=True)
             )
+            self._cardinality: int | float = math.prod(int(r) for r in self.radices)
         else:
             self.radices = np.zeros(0, dtype=np.int64)
             self.strides = np.zeros(0, dtype=np.int64)
             self._index_of = ()
             self._values = ()
             self._digits = ()
+            self._cardinality = math.inf
 
     # -- shape -------------------------------------------------------------------------
     @property
@@ -307,9 +310,7 @@ class OutcomeSpace:
     @property
     def cardinality(self) -> int | float:
         """Number of outcomes (``math.inf`` if an issue is real)."""
-        if not self.is_discrete:
-            return math.inf
-        return math.prod(int(r) for r in self.radices)
+        return self._cardinality
 
     def __len__(self) -> int:
         return len(self.issues)

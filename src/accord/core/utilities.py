@@ -220,10 +220,13 @@ class LinearAdditiveUtility(UtilityFunction):
     def all(self) -> FloatArray:
         """Every outcome's utility by broadcasting per-issue tables (no index rows built)."""
         self.space._require_discrete()
-        acc = self.tables[0]
-        for table in self.tables[1:]:
-            acc = np.add.outer(acc, table).ravel()
-        return np.ascontiguousarray(acc, dtype=np.float64)
+        tables = self.tables
+        if len(tables) == 1:
+            return np.array(tables[0], dtype=np.float64)
+        acc = np.add.outer(tables[0], tables[1])  # (t0[a] + t1[b]) + t2[c] ...: one shape
+        for table in tables[2:]:
+            acc = np.add.outer(acc, table)
+        return acc.ravel()
 
     def to_dict(self) -> dict[str, Any]:
         issues: dict[str, Any] = {}

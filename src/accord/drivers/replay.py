@@ -234,10 +234,14 @@ class _Checker:
         if len(self.report.problems) < 50:
             self.report.problems.append(text)
 
-    def refused(self, state: Any, party: int, call: Any, what: str) -> None:
-        """``call()`` must raise IllegalAction and leave the state as it was."""
+    def refused(
+        self, state: Any, party: int, call: Any, what: str, before: str | None = None
+    ) -> None:
+        """``call()`` must raise IllegalAction and leave the state as it was (``before``:
+        the state's dump, when the caller has it; each refusal is checked against it)."""
         rules = self.rules
-        before = _dump(rules.serialize(state))
+        if before is None:
+            before = _dump(rules.serialize(state))
         try:
             call()
         except IllegalAction:
@@ -254,12 +258,13 @@ class _Checker:
         at = f"step {step}"
         data = rules.serialize(state)
         _json_ok(f"{at}: serialize()", data, self.report.problems)
+        dumped = _dump(data)  # every refusal below must leave exactly this
         try:
             again = rules.serialize(rules.restore(copy.deepcopy(data)))
         except Exception as exc:  # noqa: BLE001 - a failing restore is a finding
             self.problem(f"{at}: restore(serialize(state)) raised {type(exc).__name__}: {exc}")
         else:
-            if _dump(again) != _dump(data):
+            if _dump(again) != dumped:
                 self.problem(f"{at}: restore(serialize(state)) serializes differently")
         to_act = rules.to_act(state)
         if not isinstance(to_act, tuple) or not all(type(p) is int for p in to_act):
@@ -289,6 +294,7 @@ class _Checker:
                     party,
                     lambda p=party, d=probe: rules.action_from_json(state, p, d),
                     f"{at}: an action of party {party}, who is not asked",
+                    dumped,
                 )
             else:
                 for bad in _bad_actions(legal):
@@ -297,12 +303,14 @@ class _Checker:
                         party,
                         lambda p=party, b=bad: rules.action_from_json(state, p, b),
                         f"{at}: wire action {bad} of party {party}",
+                        dumped,
                     )
                 self.refused(
                     state,
                     party,
                     lambda p=party: rules.apply(state, p, _Garbage(), 0.0),
                     f"{at}: apply() of an object that is no action",
+                    dumped,
                 )
 
     def wrong_party(self, state: Any, party: int, action: Any, step: int) -> None:

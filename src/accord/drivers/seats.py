@@ -8,19 +8,27 @@ evaluated. A late answer is a timeout (:class:`~accord.core.protocols.driver.Slo
 any other failure of the sandbox (a crash, an exception, garbage) the entrant's failure;
 the agent driver records either through ``rules.fail``.
 
-The entrant's side is a :class:`~accord.sandbox.host.Host`. :class:`OfferNegotiatorHost`
-runs any core :class:`~accord.core.negotiator.Negotiator` (``propose``/``respond``) at the
-offer protocols (AOP, the SCML variant, the ultimatum game) from those JSON messages
-alone: it rebuilds the outcome space, the party's own utility and a read-only view.
+The entrant's side is a :class:`~accord.sandbox.host.Host`.
+:class:`~accord.drivers.negotiator_host.OfferNegotiatorHost` (the negotiation
+tournament's host too) runs any core :class:`~accord.core.negotiator.Negotiator`
+(``propose``/``respond``) at the offer protocols (AOP, the SCML variant, the ultimatum
+game) from those JSON messages alone: it rebuilds the outcome space, the party's own
+utility and a read-only view.
 
     seat = SandboxSeat.launch(rules, party=1, agent="boulware", limits=Limits(cpu_seconds=60))
     AgentDriver(rules, setup, [in_process_seat, seat], names).run()
 
-The leagues whose agents keep their own call shapes (GENIUS, Colored Trails) start their
-entrants here too: :func:`sandbox_mode` says which mode a named agent runs in (a
-built-in one in-process, ``pkg.module:Class`` in the sandbox) and :func:`launch_entrant`
-starts it and gives back a :class:`RemoteEntrant`, the one organiser-side stand-in those
-leagues' adapters call through (league data out, JSON answers back, checked there).
+Every entrant of every league is started here, by :func:`start_entrant`, and nowhere
+else (``tests/sandbox/test_one_sandbox.py`` checks it): the negotiation tournament's
+agents, SCML factories, HAN players, Diplomacy negotiators, GENIUS and Colored Trails
+agents. A league contributes only an :class:`Interface`, the description of its agents'
+calls: the host that runs them in the sandbox and, for every op, the check of its JSON
+answer. The leagues whose agents keep their own call shapes (GENIUS, Colored Trails) go
+through :func:`launch_entrant`: :func:`sandbox_mode` says which mode a named agent runs
+in (a built-in one in-process, ``pkg.module:Class`` in the sandbox) and
+:func:`launch_entrant` starts it and gives back a :class:`RemoteEntrant`, the one
+organiser-side stand-in those leagues' adapters call through (league data out, JSON
+answers back, checked there).
 
     >>> sandbox_mode("boulware"), sandbox_mode("entries.mine:Mine"), sandbox_mode("a.b:C", "none")
     (None, 'os', None)
@@ -29,26 +37,20 @@ leagues' adapters call through (league data out, JSON answers back, checked ther
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from accord.core.errors import ConfigError, ProtocolViolation, StateError, UsageError
+from accord.core.errors import ConfigError, UsageError
 from accord.core.imports import is_import_path
-from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
-from accord.core.outcomes import Outcome, OutcomeSpace, issue_from_dict
 from accord.core.protocols.driver import SlowCall
-from accord.core.protocols.result import EndReason, Failure, FailureKind, SessionResult
 from accord.core.protocols.rules import Rules
-from accord.core.utilities import utility_from_dict
 from accord.sandbox import (
     AgentFailure,
     AgentTimeout,
-    Host,
-    HostContext,
     Limits,
     Sandbox,
+    SandboxMode,
     agent_code,
     start_sandbox,
 )
@@ -56,20 +58,88 @@ from accord.sandbox import (
 __all__ = [
     "CALL_TIMEOUT",
     "SANDBOX_MODES",
-    "OfferNegotiatorHost",
+    "Interface",
     "RemoteEntrant",
     "SandboxSeat",
     "launch_entrant",
     "sandbox_mode",
+    "start_entrant",
 ]
 
-HOST = "accord.drivers.seats:OfferNegotiatorHost"
+HOST = "accord.drivers.negotiator_host:OfferNegotiatorHost"
 SANDBOX_MODES = ("os", "process", "none", "off")
 """``os`` (the default for agents named by path), ``process`` (weaker: see
 :data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
 the name every league uses) or ``off`` (the same)."""
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed entrant may take, unless the league says otherwise."""
+
+
+Check = Callable[[Any], Any]
+"""The check of one op's JSON answer: the answer as the organiser uses it, or an
+exception (the league's own) saying what was expected and what arrived."""
+
+
+def _as_is(answer: Any) -> Any:
+    return answer
+
+
+@dataclass(frozen=True)
+class Interface:
+    """A league's agent interface, as the organiser sees it: ``host`` (the
+    :class:`~accord.sandbox.Host` that runs the entrant in the sandbox, as
+    ``pkg.module:Class``) and ``answers``, every op the organiser may call with the check
+    of its JSON answer (None: the answer is used as it came, or not at all).
+
+        >>> iface = Interface("mine.hosts:MyHost", {"double": int, "ping": None})
+        >>> iface.check("double", 4), iface.check("ping", "anything")
+        (4, 'anything')
+        >>> iface.check("triple", 1)
+        Traceback (most recent call last):
+        ...
+        accord.core.errors.UsageError: mine.hosts:MyHost answers double, ping; not 'triple'
+    """
+
+    host: str
+    answers: Mapping[str, Check | None]
+
+    def check(self, op: str, answer: Any) -> Any:
+        """``answer`` to ``op`` checked (the check's result)."""
+        if op not in self.answers:
+            raise UsageError(f"{self.host} answers {', '.join(self.answers)}; not {op!r}")
+        return (self.answers[op] or _as_is)(answer)
+
+
+def start_entrant(
+    interface: Interface | str,
+    agent: str,
+    *,
+    mode: SandboxMode | str = SandboxMode.OS,
+    limits: Limits | None = None,
+    code_paths: Sequence[str] | None = None,
+    data_dir: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Sandbox:
+    """Start entrant ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox of
+    ``mode`` under ``interface``'s host: the one place an entrant is started. Its own
+    code (``code_paths``, or found by :func:`~accord.sandbox.agent_code`) is all of it
+    that is visible there; ``data_dir`` its learning data, where the league allows."""
+    host = interface.host if isinstance(interface, Interface) else interface
+    if code_paths is None:
+        code = agent_code(agent)
+        paths, mounts = code.paths, code.mounts
+    else:
+        paths, mounts = tuple(code_paths), ()
+    return start_sandbox(
+        host,
+        agent,
+        code_paths=paths,
+        code_mounts=mounts,
+        data_dir=data_dir,
+        limits=limits,
+        mode=mode,
+        extra=extra,
+    )
 
 
 def sandbox_mode(name: str, mode: str = "os") -> str | None:
@@ -101,7 +171,7 @@ class RemoteEntrant:
 
 
 def launch_entrant(
-    host: str,
+    host: Interface | str,
     name: str,
     mode: str = "os",
     limits: Limits | None = None,
@@ -110,11 +180,8 @@ def launch_entrant(
     """Start entrant ``name`` (``pkg.module:Class``) under ``host`` in a sandbox of
     ``mode``, with ``limits`` (default: ``call_timeout`` a call, 60 s to start), and ask
     its name (the host answers the ``name`` op; a missing or odd one keeps ``name``)."""
-    code = agent_code(name)
     limits = limits or Limits(call_timeout=call_timeout, startup_timeout=60.0)
-    box = start_sandbox(
-        host, name, code_paths=code.paths, code_mounts=code.mounts, mode=mode, limits=limits
-    )
+    box = start_entrant(host, name, mode=mode, limits=limits)
     try:
         said = box.call("name", None)
     except Exception:
@@ -156,7 +223,7 @@ class SandboxSeat:
         timeout: float | None = None,
     ) -> SandboxSeat:
         """Start ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox."""
-        box = start_sandbox(host, agent, code_paths=code_paths, limits=limits, mode=mode)
+        box = start_entrant(host, agent, code_paths=code_paths, limits=limits, mode=mode)
         return cls(rules, party, box, agent.rsplit(":", 1)[-1], timeout)
 
     def _call(self, op: str, payload: Any) -> Any:
@@ -184,102 +251,3 @@ class SandboxSeat:
         with contextlib.suppress(AgentFailure, TypeError, ValueError):
             self.box.call("end", {"result": shown}, self.timeout)
         self.box.close()
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
-
-
-class OfferNegotiatorHost(Host):
-    """Runs a core negotiator, inside the sandbox, at an offer protocol's table."""
-
-    def __init__(self, agent: str, context: HostContext) -> None:
-        super().__init__(agent, context)
-        from accord.agents.registry import get_agent
-
-        self.negotiator: Negotiator = get_agent(agent)
-        self.view: NegotiatorView | None = None
-        self.log = OfferLog()
-        self.space: OutcomeSpace | None = None
-
-    def handle(self, op: str, payload: Any) -> Any:
-        """``start``, ``act`` and ``end`` (see the module)."""
-        if op == "start":
-            self._start(payload["party"], payload["observation"])
-            self.negotiator.on_start(self._view())
-            return None
-        if op == "act":
-            return self._act(payload["observation"], payload["legal"])
-        if op == "end":
-            self.negotiator.on_end(self._view(), _result(payload["result"]))
-            return None
-        raise UsageError(f"unknown op {op!r}; expected start, act or end")
-
-    def _view(self) -> NegotiatorView:
-        if self.view is None:
-            raise StateError("the play has not started: act before start")
-        return self.view
-
-    def _start(self, party: int, o: Mapping[str, Any]) -> None:
-        space = OutcomeSpace([issue_from_dict(i) for i in o["issues"]])
-        if o.get("utility") is None:
-            raise ConfigError("this protocol does not show the party its utility")
-        u = utility_from_dict(space, o["utility"])
-        self.space = space
-        self.view = NegotiatorView(u, party, o["names"], self.log, (0, party))
-        self._update(o)
-
-    def _outcome(self, d: Mapping[str, Any] | None) -> Outcome | None:
-        assert self.space is not None
-        return None if d is None else tuple(d[n] for n in self.space.names)
-
-    def _update(self, o: Mapping[str, Any]) -> None:
-        for offer in o["offers"][len(self.log) :]:
-            outcome = self._outcome(offer["outcome"])
-            assert outcome is not None
-            self.log._append(int(offer["party"]), outcome)
-        view = self._view()
-        view.update(o["time"], o["step"], o["round"], self._outcome(o["standing"]), o["proposer"])
-
-    def _act(self, o: Mapping[str, Any], legal: Mapping[str, Any]) -> dict[str, Any]:
-        self._update(o)
-        view, neg = self._view(), self.negotiator
-        kinds = [a["kind"] for a in legal["actions"]]
-        if "accept" in kinds and view.standing_offer is not None:
-            answer = neg.respond(view, view.standing_offer)
-            if answer is Response.ACCEPT:
-                return {"kind": "accept", "args": {}}
-            if answer is Response.END:
-                return {"kind": "end", "args": {}}
-            if answer is Response.REJECT and "reject" in kinds:
-                return {"kind": "reject", "args": {}}
-            if answer is not Response.REJECT:
-                raise ProtocolViolation(f"respond() must return a Response; got {answer!r}")
-        offer = neg.propose(view)
-        if offer is None:
-            return {"kind": "end", "args": {}}
-        assert self.space is not None
-        outcome = self.space.validate(offer)
-        return {
-            "kind": "offer",
-            "args": {n: _plain(v) for n, v in zip(self.space.names, outcome, strict=True)},
-        }
-
-
-def _result(d: Mapping[str, Any]) -> SessionResult:
-    f = d.get("failure")
-    failure = (
-        None if f is None else Failure(f["party"], f["name"], FailureKind(f["kind"]), f["message"])
-    )
-    return SessionResult(
-        agreement=None if d["agreement"] is None else tuple(d["agreement"]),
-        reason=EndReason(d["reason"]),
-        ended_by=d["ended_by"],
-        time=d["time"],
-        steps=d["steps"],
-        rounds=d["rounds"],
-        elapsed=d["elapsed"],
-        utilities=tuple(d["utilities"]),
-        names=tuple(d["names"]),
-        failure=failure,
-    )

@@ -14,7 +14,7 @@ Layer: imports :mod:`accord.core` only; it sits below :mod:`accord.tournament`.
 Use::
 
     from accord.sandbox import Limits, start_sandbox, AgentFailure
-    box = start_sandbox("accord.tournament.isolation:NegotiatorHost", "my_agent:Mine",
+    box = start_sandbox("accord.drivers.negotiator_host:OfferNegotiatorHost", "my_agent:Mine",
                         code_paths=["/entries/alice"], limits=Limits(cpu_seconds=60))
     try:
         answer = box.call("propose", payload, timeout=5)

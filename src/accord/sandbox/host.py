@@ -55,6 +55,9 @@ class HostContext:
         scratch: the agent's private writable directory (a tmpfs in ``os`` mode).
         data_dir: its own learning-data directory where the league allows one, else None.
         ask: call the organiser: ``ask(name, args)`` returns the organiser's answer.
+        report: ``report(n)`` tells the organiser that ``n`` more parts of the current
+            request are done (a batch's calls: the organiser times each on its own, see
+            :meth:`~accord.sandbox.Sandbox.progress`); one small write, never blocks.
     """
 
     agent: str
@@ -62,6 +65,7 @@ class HostContext:
     data_dir: str | None
     ask: Asker
     extra: dict[str, Any] = field(default_factory=dict)
+    report: Callable[[int], None] = field(default=lambda n: None)
 
 
 @dataclass(frozen=True)

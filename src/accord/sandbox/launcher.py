@@ -9,6 +9,7 @@ as soon as the organiser's end of the pipe closes, whatever the agent is doing.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import importlib
@@ -109,6 +110,13 @@ def _sender(wfd: int) -> Any:
     return send
 
 
+def _report(fd: int, n: int) -> None:
+    """``n`` bytes on the progress pipe (lost if it is full or closed: the organiser
+    then sees less progress, never more)."""
+    with contextlib.suppress(OSError):
+        os.write(fd, b"." * n)
+
+
 def _watchdog(rfd: int) -> None:
     """End the process when the organiser's end of the request pipe closes."""
     poller = select.poll()
@@ -173,5 +181,9 @@ def _build(config: dict[str, Any], send: Any, rfd: int) -> Host:
         ask=ask,
         extra=config.get("extra", {}),
     )
+    progress = config.get("progress_fd")
+    if isinstance(progress, int):
+        os.set_blocking(progress, False)
+        context.report = functools.partial(_report, progress)
     host: Host = host_type(config["agent"], context)
     return host

@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from accord.sandbox.bwrap import (
     SCRATCH,
@@ -160,13 +160,14 @@ class Sandbox:
         started = time.monotonic()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
+        prog_r, prog_w = os.pipe()  # one byte a call the host reports done (see progress)
         _, path = runtime_paths()
         inner = [
             os.path.realpath(sys.executable), "-I", "-S", "-B", "-c",
             _BOOT.format(path=path, rfd=req_r, wfd=ans_w),
         ]  # fmt: skip
         drop = None
-        fds = [req_r, ans_w]
+        fds = [req_r, ans_w, prog_w]
         mounts = None
         run_as: int | None = None  # bwrap's own uid (root organiser, "uid-userns")
         first: Callable[[], None] | None = None
@@ -213,11 +214,16 @@ class Sandbox:
         finally:
             os.close(req_r)
             os.close(ans_w)
+            os.close(prog_w)
             if mounts is not None:
                 mounts.close()
         self._w = req_w
         os.set_blocking(req_w, False)
         self._reader = FrameReader(ans_r, self.limits.max_frame_bytes)
+        self._progress = prog_r
+        os.set_blocking(prog_r, False)
+        self._done = 0  # calls reported done since the last submit
+        self._progress_closed = False
         self._started = started
         self._lock = threading.Lock()
         assert self._proc.stderr is not None
@@ -230,6 +236,7 @@ class Sandbox:
             "data_in": DATA_IN if data_dir is not None and mounts is not None else None,
             "data_mb": self.limits.data_mb,
             "scratch": scratch,
+            "progress_fd": prog_w,
             "drop": drop,
             "rlimits": rlimits_of(self.limits),
             "extra": extra or {},
@@ -293,6 +300,8 @@ class Sandbox:
         now = time.monotonic()
         start = now if self._ready else max(now, self._started + self.limits.startup_timeout)
         self._deadline, self._op, self._limit = start + timeout, op, timeout
+        self._read_progress()  # what an earlier request reported is not this one's
+        self._done = 0
         try:
             write_frame(
                 self._w,
@@ -300,10 +309,8 @@ class Sandbox:
                 self._deadline,
                 trusted_pickle=trusted_pickle,
             )
-        except FrameTimeout:
-            self._fail(AgentTimeout(f"{op}() could not be sent within {timeout:g} s; killed"))
-        except PeerClosed:
-            self._fail(self._crash())
+        except (FrameTimeout, PeerClosed) as exc:
+            self._failed(exc, f"{op}() could not be sent within {timeout:g} s")
 
     def abandon(self, failure: AgentFailure) -> None:
         """Kill the process for ``failure`` (an answer its caller found malformed): later
@@ -322,6 +329,39 @@ class Sandbox:
         """When the submitted request's answer is due (``time.monotonic()``)."""
         return self._deadline
 
+    @property
+    def ready(self) -> bool:
+        """True once the process has said it started (its first answer can come)."""
+        return self._ready
+
+    def progress(self) -> int:
+        """How many parts of the :meth:`submit` ted request the host has reported done
+        (:meth:`HostContext.report <accord.sandbox.host.HostContext.report>`), so a
+        caller can time each part on its own. Never waits. The agent's own code can
+        fake it: trust it only up to :attr:`deadline`."""
+        self._read_progress()
+        return self._done
+
+    @property
+    def progress_fd(self) -> int | None:
+        """The pipe :meth:`progress` reads (poll it to wake at each report), or None
+        once the host closed it (a closed pipe would wake a poll at once, forever)."""
+        return None if self._progress_closed else self._progress
+
+    def _read_progress(self) -> None:
+        if self._progress_closed:
+            return
+        try:
+            while chunk := os.read(self._progress, 65536):
+                self._done += len(chunk)
+                if len(chunk) < 65536:
+                    return
+            self._progress_closed = True  # end of file: the host closed its end
+        except BlockingIOError:
+            return
+        except OSError:
+            self._progress_closed = True
+
     def poll_answer(self) -> tuple[bool, Any]:
         """``(True, answer)`` once the answer of the :meth:`submit` ted request has
         arrived whole, ``(False, None)`` if not yet (never waits). Same checks and
@@ -336,32 +376,16 @@ class Sandbox:
                 if not self._ready:
                     self._check_ready(msg)
                     continue
-                kind = msg.get("t") if isinstance(msg, dict) else None
-                if kind == "ok" and "value" in msg:
-                    return True, msg["value"]
-                if kind == "raised":
-                    raise AgentRaised(
-                        _text(msg.get("error"), 2000),
-                        _text(msg.get("traceback"), 8000),
-                        _text(msg.get("type"), 100),
-                    )
-                raise AgentProtocolError(
-                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
-                )
-        except FrameTimeout:
-            what = (
-                f"{self._op}() did not answer within {self._limit:g} s"
-                if self._ready
-                else f"the agent did not start within {self.limits.startup_timeout:g} s"
-            )
-            self._fail(AgentTimeout(f"{what}; the process was killed"))
-        except PeerClosed:
-            self._fail(self._crash())
+                return True, _value(msg)
         except AgentRaised:
             raise
-        except AgentFailure as exc:
-            self._fail(exc)
-        raise AssertionError("unreachable")  # pragma: no cover
+        except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+            self._failed(
+                exc,
+                f"{self._op}() did not answer within {self._limit:g} s"
+                if self._ready
+                else f"the agent did not start within {self.limits.startup_timeout:g} s",
+            )
 
     def close(self) -> None:
         """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
@@ -377,6 +401,7 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self._kill()
         os.close(self._reader.fd)
+        os.close(self._progress)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
         if self._data is not None:
@@ -425,16 +450,12 @@ class Sandbox:
                 )
             while True:
                 msg = self._reader.read(deadline)
-                kind = msg.get("t") if isinstance(msg, dict) else None
-                if kind == "ok" and "value" in msg:
-                    return msg["value"]
-                if kind == "raised":
-                    raise AgentRaised(
-                        _text(msg.get("error"), 2000),
-                        _text(msg.get("traceback"), 8000),
-                        _text(msg.get("type"), 100),
-                    )
-                if kind == "ask" and serve is not None and isinstance(msg.get("name"), str):
+                if (
+                    serve is not None
+                    and isinstance(msg, dict)
+                    and msg.get("t") == "ask"
+                    and isinstance(msg.get("name"), str)
+                ):
                     try:
                         reply = {"value": serve(msg["name"], msg.get("args"))}
                     except AgentFailure:
@@ -443,37 +464,21 @@ class Sandbox:
                         reply = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
                     write_frame(self._w, reply, deadline, trusted_pickle=pickled)
                     continue
-                raise AgentProtocolError(
-                    f"the agent sent a message of the wrong shape: {msg!r:.120}"
-                )
-        except FrameTimeout:
-            self._fail(
-                AgentTimeout(f"{op}() did not answer within {limit:g} s; the process was killed")
-            )
-        except PeerClosed:
-            self._fail(self._crash())
+                return _value(msg)
         except AgentRaised:
             raise
-        except AgentFailure as exc:
-            self._fail(exc)
-        raise AssertionError("unreachable")  # pragma: no cover
+        except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+            self._failed(exc, f"{op}() did not answer within {limit:g} s")
 
     def _wait_ready(self) -> None:
         deadline = self._started + self.limits.startup_timeout
         while not self._ready:
             try:
                 msg = self._reader.read(deadline)
-            except FrameTimeout:
-                self._fail(
-                    AgentTimeout(
-                        f"the agent did not start within {self.limits.startup_timeout:g} s; "
-                        "the process was killed"
-                    )
+            except (FrameTimeout, PeerClosed, AgentFailure) as exc:
+                self._failed(
+                    exc, f"the agent did not start within {self.limits.startup_timeout:g} s"
                 )
-            except PeerClosed:
-                self._fail(self._crash())
-            except AgentFailure as exc:
-                self._fail(exc)
             self._check_ready(msg)
 
     def _check_ready(self, msg: Any) -> None:
@@ -497,10 +502,21 @@ class Sandbox:
         self._ready = True
         self.startup_seconds = time.monotonic() - self._started
 
-    def _fail(self, exc: AgentFailure) -> None:
+    def _fail(self, exc: AgentFailure) -> NoReturn:
         self._kill()
         self.failure = exc
         raise exc
+
+    def _failed(self, exc: Exception, timed_out: str) -> NoReturn:
+        """Kill the process for what went wrong on its channel and raise it as an
+        :class:`AgentFailure`: a frame past its deadline is an :class:`AgentTimeout`
+        (``timed_out`` says what was late), a closed pipe the crash that closed it, a
+        malformed frame itself."""
+        if isinstance(exc, FrameTimeout):
+            self._fail(AgentTimeout(f"{timed_out}; the process was killed"))
+        if isinstance(exc, AgentFailure):
+            self._fail(exc)
+        self._fail(self._crash())
 
     def _kill(self) -> None:
         if self._proc.poll() is None:
@@ -553,6 +569,21 @@ class Sandbox:
             size += len(chunk)
             while size > _TAIL and len(self._tail) > 1:
                 size -= len(self._tail.popleft())
+
+
+def _value(msg: Any) -> Any:
+    """The value of an answer frame; :class:`AgentRaised` for an exception the host
+    sent back, :class:`AgentProtocolError` for any other message."""
+    kind = msg.get("t") if isinstance(msg, dict) else None
+    if kind == "ok" and "value" in msg:
+        return msg["value"]
+    if kind == "raised":
+        raise AgentRaised(
+            _text(msg.get("error"), 2000),
+            _text(msg.get("traceback"), 8000),
+            _text(msg.get("type"), 100),
+        )
+    raise AgentProtocolError(f"the agent sent a message of the wrong shape: {msg!r:.120}")
 
 
 def _text(x: Any, cap: int) -> str:

@@ -50,12 +50,17 @@ class _Preempted(BaseException):
 # deadline re-arms for the rest of it; one with no call running just lapses. So a call
 # costs a clock read and two stores, not two ``setitimer`` system calls, and a call past
 # its limit is still pre-empted at it. ``on_end`` (and any pre-emption) stops the timer.
+# Other code may cancel the timer behind our back (pytest-timeout does at every test's
+# end): ``_TIMER`` then names an instant with no timer set. A guard re-reads the real
+# timer when it is built (once per session), and a call re-arms whenever ``_TIMER`` is
+# in the past, so a stale entry never leaves a call without its alarm.
 _CALL = [0.0]  # monotonic deadline of the guarded call running in the main thread (0: none)
 _TIMER = [0.0]  # monotonic instant our timer fires (0: not armed)
 _PREVIOUS: list[Any] = []  # the SIGALRM handler there was before ours
 _monotonic = time.monotonic
 _getsignal = _signal.getsignal
 _SIGALRM = int(signal.SIGALRM)
+_NO_END = Negotiator.on_end  # the base class's hook: does nothing
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -96,6 +101,14 @@ def _arm(deadline: float, now: float) -> None:
     signal.setitimer(signal.ITIMER_REAL, max(deadline - now, 1e-6))
 
 
+def _resync() -> None:
+    """Forget our timer if none is set any more (someone cancelled it), and make sure
+    the handler is ours: called when a guard is built, not per call."""
+    _install()
+    if _TIMER[0] != 0.0 and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0:
+        _TIMER[0] = 0.0
+
+
 def _disarm() -> None:
     """Stop our timer (between sessions no alarm of ours may remain pending)."""
     _CALL[0] = 0.0
@@ -120,7 +133,7 @@ class Guarded(Negotiator):
         beacon = current_beacon()  # set when a worker process starts
         self._cells: memoryview[float] | None = None if beacon is None else beacon.cells
         if self._alarm:
-            _install()
+            _resync()
 
     def on_start(self, view: NegotiatorView) -> None:
         self._run(0, self.setup_limit, self.inner.on_start, view)
@@ -138,7 +151,7 @@ class Guarded(Negotiator):
         alarm = self._alarm
         if alarm:
             at = _TIMER[0]
-            if at == 0.0 or at > deadline:
+            if not now < at <= deadline:
                 _arm(deadline, now)
             _CALL[0] = deadline
         try:
@@ -165,7 +178,7 @@ class Guarded(Negotiator):
         alarm = self._alarm
         if alarm:
             at = _TIMER[0]
-            if at == 0.0 or at > deadline:
+            if not now < at <= deadline:
                 _arm(deadline, now)
             _CALL[0] = deadline
         try:
@@ -189,7 +202,9 @@ class Guarded(Negotiator):
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         try:
-            self._run(3, self.setup_limit, self.inner.on_end, view, result)
+            end = self.inner.on_end
+            if getattr(end, "__func__", None) is not _NO_END:  # else no agent code to guard
+                self._run(3, self.setup_limit, end, view, result)
         finally:
             if self._alarm:
                 _disarm()  # the session is over: leave no alarm pending
@@ -205,7 +220,7 @@ class Guarded(Negotiator):
         alarm = self._alarm
         if alarm:
             at = _TIMER[0]
-            if at == 0.0 or at > deadline:  # no alarm pending, or one too late for this call
+            if not now < at <= deadline:  # none pending (or a stale one), or one too late
                 _arm(deadline, now)
             _CALL[0] = deadline
         try:

@@ -1,8 +1,10 @@
 """Sandboxed agents in negotiation tournaments (``--sandbox os|process``).
 
 :class:`SandboxedNegotiator` stands in for the agent inside the session; the agent lives
-in an :mod:`accord.sandbox` process, built there by :class:`NegotiatorHost` (trusted
-code that runs beside it). One sandbox serves one agent in one worker process and lives
+in an :mod:`accord.sandbox` process, built there by
+:class:`~accord.drivers.negotiator_host.OfferNegotiatorHost` (trusted code that runs
+beside it; the agent driver's seats use the same host), started by
+:func:`~accord.drivers.seats.start_entrant` with the interface :data:`OFFERS`. One sandbox serves one agent in one worker process and lives
 across that worker's sessions (a fresh negotiator object per session, as in-process),
 so the cost of starting it is paid once per agent per worker; one that failed is
 replaced for the next session. Each call sends the view's new state (the organiser's
@@ -26,49 +28,43 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import gc
-import resource
 import time
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.core.errors import AccordError, ConfigError, UsageError
-from accord.core.negotiator import Negotiator, NegotiatorView, OfferLog, Response
+from accord.core.errors import AccordError, ConfigError
+from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
+from accord.drivers.seats import Interface, start_entrant
 from accord.sandbox import (
     PROCESS_GIVES_UP,
     AgentCrashed,
     AgentFailure,
     AgentRaised,
     AgentTimeout,
-    Host,
-    HostContext,
     Limits,
     Sandbox,
     SandboxMode,
-    Then,
     agent_code,
     require_mode,
-    start_sandbox,
 )
-from accord.sandbox.host import describe_exception, from_organiser
 from accord.tournament.config import AgentSpec
 
 __all__ = [
     "BASE_MB",
     "SANDBOX_CHOICES",
+    "OFFERS",
     "IsolatedAgentError",
-    "NegotiatorHost",
     "SandboxedNegotiator",
     "TournamentLimits",
     "check_outcome",
     "check_response",
     "close_sandboxes",
     "describe_plan",
+    "failure_reason",
     "plan",
     "preflight",
 ]
@@ -79,7 +75,7 @@ SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
 _LIVES = 50  # a sandbox's process may use this many sessions' CPU before it is replaced
-HOST = "accord.tournament.isolation:NegotiatorHost"
+HOST = "accord.drivers.negotiator_host:OfferNegotiatorHost"
 
 
 class IsolatedAgentError(AccordError):
@@ -171,12 +167,9 @@ def _acquire(
             _busy.add(box)
             return box
         box.close()
-    code = agent_code(spec.type)
-    box = start_sandbox(
-        HOST,
+    box = start_entrant(
+        OFFERS,
         spec.type,
-        code_paths=code.paths,
-        code_mounts=code.mounts,
         limits=limits.sandbox(),
         mode=mode,
         data_dir=None if data_dir is None else str(data_dir),
@@ -274,17 +267,18 @@ class SandboxedNegotiator(Negotiator):
         offer protocols' counter-offer, set by the session): the host then proposes
         right after answering, and ``propose`` only reads that answer (one request, not
         two; each answer keeps its own deadline and checks)."""
-        self._pending: tuple[Any, int] | None = None
+        self._pending: tuple[Any, Any] | None = None  # (turn, counter-offer to read)
 
     @property
     def data_dir(self) -> Any:
         """Its learning-data directory in this session (a learning tournament's), or None."""
         return getattr(self._memory, "data_dir", None)
 
-    def on_start(self, view: NegotiatorView) -> None:
-        extra = {
+    def _setup(self, view: NegotiatorView, utility: Any) -> dict[str, Any]:
+        """What the host builds the session's negotiator and its view from."""
+        return {
             "spec": self.spec,
-            "utility": self._utility,
+            "utility": utility,
             "memory": self._memory,
             "index": view.index,
             "names": view.names,
@@ -292,6 +286,9 @@ class SandboxedNegotiator(Negotiator):
             "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }
+
+    def on_start(self, view: NegotiatorView) -> None:
+        extra = self._setup(view, self._utility)
         try:
             self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
         except AgentFailure as exc:
@@ -301,11 +298,11 @@ class SandboxedNegotiator(Negotiator):
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         pending, self._pending = self._pending, None
-        if pending is not None and pending == (view.state(), len(view.offers)):
-            out = self._send("propose", None, self._timeout("propose"), receive=True)
+        if pending is not None and pending[0] == self._turn(view):  # a counter-offer
+            out = self._counter_offer(pending[1])
         else:
             if pending is not None:
-                self._pending = pending  # _call drops the stale answer first
+                self._stale(pending)
             out = self._call("propose", view)
         try:
             return check_outcome(out)
@@ -314,16 +311,35 @@ class SandboxedNegotiator(Negotiator):
             raise
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        out, follow = self._respond(view, offer)
+        answer = check_response(out)
+        if answer is Response.REJECT and follow is not None:
+            self._pending = (self._turn(view), follow)
+        return answer
+
+    # how the calls travel: one at a time here, batched by the hub in a subclass ----------
+    def _turn(self, view: NegotiatorView) -> Any:
+        """What tells a turn from the next: a counter-offer is read only in its own."""
+        return (view.state(), len(view.offers))
+
+    def _respond(self, view: NegotiatorView, offer: Outcome) -> tuple[Any, Any]:
+        """``respond``'s raw answer, and what ``propose`` then reads as the counter-offer
+        (None: none follows)."""
         extra: dict[str, Any] = {"offer": offer}
         if self.counters:
             extra["counter"] = True
         out = self._call("respond", view, extra)
         if out is None:  # a timed-out call: the session records the timeout
-            return Response.REJECT
-        answer = check_response(out)
-        if self.counters and answer is Response.REJECT:
-            self._pending = (view.state(), len(view.offers))
-        return answer
+            return int(Response.REJECT), None
+        return out, (True if self.counters else None)
+
+    def _counter_offer(self, follow: Any) -> Any:
+        """The raw counter-offer that followed a REJECT (``follow``: see ``_respond``)."""
+        return self._send("propose", None, self._timeout("propose"), receive=True)
+
+    def _stale(self, pending: tuple[Any, Any]) -> None:
+        """A counter-offer the session did not ask for: dropped before the next call."""
+        self._pending = pending  # _call reads it first
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         if self._dead is None and self._box is not None and self._box.alive:
@@ -374,15 +390,20 @@ class SandboxedNegotiator(Negotiator):
             time.sleep(0)  # the session sees the call took too long and records a timeout
             return None
         except AgentFailure as exc:
-            reason = exc.reason
-            if "SIGXCPU" in reason:
-                reason = (
-                    "the agent process died from SIGXCPU "
-                    f"(CPU-time limit of {self.limits.cpu_seconds:g} s exceeded)"
-                )
+            reason = failure_reason(exc, self.limits)
             if exc.kind != "raised":
                 self._dead = reason
             raise IsolatedAgentError(reason) from None
+
+
+def failure_reason(exc: AgentFailure, limits: TournamentLimits) -> str:
+    """What a failed sandbox is recorded with (a death by SIGXCPU says which limit)."""
+    if "SIGXCPU" in exc.reason:
+        return (
+            "the agent process died from SIGXCPU "
+            f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
+        )
+    return exc.reason
 
 
 _SCALARS = frozenset({int, float, str, bool, type(None)})  # what JSON decodes to
@@ -414,198 +435,15 @@ def check_response(out: Any) -> Response:
     raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
 
 
-# -- inside the sandbox ------------------------------------------------------------------
-class NegotiatorHost(Host):
-    """Runs in the sandbox: builds one negotiator per session and mirrors its view."""
-
-    def __init__(self, agent: str, context: HostContext) -> None:
-        super().__init__(agent, context)
-        from accord.tournament.agents import agent_factory
-
-        agent_factory(agent)  # import it now: a module that cannot load fails at start
-        gc.freeze()  # what exists now is never garbage: collections then scan sessions only
-        self.sessions: dict[int, tuple[Negotiator, NegotiatorView, OfferLog]] = {}
-        self.cpu_left: dict[int, float] = {}  # CPU seconds each session may still use
-
-    def _batch(self, calls: list[tuple[str, int, Any, Any, Any]]) -> list[list[Any]]:
-        """Answer the calls of many sessions in one request (see
-        :mod:`accord.tournament.multiplex`), in order, each on its own. A call is
-        ``(op, sid, state, new offers, arg)``; ``op`` is ``start`` (``arg``: the
-        session's set-up; answers the megabytes the process maps), ``propose``, ``respond`` (``arg``: the offer), ``counter``
-        (``respond``, and ``propose`` at once after a REJECT) or ``end`` (``arg``: the
-        pickled result). An entry per call: ``[seconds, 0, value]``,
-        ``[seconds, 0, value, follow]`` (a REJECT and the counter-offer's entry),
-        ``[seconds, 1, type, error, traceback]`` (it raised) or ``[seconds, 2]`` (its
-        session used up its CPU time: dropped here). Seconds are the call's wall time;
-        the process's CPU limit is moved to what the batch's sessions have left (plus a
-        second) before any of them runs."""
-        left, sessions = self.cpu_left, self.sessions
-        budget = 1.0
-        for op, sid, _, _, arg in calls:
-            budget += arg["cpu"] if op == "start" else max(0.0, left.get(sid, 0.0))
-        self._cap_cpu(budget)
-        clock, cpu = time.perf_counter, time.process_time
-        out: list[list[Any]] = []
-        t, c = clock(), cpu()
-        for op, sid, now, new, arg in calls:
-            neg: Any = None
-            value: Any = None
-            try:
-                if op == "start":
-                    self._start(sid, arg, now, new)
-                    value = _mapped_mb()  # the organiser stops adding sessions near the limit
-                else:
-                    neg, view, offers = sessions[sid]
-                    view.update(*now)
-                    for k, o in new:
-                        offers._append(k, o)
-                    if op == "propose":
-                        value = _outcome(neg.propose(view))
-                    elif op == "respond" or op == "counter":
-                        value = int(neg.respond(view, arg))
-                        if op == "respond" or value != Response.REJECT:
-                            neg = None  # no counter-offer follows
-                    elif op == "end":
-                        value = self._end(sid, neg, view, arg)
-                        neg = None
-                    else:
-                        raise UsageError(f"unknown op {op!r}")
-                entry: list[Any] = [0.0, 0, value]
-            except BaseException as exc:  # noqa: BLE001 - the agent's, SystemExit included
-                entry = _raised(exc)
-                neg = None
-            t1, c1 = clock(), cpu()
-            entry[0], t = t1 - t, t1
-            spent, c = c1 - c, c1
-            if sid in left:
-                left[sid] -= spent
-                if left[sid] < 0:
-                    out.append(self._drop(sid, entry[0]))
-                    continue
-            if neg is not None and op == "counter":  # the counter-offer, its own call
-                try:
-                    follow: list[Any] = [0.0, 0, _outcome(neg.propose(view))]
-                except BaseException as exc:  # noqa: BLE001
-                    follow = _raised(exc)
-                t1, c1 = clock(), cpu()
-                follow[0], t = t1 - t, t1
-                spent, c = c1 - c, c1
-                left[sid] -= spent
-                if left[sid] < 0:
-                    out.append(self._drop(sid, entry[0] + follow[0]))
-                    continue
-                entry.append(follow)
-            out.append(entry)
-        return out
-
-    def _start(self, sid: int, arg: dict[str, Any], now: Any, new: Any) -> None:
-        """A new session: its negotiator and the mirror of its view."""
-        from accord.tournament.agents import make_negotiator
-
-        neg = make_negotiator(arg["spec"])
-        offers = OfferLog()
-        utility = arg["utility"]
-        if type(utility) is bytes:  # pickled once by the organiser for many sessions
-            utility = from_organiser(utility)
-        view = NegotiatorView(
-            utility,
-            arg["index"],
-            arg["names"],
-            offers,
-            arg["rng"],
-            arg["memory"],
-            arg["deadline"],
-        )
-        self.sessions[sid] = (neg, view, offers)
-        self.cpu_left[sid] = arg["cpu"]
-        view.update(*now)
-        for k, o in new:
-            offers._append(k, o)
-        neg.on_start(view)
-
-    def _end(self, sid: int, neg: Negotiator, view: NegotiatorView, result: Any) -> float:
-        """The session is over: ``on_end``, then nothing of it stays (collected once the
-        process holds no session). The process's CPU time used so far."""
-        del self.sessions[sid]
-        self.cpu_left.pop(sid, None)
-        if type(result) is bytes:  # pickled once by the organiser for every party
-            result = from_organiser(result)
-        neg.on_end(view, result)
-        del neg, view
-        if not self.sessions:  # nothing of this session stays reachable in the next
-            from accord.core.inverse import clear_inverses
-
-            clear_inverses()  # the LRU would keep this session's utilities reachable
-            gc.collect()
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        return used.ru_utime + used.ru_stime
-
-    def _drop(self, sid: int, seconds: float) -> list[Any]:
-        """A session past its CPU time: forgotten here (the organiser fails it)."""
-        self.sessions.pop(sid, None)
-        self.cpu_left.pop(sid, None)
-        return [seconds, 2]
-
-    def _cap_cpu(self, seconds: float) -> None:
-        """Let the process use ``seconds`` more CPU time (the soft limit; never past the
-        hard one, which bounds the process's life)."""
-        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        cap = int(used.ru_utime + used.ru_stime + seconds + 0.999)
-        if hard == resource.RLIM_INFINITY or cap < hard:
-            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
-
-    def handle(self, op: str, payload: Any) -> Any:
-        from accord.tournament.agents import check_agents
-
-        if op == "check":
-            check_agents([payload["spec"]])
-            return None
-        if op == "batch":
-            return self._batch(payload)
-        sid = payload["sid"]
-        *now, new = payload["state"]
-        if op == "start":
-            self._cap_cpu(payload["cpu"])
-            self._start(sid, payload, now, new)
-            return None
-        neg, view, offers = self.sessions[sid]
-        view.update(*now)
-        for k, o in new:
-            offers._append(k, o)
-        if op == "propose":
-            return _outcome(neg.propose(view))
-        if op == "respond":
-            answer = int(neg.respond(view, payload["offer"]))
-            if answer == Response.REJECT and payload.get("counter"):
-                return Then(answer, lambda: _outcome(neg.propose(view)))
-            return answer
-        if op == "end":
-            return self._end(sid, neg, view, payload["result"])
-        raise UsageError(f"unknown op {op!r}")
-
-
-def _mapped_mb() -> float:
-    """Megabytes of address space this process maps (what ``RLIMIT_AS`` limits)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * resource.getpagesize() / 2**20
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
-def _raised(exc: BaseException) -> list[Any]:
-    return [0.0, 1, type(exc).__name__, describe_exception(exc), traceback.format_exc()[-8000:]]
-
-
-def _outcome(out: Outcome | None) -> list[Any] | None:
-    if out is None:
-        return None
-    return [v if type(v) in _PLAIN else _plain(v) for v in out]
-
-
-_PLAIN = frozenset({int, float, str, bool})
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
+OFFERS = Interface(
+    HOST,
+    {
+        "check": None,
+        "start": None,  # the megabytes the process maps, in a batch
+        "propose": check_outcome,
+        "respond": check_response,
+        "end": None,  # the CPU seconds the process used
+        "batch": None,  # a list of entries, each checked by the hub
+    },
+)
+"""The offer negotiators' interface: what each call of a session answers, checked."""

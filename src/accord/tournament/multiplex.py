@@ -16,10 +16,17 @@ What each call keeps, exactly as one at a time (:func:`~accord.tournament.sessio
 * JSON only, every answer's shape checked (an outcome is a list of scalars, a response
   one of its codes, an entry of the batch one of its forms);
 * its time limit: the agent's process times each call and the organiser fails a call
-  slower than the limit (a ``timeout``); the organiser's own, trusted deadline for a
-  batch is the sum of its calls' budgets. A batch past it kills that agent's process
-  and fails only that agent's sessions, as timeouts. (A hostile agent can lie about
-  one call's time inside a batch, never past the batch's deadline.);
+  slower than the limit (a ``timeout``). The organiser also times each call itself: a
+  batch still running at half its shortest budget is watched call by call (its host
+  reports each call's end on a pipe of its own, :meth:`~accord.sandbox.Sandbox.progress`;
+  a quick batch costs nothing more), and a call past its own budget with no call
+  reported done since kills that agent's process and fails only that agent's sessions,
+  as timeouts. So a hanging call is caught near its own limit (at most half the
+  shortest budget later, when it is one of the first calls) whatever shares its batch:
+  a ``start`` or ``end`` with its 30 s budget, or a hundred other calls. The trusted
+  deadline of a batch stays the sum of its calls' budgets: a hostile agent can fake
+  progress (and wake the organiser once per call of the batch at most) or lie about
+  one call's time inside a batch, never past that deadline;
 * its CPU time: counted per session in the agent's process (a session past its limit
   fails alone); the process's own CPU limit is moved to what the batch's sessions have
   left, and its hard limit bounds the process's life, as before;
@@ -50,7 +57,7 @@ from typing import Any
 
 from greenlet import greenlet
 
-from accord.core.negotiator import NegotiatorView, Response
+from accord.core.negotiator import NegotiatorView
 from accord.core.outcomes import Outcome
 from accord.core.protocols.driver import SlowCall
 from accord.core.protocols.result import SessionResult
@@ -70,8 +77,7 @@ from accord.tournament.isolation import (
     TournamentLimits,
     _acquire,
     _release,
-    check_outcome,
-    check_response,
+    failure_reason,
 )
 from accord.tournament.session import (
     Game,
@@ -96,6 +102,7 @@ class _Slot:
 
     __slots__ = (
         "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
+        "done", "since", "due", "watch",
     )  # fmt: skip
 
     def __init__(self, box: Sandbox, key: Any) -> None:
@@ -109,6 +116,10 @@ class _Slot:
         self.budget = 0.0
         self.error: BaseException | None = None  # what its later calls raise, once failed
         self.retired = False  # past half its CPU life: no new sessions
+        self.done = 0  # calls of the batch in flight its host reported done
+        self.since: float | None = None  # when the running call began, at the latest
+        self.due = math.inf  # when to look at its progress next
+        self.watch = False  # a slow batch: wake at each call it reports done
 
     @property
     def usable(self) -> bool:
@@ -134,20 +145,9 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
         self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
         self.slot: _Slot | None = None
-        self._counter: tuple[Any, list[Any]] | None = None
 
     def on_start(self, view: NegotiatorView) -> None:
-        extra = {
-            "spec": self.spec,
-            "utility": self.hub.pickled(self._utility),
-            "memory": self._memory,
-            "index": view.index,
-            "names": view.names,
-            "rng": view.rng,
-            "deadline": view.deadline,
-            "cpu": self.limits.cpu_seconds,
-        }
-        mapped = self._call("start", view, extra)
+        mapped = self._call("start", view, self._setup(view, self.hub.pickled(self._utility)))
         slot = self.slot
         if slot is not None and isinstance(mapped, int | float):
             if slot.base is None:  # what the process maps with its first session
@@ -155,25 +155,19 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
                 slot.cap = min(slot.cap, max(1, slot.live))
 
-    def propose(self, view: NegotiatorView) -> Outcome | None:
-        counter, self._counter = self._counter, None
-        if counter is not None and counter[0] == view.step:  # the same turn
-            out = self._value("propose", counter[1])
-        else:
-            out = self._call("propose", view)
-        try:
-            return check_outcome(out)
-        except IsolatedAgentError as exc:
-            self._dead = str(exc)
-            raise
+    # propose and respond are SandboxedNegotiator's; here the calls go through the hub
+    def _turn(self, view: NegotiatorView) -> Any:
+        return view.step
 
-    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+    def _respond(self, view: NegotiatorView, offer: Outcome) -> tuple[Any, Any]:
         entry = self._entry("counter" if self.counters else "respond", view, offer)
-        out = self._value("respond", entry)
-        answer = check_response(out)
-        if answer is Response.REJECT and len(entry) == 4:
-            self._counter = (view.step, entry[3])
-        return answer
+        return self._value("respond", entry), (entry[3] if len(entry) == 4 else None)
+
+    def _counter_offer(self, follow: Any) -> Any:
+        return self._value("propose", follow)  # its entry came with the REJECT's
+
+    def _stale(self, pending: tuple[Any, Any]) -> None:
+        pass  # already read with the REJECT: nothing is left in the channel
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
         slot = self.slot
@@ -189,12 +183,12 @@ class MultiplexedNegotiator(SandboxedNegotiator):
     def close(self) -> None:
         """Leave the hub's sandbox (the hub keeps it for other sessions; idempotent)."""
         slot, self.slot = self.slot, None
-        self._counter = None
+        self._pending = None
         if slot is not None:
             self.hub.leave(slot)
 
     def _entry(self, op: str, view: NegotiatorView, arg: Any) -> list[Any]:
-        """Send one call through the hub; its raw entry (see ``NegotiatorHost._batch``)."""
+        """Send one call through the hub; its raw entry (see ``OfferNegotiatorHost._batch``)."""
         if self._dead is not None:
             raise IsolatedAgentError(self._dead)
         offers = view.offers
@@ -431,6 +425,38 @@ class Hub:
                 slot.box.submit("batch", [c[1] for c in calls], slot.budget, trusted_pickle=True)
             except AgentFailure as exc:
                 self._broken(slot, exc, done, live)
+                continue
+            slot.done, slot.watch = 0, False
+            self._started(slot, time.monotonic())
+
+    @staticmethod
+    def _started(slot: _Slot, now: float) -> None:
+        """The batch's first call begins ``now`` (once its process is ready): look at
+        it again at half the batch's shortest budget (most batches are answered first)."""
+        slot.since = now if slot.box.ready else None
+        shortest = min([c[2] for c in slot.inflight])
+        slot.due = math.inf if slot.since is None else now + shortest / 2
+
+    @staticmethod
+    def _check(slot: _Slot, now: float) -> AgentTimeout | None:
+        """Look at ``slot``'s progress (from now on at each call it reports done): the
+        timeout to kill it for if the call it runs is past its own budget with no call
+        reported done since, else None (and when to look again)."""
+        slot.watch = True
+        done = slot.box.progress()
+        if done != slot.done:
+            slot.done, slot.since = done, now  # the next call began by now
+        calls = slot.inflight
+        if slot.since is None or done >= len(calls):  # the answer's deadline bounds it
+            slot.due = math.inf
+            return None
+        slot.due = slot.since + calls[done][2]
+        if now < slot.due:
+            return None
+        return AgentTimeout(
+            f"call {done + 1} of its batch of {len(calls)} ({calls[done][1][0]}) ran past "
+            f"its {calls[done][2]:.3f} s"
+        )
 
     def _wait(self, done: list[SessionRecord], live: set[greenlet]) -> None:
         """Wait for answers (or deadlines) and resume the sessions they are for."""
@@ -441,11 +467,19 @@ class Hub:
         poller = select.poll()
         for fd in by_fd:
             poller.register(fd, select.POLLIN)
-        left = min(s.box.deadline for s in busy) - time.monotonic()
+        for s in busy:  # a slow batch: wake at each call it reports done
+            if s.watch and s.done < len(s.inflight) and s.box.progress_fd is not None:
+                poller.register(s.box.progress_fd, select.POLLIN)
+        left = min(min(s.box.deadline, s.due) for s in busy) - time.monotonic()
         ready = {fd for fd, _ in poller.poll(max(0, math.ceil(left * 1000)))}
         now = time.monotonic()
         for fd, slot in by_fd.items():
             if fd not in ready and now <= slot.box.deadline:
+                if now >= slot.due or (slot.watch and slot.box.progress_fd in ready):
+                    late = self._check(slot, now)
+                    if late is not None:
+                        slot.box.abandon(late)
+                        self._broken(slot, late, done, live)
                 continue
             calls = slot.inflight
             try:
@@ -457,6 +491,8 @@ class Hub:
                 self._broken(slot, exc, done, live)
                 continue
             if not arrived:
+                if slot.since is None and slot.box.ready:  # it has just started
+                    self._started(slot, now)
                 continue
             if not (isinstance(entries, list) and len(entries) == len(calls)):
                 bad = AgentProtocolError(
@@ -478,12 +514,16 @@ class Hub:
         calls, slot.inflight, slot.queue = slot.inflight + slot.queue, [], []
         if isinstance(exc, AgentTimeout):
             limit = self.ctx.limits.call_timeout
+            what = (
+                exc.reason
+                if exc.reason.startswith("call ")
+                else f"its batch of {sent} calls took more than their {slot.budget:.3f} s"
+            )
             slot.error = SlowCall(
-                f"its batch of {sent} calls took more than their {slot.budget:.3f} s "
-                f"(the limit is {limit:.3f} s per call); the process was killed"
+                f"{what} (the limit is {limit:.3f} s per call); the process was killed"
             )
         elif isinstance(exc, AgentFailure):
-            slot.error = IsolatedAgentError(_reason(exc, self.ctx.limits))
+            slot.error = IsolatedAgentError(failure_reason(exc, self.ctx.limits))
         else:
             slot.error = exc
         for g, wire, _ in calls:
@@ -515,15 +555,6 @@ def _again(error: BaseException, op: str) -> BaseException:
     """A fresh exception like ``error`` for a call of ``op`` (one per session)."""
     op = "respond" if op == "counter" else op
     return type(error)(f"{op} did not answer: {error}")
-
-
-def _reason(exc: AgentFailure, limits: TournamentLimits) -> str:
-    if "SIGXCPU" in exc.reason:
-        return (
-            "the agent process died from SIGXCPU "
-            f"(CPU-time limit of {limits.cpu_seconds:g} s exceeded)"
-        )
-    return exc.reason
 
 
 def run_group(tasks: list[Task], ctx: RunContext) -> list[SessionRecord]:

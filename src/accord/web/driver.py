@@ -41,7 +41,7 @@ import contextlib
 import hmac
 import secrets
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ from fastapi import APIRouter, BackgroundTasks, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from accord.core.protocols.driver import Seat, failure_of
+from accord.core.protocols.driver import Seat, SlowCall, failure_of
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import Event, IllegalAction, Rules
 from accord.web.clock import Clock, RealClock
@@ -80,21 +80,31 @@ class RulesGame:
         rules: the protocol's rules.
         setup: what the play is set up from.
         people: the party indices people play (each gets a token).
-        seats: ``seats(state) -> {party: Seat}`` for the other parties (agents); called
-            once, with the first state (on a resume: before the log is replayed).
+        seats: ``seats(state) -> {party: Seat}`` for the other parties (agents).
         log: the event log (its stream ``stream`` holds this play).
         seed: the rules' seed.
         clock: the server's clock (real, or virtual in tests).
         names: the parties' names (for failures); default ``party k``.
         tokens: the people's tokens by party (default: fresh random ones).
+        on_change: called after every change, under the play's lock (keep it short) and
+            in the same transaction of the log's file as the change's record (a study
+            keeps its own records in step: pages told, what an agent keeps, a round
+            completed); if it raises, the record is rolled back (rebuild the play from
+            the log).
+        agent_seconds: an agent's call slower than this is its failure (a timeout,
+            recorded through ``rules.fail``); None: no limit here (a sandboxed seat has
+            its own per-call deadline).
         wall_time: the play's time is the wall time since its start, so the time a
             server was down counts on a resume (a deadline that passed meanwhile has
             passed; the log's wall times are the start's, so give the log this clock);
             by default the clock stops while no server runs.
+        recall: on a resume, the seats are built from the first state and each hears
+            again every question it was asked (``seat.recall(state, party, action)``,
+            its answer as recorded), so a fresh agent rebuilds its memory; by default
+            they are built from the replayed state.
         loop: the event loop that wakes the play when the rules say it changes by
             itself (:meth:`Rules.due`); set by :meth:`open`, or given for a play made
             after start-up. Without one, time moves only on requests.
-        on_change: called (under the play's lock: keep it short) after every change.
     """
 
     def __init__(
@@ -111,9 +121,11 @@ class RulesGame:
         tokens: Mapping[int, str] | None = None,
         stream: str = "play",
         live: Live | None = None,
-        wall_time: bool = False,
-        loop: asyncio.AbstractEventLoop | None = None,
         on_change: Callable[[], None] | None = None,
+        agent_seconds: float | None = None,
+        wall_time: bool = False,
+        recall: bool = False,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.rules = rules
         self.people = tuple(people)
@@ -123,21 +135,28 @@ class RulesGame:
         self.live = live or Live()
         self.tokens = dict(tokens) if tokens else {p: secrets.token_urlsafe(16) for p in people}
         self.loop = loop
-        self.on_change = on_change
         self._names = tuple(names)
         self._lock = threading.RLock()
         self._idle = threading.Condition(self._lock)
-        self._running = self._again = self._ended = False
-        self._timer: float | None = None
+        self._on_change = on_change
+        self.agent_seconds = agent_seconds
+        self._driving = False  # a thread is letting the agents act
+        self._again = False  # a change came while it did: it looks once more
+        self._closed = False  # closed: its agents' answers are dropped
+        self._ended = False  # the seats heard the end
+        self._timer: float | None = None  # when the play is woken next (see _schedule)
         self._offset = 0.0
         self._ticked = 0.0
         self._version = 0
         self._epoch = 0  # changes not made by a person (an agent's answer outlives the others)
         earlier = log.read(stream)
+        self.recall = recall
         if earlier:
             self.state = rules.restore(earlier[0].data["state"])
-            self.seats = dict(seats(self.state))
+            self.seats = dict(seats(self.state)) if recall else {}
             self._replay(earlier)
+            if not recall:
+                self.seats = dict(seats(self.state))
             if wall_time:  # the play started at the start record's wall time
                 self._offset = max(self._offset, self.clock.wall() - earlier[0].at)
         else:
@@ -145,8 +164,8 @@ class RulesGame:
             self.seats = dict(seats(self.state))
             log.append(stream, "start", {"state": rules.serialize(self.state), "seed": seed})
         self._t0 = self.clock.now() - self._offset
-        if earlier and not rules.to_act(self.state):
-            self._end_seats()  # a resumed agent hears the end it heard before
+        if earlier and recall and not rules.to_act(self.state):
+            self._end_seats()  # a rebuilt agent hears the end it heard before
 
     @classmethod
     def resume(
@@ -196,25 +215,31 @@ class RulesGame:
         """Seconds since the play started (continuing across a resume)."""
         return self.clock.now() - self._t0
 
-    @property
-    def version(self) -> int:
-        """How many changes the play has had."""
-        return self._version
-
     def _name(self, party: int) -> str:
         return self._names[party] if party < len(self._names) else f"party {party}"
+
+    @property
+    def version(self) -> int:
+        """How many changes the play has had (its ``version`` in :meth:`view`)."""
+        return self._version
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The play's lock (held while the play changes; never over an agent's call)."""
+        return self._lock
 
     def _record(
         self, kind: str, data: dict[str, Any], events: Sequence[Event], person: bool = False
     ) -> None:
         shown = [e.to_json() for e in events]
-        self.log.append(self.stream, kind, {**data, "events": shown})
+        with _one_transaction(self.log):
+            self.log.append(self.stream, kind, {**data, "events": shown})
+            if self._on_change is not None:
+                self._on_change()
         self._version += 1
         if not person:
             self._epoch += 1
         self.live.publish(self.stream, "update", {"kind": kind})
-        if self.on_change is not None:
-            self.on_change()
 
     def _tick(self) -> None:
         now = self._ticked = self.now()
@@ -257,23 +282,26 @@ class RulesGame:
         (a page that wants the agents' answers before it shows the play).
         """
         with self._idle:
-            if self._running:
+            if self._driving:
                 self._again = True
-                while wait and self._running:
+                while wait and self._driving:
                     self._idle.wait()
                 return
-            self._running = True
+            self._driving = True
         try:
             while True:
                 self._run(limit)
                 with self._idle:
                     if not self._again:
+                        self._driving = False
+                        self._idle.notify_all()
                         break
                     self._again = False
-        finally:
+        except BaseException:
             with self._idle:
-                self._running = False
+                self._driving = self._again = False
                 self._idle.notify_all()
+            raise
         self._end_seats()
         self._schedule()
 
@@ -293,7 +321,13 @@ class RulesGame:
                 action = call()
             except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded below
                 action, error = None, exc
+            took = self.now() - started
+            if error is None and self.agent_seconds is not None and took > self.agent_seconds:
+                limit_s = self.agent_seconds
+                action, error = None, SlowCall(f"took {took:.1f} s; the limit is {limit_s:g} s")
             with self._lock:
+                if self._closed:
+                    return
                 if self._epoch != epoch or k not in rules.to_act(self.state):
                     continue  # the play moved on while it thought: its answer is dropped
                 if error is None:
@@ -337,7 +371,7 @@ class RulesGame:
     def _schedule(self) -> None:
         """Wake the play when the rules say it next changes by itself."""
         loop = self.loop
-        if loop is None or loop.is_closed():
+        if loop is None or loop.is_closed() or self._closed:
             return
         with self._lock:
             due = self.rules.due(self.state) if self.rules.to_act(self.state) else None
@@ -443,8 +477,23 @@ class RulesGame:
         threading.Thread(target=self.run_agents, daemon=True).start()
 
     def close(self) -> None:
-        """At shut-down: end the live streams."""
+        """At shut-down: end the live streams; an answer an agent is still thinking about
+        is dropped (the play takes no more of its agents' actions)."""
+        with self._lock:
+            self._closed = True
         self.live.close()
+
+
+@contextlib.contextmanager
+def _one_transaction(log: EventLog) -> Iterator[None]:
+    """One transaction of the log's file, unless this thread has one open already."""
+    file = log.file
+    with file.lock:
+        if file.conn.in_transaction:  # ours: the file's lock is held through a transaction
+            yield
+            return
+        with file.transaction(immediate=True):
+            yield
 
 
 def _shown(result: Any) -> Any:

@@ -23,6 +23,13 @@ the lifespan on; bind with :func:`loopback_socket` first when apps must know eac
 other's address before they start. :class:`ServerProcess` serves an app built by a
 factory in a child process (as an operator runs it: a client in the test's process
 then meets no shared interpreter, and ``kill()`` is a real kill -9).
+
+Waiting: never sleep a fixed time and hope. :func:`wait_until` polls a condition with a
+generous timeout (it returns as soon as the condition holds, so a generous bound costs
+nothing on a quiet machine and keeps a loaded one green); a server that takes a
+``clock`` gets a :class:`~accord.web.clock.VirtualClock` (time stands still until the test
+moves it) or a :class:`SkipClock` (real time, plus the gaps the test skips: a rule that
+wants 0.3 s between two messages is met by ``clock.skip(0.3)`` instead of a sleep).
 """
 
 from __future__ import annotations
@@ -36,23 +43,35 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import pytest
 
+from accord.web.clock import VirtualClock
 from accord.web.runner import ServerError, ServerThread, free_port, loopback_socket
 
 __all__ = [
     "CHROMIUM_ARGS",
     "ServerProcess",
     "ServerThread",
+    "SkipClock",
+    "VirtualClock",
+    "WAIT_TIMEOUT",
     "chromium_path",
     "free_port",
     "loopback_socket",
     "screenshot",
+    "wait_until",
     "web_browser",
     "web_page",
 ]
+
+T = TypeVar("T")
+
+WAIT_TIMEOUT = 30.0
+"""Seconds :func:`wait_until` waits by default: far above what any condition of the tests
+needs on a quiet machine (milliseconds) and on a loaded one (load 15: about a second),
+so only a real failure reaches it."""
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -62,6 +81,60 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 """Flags for a headless Chromium in a container without a GPU or a network."""
+
+
+def wait_until(
+    condition: Callable[[], T],
+    what: str = "the condition",
+    timeout: float = WAIT_TIMEOUT,
+    every: float = 0.01,
+) -> T:
+    """``condition()``'s first truthy value, polled every ``every`` seconds; an
+    ``AssertionError`` naming ``what`` (and the last value) after ``timeout`` seconds.
+
+    >>> box = [0]
+    >>> def bump() -> int:
+    ...     box[0] += 1
+    ...     return box[0] >= 3
+    >>> wait_until(bump, "three polls", every=0)
+    True
+    >>> wait_until(lambda: [], "a non-empty list", timeout=0.05)
+    Traceback (most recent call last):
+    AssertionError: a non-empty list: not within 0.05 s (last value: [])
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout:g} s (last value: {value!r})")
+        time.sleep(every)
+
+
+class SkipClock:
+    """Monotonic seconds that run with the machine's clock and jump forward when the test
+    calls :meth:`skip`; a ``Callable[[], float]`` for servers that take a ``clock``.
+
+    Rules judged on it see a skipped gap as passed at once (deterministic, whatever the
+    load), while the server's own timers (phases, timeouts) keep real time.
+
+    >>> clock = SkipClock()
+    >>> t0 = clock()
+    >>> clock.skip(5.0)
+    >>> clock() - t0 >= 5.0
+    True
+    """
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.offset
+
+    def skip(self, seconds: float) -> None:
+        """Move this clock ``seconds`` ahead of the machine's."""
+        self.offset += seconds
 
 
 def chromium_env() -> dict[str, str | float | bool]:

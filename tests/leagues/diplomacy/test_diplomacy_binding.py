@@ -40,9 +40,12 @@ def test_random_deal_games_keep_every_deal_another_order_could_keep() -> None:
 
 
 @pytest.mark.slow
-def test_100_random_deal_games_keep_every_keepable_deal() -> None:
-    audit = random_deal_games(100, last_year=1905, seed=7)
-    assert audit.games == 100 and audit.later_deals > 1000
+def test_25_random_deal_games_to_1905_keep_every_keepable_deal() -> None:
+    """A quarter of docs/diplomacy.md's 100-game audit (about 5 s of CPU instead of 20;
+    the full figures come from ``bench/bench_diplomacy.py --audit 100``): about 1,500
+    deals, half of them about a later phase, every one kept where it could be."""
+    audit = random_deal_games(25, last_year=1905, seed=7)
+    assert audit.games == 25 and audit.later_deals > 600
     assert audit.broken == 0 and audit.made_impossible == 0, audit.examples
 
 

@@ -4,7 +4,6 @@ seller and logged as not permitted."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,13 +13,20 @@ import pytest
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.rules import RuleConfig
 from accord.leagues.humaine.testing import Party, Stage, agent, human
+from accord.web.testing import SkipClock, wait_until
 
 FAST = RuleConfig(human_gap=0.2)
+CLOCK = SkipClock()
+"""The orchestrators' clock: a test skips R0's gap (0.2 s) instead of sleeping."""
+
+
+def app_at(db: Path) -> Any:
+    return create_orchestrator_app(db_path=db, rule_config=FAST, clock=CLOCK)
 
 
 @pytest.fixture
 def stage(tmp_path: Path) -> Iterator[Stage]:
-    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
+    app = app_at(tmp_path / "eo.db")
     with Stage(app) as s:
         yield s
 
@@ -51,7 +57,7 @@ def test_a_buyer_accepts_a_standing_offer_at_its_goods_and_price_only(stage: Sta
     assert post("/relayMessage", json=human(rid, "Celia, 2 eggs?", "Celia")).json()["permitted"]
     offer = agent(rid, "Celia", "2 eggs for 4.50", "SellOffer", {"egg": 2}, 4.5)
     assert post("/relayMessage", json=offer).json()["permitted"]
-    time.sleep(0.25)  # R0
+    CLOCK.skip(0.2)  # R0
     for quantity, price in (({"egg": 12}, 4.5), ({"egg": 2}, 0.01), ({"egg": 2}, 4.49)):
         r = post("/relayMessage", json=accept(rid, "Celia", quantity, price)).json()
         assert (r["permitted"], r["rule"]) == (False, "offer"), (quantity, price)
@@ -64,7 +70,7 @@ def test_a_buyer_accepts_a_standing_offer_at_its_goods_and_price_only(stage: Sta
     s = state(stage, rid)
     assert s["purchases"] == {"egg": 2} and s["remainingBudget"] == 45.5
     # bought: the offer no longer stands
-    time.sleep(0.25)
+    CLOCK.skip(0.2)  # R0
     r = post("/relayMessage", json=accept(rid, "Celia", {"egg": 2}, 4.5)).json()
     assert r["rule"] == "offer" and "no offer that still stands" in r["rationale"]
     assert state(stage, rid)["remainingBudget"] == 45.5
@@ -75,10 +81,10 @@ def test_a_replaced_offer_no_longer_stands(stage: Stage) -> None:
     post = stage.client.post
     post("/relayMessage", json=human(rid, "Celia, 2 eggs?", "Celia"))
     post("/relayMessage", json=agent(rid, "Celia", "5", "SellOffer", {"egg": 2}, 5.0))
-    time.sleep(0.25)
+    CLOCK.skip(0.2)  # R0
     post("/relayMessage", json=human(rid, "Celia, less?", "Celia"))
     post("/relayMessage", json=agent(rid, "Celia", "4", "SellOffer", {"egg": 2}, 4.0))
-    time.sleep(0.25)
+    CLOCK.skip(0.2)  # R0
     assert post("/relayMessage", json=accept(rid, "Celia", {"egg": 2}, 5.0)).json()["rule"] == (
         "offer"
     )
@@ -87,15 +93,15 @@ def test_a_replaced_offer_no_longer_stands(stage: Stage) -> None:
 
 def test_a_standing_offer_survives_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "eo.db"
-    with Stage(create_orchestrator_app(db_path=db, rule_config=FAST)) as stage:
+    with Stage(app_at(db)) as stage:
         rid = stage.new_round()
         stage.client.post("/relayMessage", json=human(rid, "Celia, 2 eggs?", "Celia"))
         offer = agent(rid, "Celia", "4.5", "SellOffer", {"egg": 2}, 4.5)
         assert stage.client.post("/relayMessage", json=offer).json()["permitted"]
         party_ports = (stage.celia, stage.watson, stage.ui)
         assert all(p.port for p in party_ports)
-    time.sleep(0.25)
-    with Stage(create_orchestrator_app(db_path=db, rule_config=FAST)) as again:
+    CLOCK.skip(0.2)  # R0
+    with Stage(app_at(db)) as again:
         r = again.client.post("/relayMessage", json=accept(rid, "Celia", {"egg": 2}, 4.5))
         assert r.json()["permitted"], r.text
 
@@ -103,7 +109,7 @@ def test_a_standing_offer_survives_a_restart(tmp_path: Path) -> None:
 def test_a_declined_deal_is_blocked_refunded_told_to_the_seller_and_logged(
     tmp_path: Path,
 ) -> None:
-    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
+    app = app_at(tmp_path / "eo.db")
     with Stage(app, ui=Party("ui", confirm="declined")) as stage:
         rid = stage.new_round()
         post = stage.client.post
@@ -120,16 +126,27 @@ def test_a_declined_deal_is_blocked_refunded_told_to_the_seller_and_logged(
         assert (last["permitted"], last["rule"], last["deal"]) == (False, "confirm", False)
         logs = [b for b in stage.ui.wait_for("/receiveLog", 2, round_id=rid) if b["text"] == "Deal"]
         assert [b["permitted"] for b in logs] == [False]
-        # never broadcast as a deal: neither agent nor the UI heard the Accept as a message
-        time.sleep(0.2)
-        for p in (stage.celia, stage.watson, stage.ui):
-            assert [b["text"] for b in p.bodies("/receiveMessage", rid)] == [
-                "Watson, I accept 2 eggs for $9"
-            ]
         # Watson's turn was not spent on the declined deal: he may answer again
         again = agent(rid, "Watson", "Then 2 eggs for 8", "SellOffer", {"egg": 2}, 8.0)
         assert post("/relayMessage", json=again).json()["permitted"]
-    with Stage(create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)) as later:
+        # never broadcast as a deal: neither agent nor the UI heard the Accept as a message
+        # (each party's deliveries are in order: it would have come before the next words)
+        CLOCK.skip(0.2)  # R0
+        assert post("/relayMessage", json=human(rid, "Celia, and you?", "Celia")).json()[
+            "permitted"
+        ]
+        said = ["Watson, I accept 2 eggs for $9", "Celia, and you?"]
+        for p in (stage.celia, stage.watson, stage.ui):
+            got = wait_until(
+                lambda p=p: (
+                    (t := [b["text"] for b in p.bodies("/receiveMessage", rid)])
+                    and t[-1] == said[-1]
+                    and t
+                ),
+                f"{p.name}'s copy of the buyer's next words",
+            )
+            assert [t for t in got if t != "Then 2 eggs for 8"] == said, p.name
+    with Stage(app_at(tmp_path / "eo.db")) as later:
         s = state(later, rid)  # as stored
         assert s["remainingBudget"] == 50.0 and s["purchases"] == {}
         assert [d["rule"] for d in s["decisions"]][1] == "confirm"

@@ -5,7 +5,6 @@ and the buyer's money is untouched."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,13 +22,18 @@ from accord.leagues.humaine.testing import (
     agent,
     human,
 )
+from accord.web.testing import SkipClock, wait_until
 
 FAST = RuleConfig(human_gap=0.2)
 OPEN = ["Human", "Celia", "Watson"]  # the original platform's parties: no secrets
 
 
+CLOCK = SkipClock()
+"""The orchestrator's clock: a test skips R0's gap (0.2 s) instead of sleeping."""
+
+
 def app_at(db: Path) -> Any:
-    return create_orchestrator_app(db_path=db, rule_config=FAST, unauthenticated=OPEN)
+    return create_orchestrator_app(db_path=db, rule_config=FAST, unauthenticated=OPEN, clock=CLOCK)
 
 
 @pytest.fixture
@@ -49,10 +53,10 @@ def start_gen1(stage: Stage) -> str:
     }
     assert stage.client.post("/startRound", json=body).status_code == 200
     rid = str(stage.client.get("/rounds").json()[0]["roundId"])
-    deadline = time.monotonic() + 5
-    while stage.client.get(f"/rounds/{rid}").json()["phase"] != "active":
-        assert time.monotonic() < deadline, "round did not become active"
-        time.sleep(0.01)
+    wait_until(
+        lambda: stage.client.get(f"/rounds/{rid}").json()["phase"] == "active",
+        "the round's start",
+    )
     return rid
 
 
@@ -84,8 +88,13 @@ def test_a_seller_cannot_accept_an_offer_the_buyer_never_made(stage: Stage) -> N
     assert rejected["rationale"] == r["rationale"]
     logs = [b for b in stage.ui.wait_for("/receiveLog", 2, round_id=rid) if b["text"] == "Deal!"]
     assert [b["permitted"] for b in logs] == [False]
-    time.sleep(0.1)  # and the refused Accept never reached anyone as a message
-    assert [b["text"] for b in stage.celia.bodies("/receiveMessage", rid)] == ["Watson, 2 eggs?"]
+    # and the refused Accept never reached anyone as a message: Celia's deliveries are in
+    # order, so it would have come before the buyer's next words
+    CLOCK.skip(0.2)  # R0
+    assert relay(stage.client, human(None, "Celia, and you?", "Celia"))["permitted"]
+    stage.celia.wait_for("/receiveMessage", 2, round_id=rid)
+    heard = [b["text"] for b in stage.celia.bodies("/receiveMessage", rid)]
+    assert heard == ["Watson, 2 eggs?", "Celia, and you?"]
 
 
 def test_a_seller_accepts_the_buyers_offer_to_it_at_its_goods_and_price_only(
@@ -106,7 +115,7 @@ def test_a_seller_accepts_the_buyers_offer_to_it_at_its_goods_and_price_only(
     assert budget(stage, rid) == 46.0
     assert stage.client.get(f"/rounds/{rid}").json()["purchases"] == {"egg": 2}
     # accepted: the buyer's offer no longer stands
-    time.sleep(0.25)
+    CLOCK.skip(0.2)  # R0
     assert relay(stage.client, human(None, "Watson, thanks", "Watson"))["permitted"]
     r = relay(stage.client, agent(None, "Watson", "Again", "Accept", {"egg": 2}, 4.0))
     assert r["rule"] == "offer" and "no offer that still stands" in r["rationale"]
@@ -116,14 +125,14 @@ def test_a_seller_accepts_the_buyers_offer_to_it_at_its_goods_and_price_only(
 def test_a_withdrawn_or_unaddressed_buyer_offer_cannot_be_accepted(stage: Stage) -> None:
     rid = start_gen1(stage)
     relay(stage.client, buy_offer("Celia", {"egg": 2}, 3.0))
-    time.sleep(0.25)
+    CLOCK.skip(0.2)  # R0
     reject = {"type": "Reject", "quantity": {}}
     assert relay(stage.client, human(None, "Celia, never mind", "Celia") | {"bid": reject})[
         "permitted"
     ]
     r = relay(stage.client, agent(None, "Celia", "Deal", "Accept", {"egg": 2}, 3.0))
     assert r["rule"] == "offer"
-    time.sleep(0.25)
+    CLOCK.skip(0.2)  # R0
     relay(stage.client, buy_offer("", {"egg": 2}, 3.0))  # made to no seller in particular
     r = relay(stage.client, agent(None, "Celia", "Deal", "Accept", {"egg": 2}, 3.0))
     assert r["rule"] == "offer"

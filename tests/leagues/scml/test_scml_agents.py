@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from accord.core import NegotiatorView, Outcome, Response
 from accord.leagues.scml.agent import Controller, SCMLAgent
 from accord.leagues.scml.agents import RandomAgent, TraderAgent, resolve_agent_type
 from accord.leagues.scml.generate import generate_config
+from accord.leagues.scml.report import summary
 from accord.leagues.scml.world import World
 
 
@@ -167,34 +170,48 @@ def test_a_chain_whose_first_level_costs_exceed_its_catalog_price_does_not_starv
     assert new["breaches"] < old["breaches"] and new["bankruptcies"] == 0
 
 
+def _lines_table(w: World) -> Counter[tuple[str, int]]:
+    """Final-product units each factory signed for each day."""
+    per_day: Counter[tuple[str, int]] = Counter()
+    for cid, c in w.book.contracts.items():
+        if c.exogenous and cid in w.book.signed_on and c.seller in w.names:
+            per_day[(c.seller, c.delivery)] += c.quantity
+    return per_day
+
+
 def test_the_market_agent_signs_demand_against_expected_supply_within_its_lines():
     # issue 26: a last-level factory signs final demand that its *expected* inputs cover
     # (what it secured, or a share of its suppliers' lines a day once the chain can have
     # filled), not only what it secured. In small 20-day worlds that signs more demand
     # than without the expectation (``expected_supply=0``: secured inputs plus a small
-    # short position), with no shortfall, and never more units for one day than its
-    # lines make in a day.
-    from collections import Counter
-
+    # short position), with no shortfall, and (without ``stock_sales``) never more units
+    # for one day than its lines make in a day.
     from accord.leagues.scml.agents.market import MarketAgent
-    from accord.leagues.scml.generate import generate_config
-    from accord.leagues.scml.report import summary
-    from accord.leagues.scml.world import World
 
-    class NoExpectation(MarketAgent):
-        def __init__(self) -> None:
-            super().__init__(expected_supply=0.0)
+    cfg = generate_config(n_steps=20, factories_per_level=[2, 2], seed=4)
+    w = World(cfg, [MarketAgent(stock_sales=False) for _ in range(4)], seed=4).run()
+    s = summary(w)
+    no_expectation = [MarketAgent(expected_supply=0.0, stock_sales=False) for _ in range(4)]
+    old = summary(World(cfg, no_expectation, seed=4).run())
+    assert old["demand_met"] == pytest.approx(0.672, abs=0.001)
+    assert s["demand_met"] > old["demand_met"] + 0.05, s["demand_met"]
+    assert s["breaches"] == 0 and s["bankruptcies"] == 0
+    per_day = _lines_table(w)
+    assert per_day and max(per_day.values()) <= cfg.n_lines
 
-    for seed, before in ((4, 0.672),):
-        cfg = generate_config(n_steps=20, factories_per_level=[2, 2], seed=seed)
-        w = World(cfg, ["market"] * 4, seed=seed).run()
-        s = summary(w)
-        old = summary(World(cfg, [NoExpectation] * 4, seed=seed).run())
-        assert old["demand_met"] == pytest.approx(before, abs=0.001)
-        assert s["demand_met"] > old["demand_met"] + 0.05, (seed, s["demand_met"])
-        assert s["breaches"] == 0 and s["bankruptcies"] == 0
-        per_day: Counter[tuple[str, int]] = Counter()
-        for cid, c in w.book.contracts.items():
-            if c.exogenous and cid in w.book.signed_on and c.seller in w.names:
-                per_day[(c.seller, c.delivery)] += c.quantity
-        assert per_day and max(per_day.values()) <= cfg.n_lines
+
+def test_the_market_agent_sells_final_demand_from_stock_beyond_its_lines():
+    # issue 26: final demand that the stock its secured inputs make covers is signed even
+    # when the day's units exceed a day of production (``stock_sales``); before, a
+    # last-level factory offered more than its lines a day held unsold stock (40 to 70
+    # units in world 5038) while it refused demand. In a 20-day world: more demand, no
+    # shortfall, and some days ship more than the lines make.
+    from accord.leagues.scml.agents.market import MarketAgent
+
+    cfg = generate_config(n_steps=20, factories_per_level=[2, 2], seed=2)
+    w = World(cfg, [MarketAgent() for _ in range(4)], seed=2).run()
+    s = summary(w)
+    old = summary(World(cfg, [MarketAgent(stock_sales=False) for _ in range(4)], seed=2).run())
+    assert s["demand_met"] > old["demand_met"] + 0.05, (s["demand_met"], old["demand_met"])
+    assert s["breaches"] == 0 and s["bankruptcies"] == 0
+    assert max(_lines_table(w).values()) > cfg.n_lines

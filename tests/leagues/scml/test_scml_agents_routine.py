@@ -48,6 +48,7 @@ class MarketBefore(MarketAgent):
             warmup=0.0,
             flow_weight=0.0,
             buy_at_catalog=0.0,
+            stock_sales=False,
         )
 
 

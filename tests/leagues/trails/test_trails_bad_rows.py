@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from accord.leagues.trails.server import create_trails_app, trails_design
+from accord.leagues.trails.server import create_trails_app, stream_of, trails_design
 from accord.web.testing import ServerThread
 
 PW = "pw-trails-rows"
@@ -51,11 +51,14 @@ def test_a_huge_count_is_refused_and_a_damaged_game_is_set_aside(
         a.base_url = b.base_url = httpx.URL(srv.url)
         assert a.get("/api/trails/state").json()["turn"] == sa["turn"]
         assert b.get("/api/trails/state").json()["phase"] == sb["phase"]
-    # damage a's stored game (a step no engine can read), then restart again
+    # damage a's stored play (an action no rules can read), then restart again
     with sqlite3.connect(folder / "study.sqlite") as conn:
-        bad = json.dumps({"type": "propose", "give": [10**30] * n, "take": "x"})
-        conn.execute("INSERT INTO trails_steps VALUES (?, 999, 0, ?)", (a_game, bad))
-        conn.execute("UPDATE trails_games SET setup = '{broken' WHERE gid = ?", (a_game,))
+        bad = {"party": 0, "now": 1.0, "tick": 1.0, "events": [],
+               "action": {"kind": "propose", "args": {"give_0": 10**30, "take": "x"}}}  # fmt: skip
+        conn.execute(
+            "INSERT INTO events (at, stream, party, kind, data) VALUES (0, ?, NULL, 'act', ?)",
+            (stream_of(a_game), json.dumps(bad)),
+        )
     with caplog.at_level(logging.ERROR, logger="accord.trails"):
         app3, study3 = create_trails_app(folder, design, password=PW)
     assert f"game {a_game} cannot be restored and is set aside" in caplog.text

@@ -17,10 +17,15 @@ from typing import Any
 import httpx
 from fastapi.testclient import TestClient
 
-from accord.leagues.trails.engine import Game
-from accord.leagues.trails.server import create_trails_app, trails_design
+from accord.leagues.trails.board import Settings
+from accord.leagues.trails.engine import Game, Pass
+from accord.leagues.trails.generator import generate
+from accord.leagues.trails.rules import TrailsRules
+from accord.leagues.trails.server import create_trails_app, stream_of, trails_design
 from accord.leagues.trails.store import GameStore
 from accord.tournament.sqlite import SqliteFile
+from accord.web.driver import RulesGame
+from accord.web.store import EventLog
 
 PW = "pw-restart"
 
@@ -137,15 +142,20 @@ def test_kill_restart_resumes_the_game(tmp_path: Path) -> None:
     assert kinds.count("trails.action") == len(acts)
     end = json.loads(next(e["data"] for e in events if e["kind"] == "trails.end"))
     assert end["scores"] == s["scores"] and len(end["history"]) == end["turns"]
-    # the stored steps replay to the same end, each stored once
+    # the stored play (the web driver's log of the game) replays to the same end, each
+    # action stored once: one start, one act per person's action, none stored twice
     with SqliteFile(folder / "study.sqlite") as f:
         store = GameStore(f)
         (row,) = store.games()
-        steps = store.steps(row.gid)
         assert row.closed
-    game = Game(row.setup, row.rules)
-    for player, action in steps:
-        game.step(player, action)
+        log = EventLog(f)
+        stored = log.read(stream_of(row.gid))
+        person = [e for e in stored if e.kind == "act" and e.data["party"] == 0]
+        assert [e.kind for e in stored].count("start") == 1 and len(person) == len(acts)
+        play = RulesGame.resume(
+            TrailsRules(row.rules), log, [0], seats=lambda _: {}, stream=stream_of(row.gid)
+        )
+    game = play.state
     assert game.done and game.scores() == s["scores"]
     assert [r.to_dict() for r in game.history] == end["history"]
 
@@ -196,4 +206,33 @@ def test_waiting_person_and_person_game_survive_a_restart(tmp_path: Path) -> Non
         assert sb["proposal"] == {"from": 0, "give": take, "get": give}
         sb = b.post("/api/trails/act", json={"kind": "respond", "accept": True}).json()
         assert sb["phase"] == "transfer" and sb["promised"]["theirs"] == give
+    study.close()
+
+
+def test_a_game_stored_as_steps_before_the_web_driver_resumes_as_a_play(tmp_path: Path) -> None:
+    folder = tmp_path / "old"
+    design = trails_design(["purb"])
+    app, study = create_trails_app(folder, design, password=PW)
+    (inv,) = study.invite(1)
+    with TestClient(app) as c:
+        c.post(inv.path)
+        c.post("/api/participant/consent", json={"agree": True, "version": "1"})
+        cookies = dict(c.cookies)
+    study.close()
+    # the game as the server stored it before: its row and one row per step
+    setup = generate("mutual", 0)
+    with SqliteFile(folder / "study.sqlite") as f:
+        GameStore(f).add_game("g0001", 0, [inv.pid, None], "purb", setup, Settings())
+        f.execute(
+            "INSERT INTO trails_steps VALUES ('g0001', 0, 0, ?)", (json.dumps({"kind": "pass"}),)
+        )
+    expected = Game(setup, Settings())
+    expected.step(0, Pass())
+    app, study = create_trails_app(folder, design, password=PW)
+    with TestClient(app, cookies=cookies) as c:
+        s = c.get("/api/trails/state").json()
+        assert s["game"] == "g0001" and s["turn"] >= expected.turn
+        stored = app.state.trails.log.read(stream_of("g0001"))
+        assert stored[0].kind == "start"
+        assert stored[0].data["state"]["phase"] == expected.phase.value
     study.close()

@@ -53,6 +53,7 @@ from accord.core.protocols.offers import (
 )
 from accord.core.protocols.result import Action, EndReason, SessionResult
 from accord.core.protocols.rules import IllegalAction, Legal
+from accord.core.protocols.tracelog import _BATCH as _TRACE_BATCH
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
 
@@ -293,7 +294,9 @@ class Session(OfferSession):
         limited = any(seat._limit is not None for seat in seats)
         is_valid = state.setup.space.is_valid
         trace_add = state.trace.add
-        offer_add = state.offers._append
+        offers = state.offers
+        offer_items, offer_chunk = offers._items, offers._chunk  # _append, inlined below
+        pending = state.trace._pending  # TraceLog.add, inlined below
         clock = self._clock
         action: Any  # whatever the agent returned, until checked
         while True:
@@ -343,8 +346,13 @@ class Session(OfferSession):
                     state.standing = action
                     state.proposer = k
                     state.accepts = 0
-                    offer_add(k, action)
-                    trace_add(steps, k, _OFFER, action, t)
+                    offer_items.append((k, action))
+                    if len(offer_items) >= offer_chunk:
+                        offers._roll()
+                        offer_items = offers._items
+                    pending.append((steps, k, _OFFER, action, t))
+                    if len(pending) >= _TRACE_BATCH:
+                        state.trace._flush()
                     state.steps = steps + 1
                     state.turn = (k + 1) % n
                     continue
@@ -365,6 +373,7 @@ class Session(OfferSession):
                     state, _ = rules.apply(state, k, action, clock() - self._t0)
                 except IllegalAction as exc:
                     state = self._invalid(state, k, exc)
+                offer_items = offers._items  # (a new list if the rules rolled a chunk)
             self.state = state
             if state.over:
                 return self._finish()  # type: ignore[no-any-return]

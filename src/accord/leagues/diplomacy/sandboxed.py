@@ -23,16 +23,36 @@ from __future__ import annotations
 from typing import Any
 
 from accord.core.errors import AccordError, ProtocolViolation
-from accord.sandbox import AgentFailure, AgentRaised, Limits, SandboxMode, agent_code
-from accord.sandbox.process import Sandbox, start_sandbox
+from accord.drivers.seats import Interface, start_entrant
+from accord.sandbox import AgentFailure, AgentRaised, Limits, Sandbox, SandboxMode
 
 from .deals import Deal
 from .negotiator import Negotiator, Round
 
-__all__ = ["HOST", "SandboxedNegotiator"]
+__all__ = ["HOST", "INTERFACE", "SandboxedNegotiator", "check_answer"]
 
 HOST = "accord.leagues.diplomacy.host:DiplomacyHost"
 _OPS = ("propose", "accept", "reject", "withdraw", "draw")
+
+
+def check_answer(answer: Any) -> dict[str, Any]:
+    """The answer to ``negotiate``: ``{"actions": [...], "allies": [...]}`` (each action
+    is checked by the notary, one by one, as the power makes it).
+
+    >>> check_answer({"actions": []})
+    {'actions': []}
+    >>> check_answer([])
+    Traceback (most recent call last):
+    ...
+    accord.core.errors.ProtocolViolation: expected {'actions': [...]}, got []
+    """
+    if not isinstance(answer, dict) or not isinstance(answer.get("actions"), list):
+        raise ProtocolViolation(f"expected {{'actions': [...]}}, got {answer!r:.80}")
+    return answer
+
+
+INTERFACE = Interface(HOST, {"negotiate": check_answer})
+"""An entered negotiator's one call: what its power may see in, its requests out."""
 
 
 class SandboxedNegotiator(Negotiator):
@@ -62,12 +82,9 @@ class SandboxedNegotiator(Negotiator):
 
     def _start(self) -> Sandbox:
         if self.box is None:
-            code = agent_code(self.agent)
-            self.box = start_sandbox(
-                HOST,
+            self.box = start_entrant(
+                INTERFACE,
                 self.agent,
-                code_paths=code.paths,
-                code_mounts=code.mounts,
                 limits=self.limits,
                 mode=self.mode,
                 extra={"seed": self.seed},
@@ -92,9 +109,11 @@ class SandboxedNegotiator(Negotiator):
             return
         self._apply(rnd, answer)
 
-    def _apply(self, rnd: Round, answer: Any) -> None:
-        if not isinstance(answer, dict) or not isinstance(answer.get("actions"), list):
-            self.errors.append(f"{rnd.power}: expected {{'actions': [...]}}, got {answer!r:.80}")
+    def _apply(self, rnd: Round, raw: Any) -> None:
+        try:
+            answer = INTERFACE.check("negotiate", raw)
+        except ProtocolViolation as exc:
+            self.errors.append(f"{rnd.power}: {exc}")
             return
         allies = answer.get("allies", [])
         if isinstance(allies, list):

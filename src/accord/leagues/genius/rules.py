@@ -40,18 +40,8 @@ import numpy as np
 
 from accord.core.capabilities import OptsOut, ProposesPartial
 from accord.core.errors import InvalidScenario, ProtocolViolation
-from accord.core.protocols.base import ProtocolInfo, TurnStyle
+from accord.core.protocols import kit
 from accord.core.protocols.result import Action as CoreAction
-from accord.core.protocols.result import Failure, FailureKind
-from accord.core.protocols.rules import (
-    ActionField,
-    ActionSpec,
-    Event,
-    FieldKind,
-    IllegalAction,
-    Legal,
-    Rules,
-)
 from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.protocol import (
     COMMENTS,
@@ -70,10 +60,10 @@ from accord.leagues.genius.protocol import Rules as Settings
 
 __all__ = ["GENIUS_PARTIAL", "GeniusRules", "GeniusSetup", "GeniusState", "MAX_ACTIONS"]
 
-GENIUS_PARTIAL = ProtocolInfo(
+GENIUS_PARTIAL = kit.ProtocolInfo(
     "genius-partial-v1",
     "GENIUS partial offers with opt-out",
-    TurnStyle.SEQUENTIAL,
+    kit.TurnStyle.SEQUENTIAL,
     frozenset({CoreAction.OFFER, CoreAction.ACCEPT, CoreAction.REJECT, CoreAction.END}),
     min_parties=2,
     max_parties=2,
@@ -106,10 +96,10 @@ class GeniusState:
     asks: int = 0
     quiet: int = 0
     ended_seen: bool = False
-    failure: Failure | None = None
+    failure: kit.Failure | None = None
 
 
-class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
+class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
     """The protocol under ``settings`` (turns, turn length, deadline and open-issue rules)."""
 
     info = GENIUS_PARTIAL
@@ -149,33 +139,33 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             return (0, 1)
         return ((s.turn + state.asks) % 2,)
 
-    def legal(self, state: GeniusState, party: int) -> Legal:
+    def legal(self, state: GeniusState, party: int) -> kit.Legal:
         if party not in self.to_act(state):
-            return Legal(party, ())
+            return kit.Legal(party, ())
         s = state.session
         d = s.domain
         open_ids = tuple(o.id for o in s.open_offers(party))
         values = tuple(
-            ActionField(i.name, FieldKind.CHOICE, options=("", *i.values)) for i in d.issues
+            kit.ActionField(i.name, kit.FieldKind.CHOICE, options=("", *i.values)) for i in d.issues
         )
-        specs = [ActionSpec("offer", values, "offer (leave an issue empty to keep it open)")]
+        specs = [kit.ActionSpec("offer", values, "offer (leave an issue empty to keep it open)")]
         if open_ids:
-            pick = (ActionField("offer", FieldKind.CHOICE, options=open_ids),)
-            specs += [ActionSpec("accept", pick), ActionSpec("reject", pick)]
-        specs.append(ActionSpec("opt_out"))
+            pick = (kit.ActionField("offer", kit.FieldKind.CHOICE, options=open_ids),)
+            specs += [kit.ActionSpec("accept", pick), kit.ActionSpec("reject", pick)]
+        specs.append(kit.ActionSpec("opt_out"))
         for kind, texts in (("comment", COMMENTS), ("threat", THREATS)):
-            field = ActionField("index", FieldKind.CHOICE, options=tuple(range(len(texts))))
-            specs.append(ActionSpec(kind, (field,)))
+            field = kit.ActionField("index", kit.FieldKind.CHOICE, options=tuple(range(len(texts))))
+            specs.append(kit.ActionSpec(kind, (field,)))
         if not self.live:
-            specs.append(ActionSpec("wait", (), "nothing this ask"))
-        return Legal(party, tuple(specs))
+            specs.append(kit.ActionSpec("wait", (), "nothing this ask"))
+        return kit.Legal(party, tuple(specs))
 
     def apply(
         self, state: GeniusState, party: int, action: Action | Batch, now: float
-    ) -> tuple[GeniusState, Sequence[Event]]:
+    ) -> tuple[GeniusState, Sequence[kit.Event]]:
         s = state.session
         if party not in self.to_act(state):
-            raise IllegalAction(party, action, f"party {party} is not asked now")
+            raise kit.IllegalAction(party, action, f"party {party} is not asked now")
         if self.live:
             self._set_time(state, now)
             if isinstance(action, tuple):  # an agent's answer: each action in turn
@@ -184,15 +174,15 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
                     s.submit(party, a)
                 return state, self._events(state, n)
             if not isinstance(action, Action):
-                raise IllegalAction(party, action, "one action at a time")
+                raise kit.IllegalAction(party, action, "one action at a time")
             n = len(s.events)
             try:
                 s.apply_checked(party, action)
             except (ProtocolViolation, InvalidScenario) as exc:
-                raise IllegalAction(party, action, str(exc)) from None
+                raise kit.IllegalAction(party, action, str(exc)) from None
             return state, self._events(state, n)
         if not isinstance(action, list | tuple) or len(action) > MAX_ACTIONS:
-            raise IllegalAction(party, action, f"expected an Action, got {_what(action)}")
+            raise kit.IllegalAction(party, action, f"expected an Action, got {_what(action)}")
         n = len(s.events)
         state.asks += 1
         state.quiet = 0 if action else state.quiet + 1
@@ -203,7 +193,7 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         self._roll(state)
         return state, self._events(state, n)
 
-    def tick(self, state: GeniusState, now: float) -> tuple[GeniusState, Sequence[Event]]:
+    def tick(self, state: GeniusState, now: float) -> tuple[GeniusState, Sequence[kit.Event]]:
         if not self.live or state.session.result is not None:
             return state, ()
         n = len(state.session.events)
@@ -212,8 +202,8 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         return state, self._events(state, n)
 
     def fail(
-        self, state: GeniusState, party: int, failure: Failure, now: float
-    ) -> tuple[GeniusState, Sequence[Event]]:
+        self, state: GeniusState, party: int, failure: kit.Failure, now: float
+    ) -> tuple[GeniusState, Sequence[kit.Event]]:
         """Recorded against ``party`` as an invalid action (with the asks schedule it is
         that party's ask, a quiet one); the session goes on. With ``failure_ends`` (core
         negotiators in a tournament) the session ends on the failure instead."""
@@ -226,7 +216,7 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             state.failure = failure
             s.end_failed(party)
             return state, self._events(state, n)
-        if failure.kind is FailureKind.EXCEPTION:
+        if failure.kind is kit.FailureKind.EXCEPTION:
             s.submit(party, f"agent raised {failure.message}")
         else:
             s.record_invalid(party, "invalid", failure.message)
@@ -301,7 +291,7 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
                 events=tuple(s.events),
             )  # fmt: skip
         f = data.get("failure")
-        failure = None if f is None else Failure(f["party"], f["name"], FailureKind(f["kind"]),
+        failure = None if f is None else kit.Failure(f["party"], f["name"], kit.FailureKind(f["kind"]),
                                                  f["message"])  # fmt: skip
         return GeniusState(
             s, clock, int(data["asks"]), int(data["quiet"]), s.result is not None, failure
@@ -331,7 +321,7 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         if kind == "offer":
             values = {k: v for k, v in args.items() if v != ""}
             if not values:
-                raise IllegalAction(party, data, "an offer gives a value to at least one issue")
+                raise kit.IllegalAction(party, data, "an offer gives a value to at least one issue")
             action = Action.make_offer(values)
         elif kind in ("accept", "reject"):
             action = Action(Kind(kind), offer=int(args["offer"]))
@@ -357,14 +347,14 @@ class GeniusRules(Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             state.asks = state.quiet = 0
             s.tick()
 
-    def _events(self, state: GeniusState, since: int) -> tuple[Event, ...]:
+    def _events(self, state: GeniusState, since: int) -> tuple[kit.Event, ...]:
         """The session's events from ``since`` on, and ``end`` once it is over (the
         deadline ends it without an action of its own)."""
         s = state.session
-        out = [Event(e.kind, e.party, e.to_dict()) for e in s.events[since:]]
+        out = [kit.Event(e.kind, e.party, e.to_dict()) for e in s.events[since:]]
         if s.result is not None and (state.ended_seen is False):
             state.ended_seen = True
-            out.append(Event("end", None, s.result.to_dict()))
+            out.append(kit.Event("end", None, s.result.to_dict()))
         return tuple(out)
 
 
@@ -387,5 +377,5 @@ def _offer_of(d: Mapping[str, Any], domain: Domain) -> Offer:
     )  # fmt: skip
 
 
-def _failure_json(f: Failure) -> dict[str, Any]:
+def _failure_json(f: kit.Failure) -> dict[str, Any]:
     return {"party": f.party, "name": f.name, "kind": f.kind.value, "message": f.message}

@@ -33,6 +33,7 @@ from typing import Any
 
 from accord.core.errors import ConfigError, UsageError
 from accord.core.imports import is_import_path
+from accord.drivers.seats import Interface, start_entrant
 from accord.leagues.han.api import AgentError, AgentGone, GameView, HanAgent
 from accord.leagues.han.events import Event, InvalidEvent, SubClass, event_from_json
 from accord.sandbox import (
@@ -44,7 +45,6 @@ from accord.sandbox import (
     Sandbox,
     SandboxMode,
     agent_code,
-    start_sandbox,
 )
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "check_starts",
     "IsolatedAgent",
     "decode_event",
+    "decode_events",
     "encode_event",
     "isolated_factory",
 ]
@@ -81,12 +82,9 @@ class IsolatedAgent(HanAgent):
         super().__init__()
         self.name = agent
         self.timeout = timeout
-        code = agent_code(agent)
-        self._box: Sandbox = start_sandbox(
-            HOST,
+        self._box: Sandbox = start_entrant(
+            INTERFACE,
             agent,
-            code_paths=code.paths,
-            code_mounts=code.mounts,
             limits=limits or Limits(call_timeout=timeout, startup_timeout=STARTUP),
             mode=mode,
         )
@@ -125,12 +123,11 @@ class IsolatedAgent(HanAgent):
         out = self._call(
             "event", {"event": event, "offer": v.offer, "elapsed": v.elapsed, "news": news}
         )
-        if not isinstance(out, list) or len(out) > _MAX_EVENTS:
-            raise AgentError(f"on_event must return a list of events, got {out!r:.80}")
         try:
-            return [decode_event(raw) for raw in out]
+            events: list[Event] = INTERFACE.check("event", out)
         except InvalidEvent as exc:
             raise AgentError(f"{self.name} sent an invalid event: {exc}") from None
+        return events
 
     def close(self) -> None:
         """Stop the sandbox (idempotent)."""
@@ -210,6 +207,27 @@ def decode_event(raw: Any) -> Event:
             raise InvalidEvent(f"duration is a number of seconds in [0, 3600]; got {v!r}")
         extra["duration"] = float(v)
     return replace(e, **extra) if extra else e
+
+
+def decode_events(out: Any) -> list[Event]:
+    """The answer to ``event``: a list of at most 1,000 events, each read with
+    :func:`decode_event` (:class:`AgentError` if it is no list, :class:`InvalidEvent`
+    for the first bad event).
+
+    >>> decode_events([])
+    []
+    >>> decode_events("hi")
+    Traceback (most recent call last):
+    ...
+    accord.leagues.han.api.AgentError: on_event must return a list of events, got 'hi'
+    """
+    if not isinstance(out, list) or len(out) > _MAX_EVENTS:
+        raise AgentError(f"on_event must return a list of events, got {out!r:.80}")
+    return [decode_event(raw) for raw in out]
+
+
+INTERFACE = Interface(HOST, {"ping": None, "bind": None, "reseed": None, "event": decode_events})
+"""A HAN player's calls: only ``event`` answers something the game uses."""
 
 
 def _gone(name: str, reason: str, wait: float) -> str:

@@ -30,17 +30,8 @@ from dataclasses import asdict
 from typing import Any
 
 from accord.core.errors import InvalidOffer
+from accord.core.protocols import kit
 from accord.core.protocols.base import Phase
-from accord.core.protocols.result import Failure, FailureKind
-from accord.core.protocols.rules import (
-    ActionField,
-    ActionSpec,
-    Event,
-    FieldKind,
-    IllegalAction,
-    Legal,
-    Rules,
-)
 from accord.leagues.han.domain import GameSpec, Offer, Role
 from accord.leagues.han.engine import Game, GameResult, Violation, reason_of
 from accord.leagues.han.events import (
@@ -62,7 +53,7 @@ SIDES: tuple[Role, Role] = ("agent", "person")
 """Party k's side of the board."""
 
 
-class HanRules(Rules[GameSpec, Game, HanEvent]):
+class HanRules(kit.Rules[GameSpec, Game, HanEvent]):
     """The rules of one game; ``person_menu_only``/``agent_is_person`` as in
     :class:`~accord.leagues.han.engine.Game`."""
 
@@ -84,82 +75,88 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
     def to_act(self, state: Game) -> tuple[int, ...]:
         return () if state.ended else (0, 1)
 
-    def legal(self, state: Game, party: int) -> Legal:
+    def legal(self, state: Game, party: int) -> kit.Legal:
         """Exactly what the rules take from ``party`` now: an offer splits each issue into
         (agent, undecided, person) counts summing to its quantity; a formal accept needs a
         full offer on the table; free text only where the side is not held to the menus."""
         if state.ended or party not in (0, 1):
-            return Legal(party, ())
+            return kit.Legal(party, ())
         spec = state.spec
         n = len(spec.issues)
         splits = tuple(
-            ActionField(f"issue_{i}", FieldKind.CHOICE, options=_splits(q), label=spec.issues[i])
+            kit.ActionField(
+                f"issue_{i}", kit.FieldKind.CHOICE, options=_splits(q), label=spec.issues[i]
+            )
             for i, q in enumerate(spec.quantities)
         )
         issue = tuple(range(n))
         pair = tuple(r.value for r in Relation if r not in (Relation.BEST, Relation.WORST))
         presets = tuple(range(1, len(PRESET_UTTERANCES) + 1))
         specs = [
-            ActionSpec("SEND_EXPRESSION", (ActionField("emotion", FieldKind.CHOICE, options=EMOTIONS),)),
-            ActionSpec("SEND_OFFER", splits),
-            ActionSpec("preset", (ActionField("preset", FieldKind.CHOICE, options=presets),)),
-            ActionSpec("preference", (
-                ActionField("issue1", FieldKind.CHOICE, options=issue),
-                ActionField("relation", FieldKind.CHOICE, options=pair),
-                ActionField("issue2", FieldKind.CHOICE, options=issue),
-                ActionField("query", FieldKind.CHOICE, options=(False, True)),
+            kit.ActionSpec("SEND_EXPRESSION", (kit.ActionField("emotion", kit.FieldKind.CHOICE, options=EMOTIONS),)),
+            kit.ActionSpec("SEND_OFFER", splits),
+            kit.ActionSpec("preset", (kit.ActionField("preset", kit.FieldKind.CHOICE, options=presets),)),
+            kit.ActionSpec("preference", (
+                kit.ActionField("issue1", kit.FieldKind.CHOICE, options=issue),
+                kit.ActionField("relation", kit.FieldKind.CHOICE, options=pair),
+                kit.ActionField("issue2", kit.FieldKind.CHOICE, options=issue),
+                kit.ActionField("query", kit.FieldKind.CHOICE, options=(False, True)),
             )),
-            ActionSpec("preference_one", (
-                ActionField("issue1", FieldKind.CHOICE, options=issue),
-                ActionField("relation", FieldKind.CHOICE, options=("BEST", "WORST")),
-                ActionField("query", FieldKind.CHOICE, options=(False, True)),
+            kit.ActionSpec("preference_one", (
+                kit.ActionField("issue1", kit.FieldKind.CHOICE, options=issue),
+                kit.ActionField("relation", kit.FieldKind.CHOICE, options=("BEST", "WORST")),
+                kit.ActionField("query", kit.FieldKind.CHOICE, options=(False, True)),
             )),
-            ActionSpec("batna", (ActionField("batna", FieldKind.INTEGER, low=0, high=10_000),)),
+            kit.ActionSpec("batna", (kit.ActionField("batna", kit.FieldKind.INTEGER, low=0, high=10_000),)),
         ]  # fmt: skip
         if state.last_offer is not None and state.last_offer.full:
-            specs.append(ActionSpec("FORMAL_ACCEPT"))
-        specs.append(ActionSpec("FORMAL_QUIT"))
+            specs.append(kit.ActionSpec("FORMAL_ACCEPT"))
+        specs.append(kit.ActionSpec("FORMAL_QUIT"))
         if not self._menu_only(party):
-            specs.append(ActionSpec("text", (ActionField("text", FieldKind.TEXT, max_length=500),)))
-        return Legal(party, tuple(specs))
+            specs.append(
+                kit.ActionSpec(
+                    "text", (kit.ActionField("text", kit.FieldKind.TEXT, max_length=500),)
+                )
+            )
+        return kit.Legal(party, tuple(specs))
 
     def apply(
         self, state: Game, party: int, action: HanEvent, now: float
-    ) -> tuple[Game, Sequence[Event]]:
+    ) -> tuple[Game, Sequence[kit.Event]]:
         if party not in (0, 1):
-            raise IllegalAction(party, action, "party 0 is the agent's side, 1 the person's")
+            raise kit.IllegalAction(party, action, "party 0 is the agent's side, 1 the person's")
         if not isinstance(action, HanEvent):
-            raise IllegalAction(party, action, "an action is an Event of the game")
+            raise kit.IllegalAction(party, action, "an action is an Event of the game")
         n = len(state.history)
         warned = state.warned
         try:
             state.apply_checked(action.owned_by(SIDES[party]), now)
         except (InvalidEvent, InvalidOffer) as exc:
-            raise IllegalAction(party, action, str(exc)) from None
-        warning = [Event("warning", None, {"left": state.spec.warning_time})]
+            raise kit.IllegalAction(party, action, str(exc)) from None
+        warning = [kit.Event("warning", None, {"left": state.spec.warning_time})]
         return state, (*(warning if state.warned and not warned else ()), *self._news(state, n))
 
-    def tick(self, state: Game, now: float) -> tuple[Game, Sequence[Event]]:
+    def tick(self, state: Game, now: float) -> tuple[Game, Sequence[kit.Event]]:
         if state.ended:
             return state, ()
         warned = state.warned
         state.tick(now)
         out = []
         if state.warned and not warned:
-            out.append(Event("warning", None, {"left": state.spec.warning_time}))
+            out.append(kit.Event("warning", None, {"left": state.spec.warning_time}))
         if state.ended:
-            out.append(Event("end", None, _result_json(state.result)))
+            out.append(kit.Event("end", None, _result_json(state.result)))
         return state, tuple(out)
 
     def fail(
-        self, state: Game, party: int, failure: Failure, now: float
-    ) -> tuple[Game, Sequence[Event]]:
+        self, state: Game, party: int, failure: kit.Failure, now: float
+    ) -> tuple[Game, Sequence[kit.Event]]:
         side = SIDES[party]
         state.refuse(side, now, failure.message)
-        out = [Event("violation", party, {"reason": failure.message})]
-        if failure.kind is FailureKind.TIMEOUT and not state.ended:
+        out = [kit.Event("violation", party, {"reason": failure.message})]
+        if failure.kind is kit.FailureKind.TIMEOUT and not state.ended:
             state.leave(side, now)
-            out.append(Event("end", None, _result_json(state.result)))
+            out.append(kit.Event("end", None, _result_json(state.result)))
         return state, tuple(out)
 
     def observe(self, state: Game, party: int | None) -> dict[str, Any]:
@@ -269,17 +266,17 @@ class HanRules(Rules[GameSpec, Game, HanEvent]):
         try:
             return event_from_json(raw, side)
         except InvalidEvent as exc:
-            raise IllegalAction(party, data, str(exc)) from None
+            raise kit.IllegalAction(party, data, str(exc)) from None
 
     # -- internals ------------------------------------------------------------------------
     def _menu_only(self, party: int) -> bool:
         return (party == 1 and self.person_menu_only) or (party == 0 and self.agent_is_person)
 
-    def _news(self, state: Game, since: int) -> list[Event]:
-        out = [Event(e.kind.value, SIDES.index(e.owner) if e.owner in SIDES else None,
+    def _news(self, state: Game, since: int) -> list[kit.Event]:
+        out = [kit.Event(e.kind.value, SIDES.index(e.owner) if e.owner in SIDES else None,
                      e.to_json()) for _, e in state.history[since:]]  # fmt: skip
         if state.ended:
-            out.append(Event("end", None, _result_json(state.result)))
+            out.append(kit.Event("end", None, _result_json(state.result)))
         return out
 
 

@@ -37,9 +37,10 @@ from typing import Any, cast
 import numpy as np
 
 from accord.core import CallableUtility, Negotiator, NegotiatorView, Outcome, Response
-from accord.core.errors import AccordError, ConfigError, UsageError
+from accord.core.errors import AccordError, ConfigError, ProtocolViolation, UsageError
 from accord.core.negotiator import OfferLog
 from accord.core.protocols.result import SessionResult
+from accord.drivers.seats import Interface, start_entrant
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.awi import AWI
 from accord.leagues.scml.contracts import ContractStatus
@@ -55,8 +56,6 @@ from accord.sandbox import (
     HostContext,
     Sandbox,
     SandboxMode,
-    agent_code,
-    start_sandbox,
 )
 from accord.sandbox import Limits as SandboxLimits
 
@@ -185,6 +184,27 @@ def _outcome(x: Any) -> Outcome | None:
     raise IsolatedAgentError(f"expected an outcome (a list of ints) or null, got {x!r:.80}")
 
 
+def check_reply(reply: Any) -> tuple[str, Any]:
+    """The answer to ``call`` or ``neg``: ``["ok", value]`` or ``["negotiator", id]``
+    (what the value must be is checked where it is used).
+
+    >>> check_reply(["ok", 3])
+    ('ok', 3)
+    >>> check_reply({"ok": 3})
+    Traceback (most recent call last):
+    ...
+    accord.core.errors.ProtocolViolation: the agent sent a malformed answer {'ok': 3}
+    """
+    if isinstance(reply, list) and len(reply) == 2 and reply[0] in ("ok", "negotiator"):
+        return reply[0], reply[1]
+    raise ProtocolViolation(f"the agent sent a malformed answer {reply!r:.60}")
+
+
+INTERFACE = Interface(HOST, {"setup": None, "call": check_reply, "neg": check_reply})
+"""An SCML factory's calls: its callbacks and its negotiators' moves (the AWI questions
+it asks meanwhile are answered by :meth:`IsolatedAgent._serve`)."""
+
+
 # ---------------------------------------------------------------------------------------
 # the world's side
 # ---------------------------------------------------------------------------------------
@@ -228,12 +248,9 @@ class IsolatedAgent:
         self._awi = AWI(world, index, rng)
         awi = self._awi
         static = {k: getattr(awi, k) for k in _STATIC}
-        code = agent_code(self.path)
-        self._box = start_sandbox(
-            HOST,
+        self._box = start_entrant(
+            INTERFACE,
             self.path,
-            code_paths=code.paths,
-            code_mounts=code.mounts,
             limits=self.limits.sandbox(),
             mode=self.mode,
         )
@@ -329,10 +346,12 @@ class IsolatedAgent:
             setup, self._setup = self._setup, None
             self._guarded(box, "setup", setup, "the agent's start")
         reply = self._guarded(box, op, payload, what)
-        if isinstance(reply, list) and len(reply) == 2 and reply[0] in ("ok", "negotiator"):
-            return reply[0], reply[1]
-        self._kill(f"the agent sent a malformed answer {reply!r:.60}")
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            checked: tuple[str, Any] = INTERFACE.check(op, reply)
+        except ProtocolViolation as exc:
+            self._kill(str(exc))
+            raise AssertionError("unreachable") from None  # pragma: no cover
+        return checked
 
     def _guarded(self, box: Sandbox, op: str, payload: Any, what: str) -> Any:
         try:

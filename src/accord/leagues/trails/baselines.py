@@ -14,7 +14,7 @@ from __future__ import annotations
 from accord.leagues.trails.agent import Agent, View, sub_vectors
 from accord.leagues.trails.engine import Propose
 
-__all__ = ["BASELINES", "Greedy", "RandomAgent", "Reliable", "Unreliable"]
+__all__ = ["BASELINES", "Greedy", "PromiseBreaker", "RandomAgent", "Reliable", "Unreliable"]
 
 
 def _other(view: View) -> tuple[int, ...]:
@@ -71,10 +71,10 @@ class Reliable(Agent):
         return gain > 0 if self.selfish else gain >= 0
 
 
-class Unreliable(Reliable):
-    """Negotiates like :class:`Reliable` but never sends a promised chip."""
-
-    name = "unreliable"
+class PromiseBreaker(Agent):
+    """The answers of a player who breaks its promises: it accepts any proposal that
+    brings it chips and never sends a promised chip (mixed into :class:`Unreliable`
+    and into the test suite's exploiters)."""
 
     def respond(self, view: View, proposal: Propose) -> bool:
         return any(proposal.give)
@@ -83,6 +83,12 @@ class Unreliable(Reliable):
         self, view: View, promised: tuple[int, ...], expected: tuple[int, ...]
     ) -> tuple[int, ...]:
         return (0,) * len(promised)
+
+
+class Unreliable(PromiseBreaker, Reliable):
+    """Negotiates like :class:`Reliable` but never sends a promised chip."""
+
+    name = "unreliable"
 
 
 class Greedy(Reliable):

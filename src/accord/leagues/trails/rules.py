@@ -25,16 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from accord.core.protocols.result import Failure, FailureKind
-from accord.core.protocols.rules import (
-    ActionField,
-    ActionSpec,
-    Event,
-    FieldKind,
-    IllegalAction,
-    Legal,
-    Rules,
-)
+from accord.core.protocols import kit
 from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     Action,
@@ -54,7 +45,7 @@ from accord.leagues.trails.protocol import COLORED_TRAILS
 __all__ = ["TrailsRules"]
 
 
-class TrailsRules(Rules[Setup, Game, Action]):
+class TrailsRules(kit.Rules[Setup, Game, Action]):
     """The rules of one Colored Trails game under ``settings`` (scores, protocol, caps)."""
 
     info = COLORED_TRAILS
@@ -74,9 +65,9 @@ class TrailsRules(Rules[Setup, Game, Action]):
     def to_act(self, state: Game) -> tuple[int, ...]:
         return () if state.done else (state.actor,)
 
-    def legal(self, state: Game, party: int) -> Legal:
+    def legal(self, state: Game, party: int) -> kit.Legal:
         if state.done or party != state.actor:
-            return Legal(party, ())
+            return kit.Legal(party, ())
         phase = state.phase
         mine = [int(x) for x in state.chips[party]]
         if phase is Phase.PROPOSE:
@@ -85,39 +76,41 @@ class TrailsRules(Rules[Setup, Game, Action]):
                 state.chips[1 - party] if state.rules.visibility == "full" else state.chips.sum(0)
             )
             fields = _chips("give", mine) + _chips("take", [int(x) for x in seen])
-            return Legal(party, (ActionSpec("propose", fields), ActionSpec("pass")))
+            return kit.Legal(party, (kit.ActionSpec("propose", fields), kit.ActionSpec("pass")))
         if phase is Phase.RESPOND:
-            return Legal(party, (ActionSpec("accept"), ActionSpec("reject")))
+            return kit.Legal(party, (kit.ActionSpec("accept"), kit.ActionSpec("reject")))
         if phase is Phase.TRANSFER:
-            return Legal(party, (ActionSpec("transfer", _chips("send", mine)),))
+            return kit.Legal(party, (kit.ActionSpec("transfer", _chips("send", mine)),))
         cells = tuple(legal_moves(state, party))
-        moves = (ActionSpec("move", (ActionField("cell", FieldKind.CHOICE, options=cells),)),)
-        return Legal(party, (*(moves if cells else ()), ActionSpec("end_move")))
+        moves = (
+            kit.ActionSpec("move", (kit.ActionField("cell", kit.FieldKind.CHOICE, options=cells),)),
+        )
+        return kit.Legal(party, (*(moves if cells else ()), kit.ActionSpec("end_move")))
 
     def apply(
         self, state: Game, party: int, action: Action, now: float
-    ) -> tuple[Game, Sequence[Event]]:
+    ) -> tuple[Game, Sequence[kit.Event]]:
         if state.done:
-            raise IllegalAction(party, action, "the game has ended")
+            raise kit.IllegalAction(party, action, "the game has ended")
         if party != state.actor:
-            raise IllegalAction(
+            raise kit.IllegalAction(
                 party, action, f"it is player {state.actor}'s turn to {state.phase.value}"
             )
         problem = state.problem(party, action)
         if problem:
-            raise IllegalAction(party, action, problem)
+            raise kit.IllegalAction(party, action, problem)
         return state, self._play(state, party, action)
 
     def fail(
-        self, state: Game, party: int, failure: Failure, now: float
-    ) -> tuple[Game, Sequence[Event]]:
+        self, state: Game, party: int, failure: kit.Failure, now: float
+    ) -> tuple[Game, Sequence[kit.Event]]:
         """The failure is recorded against ``party``; on its turn, the null action is played."""
         reason = failure.message
-        if failure.kind is FailureKind.EXCEPTION:
+        if failure.kind is kit.FailureKind.EXCEPTION:
             reason = f"agent raised {reason}"
-        elif failure.kind is FailureKind.TIMEOUT:
+        elif failure.kind is kit.FailureKind.TIMEOUT:
             reason = f"agent timed out: {reason}"
-        fault = Event("violation", party, {"reason": reason, "phase": state.phase.value})
+        fault = kit.Event("violation", party, {"reason": reason, "phase": state.phase.value})
         if state.done or party != state.actor:
             state.violate(party, reason, apply=False)
             return state, (fault,)
@@ -125,14 +118,14 @@ class TrailsRules(Rules[Setup, Game, Action]):
         state.violate(party, reason, apply=False)
         return state, (fault, *self._play(state, party, null))
 
-    def _play(self, state: Game, party: int, action: Action) -> tuple[Event, ...]:
+    def _play(self, state: Game, party: int, action: Action) -> tuple[kit.Event, ...]:
         turns = len(state.history)
         state.play(party, action)
-        events = [Event(_kind(action), party, self.action_to_json(state, action)["args"])]
+        events = [kit.Event(_kind(action), party, self.action_to_json(state, action)["args"])]
         if len(state.history) > turns:
-            events.append(Event("turn", None, state.history[-1].to_dict()))
+            events.append(kit.Event("turn", None, state.history[-1].to_dict()))
         if state.done:
-            events.append(Event("end", None, self.result(state) or {}))
+            events.append(kit.Event("end", None, self.result(state) or {}))
         return tuple(events)
 
     def observe(self, state: Game, party: int | None) -> dict[str, Any]:
@@ -203,10 +196,10 @@ class TrailsRules(Rules[Setup, Game, Action]):
         return simple[kind]
 
 
-def _chips(name: str, most: Sequence[int]) -> tuple[ActionField, ...]:
+def _chips(name: str, most: Sequence[int]) -> tuple[kit.ActionField, ...]:
     """One whole-number field per colour, ``name_c`` in ``[0, most[c]]``."""
     return tuple(
-        ActionField(f"{name}_{c}", FieldKind.INTEGER, low=0, high=int(m))
+        kit.ActionField(f"{name}_{c}", kit.FieldKind.INTEGER, low=0, high=int(m))
         for c, m in enumerate(most)
     )
 

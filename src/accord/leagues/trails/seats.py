@@ -58,6 +58,14 @@ class TrailsSeat:
         self._seen = len(state.history)
         self.agent.start(self.me, self.rng)
 
+    def rejoin(self, state: Game) -> None:
+        """Start the agent on a game that may be under way: it hears every finished turn
+        (a server resuming a game after a restart; on a new game this is :meth:`start`)."""
+        self._game = state
+        self._seen = 0
+        self.agent.start(self.me, self.rng)
+        self._catch_up(state)
+
     def act(self, state: Game, party: int) -> Action:
         self._game = state
         self._catch_up(state)

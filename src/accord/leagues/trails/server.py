@@ -5,18 +5,22 @@ the CSV of every event) is :mod:`accord.web.study`; this module adds the game ro
 under ``/api/trails`` and the page ``/trails/play.html``. Each condition names an opponent
 (an agent, or ``person``) and a dependency class. Against an agent, a participant's game
 starts when the page first asks for its state (the person is player 0); against
-``person``, participants of a condition are paired in arrival order. Every action, the
-agents' included, is logged in the study (kind ``trails.action``, with validity and
-error); a finished game completes the round with the scores (``trails.end``). Games in
-progress are kept in the study's SQLite file (:mod:`accord.leagues.trails.store`: every
-action stepped, the agents' included, in the same transaction as the request's log
-entries), so a server killed and restarted on the same folder resumes each game at the
-same state and a participant's link continues it. An agent opponent sits in its seat of
-the agent driver (:class:`~accord.leagues.trails.seats.TrailsSeat`) and its answers go
-through :class:`~accord.leagues.trails.rules.TrailsRules` (a refused answer, an error or
-a call slower than :data:`AGENT_SECONDS` is recorded against it and the phase's null
-action is played); it thinks outside the service's lock, so a slow agent holds up only
-its own participant's request, never the others'.
+``person``, participants of a condition are paired in arrival order. Every action of a
+person is logged in the study (kind ``trails.action``); a refused one changes nothing and
+is noted for the experimenter (``trails.refused``); a finished game completes the round
+with the scores (``trails.end``).
+
+Each game is a play of :class:`~accord.leagues.trails.rules.TrailsRules` on the web
+driver (:class:`~accord.web.driver.RulesGame`, with the people's seats and an agent's):
+the driver checks every action against the rules, lets the agent act (in its seat of the
+agent driver, :class:`~accord.leagues.trails.seats.TrailsSeat`, thinking outside every
+lock but its own game's, so a slow agent holds up only its own participant; a refused
+answer, an error or a call slower than :data:`AGENT_SECONDS` is recorded against it and
+the phase's null action played) and logs every change in the game's stream of the
+study's SQLite file (:func:`stream_of`), in the same transaction as the study's records
+of it. So a server killed and restarted on the same folder resumes each game at the same
+state and a participant's link continues it. This module keeps only the study's part:
+pairing, the page's view and its words for a refused action, the study's records.
 
     >>> import tempfile
     >>> from fastapi.testclient import TestClient
@@ -31,7 +35,6 @@ import contextlib
 import json
 import logging
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,19 +47,10 @@ from starlette.routing import Route
 
 from accord.core.errors import ConfigError
 from accord.core.imports import is_import_path
-from accord.core.protocols.driver import SlowCall, failure_of
-from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import IllegalAction
 from accord.leagues.trails.agent import Agent
 from accord.leagues.trails.board import Settings
-from accord.leagues.trails.engine import (
-    Action,
-    Game,
-    Phase,
-    Setup,
-    StepResult,
-    Violation,
-)
+from accord.leagues.trails.engine import Game, Phase, Setup
 from accord.leagues.trails.generator import CLASSES, BoardSpec, generate
 from accord.leagues.trails.match import AGENTS, make_agent
 from accord.leagues.trails.personaction import ActIn, person_action, refusal
@@ -64,10 +58,20 @@ from accord.leagues.trails.rules import TrailsRules
 from accord.leagues.trails.sandboxed import agent_sandbox, sandboxed_agent
 from accord.leagues.trails.seats import TrailsSeat
 from accord.leagues.trails.store import GameRow, GameStore
+from accord.web.driver import RulesGame
 from accord.web.errors import WebError
+from accord.web.store import EventLog
 from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
 
-__all__ = ["STATIC", "TASK_PATH", "TrailsService", "create_trails_app", "trails_design"]
+__all__ = [
+    "AGENT_SECONDS",
+    "STATIC",
+    "TASK_PATH",
+    "TrailsService",
+    "create_trails_app",
+    "stream_of",
+    "trails_design",
+]
 
 log = logging.getLogger("accord.trails")
 
@@ -145,46 +149,42 @@ def trails_design(
     )
 
 
-class _RecordedGame(Game):
-    """A game that keeps every action stepped into it (``steps``), to be stored."""
-
-    def __init__(self, setup: Setup, rules: Settings | None = None) -> None:
-        super().__init__(setup, rules)
-        self.steps: list[tuple[int, Action]] = []
-
-    def step(self, player: int, action: Action) -> StepResult:
-        self.steps.append((player, action))
-        return super().step(player, action)
-
-
 class _Match:
-    def __init__(
-        self,
-        gid: str,
-        game: _RecordedGame,
-        seats: list[str | None],
-        agents: list[TrailsSeat | None],
-    ) -> None:
-        self.id, self.game, self.seats, self.agents = gid, game, seats, agents
+    """One game of the study: its participants (None: the agent's seat), its opponent
+    and its play on the web driver (:attr:`play`, set when it opens)."""
+
+    def __init__(self, gid: str, seats: list[str | None], opponent: str) -> None:
+        self.id, self.seats, self.opponent = gid, seats, opponent
+        self.play: RulesGame = None  # type: ignore[assignment]  # set by _open
+        self.agents: list[TrailsSeat | None] = [None, None]
         self.closed = False
-        self.saved = 0  # steps already in the file
-        self.driving = False  # a request is letting this game's agent act
+
+    @property
+    def game(self) -> Game:
+        """The game as it stands (the play's state)."""
+        state: Game = self.play.state
+        return state
 
 
-RULES = TrailsRules()
 AGENT_SECONDS = 30.0
 """Seconds an agent may think about one action; a slower answer is its failure (a timeout:
 recorded against it, the phase's null action is played)."""
 
 
+def stream_of(gid: str) -> str:
+    """The stream of the study file's event log that holds game ``gid``'s play."""
+    return f"trails.{gid}"
+
+
 def _seat(opponent: str, k: int, seed: int, game: Game, sandbox: str = "os") -> TrailsSeat:
-    """Player ``k``'s agent in its seat of the agent driver, started on ``game``; an
-    agent named ``pkg.module:Class`` runs in :mod:`accord.sandbox` (mode ``sandbox``)."""
+    """Player ``k``'s agent in its seat of the agent driver, started on ``game`` (one
+    under way: it hears every finished turn again); an agent named ``pkg.module:Class``
+    runs in :mod:`accord.sandbox` (mode ``sandbox``)."""
     mode = agent_sandbox(opponent, sandbox)
     agent = make_agent(opponent) if mode is None else sandboxed_agent(opponent, mode)
     seat = TrailsSeat(agent, k, np.random.default_rng(seed))
     try:
-        seat.start(game)
+        seat.rejoin(game)
     except BaseException:
         _close(seat)
         raise
@@ -211,19 +211,6 @@ def _rng(seat: TrailsSeat) -> np.random.Generator | None:
     return rng if isinstance(rng, np.random.Generator) else None
 
 
-def _observe(game: Game, agents: Sequence[TrailsSeat | None]) -> None:
-    """Tell every agent at once of the turns finished since it last heard (an agent's
-    error here is recorded against it; the game goes on)."""
-    for k, seat in enumerate(agents):
-        if seat is None:
-            continue
-        try:
-            seat.catch_up(game)
-        except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded
-            why = f"agent raised {type(exc).__name__}: {exc}"
-            game.violations.append(Violation(game.turn, k, game.phase.value, why))
-
-
 class TrailsService:
     """The game routes of a Colored Trails study (``/api/trails/...``); games in progress
     are restored from the study's file when the service starts."""
@@ -231,6 +218,7 @@ class TrailsService:
     def __init__(self, study: Study) -> None:
         self.study = study
         self.store = GameStore(study.store)
+        self.log = EventLog(study.store, study.clock)  # the games' plays (their own streams)
         self.lock = threading.RLock()
         self.matches: dict[str, _Match] = {}
         self.by_pid: dict[str, str] = {}
@@ -240,10 +228,11 @@ class TrailsService:
         self._restore()
 
     def _restore(self) -> None:
-        """Replay the stored games: same board, chips, phase, turn, proposal, promises; the
-        agent sees the same turns again (its traits) and gets back its random state. A game
-        whose stored rows cannot be replayed is set aside (logged, in :attr:`unreadable`;
-        its players are told) and every other game is restored."""
+        """Resume the stored games from their plays (same board, chips, phase, turn,
+        proposal, promises); the agent hears the same turns again (its traits) and gets
+        back its random state. A game whose stored rows cannot be replayed is set aside
+        (logged, in :attr:`unreadable`; its players are told) and every other game is
+        restored."""
         for number, raw in enumerate(self.store.game_rows()):
             try:
                 self._restore_one(GameRow(raw))
@@ -259,36 +248,57 @@ class TrailsService:
         self.waiting_since = self.store.waiting_since()
 
     def _restore_one(self, row: GameRow) -> None:
-        game = _RecordedGame(row.setup, row.rules)
-        agents: list[TrailsSeat | None] = [None, None]
-        if row.opponent != "person":
-            k = row.seats.index(None)
-            if row.closed and is_import_path(row.opponent):  # over: no sandbox to start
-                label = row.opponent.rsplit(":", 1)[-1]
-                agents[k] = TrailsSeat(_Finished(label), k, np.random.default_rng(0))
-            else:
-                seed, mode = self._seed(row.number), self._sandbox(row.opponent)
-                agents[k] = _seat(row.opponent, k, seed, game, mode)
-        for player, action in self.store.steps(row.gid):
-            n = len(game.history)
-            game.step(player, action)
-            if len(game.history) > n:
-                _observe(game, agents)
-        for a in agents:
-            rng = _rng(a) if a is not None else None
-            if rng is not None and row.agent_rng is not None:
-                rng.bit_generator.state = row.agent_rng
-        m = _Match(row.gid, game, row.seats, agents)
-        m.saved, m.closed = len(game.steps), row.closed
+        stream = stream_of(row.gid)
+        if not self.log.read(stream):  # stored as steps, before the web driver held games
+            game = Game(row.setup, row.rules)
+            for player, action in self.store.steps(row.gid):
+                game.step(player, action)
+            self.log.append(stream, "start", {"state": game.to_json(), "seed": 0})
+        m = _Match(row.gid, row.seats, row.opponent)
+        m.closed = row.closed
+        self._open(m, row.rules, row.setup, self._seed(row.number), row.agent_rng)
         self.matches[row.gid] = m
         for seat in row.seats:
             if seat is not None:
                 self.by_pid[seat] = row.gid
 
+    def _open(
+        self,
+        m: _Match,
+        rules: Settings,
+        setup: Setup,
+        seed: int,
+        agent_rng: dict[str, Any] | None = None,
+    ) -> None:
+        """Game ``m``'s play on the web driver: new, or resumed from its stream."""
+        label = m.opponent.rsplit(":", 1)[-1]
+
+        def seats(state: Game) -> dict[int, TrailsSeat]:
+            if m.opponent == "person":
+                return {}
+            k = m.seats.index(None)
+            if m.closed and is_import_path(m.opponent):  # over: no sandbox to start
+                m.agents[k] = TrailsSeat(_Finished(label), k, np.random.default_rng(0))
+                return {}
+            seat = m.agents[k] = _seat(m.opponent, k, seed, state, self._sandbox(m.opponent))
+            rng = _rng(seat)
+            if rng is not None and agent_rng is not None:
+                rng.bit_generator.state = agent_rng
+            return {k: seat}
+
+        people = [k for k, pid in enumerate(m.seats) if pid is not None]
+        names = ["person" if pid is not None else label for pid in m.seats]
+        m.play = RulesGame(
+            TrailsRules(rules), setup, people, seats, self.log, clock=self.study.clock,
+            names=names, stream=stream_of(m.id), on_change=lambda: self._changed(m),
+            agent_seconds=AGENT_SECONDS,
+        )  # fmt: skip
+
     def close(self) -> None:
         """At shut-down: stop the sandboxes of the agents in games still running."""
         with self.lock:
             for m in self.matches.values():
+                m.play.close()
                 for a in m.agents:
                     _close(a)
 
@@ -302,9 +312,6 @@ class TrailsService:
 
     def _seed(self, number: int) -> int:
         return int(self.study.design.seed) * 100_003 + number
-
-    def _board_seed(self) -> int:
-        return self._seed(len(self.matches))
 
     def _start(self, pid: str) -> _Match | None:
         view = self.study.view(pid)
@@ -328,52 +335,56 @@ class TrailsService:
             self.store.set_waiting(cond, None)
             self.waiting_since.pop(other, None)
             self.store.set_waiting_since(other, None)
-            game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
-            m = _Match(gid, game, [other, pid], [None, None])
+            m = _Match(gid, [other, pid], opponent)
         else:
-            game = _RecordedGame(generate(dependency, self._board_seed(), **spec.to_dict()), rules)
-            agent = _seat(opponent, 1, self._board_seed(), game, str(p.get("sandbox", "os")))
-            m = _Match(gid, game, [pid, None], [None, agent])
-        self.store.add_game(gid, len(self.matches), m.seats, opponent, game.setup, game.rules)
+            m = _Match(gid, [pid, None], opponent)
+        number = len(self.matches)
+        setup = generate(dependency, self._seed(number), **spec.to_dict())
+        self.store.add_game(gid, number, m.seats, opponent, setup, rules)
+        self._open(m, rules, setup, self._seed(number))
         self.matches[gid] = m
         for k, seat in enumerate(m.seats):
             if seat is not None:
                 self.by_pid[seat] = gid
                 self.study.record(
-                    seat,
-                    "trails.start",
-                    {"game": gid, "player": k, "setup": m.game.setup.to_dict()},
+                    seat, "trails.start", {"game": gid, "player": k, "setup": setup.to_dict()}
                 )
-        self._after(m)
+        self._tell(m)
         return m
 
     @contextlib.contextmanager
-    def _atomic(self, pid: str | None, game: str | None = None) -> Iterator[None]:
-        """One transaction for what ``pid``'s request (or an agent of game ``game``)
-        does; when it fails (and the file rolls back), the games in memory are put back
-        to what the file holds, so memory and file never differ."""
+    def _atomic(self, pid: str | None) -> Iterator[None]:
+        """One transaction for what ``pid``'s request does; when it fails (and the file
+        rolls back), the games in memory are put back to what the file holds, so memory
+        and file never differ."""
         with self.lock:
             by_pid, waiting = dict(self.by_pid), dict(self.waiting)
-            gid = self.by_pid.get(pid) if pid is not None else game
+            gid = self.by_pid.get(pid) if pid is not None else None
             m = self.matches.get(gid) if gid is not None else None
-            steps = len(m.game.steps) if m is not None else 0
+            version = m.play.version if m is not None else 0
             try:
                 with self.store.file.transaction(immediate=True):
                     yield
             except BaseException:
                 new = {g for g in self.by_pid.values() if g not in by_pid.values()}
                 for g in new:
-                    self.matches.pop(g, None)
+                    old = self.matches.pop(g, None)
+                    if old is not None:
+                        old.play.close()
+                        for a in old.agents:
+                            _close(a)
                 self.by_pid, self.waiting = by_pid, waiting
-                if m is not None and gid is not None and len(m.game.steps) != steps:
+                if m is not None and gid is not None and m.play.version != version:
                     self._reload(gid)
                 raise
 
     def _reload(self, gid: str) -> None:
         """Game ``gid`` again from the file (after a rolled-back request)."""
         old = self.matches.pop(gid, None)
-        for a in old.agents if old is not None else ():
-            _close(a)
+        if old is not None:
+            old.play.close()  # an answer its agent is still thinking about is dropped
+            for a in old.agents:
+                _close(a)
         for raw in self.store.game_rows():
             if raw["gid"] == gid:
                 try:
@@ -391,8 +402,8 @@ class TrailsService:
                     return self._wait(pid)
             else:
                 m = self._match(gid)
-        self._drive(m)
-        with self.lock:
+        m.play.run_agents()  # the agent thinks outside every lock but its game's
+        with m.play.lock:
             return self._view(m, m.seats.index(pid))
 
     def _wait(self, pid: str) -> dict[str, Any]:
@@ -448,11 +459,14 @@ class TrailsService:
             raise
 
     def _act(self, pid: str, body: ActIn) -> dict[str, Any]:
-        # one transaction: the steps, the log entries and the end are stored together
-        with self._atomic(pid):
+        with self.lock:
             gid = self.by_pid.get(pid)
             if gid is None:
                 raise WebError(409, "no game yet: open the game page first (GET /api/trails/state)")
+            m = self._match(gid)
+        # the game's lock, then one transaction: the step, the log entries and the end
+        # are stored together (an agent's answer waits for it, and it for the answer)
+        with m.play.lock, self._atomic(pid):
             standing = self.study.view(pid).status
             if standing != "consented":
                 raise WebError(
@@ -460,7 +474,6 @@ class TrailsService:
                     f"you are {standing} in this study; the game takes no more moves",
                     code="not_playing",
                 )
-            m = self._match(gid)
             g = m.game
             me = m.seats.index(pid)
             if g.done:
@@ -469,106 +482,31 @@ class TrailsService:
             if problem:  # refused: nothing is stored, the game is as it was
                 raise WebError(status, problem, code="refused")
             action = person_action(body, g.board.n_colors)
-            phase, turn, n = g.phase.value, g.turn, len(g.history)
-            result = g.step(me, action)
-            if len(g.history) > n:
-                _observe(g, m.agents)
+            phase, turn = g.phase.value, g.turn
             self.study.record(
                 pid,
                 "trails.action",
-                {
-                    "game": gid,
-                    "player": me,
-                    "turn": turn,
-                    "phase": phase,
-                    "action": body.model_dump(),
-                    "ok": result.ok,
-                    "error": result.error,
-                },
-            )
-            self._after(m)
-        self._drive(m)
-        with self.lock:
-            view = self._view(m, me)
-        if not result.ok:
-            view["error"] = result.error
-        return view
-
-    # -- agents ---------------------------------------------------------------------------
-    def _drive(self, m: _Match, limit: int = 10_000) -> None:
-        """Let the game's agent act while it is its turn, as the web driver does: the
-        agent (in its seat of the agent driver) thinks outside the service's lock, so
-        other participants are answered meanwhile; its answer is then checked by the
-        rules and stored in a transaction of its own. Only one request drives a game at
-        a time; an answer to a game that moved on (or was reloaded) is dropped."""
-        with self.lock:
-            if m.driving:
-                return
-            m.driving = True
-        try:
-            for _ in range(limit):
-                with self.lock:
-                    g = m.game
-                    if g.done or self.matches.get(m.id) is not m:
-                        return
-                    k = g.actor
-                    seat = m.agents[k]
-                    if seat is None:
-                        return
-                    version = len(g.steps)
-                started = time.perf_counter()
-                error: BaseException | None = None
-                action: Any = None
-                try:
-                    action = seat.act(g, k)
-                except Exception as exc:  # noqa: BLE001 - the agent's failure, recorded below
-                    error = exc
-                took = time.perf_counter() - started
-                if error is None and took > AGENT_SECONDS:
-                    error = SlowCall(f"took {took:.1f} s; the limit is {AGENT_SECONDS:.0f} s")
-                with self._atomic(None, m.id):
-                    if len(g.steps) != version or self.matches.get(m.id) is not m:
-                        continue
-                    self._agent_step(m, k, seat, action, error)
-                    self._after(m)
-        finally:
-            with self.lock:
-                m.driving = False
-
-    def _agent_step(
-        self, m: _Match, k: int, seat: TrailsSeat, action: Any, error: BaseException | None
-    ) -> None:
-        """Apply the agent's action through the rules (a refused one or a failure is
-        recorded against the agent and the phase's null action played) and keep the step
-        a replay needs."""
-        g = m.game
-        n = len(g.history)
-        if error is None:
+                {"game": gid, "player": me, "turn": turn, "phase": phase,
+                 "action": body.model_dump(), "ok": True, "error": ""},
+            )  # fmt: skip
             try:
-                RULES.apply(g, k, action, 0.0)
-            except IllegalAction as exc:
-                failure = Failure(k, seat.name, FailureKind.INVALID, exc.reason)
-                RULES.fail(g, k, failure, 0.0)  # the replay's step() records it the same
-            g.steps.append((k, action))
-        else:
-            null = g.null_action()
-            RULES.fail(g, k, failure_of(k, seat.name, error), 0.0)
-            g.steps.append((k, null))
-        if len(g.history) > n:
-            _observe(g, m.agents)
+                m.play.act(me, m.play.rules.action_to_json(g, action))
+            except IllegalAction as exc:  # what the page's checks let through: refused too
+                raise WebError(422, exc.reason, code="refused") from None
+        m.play.run_agents()
+        with m.play.lock:
+            return self._view(m, me)
 
-    def _after(self, m: _Match) -> None:
+    # -- what the play's changes mean for the study ---------------------------------------
+    def _changed(self, m: _Match) -> None:
+        """After each change of ``m``'s play (in its transaction): the agent's random
+        state is kept, the pages are told, and a finished game completes the round."""
         g = m.game
-        if len(g.steps) > m.saved:
-            self.store.add_steps(m.id, m.saved, g.steps[m.saved :])
-            m.saved = len(g.steps)
-            for a in m.agents:
-                rng = _rng(a) if a is not None else None
-                if rng is not None:
-                    self.store.set_agent_rng(m.id, dict(rng.bit_generator.state))
-        for k, seat in enumerate(m.seats):
-            if seat is not None:
-                self.study.notify(seat, "trails", self._view(m, k))
+        for a in m.agents:
+            rng = _rng(a) if a is not None else None
+            if rng is not None:
+                self.store.set_agent_rng(m.id, dict(rng.bit_generator.state))
+        self._tell(m)
         if g.done and not m.closed:
             m.closed = True
             self.store.close_game(m.id)
@@ -588,6 +526,12 @@ class TrailsService:
                         {**result, "player": k, "history": [r.to_dict() for r in g.history]},
                     )
                     self.study.complete(seat, {**result, "player": k})
+
+    def _tell(self, m: _Match) -> None:
+        """Each participant's page gets its view of the game."""
+        for k, seat in enumerate(m.seats):
+            if seat is not None:
+                self.study.notify(seat, "trails", self._view(m, k))
 
     def _view(self, m: _Match, me: int) -> dict[str, Any]:
         g = m.game

@@ -1,20 +1,19 @@
-"""Games in progress of the study server, kept in the study's SQLite file.
+"""Games of the study server, kept in the study's SQLite file.
 
-A game is its setup, rules, seats and opponent (table ``trails_games``) and every action
-stepped into it, the agents' included (``trails_steps``, one row per action, append-only);
-the state is the fold of those steps, so a restarted server replays them into the same
-board, chips, phase, turn, proposal and promises. The agent's random generator state is
-kept with the game so that it continues where it stopped. Participants waiting for a human
-partner are in ``trails_waiting``. The tables live beside the study's own in its file
-(an :class:`accord.tournament.sqlite.SqliteFile`, the one SQLite base).
+A game is its setup, rules, seats and opponent (table ``trails_games``), with the agent's
+random generator state (so that it continues where it stopped); what was played is the
+game's play on the web driver, in its own stream of the study's event log (see
+:mod:`accord.leagues.trails.server`). ``trails_steps`` (one row per action) is where games
+were played before: such a game is read once and moved onto its play. Participants
+waiting for a human partner are in ``trails_waiting``. The tables live beside the study's
+own in its file (an :class:`accord.tournament.sqlite.SqliteFile`, the one SQLite base).
 
     >>> from accord.tournament.sqlite import SqliteFile
     >>> store = GameStore(SqliteFile(":memory:"))
     >>> action_from_json(action_to_json(Propose((1, 0), (0, 2))))
     Propose(give=(1, 0), take=(0, 2))
-    >>> store.add_steps("g0001", 0, [(0, Pass()), (1, Respond(True))])
-    >>> [(p, a) for p, a in store.steps("g0001")]
-    [(0, Pass()), (1, Respond(accept=True))]
+    >>> store.steps("g0001")
+    []
 """
 
 from __future__ import annotations
@@ -151,15 +150,6 @@ class GameStore:
             ),
         )
 
-    def add_steps(self, gid: str, first: int, steps: Sequence[tuple[int, Action]]) -> None:
-        """Append ``steps`` as numbers ``first``, ``first + 1``, ... of game ``gid`` (a
-        number stored twice is refused by the primary key: nothing is doubled)."""
-        for k, (player, action) in enumerate(steps):
-            self.file.execute(
-                "INSERT INTO trails_steps (gid, n, player, action) VALUES (?, ?, ?, ?)",
-                (gid, first + k, player, json.dumps(action_to_json(action))),
-            )
-
     def set_agent_rng(self, gid: str, state: dict[str, Any]) -> None:
         self.file.execute(
             "UPDATE trails_games SET agent_rng = ? WHERE gid = ?", (json.dumps(state), gid)
@@ -178,6 +168,7 @@ class GameStore:
         return [dict(r) for r in self.file.rows("SELECT * FROM trails_games ORDER BY number")]
 
     def steps(self, gid: str) -> list[tuple[int, Action]]:
+        """The steps of a game stored before games were plays of the web driver."""
         rows = self.file.rows(
             "SELECT player, action FROM trails_steps WHERE gid = ? ORDER BY n", (gid,)
         )

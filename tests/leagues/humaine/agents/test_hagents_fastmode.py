@@ -33,10 +33,10 @@ def play(strategy: str = "fair", seed: int = 5, strong_first: bool = True) -> di
 
 def test_a_full_round_runs_well_under_a_second() -> None:
     play("shopper", 1)  # warm caches and imports
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time (about 0.02 s): a loaded machine does not stretch it
     result = play("shopper", 2)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.0, f"fast round took {elapsed:.3f} s"
+    elapsed = time.process_time() - start
+    assert elapsed < 1.0, f"fast round took {elapsed:.3f} s of CPU"
     assert result["transcript"], "nobody spoke"
     assert result["decisions"][-1]["t"] <= 301.0
 

@@ -9,11 +9,10 @@ message must never be spoken nor shown.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-import httpx
 from fastapi import FastAPI
+from hui_kit import Seller
 
 CELIA_SSML = (
     '<speak>I can do <emphasis level="strong">two eggs and two cups of flour</emphasis>'
@@ -38,35 +37,14 @@ def speech_missing() -> str | None:
 
 def gesturing_seller(name: str, orchestrator: str) -> FastAPI:
     """A seller service (named ``name``) following the script above."""
-    app = FastAPI()
-    state: dict[str, Any] = {"offer": None, "secret": None, "human_to": None}
-    tasks: set[asyncio.Task[None]] = set()
-
-    async def relay(body: dict[str, Any], delay: float) -> None:
-        await asyncio.sleep(delay)
-        headers = {"X-Accord-Token": state["secret"]} if state["secret"] else {}
-        async with httpx.AsyncClient(timeout=5, trust_env=False) as c:
-            await c.post(f"{orchestrator}/relayMessage", json=body, headers=headers)
-
-    def later(body: dict[str, Any], delay: float) -> None:
-        task = asyncio.get_running_loop().create_task(relay(body, delay))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+    seller = Seller(name, orchestrator)
+    app = seller.app
+    state: dict[str, Any] = {"offer": None, "human_to": None}
+    later = seller.send
 
     def message(rid: Any, text: str, bid: dict[str, Any], behavior: Any) -> dict[str, Any]:
         return {"roundId": rid, "speaker": name, "addressee": "Human", "role": "seller",
                 "text": text, "bid": bid, "behavior": behavior}  # fmt: skip
-
-    @app.post("/setUtility")
-    async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
-        state["secret"] = body.pop("token", None)
-        return {"status": "Acknowledged", "utility": body}
-
-    @app.post("/startRound")
-    @app.post("/endRound")
-    @app.post("/receiveRejection")
-    async def ack(body: dict[str, Any]) -> dict[str, str]:
-        return {"status": "Acknowledged"}
 
     @app.post("/receiveMessage")
     async def receive(body: dict[str, Any]) -> dict[str, Any]:

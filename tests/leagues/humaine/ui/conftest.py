@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for hui_kit (no pack
 from hui_kit import CHROMIUM_ARGS, KEYS, FixedUtilities, tiny_agent  # noqa: E402
 
 from accord.leagues.humaine.testing import ServerThread, loopback_socket  # noqa: E402
-from accord.web.testing import chromium_env  # noqa: E402
+from accord.web.testing import SkipClock, chromium_env  # noqa: E402
 
 UNCONFIRMED_AFTER = 3.0
 """Seconds the orchestrator waits for a confirmation in the ``unconfirmed`` platform."""
@@ -35,7 +35,8 @@ def platform(
     """Orchestrator + UI server + Celia (6.00) and Watson (7.50), all on loopback; with
     ``@pytest.mark.parametrize("platform", ["manager"], indirect=True)`` also the
     competition manager (admin password ``manager-pw``); with ``["fast"]`` R0's gap
-    between two human utterances is 0.3 s instead of 5 s; with ``["unconfirmed"]`` too, and
+    between two human utterances is 0.3 s instead of 5 s (the orchestrator's clock,
+    ``platform["clock"]``, is a :class:`SkipClock`: ``skip(0.3)`` passes the gap); with ``["unconfirmed"]`` too, and
     the orchestrator waits only ``UNCONFIRMED_AFTER`` seconds for a deal's confirmation."""
     from accord.leagues.humaine.orchestrator import create_orchestrator_app
     from accord.leagues.humaine.rules import RuleConfig
@@ -46,7 +47,9 @@ def platform(
     urls = {k: f"http://127.0.0.1:{p}" for k, p in ports.items()}
     fast = request.param in ("fast", "unconfirmed")
     rules = RuleConfig(human_gap=0.3) if fast else None
+    clock = SkipClock()  # a test skips R0's gap instead of sleeping through it
     orch_app = create_orchestrator_app(
+        clock=clock,
         db_path=tmp_path / "orch.sqlite",
         human_uis=[urls["ui"]],
         rule_config=rules,
@@ -92,7 +95,7 @@ def platform(
     for s in servers:
         s.__enter__()
     try:
-        yield {"urls": urls, "ports": ports, "orchestrator": orch_app, "ui": ui_app}
+        yield {"urls": urls, "ports": ports, "orchestrator": orch_app, "ui": ui_app, "clock": clock}
     finally:
         for s in reversed(servers):
             s.__exit__(None, None, None)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import httpx
@@ -15,6 +14,8 @@ import uvicorn
 from fastapi import FastAPI
 
 from accord.leagues.humaine.testing import BUYER_UTILITY, COSTS_C, COSTS_W, seller_utility
+from accord.web.testing import CHROMIUM_ARGS as WEB_CHROMIUM_ARGS
+from accord.web.testing import wait_until
 
 SELLER_COSTS = {"Celia": COSTS_W, "Watson": COSTS_C}
 BUYER = BUYER_UTILITY
@@ -41,13 +42,8 @@ def join_page(page: Any, ui: str, role: str = "person") -> None:
     page.goto(f"{ui}/join?key={PERSON_KEY if role == 'person' else ADMIN_KEY}")
 
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM_ARGS = WEB_CHROMIUM_ARGS
+"""The web layer's Chromium flags (:data:`accord.web.testing.CHROMIUM_ARGS`)."""
 
 
 class FixedUtilities:
@@ -64,59 +60,85 @@ class FixedUtilities:
         return seller_utility(SELLER_COSTS[name])
 
 
+class Seller:
+    """What every scripted seller of these tests shares: a FastAPI ``app`` that answers
+    ``/setUtility`` (keeping the round's secret and the name it is given),
+    ``/startRound``, ``/endRound`` and ``/receiveRejection``, and :meth:`send`, which
+    relays a message to the orchestrator with that secret in the background (after
+    ``delay`` seconds). The orchestrator's answers land in ``app.state.answers``. A
+    seller adds its own ``/receiveMessage`` to ``app``.
+
+    ``original``: an agent written for the original platform, which knows nothing of
+    secrets (it sends none).
+    """
+
+    def __init__(self, name: str, orchestrator: str, original: bool = False) -> None:
+        self.name, self.orchestrator, self.original = name, orchestrator, original
+        self.secret: str | None = None
+        self.round: Any = None
+        self.app = FastAPI()
+        self.app.state.answers = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+        @self.app.post("/setUtility")
+        async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
+            self.round = body.get("roundId")
+            self.name = body.get("name") or self.name
+            secret = body.pop("token", None)  # this round's secret
+            self.secret = None if original else secret
+            return {"status": "Acknowledged", "utility": body}
+
+        @self.app.post("/startRound")
+        @self.app.post("/endRound")
+        @self.app.post("/receiveRejection")
+        async def ack(body: dict[str, Any]) -> dict[str, str]:
+            return {"status": "Acknowledged"}
+
+    async def _relay(self, body: dict[str, Any], delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)  # the seller's thinking time, part of its script
+        headers = {"X-Accord-Token": self.secret} if self.secret else {}
+        async with httpx.AsyncClient(timeout=5, trust_env=False) as c:
+            r = await c.post(f"{self.orchestrator}/relayMessage", json=body, headers=headers)
+        self.app.state.answers.append((r.status_code, r.text))
+
+    def send(self, body: dict[str, Any], delay: float = 0.0) -> None:
+        """Relay ``body`` to the orchestrator in the background (call from the app's loop)."""
+        task = asyncio.get_running_loop().create_task(self._relay(body, delay))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
 def tiny_agent(name: str, price: float, orchestrator: str, original: bool = False) -> FastAPI:
     """A seller (named by /setUtility, else ``name``) that answers the human when addressed
     (or, as Celia, when nobody is): an utterance with "accept" gets an Accept of its last offer, anything else gets
     the offer of one cake's basics (2 eggs, 2 flour, 1 milk, 1 sugar) for ``price``.
     It sends the round's secret from /setUtility, unless ``original`` (an agent written
     for the original platform, which knows nothing of secrets)."""
-    app = FastAPI()
-    state: dict[str, Any] = {"offer": None, "round": None, "name": name, "secret": None}
-    tasks: set[asyncio.Task[None]] = set()
+    seller = Seller(name, orchestrator, original)
+    offer: dict[str, Any] = {}
 
-    async def relay(body: dict[str, Any]) -> None:
-        headers = {"X-Accord-Token": state["secret"]} if state["secret"] else {}
-        async with httpx.AsyncClient(timeout=5) as c:
-            await c.post(f"{orchestrator}/relayMessage", json=body, headers=headers)
-
-    @app.post("/setUtility")
-    async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
-        state["round"] = body.get("roundId")
-        state["name"] = body.get("name") or name
-        secret = body.pop("token", None)  # this round's secret
-        state["secret"] = None if original else secret
-        return {"status": "Acknowledged", "utility": body}
-
-    @app.post("/startRound")
-    @app.post("/endRound")
-    @app.post("/receiveRejection")
-    async def ack(body: dict[str, Any]) -> dict[str, str]:
-        return {"status": "Acknowledged"}
-
-    @app.post("/receiveMessage")
+    @seller.app.post("/receiveMessage")
     async def receive(body: dict[str, Any]) -> dict[str, Any]:
-        me = state["name"]
+        me = seller.name
         addressee = body.get("addressee") or ""
         if body.get("speaker") == "Human" and (
             addressee == me or (not addressee and me == "Celia")
         ):
-            if "accept" in str(body.get("text", "")).lower() and state["offer"]:
-                bid = {**state["offer"], "type": "Accept"}
+            if "accept" in str(body.get("text", "")).lower() and offer:
+                bid = {**offer, "type": "Accept"}
                 text = f"Deal: {me} sells you that for ${bid['price']['value']:.2f}."
             else:
                 quantity = {"egg": 2, "flour": 2, "milk": 1, "sugar": 1}
                 bid = {"type": "SellOffer", "quantity": quantity,
                        "price": {"unit": "USD", "value": price}}  # fmt: skip
-                state["offer"] = bid
+                offer.update(bid)
                 text = f"How about 2 egg 2 flour 1 milk 1 sugar for {price:.2f} USD?"
-            msg = {"roundId": body.get("roundId"), "speaker": me, "addressee": "Human",
-                   "role": "seller", "text": text, "bid": bid}  # fmt: skip
-            task = asyncio.get_running_loop().create_task(relay(msg))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+            seller.send({"roundId": body.get("roundId"), "speaker": me, "addressee": "Human",
+                         "role": "seller", "text": text, "bid": bid})  # fmt: skip
         return {"status": "Acknowledged", "interpretation": body}
 
-    return app
+    return seller.app
 
 
 class SharedLoop:
@@ -135,11 +157,7 @@ class SharedLoop:
 
     def __enter__(self) -> SharedLoop:
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not all(s.started for s in self.servers):
-            if time.monotonic() > deadline:
-                raise RuntimeError("servers did not start")
-            time.sleep(0.02)
+        wait_until(lambda: all(s.started for s in self.servers), "the servers' start")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -166,41 +184,17 @@ are the ones that must show exactly as the seller typed them."""
 def hostile_seller(name: str, orchestrator: str) -> FastAPI:
     """A seller (``name``) that answers each utterance of the Human with a message whose
     text, behaviour (gestures), emotion and price unit are all script payloads."""
-    app = FastAPI()
-    state: dict[str, Any] = {"secret": None}
-    tasks: set[asyncio.Task[None]] = set()
+    seller = Seller(name, orchestrator)
 
-    async def relay(body: dict[str, Any]) -> None:
-        headers = {"X-Accord-Token": state["secret"]} if state["secret"] else {}
-        async with httpx.AsyncClient(timeout=5, trust_env=False) as c:
-            r = await c.post(f"{orchestrator}/relayMessage", json=body, headers=headers)
-        app.state.answers.append((r.status_code, r.text))
-
-    app.state.answers = []  # the orchestrator's answers to the relays, for the test
-
-    @app.post("/setUtility")
-    async def set_utility(body: dict[str, Any]) -> dict[str, Any]:
-        state["secret"] = body.pop("token", None)
-        return {"status": "Acknowledged", "utility": body}
-
-    @app.post("/startRound")
-    @app.post("/endRound")
-    @app.post("/receiveRejection")
-    async def ack(body: dict[str, Any]) -> dict[str, str]:
-        return {"status": "Acknowledged"}
-
-    @app.post("/receiveMessage")
+    @seller.app.post("/receiveMessage")
     async def receive(body: dict[str, Any]) -> dict[str, Any]:
         if body.get("speaker") == "Human":
             quantity = {"egg": 2, "flour": 2}  # good names are checked (422): not here
             bid = {"type": "SellOffer", "quantity": quantity,
                    "price": {"unit": PAYLOADS[1], "value": 4.0}}  # fmt: skip
-            msg = {"roundId": body.get("roundId"), "speaker": name, "addressee": "Human",
-                   "role": "seller", "text": " | ".join(PAYLOADS), "bid": bid,
-                   "behavior": [*PAYLOADS, "smile"], "emotion": PAYLOADS[3]}  # fmt: skip
-            task = asyncio.get_running_loop().create_task(relay(msg))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+            seller.send({"roundId": body.get("roundId"), "speaker": name, "addressee": "Human",
+                         "role": "seller", "text": " | ".join(PAYLOADS), "bid": bid,
+                         "behavior": [*PAYLOADS, "smile"], "emotion": PAYLOADS[3]})  # fmt: skip
         return {"status": "Acknowledged", "interpretation": body}
 
-    return app
+    return seller.app

@@ -8,7 +8,8 @@ Strategy (each rule is one method below):
   what it may still sell for a day (``sell_capacity``) and the inputs it lacks to deliver
   what it sold (``buy_need``).
 - **Exogenous contracts.** A first-level factory signs raw supply, a last-level factory
-  signs final demand, as long as the day's units fit its lines, the price covers its
+  signs final demand, as long as the day's units fit its lines (for demand: or the stock
+  its secured inputs make covers them, ``stock_sales``), the price covers its
   cost at the current trading prices (no margin of its own: ``margin`` 0) (for supply: its output's price less its cost,
   ``supply_margin`` 0, and never less than the raw material's catalog price
   (``supply_at_cost``: a factory whose cost exceeds its output's catalog price still
@@ -133,6 +134,7 @@ class MarketAgent(SCMLAgent):
         flow_weight: float = 0.3,
         buy_at_catalog: float = 1.0,
         middle_expected: bool = False,
+        stock_sales: bool = True,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -151,6 +153,7 @@ class MarketAgent(SCMLAgent):
         self.flow_weight = flow_weight
         self.buy_at_catalog = buy_at_catalog
         self.middle_expected = middle_expected
+        self.stock_sales = stock_sales
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -391,7 +394,7 @@ class MarketAgent(SCMLAgent):
             if c.exogenous:
                 ok = (
                     c.unit_price >= self.demand_floor()
-                    and self._lines_free(False, c)
+                    and (self._lines_free(False, c) or self._in_stock(c))
                     and c.delivery >= awi.current_step + 2  # time to buy and make it
                     and (
                         self._expected_ok(c)
@@ -484,6 +487,14 @@ class MarketAgent(SCMLAgent):
             self.long_cap = max(lines / 2, self.long_cap / 2)
         else:
             self.long_cap = min(self.stock_days[1] * lines, self.long_cap + lines / 4)
+
+    def _in_stock(self, c: Contract) -> bool:
+        """Final demand ``c`` is covered by the stock its secured inputs make
+        (``stock_sales``: then the day's units may exceed a day of production)."""
+        if not self.stock_sales:
+            return False
+        self._project()
+        return c.delivery < len(self._sell) and int(self._sell[c.delivery]) >= c.quantity
 
     def _lines_free(self, is_buy: bool, c: Contract) -> bool:
         """An exogenous contract fits: the day's units stay within one day of production."""
