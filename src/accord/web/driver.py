@@ -215,6 +215,16 @@ class RulesGame:
         """Seconds since the play started (continuing across a resume)."""
         return self.clock.now() - self._t0
 
+    @property
+    def t0(self) -> float:
+        """The clock's reading at the play's time 0 (:meth:`now` is ``clock.now() - t0``)."""
+        return self._t0
+
+    def tick(self) -> None:
+        """Bring the play to now (what is due happens; no agent is asked)."""
+        with self._lock:
+            self._tick()
+
     def _name(self, party: int) -> str:
         return self._names[party] if party < len(self._names) else f"party {party}"
 
@@ -304,6 +314,20 @@ class RulesGame:
             raise
         self._end_seats()
         self._schedule()
+
+    def kick(self) -> None:
+        """Bring the play to now and let the agents act in a worker thread, if one is
+        asked (nothing waits for them); else make sure the play is woken when due."""
+        with self._lock:
+            self._tick()
+            asked = any(p in self.seats for p in self.rules.to_act(self.state))
+            if asked and self._driving:
+                self._again = True
+                return
+        if asked:
+            threading.Thread(target=self.run_agents, daemon=True).start()
+        else:
+            self._schedule()
 
     def _run(self, limit: int) -> None:
         rules = self.rules
