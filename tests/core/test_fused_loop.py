@@ -1,9 +1,10 @@
 """The fused alternating-offers loop plays exactly as the generic agent driver.
 
-``Session.run`` takes the fused loop for plain AOP under a deadline in rounds; stepping
-the session (``step()`` until it ends) always takes the generic driver. The golden
-sessions check this without time limits; these check it with a per-call time limit,
-with guarded agents and with agents that fail, and that the other cases stay generic.
+``Session.run`` takes the fused loop for plain AOP under a deadline in rounds, and
+``Session.step`` a fused step (also past SCML's simultaneous first round); with
+``_fusable`` off, stepping takes the generic driver. The golden sessions check this
+without time limits; these check it with a per-call time limit, with guarded agents and
+with agents that fail, and that the other cases stay generic.
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ class Flaky(Negotiator):
         return Response.REJECT
 
 
-def _play(make: Any, stepped: bool, **kwargs: Any) -> dict[str, Any]:
+def _play(make: Any, stepped: bool, generic: bool = False, **kwargs: Any) -> dict[str, Any]:
     s = Session(JOB.space, make(), list(JOB.utilities), Deadline(rounds=12), seed=5, **kwargs)
+    if generic:
+        s._fusable = False  # every step through the agent driver's own step()
     if stepped:
         r: SessionResult | None = None
         while r is None:
@@ -94,10 +97,19 @@ ENDS = {  # how each pair's play ends: reason, failure kind
 @pytest.mark.parametrize("pair", sorted(PAIRS))
 def test_run_and_step_give_the_same_play(pair: str, limit: float | None) -> None:
     fused = _play(PAIRS[pair], stepped=False, time_limit=limit)
-    generic = _play(PAIRS[pair], stepped=True, time_limit=limit)
-    assert fused == generic
+    stepped = _play(PAIRS[pair], stepped=True, time_limit=limit)
+    generic = _play(PAIRS[pair], stepped=True, generic=True, time_limit=limit)
+    assert fused == stepped == generic
     failure = fused["failure"]
     assert (fused["reason"], failure and failure["kind"]) == ENDS[pair]
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_the_fused_step_plays_the_scml_variant_as_the_generic_driver(pair: str) -> None:
+    kw: dict[str, Any] = {"time_limit": 10.0, "simultaneous_start": True}
+    fused = _play(PAIRS[pair], stepped=True, **kw)
+    assert fused == _play(PAIRS[pair], stepped=True, generic=True, **kw)
+    assert fused["steps"] > 2  # past the simultaneous first round
 
 
 def test_only_plain_aop_in_rounds_takes_the_fused_loop(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,3 +130,28 @@ def test_only_plain_aop_in_rounds_takes_the_fused_loop(monkeypatch: pytest.Monke
     )
     s.run()
     assert taken == ["fused"]  # a deadline in seconds, the SCML variant: the generic driver
+
+
+def test_steps_past_a_simultaneous_start_take_the_fused_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    taken: list[int] = []
+    real = Session._step_fused
+
+    def spy(self: Session, state: Any) -> SessionResult | None:
+        taken.append(state.steps)
+        return real(self, state)
+
+    monkeypatch.setattr(Session, "_step_fused", spy)
+    agents = PAIRS["boulware-conceder"]
+    s = Session(
+        JOB.space, agents(), list(JOB.utilities), Deadline(rounds=5), simultaneous_start=True
+    )
+    while s.step() is None:
+        pass
+    assert taken and taken[0] == 2  # the first round (both propose) is the generic step
+    taken.clear()
+    s = Session(JOB.space, agents(), list(JOB.utilities), Deadline(rounds=5, seconds=60))
+    while s.step() is None:
+        pass
+    assert taken == []  # a deadline in seconds: the generic driver

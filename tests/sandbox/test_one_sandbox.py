@@ -81,7 +81,7 @@ def test_the_sandbox_imports_only_the_core() -> None:
                 if (
                     name.startswith("accord")
                     and not name.startswith(("accord.core", "accord.sandbox"))
-                    and name != "accord"
+                    and name not in ("accord", "accord._bytecode")  # stdlib only, layer 0
                 ):
                     bad.append(f"{path.name}: {name}")
     assert bad == []
@@ -105,10 +105,23 @@ def test_the_isolation_modules_are_users_of_the_sandbox() -> None:
 STARTERS = {"accord/drivers/seats.py"}
 
 
+# Who starts entrants through the seats, and with which league's Interface (never a
+# bare host string: every entrant's answers have a declared check).
+INTERFACES = {
+    "accord/tournament/isolation.py": "OFFERS",
+    "accord/leagues/scml/isolation.py": "INTERFACE",
+    "accord/leagues/han/isolation.py": "INTERFACE",
+    "accord/leagues/diplomacy/sandboxed.py": "INTERFACE",
+    "accord/leagues/genius/sandboxed.py": "INTERFACE",
+    "accord/leagues/trails/sandboxed.py": "INTERFACE",
+}
+
+
 def test_entrants_are_started_in_the_listed_modules_only() -> None:
     import source_scan
 
     found = set()
+    users = {}
     for path in source_scan.files():
         rel = path.relative_to(SRC).as_posix()
         if rel.startswith("accord/sandbox/"):
@@ -119,4 +132,8 @@ def test_entrants_are_started_in_the_listed_modules_only() -> None:
                 name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
                 if name == "start_sandbox":
                     found.add(rel)
+                elif name in ("start_entrant", "launch_entrant") and rel not in STARTERS:
+                    arg = node.args[0] if node.args else node
+                    users[rel] = arg.id if isinstance(arg, ast.Name) else ast.dump(arg)
     assert found == STARTERS
+    assert users == INTERFACES

@@ -26,8 +26,7 @@ def snooping(isolated: bool) -> TournamentConfig:
 
 def test_an_isolated_agent_cannot_reach_the_opponent_utility(tmp_path: Path) -> None:
     """One session per sandbox at a time (``multiplex=False``): nothing of another
-    session is reachable. (Run many at once, the default, a process holds its agent's
-    own concurrent sessions, so their utilities too: see docs/sandbox.md.)"""
+    session is reachable."""
     out = tmp_path / "iso.sqlite"
     run = run_tournament(snooping(isolated=True), out, SerialExecutor(multiplex=False))
     assert run.ran == 2
@@ -56,3 +55,68 @@ def test_views_and_the_offer_log_are_read_only() -> None:
         view.time = 0.5  # type: ignore[misc]
     with pytest.raises(AttributeError):
         view.utility = sc.utilities[1]  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("spy", ["Snoop", "Hoarder"])
+def test_many_at_once_a_sandbox_never_holds_a_profile_its_opponent_plays(
+    tmp_path: Path, spy: str
+) -> None:
+    """The default (many sessions per sandbox): a spy that searches its process (frames,
+    ``gc.get_objects()``, and a module global keeping every utility it was ever given)
+    for another profile of the scenario it plays finds none, on a bilateral and on a
+    3-party scenario where it also meets itself; without the admission rule it did
+    (its sandbox held its sessions on every side at once)."""
+    cfg = TournamentConfig(
+        agents=(f"Spy={F}{spy}", f"{T}Boulware"),
+        scenarios=("builtin:bilateral", "builtin:trilateral"),
+        rounds=6,
+        sandbox="process",
+    )
+    out = tmp_path / "many.sqlite"
+    ex = SerialExecutor()
+    run = run_tournament(cfg, out, ex)
+    assert ex.hub is not None and run.ran == run.total == 8 + 24
+    rows = table(out, "SELECT failure_agent, failure_message FROM sessions")
+    assert rows == [(None, None)] * run.total
+
+
+def test_each_sandbox_is_given_one_profile_per_scenario_for_its_whole_life() -> None:
+    """Admission, exactly: every agent gets one sandbox per side it plays (2 on the
+    bilateral scenario, 3 on the 3-party one: one sandbox can take a side of each), and
+    each sandbox was only ever given one profile of each scenario; a second run in the
+    same process reuses them without mixing sides."""
+    from accord.tournament.admission import holds_of
+    from accord.tournament.isolation import _idle, close_sandboxes
+    from accord.tournament.multiplex import Hub
+    from accord.tournament.scenarios import resolve_scenarios
+    from accord.tournament.schedule import schedule
+    from accord.tournament.session import RunContext, Task
+
+    cfg = TournamentConfig(
+        (f"{T}Boulware", f"{T}Linear"),
+        ("builtin:bilateral", "builtin:trilateral"),
+        rounds=4,
+        sandbox="process",
+    )
+    scenarios = resolve_scenarios(cfg.scenarios, cfg.discretize)
+    ctx = RunContext.from_config(cfg, scenarios)
+    tasks = [Task(s) for s in schedule(cfg, scenarios)]
+    try:
+        for _ in range(2):
+            hub = Hub(ctx)
+            assert len([r for batch in hub.run(tasks) for r in batch]) == len(tasks)
+            where = {
+                hub.ids(s, p): (s, p) for s in scenarios for p in range(len(scenarios[s].utilities))
+            }
+            boxes = {k[0]: v for k, v in _idle.items() if v}
+            assert sorted(boxes) == ["Boulware", "Linear"]
+            for agent_boxes in boxes.values():
+                assert len(agent_boxes) == 3  # the most sides it plays in one scenario
+                given = [sorted(where[u] for u in holds_of(b).mine) for b in agent_boxes]
+                for profiles in given:
+                    names = [s for s, _ in profiles]
+                    assert len(names) == len(set(names)) >= 1  # one profile per scenario
+                played = sorted(p for profiles in given for p in profiles)
+                assert played == sorted(where.values())  # every side of each, once
+    finally:
+        close_sandboxes()

@@ -103,7 +103,7 @@ def test_the_configuration_file_takes_it_and_refuses_a_bad_one(tmp_path: Path) -
     [
         ("many", "serial", None, "many at once (the default; fewer round trips): while a"),
         ("one", "processes", None, "one at a time (--sessions-per-sandbox one): a sandbox"),
-        ("many", "ray", None, "one at a time (--executor ray): a sandbox holds no other"),
+        ("many", "ray", None, "many at once (the default; fewer round trips): while a"),
         ("many", "serial", 5.0, "one at a time (a deadline in seconds): a sandbox holds"),
     ],
 )

@@ -263,6 +263,7 @@ class OutcomeSpace:
         "_values",
         "_digits",
         "_cardinality",
+        "_bounds",
     )
 
     def __init__(self, issues: Sequence[Issue]) -> None:
@@ -278,6 +279,12 @@ class OutcomeSpace:
         self._members: tuple[dict[Value, int], ...] | None = (
             tuple(i.positions() for i in issues)  # type: ignore[attr-defined]
             if all(type(i) is CategoricalIssue for i in issues)
+            else None
+        )
+        # every issue an integer range: the bounds, for is_valid's fast path
+        self._bounds: tuple[tuple[int, int], ...] | None = (
+            tuple((i.lower, i.upper) for i in issues)  # type: ignore[attr-defined]
+            if all(type(i) is IntegerIssue for i in issues)
             else None
         )
         if all(i.is_discrete for i in issues):
@@ -315,6 +322,10 @@ class OutcomeSpace:
     def __len__(self) -> int:
         return len(self.issues)
 
+    def __reduce__(self) -> tuple[type[OutcomeSpace], tuple[tuple[Issue, ...]]]:
+        """Pickled as its issues (the derived tables are rebuilt)."""
+        return (OutcomeSpace, (self.issues,))
+
     def __repr__(self) -> str:
         return f"OutcomeSpace({', '.join(f'{i.name}:{i.cardinality}' for i in self.issues)})"
 
@@ -342,6 +353,17 @@ class OutcomeSpace:
             except TypeError:  # an unhashable value
                 return False
             return True
+        bounds = self._bounds
+        if bounds is not None and type(outcome) is tuple and len(outcome) == len(bounds):
+            for (lo, hi), v in zip(bounds, outcome, strict=False):  # same length
+                if type(v) is not int:  # numpy integers, bools, anything else: the issue says
+                    return self._check_each(outcome)
+                if not lo <= v <= hi:
+                    return False
+            return True
+        return self._check_each(outcome)
+
+    def _check_each(self, outcome: object) -> bool:
         contains = self._contains
         if not isinstance(outcome, tuple | list) or len(outcome) != len(contains):
             return False

@@ -56,6 +56,7 @@ from accord.sandbox import (
 )
 
 __all__ = [
+    "BASE_MB",
     "CALL_TIMEOUT",
     "SANDBOX_MODES",
     "Interface",
@@ -71,6 +72,9 @@ SANDBOX_MODES = ("os", "process", "none", "off")
 """``os`` (the default for agents named by path), ``process`` (weaker: see
 :data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
 the name every league uses) or ``off`` (the same)."""
+BASE_MB = 320
+"""Megabytes of address space for the interpreter, numpy and Accord: what a league adds
+to an agent's own memory limit (the tournament's, SCML's) to get its process's."""
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed entrant may take, unless the league says otherwise."""
 
@@ -110,8 +114,13 @@ class Interface:
         return (self.answers[op] or _as_is)(answer)
 
 
+SEAT = Interface(HOST, {"start": None, "act": None, "end": None})
+"""A seat's calls (any ``Rules``): ``act``'s answer is checked against ``legal()`` by
+``rules.action_from_json``, which needs the state, so not here."""
+
+
 def start_entrant(
-    interface: Interface | str,
+    interface: Interface,
     agent: str,
     *,
     mode: SandboxMode | str = SandboxMode.OS,
@@ -124,14 +133,13 @@ def start_entrant(
     ``mode`` under ``interface``'s host: the one place an entrant is started. Its own
     code (``code_paths``, or found by :func:`~accord.sandbox.agent_code`) is all of it
     that is visible there; ``data_dir`` its learning data, where the league allows."""
-    host = interface.host if isinstance(interface, Interface) else interface
     if code_paths is None:
         code = agent_code(agent)
         paths, mounts = code.paths, code.mounts
     else:
         paths, mounts = tuple(code_paths), ()
     return start_sandbox(
-        host,
+        interface.host,
         agent,
         code_paths=paths,
         code_mounts=mounts,
@@ -154,16 +162,20 @@ class RemoteEntrant:
     """The organiser's handle on one entrant in a sandbox, for one play: its ``label``
     (the name it gave, or the one it was started by), a per-call ``timeout`` and
     :meth:`call`. The organiser sends its own data (a pickle: it trusts itself); the
-    entrant's answers are JSON, for the league's adapter to check."""
+    entrant's answers are JSON, each checked by the league's ``interface``."""
 
-    def __init__(self, box: Sandbox, label: str, timeout: float) -> None:
+    def __init__(self, box: Sandbox, label: str, timeout: float, interface: Interface) -> None:
         self.box = box
         self.label = label
         self.timeout = timeout
+        self.interface = interface
 
     def call(self, op: str, payload: Any) -> Any:
-        """The entrant's JSON answer to ``op`` (an :class:`AgentFailure` if it fails)."""
-        return self.box.call(op, payload, timeout=self.timeout, trusted_pickle=True)
+        """The entrant's answer to ``op``, checked by the interface (an
+        :class:`AgentFailure` if the sandbox fails; the check's error if the answer is
+        not what ``op`` answers)."""
+        answer = self.box.call(op, payload, timeout=self.timeout, trusted_pickle=True)
+        return self.interface.check(op, answer)
 
     def close(self) -> None:
         """Stop the entrant's sandbox (idempotent)."""
@@ -171,24 +183,24 @@ class RemoteEntrant:
 
 
 def launch_entrant(
-    host: Interface | str,
+    interface: Interface,
     name: str,
     mode: str = "os",
     limits: Limits | None = None,
     call_timeout: float = CALL_TIMEOUT,
 ) -> RemoteEntrant:
-    """Start entrant ``name`` (``pkg.module:Class``) under ``host`` in a sandbox of
+    """Start entrant ``name`` (``pkg.module:Class``) under ``interface`` in a sandbox of
     ``mode``, with ``limits`` (default: ``call_timeout`` a call, 60 s to start), and ask
     its name (the host answers the ``name`` op; a missing or odd one keeps ``name``)."""
     limits = limits or Limits(call_timeout=call_timeout, startup_timeout=60.0)
-    box = start_entrant(host, name, mode=mode, limits=limits)
+    box = start_entrant(interface, name, mode=mode, limits=limits)
     try:
         said = box.call("name", None)
     except Exception:
         box.close()
         raise
     label = said if isinstance(said, str) and 0 < len(said) <= 80 else name
-    return RemoteEntrant(box, label, limits.call_timeout)
+    return RemoteEntrant(box, label, limits.call_timeout, interface)
 
 
 class SandboxSeat:
@@ -216,14 +228,15 @@ class SandboxSeat:
         party: int,
         agent: str,
         *,
-        host: str = HOST,
+        host: Interface | str = SEAT,
         code_paths: Sequence[str] = (),
         limits: Limits | None = None,
         mode: str = "os",
         timeout: float | None = None,
     ) -> SandboxSeat:
         """Start ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox."""
-        box = start_entrant(host, agent, code_paths=code_paths, limits=limits, mode=mode)
+        interface = host if isinstance(host, Interface) else Interface(host, SEAT.answers)
+        box = start_entrant(interface, agent, code_paths=code_paths, limits=limits, mode=mode)
         return cls(rules, party, box, agent.rsplit(":", 1)[-1], timeout)
 
     def _call(self, op: str, payload: Any) -> Any:

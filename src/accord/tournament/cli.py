@@ -280,9 +280,9 @@ def sessions_note(cfg: TournamentConfig, executor: str, sandboxed: bool) -> list
     if mode == "many":
         return [
             "sessions per sandbox: many at once (the default; fewer round trips): while a "
-            "sandbox plays one session it holds its agent's other live sessions, including "
-            "ones where it has the profile its opponent plays now; --sessions-per-sandbox "
-            "one plays them one at a time"
+            "sandbox plays one session it holds its agent's other live sessions on the same "
+            "side only (one sandbox per side an agent plays: none is ever given a profile "
+            "its opponents play); --sessions-per-sandbox one plays them one at a time"
         ]
     why = (
         "--sessions-per-sandbox one"
@@ -293,7 +293,8 @@ def sessions_note(cfg: TournamentConfig, executor: str, sandboxed: bool) -> list
     )
     return [
         f"sessions per sandbox: one at a time ({why}): a sandbox holds no other live "
-        "session; it costs one round trip per call (about 4x the wall time of many at once "
+        "session, but plays every side in turn (it may remember a profile its opponent "
+        "plays now); it costs one round trip per call (about 4x the wall time of many at once "
         "on the bundled holiday tournament, see docs/sandbox.md)"
     ]
 

@@ -164,10 +164,12 @@ class TournamentConfig:
             reservation value either way, as for no agreement.
         sessions_per_sandbox: ``many`` (default: a sandbox serves many of its agent's
             live sessions at once, :mod:`accord.tournament.multiplex`; while it plays one
-            it holds the others) or ``one`` (one session at a time: no other live
-            session is reachable; one round trip per call, several times slower). The
+            it holds the others, on the same side only: one sandbox per side, never given
+            a profile its opponents play, :mod:`accord.tournament.admission`) or ``one``
+            (one session at a time: no other live session is reachable, but one sandbox
+            plays every side in turn; one round trip per call, several times slower). The
             results file stores the mode that ran (``one`` where nothing multiplexes:
-            Ray, a deadline in seconds, an executor built with ``multiplex=False``).
+            a deadline in seconds, an executor built with ``multiplex=False``).
         name: a label for reports.
         protocol: the negotiation protocol, by short name (``aop``, ``ultimatum``),
             versioned id (``aop-v1``) or import path ``package.module:Class``; stored as

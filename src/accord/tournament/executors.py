@@ -126,30 +126,60 @@ class ProcessExecutor(Executor):
         return self._run_groups(tasks)
 
     def _run_groups(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
-        # a few groups per worker: many sessions at once in each, results as groups end
-        size = max(1, min(_GROUP, math.ceil(len(tasks) / (2 * self.workers))))
-        groups = [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
-        pool: Any = self.pool  # its items are groups of tasks here, its results lists
-        for batch in pool.run(groups):  # (chunks of one group: few groups per worker)
-            yield [r for group in batch for r in group]
+        return _run_groups(self.pool, tasks)
+
+
+def _run_groups(pool: Any, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+    """Run ``tasks`` on ``pool`` (started with :func:`~accord.tournament.multiplex.run_group`)
+    in groups, a few per worker: many sessions at once in each, results as groups end."""
+    size = max(1, min(_GROUP, math.ceil(len(tasks) / (2 * pool.workers))))
+    groups = [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+    for batch in pool.run(groups):  # (chunks of one group: few groups per worker)
+        yield [r for group in batch for r in group]
 
 
 class RayExecutor(Executor):
-    """Runs chunks of sessions as Ray tasks (a local Ray, or a cluster at ``address``)."""
+    """Runs chunks of sessions as Ray tasks (a local Ray, or a cluster at ``address``).
 
-    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+    With sandboxed agents each Ray task runs a group of sessions at once in its worker
+    (:mod:`accord.tournament.multiplex`, as the processes executor does: the worker runs
+    only trusted code, each agent's sandbox serving many of the group's sessions) unless
+    ``multiplex=False``. A worker that dies is Ray's to retry: the group runs again
+    (its sessions' outcomes do not depend on the run)."""
+
+    def __init__(
+        self, address: str | None = None, workers: int | None = None, multiplex: bool = True
+    ) -> None:
         super().__init__(RayPool(address, workers))
+        self.multiplex = multiplex
+        self._grouped = False
+
+    def start(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        if self.multiplex and ctx.sandboxed:
+            from accord.tournament.multiplex import Hub, run_group
+
+            self._grouped = Hub.usable(ctx.seconds)
+            if self._grouped:  # an item is a group of tasks, its result their records
+                self.pool.start(partial(run_group, ctx=ctx))  # type: ignore[arg-type]
+                return
+        super().start(ctx)
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
+        if not self._grouped:
+            return super().run(tasks)
+        return _run_groups(self.pool, tasks)
 
 
 def make_executor(
     kind: str, workers: int | None = None, address: str | None = None, multiplex: bool = True
 ) -> Executor:
     """``serial``, ``processes`` (``workers``, default: all cores) or ``ray`` (``address``);
-    ``multiplex=False``: each sandbox plays one session at a time (Ray always does)."""
+    ``multiplex=False``: each sandbox plays one session at a time."""
     if kind == "serial":
         return SerialExecutor(multiplex)
     if kind == "processes":
         return ProcessExecutor(workers, multiplex)
     if kind == "ray":
-        return RayExecutor(address, workers)
+        return RayExecutor(address, workers, multiplex)
     raise ConfigError(f"executor must be one of {EXECUTORS}, got {kind!r}")

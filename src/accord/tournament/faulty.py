@@ -4,7 +4,8 @@ Each fails in one way: :class:`Raiser` raises, :class:`Exiter` raises ``SystemEx
 :class:`InvalidOffers` proposes outcomes outside the space, :class:`Garbage` returns
 values of the wrong type, :class:`Sleeper` answers too late, :class:`Hanger` never
 answers, :class:`CpuHog` spins, :class:`MemoryHog` allocates without bound and
-:class:`Crasher` kills its own process. The default mode contains all of them (calls
+:class:`Crasher` kills its own process; :class:`Snoop` and :class:`Hoarder` look for
+another party's utility in their own process. The default mode contains all of them (calls
 are pre-empted, a dead worker is replaced). :class:`DictOffers` is not faulty: it
 offers dicts ``{issue: value}``, a documented form, and must never be blamed.
 
@@ -150,6 +151,31 @@ class Snoop(TimeDependent):
     is a recorded failure); otherwise behaves as a linear time-based agent."""
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
+        found = snoop(view)
+        if found:
+            raise RuntimeError(f"reached another party's utility through {found}")
+        return super().propose(view)
+
+
+_HOARD: list[Any] = []  # every utility a Hoarder was given in this process, kept for good
+
+
+class Hoarder(TimeDependent):
+    """Keeps every utility it is given in a module global (it outlives the session) and,
+    at each proposal, looks there and everywhere :func:`snoop` looks for another profile
+    of the scenario it plays: a leak is a ``RuntimeError`` naming where it was found."""
+
+    def on_start(self, view: NegotiatorView) -> None:
+        super().on_start(view)
+        _HOARD.append(view.utility)
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        import numpy as np
+
+        own = view.utility.all()
+        for u in _HOARD:
+            if u.space == view.space and not np.allclose(u.all(), own):
+                raise RuntimeError("reached another party's utility through a module global")
         found = snoop(view)
         if found:
             raise RuntimeError(f"reached another party's utility through {found}")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
-from accord.drivers.seats import Interface, start_entrant
+from accord.drivers.seats import BASE_MB, Interface, start_entrant
 from accord.sandbox import (
     PROCESS_GIVES_UP,
     AgentCrashed,
@@ -69,8 +69,6 @@ __all__ = [
     "preflight",
 ]
 
-BASE_MB = 320
-"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
 SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
@@ -153,20 +151,27 @@ _sids = iter(range(1, 1 << 62))
 
 
 def _acquire(
-    spec: AgentSpec, mode: SandboxMode, limits: TournamentLimits, data_dir: Any = None
+    spec: AgentSpec,
+    mode: SandboxMode,
+    limits: TournamentLimits,
+    data_dir: Any = None,
+    fits: Callable[[Sandbox], int] | None = None,
 ) -> Sandbox:
     """An idle sandbox of ``spec`` in this worker (started if none): one per party, so
     an agent that meets itself runs in two processes that cannot see each other.
     ``data_dir``: its learning-data directory (a learning tournament's), mounted in its
-    sandbox only (:mod:`accord.sandbox.datadir`)."""
+    sandbox only (:mod:`accord.sandbox.datadir`). ``fits``: how well an idle one fits
+    (0: it may not be taken; the highest is taken; :mod:`accord.tournament.admission`)."""
     key = (spec.name, spec.type, mode, limits, None if data_dir is None else str(data_dir))
     idle = _idle.setdefault(key, [])
-    while idle:
-        box = idle.pop()
-        if box.alive:
-            _busy.add(box)
-            return box
+    for box in [b for b in idle if not b.alive]:
+        idle.remove(box)
         box.close()
+    scores = [1 if fits is None else fits(b) for b in idle]
+    if scores and max(scores) > 0:
+        box = idle.pop(len(scores) - 1 - scores[::-1].index(max(scores)))  # the last best
+        _busy.add(box)
+        return box
     box = start_entrant(
         OFFERS,
         spec.type,
@@ -231,14 +236,15 @@ def preflight(
 
 
 def close_sandboxes() -> None:
-    """End every sandbox of this process (the end of a run, or the worker's exit)."""
-    for boxes in _idle.values():
-        for box in boxes:
-            box.close()
+    """End every sandbox of this process (the end of a run, or the worker's exit): all
+    are told first, then each is waited for, so their exits overlap."""
+    boxes = [b for idle in _idle.values() for b in idle] + list(_busy)
     _idle.clear()
-    for box in list(_busy):
-        box.close()
     _busy.clear()
+    for box in boxes:
+        box.shut()
+    for box in boxes:
+        box.close()
 
 
 atexit.register(close_sandboxes)
@@ -305,14 +311,15 @@ class SandboxedNegotiator(Negotiator):
                 self._stale(pending)
             out = self._call("propose", view)
         try:
-            return check_outcome(out)
+            outcome: Outcome | None = OFFERS.check("propose", out)
         except IsolatedAgentError as exc:
             self._dead = str(exc)
             raise
+        return outcome
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         out, follow = self._respond(view, offer)
-        answer = check_response(out)
+        answer: Response = OFFERS.check("respond", out)
         if answer is Response.REJECT and follow is not None:
             self._pending = (self._turn(view), follow)
         return answer

@@ -35,10 +35,20 @@ What each call keeps, exactly as one at a time (:func:`~accord.tournament.sessio
 * outcomes: a session's outcome does not depend on what runs beside it, so the same
   seeds give the same sessions as one at a time (tests compare them, session by session).
 
-What changes: an agent's process holds several of its sessions at once (never two
-parties of one session: an agent meeting itself gets two processes), so what it can
-remember of one session while playing another is what it could remember of earlier
-sessions anyway; its memory limit is shared by them.
+What a sandbox holds (its admission, :mod:`accord.tournament.admission`): an agent's
+process holds several of its sessions at once (never two parties of one session: an
+agent meeting itself gets two processes), and anything it was given stays there for the
+agent's code to find (``gc.get_objects()``, module globals). So a session goes only to a
+sandbox that was never given, over its whole life, a profile an opponent plays in it,
+and whose sessions' opponents never played the profile the agent plays in it: a
+sandbox holds one side of each scenario, and an agent that plays every side gets one
+sandbox per side (started when first needed; a session whose sandbox is full waits).
+At any moment a sandbox holds only profiles its agent was given as its own, never one
+its opponents play: a hostile agent learns no opponent's utility from its process, now
+or from an earlier session. It does see its other sessions on the same side (their
+opponents' offers), as it would remember them one at a time; its memory limit is
+shared by them. Sessions are admitted in :func:`~accord.tournament.admission.order_key`
+order (each agent's sessions on one side together); the order changes no result.
 Sessions whose deadline is in seconds run one at a time (their time is wall time).
 
     >>> Hub.usable(0.0)  # a deadline in seconds: one session at a time
@@ -62,6 +72,7 @@ from accord.core.outcomes import Outcome
 from accord.core.protocols.driver import SlowCall
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
+from accord.drivers.negotiator_host import LONG_OPS, REPORT_AFTER
 from accord.sandbox import (
     AgentFailure,
     AgentProtocolError,
@@ -70,6 +81,7 @@ from accord.sandbox import (
     Sandbox,
     SandboxMode,
 )
+from accord.tournament.admission import Holds, ProfileIds, holds_of, order_key
 from accord.tournament.config import AgentSpec
 from accord.tournament.isolation import (
     IsolatedAgentError,
@@ -102,7 +114,7 @@ class _Slot:
 
     __slots__ = (
         "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
-        "done", "since", "due", "watch",
+        "done", "since", "due", "watch", "began",
     )  # fmt: skip
 
     def __init__(self, box: Sandbox, key: Any) -> None:
@@ -120,10 +132,16 @@ class _Slot:
         self.since: float | None = None  # when the running call began, at the latest
         self.due = math.inf  # when to look at its progress next
         self.watch = False  # a slow batch: wake at each call it reports done
+        self.began = 0.0  # when the batch's first call began, at the latest
 
     @property
     def usable(self) -> bool:
         return self.error is None and not self.retired and self.box.alive
+
+    @property
+    def holds(self) -> Holds:
+        """What its sandbox was given over its life (it travels with the sandbox)."""
+        return holds_of(self.box)
 
 
 class MultiplexedNegotiator(SandboxedNegotiator):
@@ -259,9 +277,11 @@ class Hub:
         self.slots: dict[Any, list[_Slot]] = {}
         self.round_trips = 0
         self.calls = 0
+        self.watched = 0  # batches that ran long enough to be watched call by call
         self._main: greenlet | None = None
         self._closed = False
         self._pickles: dict[int, tuple[Any, bytes]] = {}
+        self.ids = ProfileIds(ctx.scenarios)
 
     def pickled(self, obj: Any) -> bytes:
         """``obj`` pickled, once for all the calls that send it (a profile's utility to
@@ -305,13 +325,16 @@ class Hub:
     def run(self, tasks: Sequence[Task]) -> Iterator[list[SessionRecord]]:
         """Run ``tasks``, yielding the records of finished sessions in batches."""
         self._main = greenlet.getcurrent()
-        todo = deque(tasks)
+        todo = deque(sorted(tasks, key=lambda t: order_key(t.spec, self.ids)))
         done: list[SessionRecord] = []
         live: set[greenlet] = set()
         try:
             while todo or live:
-                while todo and self._room(todo[0]):
-                    self._begin(todo.popleft(), done, live)
+                while todo:
+                    plan = self._plan(todo[0])
+                    if plan is None:
+                        break
+                    self._begin(todo.popleft(), plan, done, live)
                 if done:
                     yield done
                     done = []
@@ -327,47 +350,51 @@ class Hub:
                 while not g.dead:
                     g.throw(_Abandoned())
             for slots in self.slots.values():
-                for slot in slots:
+                for slot in list(slots):  # (_drop removes it from slots)
                     self._drop(slot)
             self.slots.clear()
 
-    def _sandboxed(self, task: Task) -> list[AgentSpec]:
+    def _sandboxed(self, task: Task) -> list[tuple[AgentSpec, str, frozenset[str]]]:
+        """Each sandboxed party of ``task``: its agent, its profile and its opponents'."""
         agents, sandboxed = self.ctx.agents, self.ctx.sandboxed
-        return [agents[n] for n in task.spec.agents if n in sandboxed]
+        sides = self.ids.sides(task.spec)
+        return [(agents[n], *sides[k]) for k, n in enumerate(task.spec.agents) if n in sandboxed]
 
     def _key(self, spec: AgentSpec) -> Any:
         return (spec.name, spec.type, self.ctx.sandboxed[spec.name], self.ctx.limits)
 
-    def _pick(self, key: Any, taken: list[_Slot]) -> _Slot | None:
-        for slot in self.slots.get(key, ()):
-            if slot.usable and slot.live < min(self.per_box, slot.cap) and slot not in taken:
-                return slot
-        return None
+    def _plan(self, task: Task) -> list[_Slot | None] | None:
+        """A sandbox for each sandboxed party of ``task`` (None: a new one), or None if
+        the session must wait: a sandbox it fits (:mod:`~accord.tournament.admission`)
+        is full. A new sandbox starts only where none of its agent's fits."""
+        plan: list[_Slot | None] = []
+        for spec, own, others in self._sandboxed(task):
+            fitting = [
+                s
+                for s in self.slots.get(self._key(spec), ())
+                if s.usable and s not in plan and s.holds.fits(own, others)
+            ]
+            fitting.sort(key=lambda s: -s.holds.rank(own, others))  # given it before: first
+            free = next((s for s in fitting if s.live < min(self.per_box, s.cap)), None)
+            if free is None and fitting:
+                return None
+            plan.append(free)
+        return plan
 
-    def _room(self, task: Task) -> bool:
-        """Whether every sandboxed party of ``task`` can get a sandbox now (a new one
-        only where the agent has fewer usable ones than parties in the session)."""
-        taken: list[_Slot] = []
-        for spec in self._sandboxed(task):
-            key = self._key(spec)
-            slot = self._pick(key, taken)
-            if slot is None:
-                usable = sum(s.usable for s in self.slots.get(key, ()))
-                if usable >= sum(self._key(s) == key for s in self._sandboxed(task)):
-                    return False
-                continue
-            taken.append(slot)
-        return True
-
-    def _slot(self, spec: AgentSpec, taken: list[_Slot], data_dir: Any = None) -> _Slot:
+    def _slot(self, spec: AgentSpec, own: str, others: frozenset[str], data_dir: Any) -> _Slot:
+        """A new slot for ``spec``: an idle sandbox of this process it fits, or a new one
+        (an agent's data directory is the same in all its sessions)."""
         key = self._key(spec)
-        slot = self._pick(key, taken)
-        if slot is None:  # (an agent's data directory is the same in all its sessions)
-            slot = _Slot(_acquire(spec, key[2], self.ctx.limits, data_dir), key)
-            self.slots.setdefault(key, []).append(slot)
+        box = _acquire(
+            spec, key[2], self.ctx.limits, data_dir, fits=lambda b: holds_of(b).rank(own, others)
+        )
+        slot = _Slot(box, key)
+        self.slots.setdefault(key, []).append(slot)
         return slot
 
-    def _begin(self, task: Task, done: list[SessionRecord], live: set[greenlet]) -> None:
+    def _begin(
+        self, task: Task, plan: list[_Slot | None], done: list[SessionRecord], live: set[greenlet]
+    ) -> None:
         hub = self
 
         def make(
@@ -383,17 +410,22 @@ class Hub:
         if isinstance(game, SessionRecord):
             done.append(game)
             return
-        taken: list[_Slot] = []
-        try:
-            for neg in game.negotiators:
-                if isinstance(neg, MultiplexedNegotiator):
-                    neg.slot = self._slot(neg.spec, taken, neg.data_dir)
-                    neg.slot.live += 1
-                    taken.append(neg.slot)
-        except AgentFailure as exc:  # could not start a sandbox: that agent's failure
-            for neg in game.negotiators:
-                if isinstance(neg, MultiplexedNegotiator) and neg.slot is None:
-                    neg._dead = exc.reason
+        sides = iter(self._sandboxed(task))
+        slots = iter(plan)
+        for neg in game.negotiators:
+            if not isinstance(neg, MultiplexedNegotiator):
+                continue
+            _, own, others = next(sides)
+            slot = next(slots)
+            try:
+                if slot is None:
+                    slot = self._slot(neg.spec, own, others, neg.data_dir)
+            except AgentFailure as exc:  # could not start a sandbox: that agent's failure
+                neg._dead = exc.reason
+                continue
+            slot.holds.add(own, others)  # before it is given anything of the session
+            slot.live += 1
+            neg.slot = slot
         g = greenlet(_play)
         live.add(g)
         self._resume(g, done, live, game)
@@ -434,15 +466,17 @@ class Hub:
         """The batch's first call begins ``now`` (once its process is ready): look at
         it again at half the batch's shortest budget (most batches are answered first)."""
         slot.since = now if slot.box.ready else None
+        slot.began = now
         shortest = min([c[2] for c in slot.inflight])
         slot.due = math.inf if slot.since is None else now + shortest / 2
 
-    @staticmethod
-    def _check(slot: _Slot, now: float) -> AgentTimeout | None:
+    def _check(self, slot: _Slot, now: float) -> AgentTimeout | None:
         """Look at ``slot``'s progress (from now on at each call it reports done): the
         timeout to kill it for if the call it runs is past its own budget with no call
         reported done since, else None (and when to look again)."""
-        slot.watch = True
+        if not slot.watch:
+            slot.watch = True
+            self.watched += 1
         done = slot.box.progress()
         if done != slot.done:
             slot.done, slot.since = done, now  # the next call began by now
@@ -450,7 +484,14 @@ class Hub:
         if slot.since is None or done >= len(calls):  # the answer's deadline bounds it
             slot.due = math.inf
             return None
-        slot.due = slot.since + calls[done][2]
+        # the host reports lazily in a batch's first moment (REPORT_AFTER): a later timed
+        # call may have begun unreported then, and its budget counts from then on
+        quiet = 0.0
+        for call in calls[done:]:
+            if call[1][0] in LONG_OPS:  # reported before it begins
+                break
+            quiet = max(quiet, call[2])
+        slot.due = max(slot.since + calls[done][2], slot.began + REPORT_AFTER + quiet)
         if now < slot.due:
             return None
         return AgentTimeout(

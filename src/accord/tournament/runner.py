@@ -139,16 +139,16 @@ def run_tournament(
 
 def sessions_per_sandbox(config: TournamentConfig, executor: str | Executor) -> str:
     """How many sessions a sandbox serves at once in this run: ``many`` or ``one``
-    (one where nothing multiplexes: Ray, a deadline in seconds, ``multiplex=False``).
+    (one where nothing multiplexes: a deadline in seconds, ``multiplex=False``).
 
         >>> cfg = TournamentConfig(["boulware"], ["builtin:tiny"])
-        >>> sessions_per_sandbox(cfg, "serial"), sessions_per_sandbox(cfg, "ray")
+        >>> sessions_per_sandbox(cfg, "ray"), sessions_per_sandbox(cfg.with_(seconds=5), "ray")
         ('many', 'one')
     """
     if config.sessions_per_sandbox == "one" or config.seconds is not None:
         return "one"
     if isinstance(executor, str):
-        return "many" if executor in ("serial", "processes") else "one"
+        return "many" if executor in ("serial", "processes", "ray") else "one"
     return "many" if getattr(executor, "multiplex", False) else "one"
 
 

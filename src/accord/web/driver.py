@@ -91,6 +91,10 @@ class RulesGame:
             keeps its own records in step: pages told, what an agent keeps, a round
             completed); if it raises, the record is rolled back (rebuild the play from
             the log).
+        wall_time: the play's time is the wall time since its start, so the time a
+            server was down counts on a resume (a deadline that passed meanwhile has
+            passed; the log's wall times are the start's, so give the log this clock);
+            by default the clock stops while no server runs.
         agent_seconds: an agent's call slower than this is its failure (a timeout,
             recorded through ``rules.fail``); None: no limit here (a sandboxed seat has
             its own per-call deadline).
@@ -220,11 +224,6 @@ class RulesGame:
         """The clock's reading at the play's time 0 (:meth:`now` is ``clock.now() - t0``)."""
         return self._t0
 
-    def tick(self) -> None:
-        """Bring the play to now (what is due happens; no agent is asked)."""
-        with self._lock:
-            self._tick()
-
     def _name(self, party: int) -> str:
         return self._names[party] if party < len(self._names) else f"party {party}"
 
@@ -257,6 +256,11 @@ class RulesGame:
         events = list(events)
         if events:
             self._record("tick", {"now": now}, events)
+
+    def tick(self) -> None:
+        """Tell the rules the time now (a deadline may end the play)."""
+        with self._lock:
+            self._tick()
 
     def act(self, party: int, data: Any) -> None:
         """A person's wire action (:class:`IllegalAction` if it is not allowed now).
@@ -362,6 +366,9 @@ class RulesGame:
                     except IllegalAction as exc:
                         error = exc
                     else:
+                        if not events:  # it let the moment pass: nothing to keep; asked
+                            return  # again at the next change or call (rules where
+                            # people act at any time ask an agent all the while)
                         record = {"party": k, "action": data, "now": now, "tick": self._ticked}
                         self._record("act", record, list(events))
                         continue

@@ -26,6 +26,7 @@ from accord.leagues.humaine.testing import (
     secret_of,
     start_round,
 )
+from accord.web.testing import wait_until
 
 CAPTURES: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "hserver_captures.json").read_text()
@@ -62,11 +63,11 @@ class Env(Stage):
         assert r.status_code == 200, r.text
         return dict(r.json())
 
-    def wait_phase(self, rid: str, phase: str, timeout: float = 5.0) -> None:
-        deadline = time.monotonic() + timeout
-        while self.client.get(f"/rounds/{rid}").json()["phase"] != phase:
-            assert time.monotonic() < deadline, f"round {rid} never reached {phase}"
-            time.sleep(0.02)
+    def wait_phase(self, rid: str, phase: str) -> None:
+        wait_until(
+            lambda: self.client.get(f"/rounds/{rid}").json()["phase"] == phase,
+            f"round {rid}'s {phase} phase",
+        )
 
 
 @pytest.fixture(scope="module")
@@ -126,14 +127,14 @@ def test_round_flow_bodies_and_phase_timing(env: Env) -> None:
         "roundId": rid,
     }
     for p in (env.celia, env.watson, env.ui):
-        start = p.wait_for("/startRound", round_id=rid, timeout=3)[0]
+        start = p.wait_for("/startRound", round_id=rid)[0]
         assert set(start) == {"roundId", "roundDuration", "timestamp", "roundNumber"}
         assert (start["roundDuration"], start["roundNumber"]) == (active, 7)
         assert abs((datetime.now(UTC) - iso_utc(start["timestamp"])).total_seconds()) < 5
-        end = p.wait_for("/endRound", round_id=rid, timeout=3)[0]
+        end = p.wait_for("/endRound", round_id=rid)[0]
         assert set(end) == {"roundId", "timestamp", "roundNumber"}
         assert iso_utc(end["timestamp"]) > iso_utc(start["timestamp"])
-    totals = env.ui.wait_for("/receiveRoundTotals", round_id=rid, timeout=3)[0]
+    totals = env.ui.wait_for("/receiveRoundTotals", round_id=rid)[0]
     assert set(totals) == {"roundId", "roundNumber", "roundTotals"}
     # when each arrived (seconds after /startRound was called); never early
     [t_start] = [t for r, t, b in env.watson.received if r == "/startRound" and b["roundId"] == rid]
@@ -262,8 +263,7 @@ def test_only_the_last_save_counts_and_no_save_earns_nothing(env: Env) -> None:
         )
         assert r.json() == {"roundId": saved, "status": "Acknowledged"}
     got = {
-        rid: env.ui.wait_for("/receiveRoundTotals", round_id=rid, timeout=4)[0]["roundTotals"]
-        for rid in rids
+        rid: env.ui.wait_for("/receiveRoundTotals", round_id=rid)[0]["roundTotals"] for rid in rids
     }
     late = {"roundId": saved, "payload": {"cake": {"unit": "each", "quantity": 1}}}
     secret = {"X-Accord-Token": secret_of(env.ui, saved)}

@@ -254,6 +254,92 @@ class Session(OfferSession):
             rules, space, negotiators, utilities, deadline, seed, time_limit, first, memories
         )
         self.simultaneous_start = simultaneous_start
+        self._fusable: bool | None = None  # may step() take the fused path (decided once)
+
+    def step(self) -> SessionResult | None:
+        """Let the party whose turn it is act once; the result if the session ended.
+
+        Past a simultaneous first round, plain alternating offers under a deadline in
+        rounds with in-process seats (SCML's sessions, stepped in lockstep) take
+        :meth:`_step_fused`; anything else the generic agent driver's step. Both give
+        the same trace and result.
+        """
+        state: OfferState = self.state
+        if self._result is None and self.phase is Phase.RUNNING and state.proposals is None:
+            fusable = self._fusable
+            if fusable is None:
+                fusable = self._fusable = (
+                    (self.rules is _RULES or self.rules is SIMULTANEOUS_RULES)
+                    and state.seconds is None
+                    and state.total is not None
+                    and all(type(seat) is NegotiatorSeat for seat in self.seats)
+                )
+            if fusable and not state.over:
+                return self._step_fused(state)
+        return cast("SessionResult | None", super().step())
+
+    def _step_fused(self, state: OfferState) -> SessionResult | None:
+        """One step of :meth:`AgentDriver.step` with :class:`AOPRules` under a deadline in
+        rounds, the rules' ``tick``/``to_act``/``apply`` written out for an offer and an
+        accept (the seat's ``act`` keeps its per-call time limit); the clock is read only
+        when the session ends, where the result records it."""
+        rules = cast(AOPRules, self.rules)
+        steps = state.steps
+        total = state.total
+        assert total is not None
+        t = steps / total
+        state.t = t
+        if t >= 1.0:
+            rules.end(state, EndReason.DEADLINE, None, None, 1.0, self._clock() - self._t0)
+            state.emit(steps, True)
+            return self._finish()  # type: ignore[no-any-return]
+        self._steps += 1
+        k = state.turn
+        try:
+            action = self.seats[k].act(state, k)
+        except IllegalAction as exc:
+            return self._refused(state, k, exc)  # type: ignore[no-any-return]
+        except BaseException as exc:  # noqa: BLE001 - an agent's failure, recorded
+            if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                raise
+            return self._crashed(state, k, exc)  # type: ignore[no-any-return]
+        if type(action) is tuple:
+            if state.setup.space.is_valid(action):
+                state.standing = action
+                state.proposer = k
+                state.accepts = 0
+                state.offers._append(k, action)
+                state.trace.add(steps, k, _OFFER, action, t)
+                state.steps = steps + 1
+                state.turn = (k + 1) % state.n
+                ev = state.events
+                ev.lo = steps
+                ev.hi = steps + 1
+                ev.ended = False
+                return None
+            state = self._invalid(state, k, rules._invalid_offer(state, k, action))
+        elif action is _ACCEPT and state.standing is not None:
+            standing = state.standing
+            state.trace.add(steps, k, _ACC, standing, t)
+            state.steps = steps + 1
+            state.accepts += 1
+            if state.accepts >= state.n - 1:
+                rules.end(state, EndReason.AGREEMENT, None, standing, t, self._clock() - self._t0)
+                state.emit(steps, True)
+                self.state = state
+                return self._finish()  # type: ignore[no-any-return]
+            state.turn = (k + 1) % state.n
+            state.emit(steps, False)
+            return None
+        else:
+            try:
+                state, _ = rules.apply(state, k, action, self._clock() - self._t0)
+            except IllegalAction as exc:
+                state = self._invalid(state, k, exc)
+        self.state = state
+        if state.over:
+            return self._finish()  # type: ignore[no-any-return]
+        return None
 
     def run(self) -> SessionResult:
         """Play until the session ends and return its result.

@@ -24,7 +24,13 @@ import numpy as np
 import numpy.typing as npt
 
 from accord.core.errors import ProtocolViolation
-from accord.drivers.seats import SANDBOX_MODES, RemoteEntrant, launch_entrant, sandbox_mode
+from accord.drivers.seats import (
+    SANDBOX_MODES,
+    Interface,
+    RemoteEntrant,
+    launch_entrant,
+    sandbox_mode,
+)
 from accord.leagues.genius.agent import GeniusAgent, PartyView
 from accord.leagues.genius.domain import Domain, Profile
 from accord.leagues.genius.protocol import (
@@ -38,7 +44,14 @@ from accord.leagues.genius.protocol import (
 )
 from accord.sandbox import Host, HostContext, Limits
 
-__all__ = ["GeniusHost", "RemoteGeniusAgent", "SideSnapshot", "genius_sandbox", "sandboxed"]
+__all__ = [
+    "INTERFACE",
+    "GeniusHost",
+    "RemoteGeniusAgent",
+    "SideSnapshot",
+    "genius_sandbox",
+    "sandboxed",
+]
 
 MODES = SANDBOX_MODES  # none (as in every league) = off: in this process
 CALL_TIMEOUT = 10.0
@@ -124,10 +137,8 @@ class RemoteGeniusAgent(GeniusAgent):
         self._call("start", (SideSnapshot(view._session, view.side), view.side, _seed(view)))
 
     def act(self, view: PartyView) -> Sequence[Any]:
-        out = self._call("act", SideSnapshot(view._session, view.side))
-        if not isinstance(out, list):
-            raise ProtocolViolation(f"act returns a list of actions; got {str(out)[:200]}")
-        return [_action_of(a) for a in out]
+        out: list[Any] = self._call("act", SideSnapshot(view._session, view.side))
+        return out
 
     def on_end(self, view: PartyView, result: GeniusResult) -> None:
         try:
@@ -165,6 +176,17 @@ def _action_of(data: Any) -> Any:
         return data
 
 
+def _actions(out: Any) -> list[Any]:
+    """The answer to ``act``: a list, each item an :class:`Action` where it reads as one."""
+    if not isinstance(out, list):
+        raise ProtocolViolation(f"act returns a list of actions; got {str(out)[:200]}")
+    return [_action_of(a) for a in out]
+
+
+INTERFACE = Interface(HOST, {"start": None, "act": _actions, "end": None})
+"""A GENIUS agent's calls: ``act``'s answer is a list of actions (checked by the rules)."""
+
+
 def sandboxed(name: str, mode: str = "os", limits: Limits | None = None) -> RemoteGeniusAgent:
     """Start agent ``name`` (``pkg.module:Class``) in a sandbox of ``mode`` for one session."""
-    return RemoteGeniusAgent(launch_entrant(HOST, name, mode, limits, CALL_TIMEOUT))
+    return RemoteGeniusAgent(launch_entrant(INTERFACE, name, mode, limits, CALL_TIMEOUT))

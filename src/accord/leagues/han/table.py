@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accord.core.protocols.result import Failure, FailureKind
-from accord.core.protocols.rules import Event, IllegalAction, Legal, Rules
+from accord.core.protocols.rules import Event, IllegalAction, Legal, Rules, Visibility
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.engine import GameResult
 from accord.leagues.han.events import EMOTIONS, InvalidEvent, event_from_json
@@ -254,8 +254,17 @@ class TableRules(Rules[GameSpec, Table, Move]):
         elif state.people[party]:
             self._submit(state, party, action, now)
         else:
-            self._answered(state, role, self._checked(state, role, action.events))
+            good = self._checked(state, role, action.events)
+            t = state.cursor[0] if state.cursor is not None else state.now
+            self._answered(state, role, good)
             self._advance(state, max(now, state.now))
+            # an answer always changes the play (its question is answered), even with
+            # nothing sent: say so (to the organiser only), so a driver keeps it
+            said = {"t": t, "events": len(good)}
+            return state, [
+                *self._news(state, n),
+                Event("answered", party, said, Visibility.OPERATOR),
+            ]
         return state, self._news(state, n)
 
     def _submit(self, state: Table, party: int, action: Move, now: float) -> None:

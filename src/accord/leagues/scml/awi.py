@@ -79,6 +79,7 @@ class AWI:
         self._i = index
         self.rng = rng
         self._bb = world.bb.view
+        self._level = int(world.roster.level[index])  # the roster is fixed for the world
 
     # -- identity and profile (private) -----------------------------------------------------
     @property
@@ -87,7 +88,7 @@ class AWI:
 
     @property
     def level(self) -> int:
-        return int(self._w.roster.level[self._i])
+        return self._level
 
     @property
     def my_input_product(self) -> int:
@@ -130,7 +131,7 @@ class AWI:
     # -- time and public info ---------------------------------------------------------------
     @property
     def current_step(self) -> int:
-        return self._w.day
+        return self._w.clock.day  # (the world's day, one lookup less: agents ask often)
 
     @property
     def n_steps(self) -> int:
@@ -143,7 +144,7 @@ class AWI:
     @property
     def phase(self) -> Phase:
         """Where the world is within the day (which callback is running)."""
-        return self._w.phase
+        return self._w.clock.phase
 
     @property
     def bb(self) -> BulletinView:

@@ -21,13 +21,26 @@ from typing import Any
 import numpy as np
 
 from accord.core.errors import AccordError, ProtocolViolation
-from accord.drivers.seats import SANDBOX_MODES, RemoteEntrant, launch_entrant, sandbox_mode
+from accord.drivers.seats import (
+    SANDBOX_MODES,
+    Interface,
+    RemoteEntrant,
+    launch_entrant,
+    sandbox_mode,
+)
 from accord.leagues.trails.agent import Agent, View
 from accord.leagues.trails.engine import Propose, TurnRecord
 from accord.leagues.trails.naming import build_agent
 from accord.sandbox import Host, HostContext, Limits
 
-__all__ = ["SANDBOX_MODES", "RemoteAgent", "TrailsHost", "agent_sandbox", "sandboxed_agent"]
+__all__ = [
+    "INTERFACE",
+    "SANDBOX_MODES",
+    "RemoteAgent",
+    "TrailsHost",
+    "agent_sandbox",
+    "sandboxed_agent",
+]
 
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed agent may take."""
@@ -87,27 +100,21 @@ class RemoteAgent(Agent):
         self._call("start", (me, rng))
 
     def propose(self, view: View) -> Propose | None:
-        out = self._call("propose", view)
-        if out is None:
-            return None
-        if not isinstance(out, dict) or set(out) != {"give", "take"}:
-            raise AgentAnswer(f"propose answers {{give, take}} or null; got {out!r:.200}")
-        return Propose(_counts(out["give"]), _counts(out["take"]))
+        out: Propose | None = self._call("propose", view)
+        return out
 
     def respond(self, view: View, proposal: Propose) -> bool:
-        out = self._call("respond", (view, proposal))
-        if not isinstance(out, bool):
-            raise AgentAnswer(f"respond answers true or false; got {out!r:.200}")
+        out: bool = self._call("respond", (view, proposal))
         return out
 
     def transfer(
         self, view: View, promised: tuple[int, ...], expected: tuple[int, ...]
     ) -> tuple[int, ...]:
-        out = self._call("transfer", (view, promised, expected))
-        return (0,) * len(promised) if out is None else _counts(out)
+        out: tuple[int, ...] | None = self._call("transfer", (view, promised, expected))
+        return (0,) * len(promised) if out is None else out
 
     def move(self, view: View) -> list[int]:
-        return list(_counts(self._call("move", view), limit=10_000))
+        return list(self._call("move", view))
 
     def observe(self, view: View, record: TurnRecord) -> None:
         self._call("observe", (view, record))
@@ -126,9 +133,45 @@ def _counts(v: Any, limit: int = 100) -> tuple[int, ...]:
     return tuple(v)
 
 
+def _proposal(out: Any) -> Propose | None:
+    if out is None:
+        return None
+    if not isinstance(out, dict) or set(out) != {"give", "take"}:
+        raise AgentAnswer(f"propose answers {{give, take}} or null; got {out!r:.200}")
+    return Propose(_counts(out["give"]), _counts(out["take"]))
+
+
+def _yes_no(out: Any) -> bool:
+    if not isinstance(out, bool):
+        raise AgentAnswer(f"respond answers true or false; got {out!r:.200}")
+    return out
+
+
+def _transfer(out: Any) -> tuple[int, ...] | None:
+    return None if out is None else _counts(out)  # None: nothing sent
+
+
+def _path(out: Any) -> tuple[int, ...]:
+    return _counts(out, limit=10_000)
+
+
+INTERFACE = Interface(
+    HOST,
+    {
+        "start": None,
+        "propose": _proposal,
+        "respond": _yes_no,
+        "transfer": _transfer,
+        "move": _path,
+        "observe": None,
+    },
+)
+"""A Colored Trails player's calls and the check of each answer (:class:`AgentAnswer`)."""
+
+
 def sandboxed_agent(name: str, mode: str = "os", limits: Limits | None = None) -> RemoteAgent:
     """Start ``name`` (``pkg.module:Class``) in a sandbox of ``mode`` for one game."""
-    return RemoteAgent(launch_entrant(HOST, name, mode, limits, CALL_TIMEOUT))
+    return RemoteAgent(launch_entrant(INTERFACE, name, mode, limits, CALL_TIMEOUT))
 
 
 def close_all(agents: Sequence[Agent]) -> None:

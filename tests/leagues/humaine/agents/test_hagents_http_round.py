@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
@@ -19,6 +18,7 @@ from accord.leagues.humaine.agents.strong import StrongSeller
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.rules import RuleConfig
 from accord.leagues.humaine.utility import BuyerUtility, ProductValue, SellerUtility, Trapezoid
+from accord.web.testing import wait_until
 
 CELIA = {
     "egg": 0.3,
@@ -86,14 +86,15 @@ def test_full_round_over_http(tmp_path: Any) -> None:
         with httpx.Client(base_url=orch.url, timeout=10, headers=admin) as c:
             assert c.post("/initializeRound", json=body).json()["msg"] == "Done"
             assert c.post("/startRound", json={"roundId": "http-round"}).status_code == 200
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                state = c.get("/rounds/http-round").json()
-                if state["phase"] == "ended" and state["results"]:
-                    break
-                time.sleep(0.2)
-            else:
-                pytest.fail(f"round did not end: {state['phase']}")
+            state = wait_until(
+                lambda: (
+                    (s := c.get("/rounds/http-round").json())["phase"] == "ended"
+                    and s["results"]
+                    and s
+                ),
+                "the round's end with results",
+                timeout=60,
+            )
         decisions = state["decisions"]
         deals = [p for p in state["deals"] if not p["cancelled"]]
         assert deals, [d["text"] for d in decisions]
