@@ -32,8 +32,8 @@ Sessions stored before the change keep their recorded invalid actions and replay
 
 Two agents at one live table are not what this is for (the study server never pairs
 two; :class:`~accord.leagues.genius.match.Match` runs agent sessions): the driver asks
-the first side that has a seat, and an answer with no action ends the asking until the
-next change or poll, so the second agent would be asked only once the first acts.
+the first side that has a seat (both are always asked in the live schedule), so the
+second agent would never be asked.
 
     >>> import tempfile, pathlib
     >>> from accord.leagues.genius.protocol import Action, Rules, VirtualClock
