@@ -47,7 +47,7 @@ class Offline:
         self.asked: list[str] = []
         self.refused: list[str] = []
         self.ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-        self.ctx.set_default_timeout(15_000)
+        self.ctx.set_default_timeout(30_000)
         self.ctx.route("**/*", self._route)
 
     def _route(self, route: Any) -> None:

@@ -34,7 +34,7 @@ def test_avatars_idle_speak_in_turn_with_gestures_and_show_the_addressee(
     )
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        page.set_default_timeout(15_000)
+        page.set_default_timeout(30_000)
         page.goto(f"{ui}/join?key={PERSON_KEY}")
         expect(page.locator("#phase")).to_have_text("negotiation")
         celia, watson = (

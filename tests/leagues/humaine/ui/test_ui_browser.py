@@ -18,7 +18,7 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
 
     ui = platform["urls"]["ui"]
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     admin = ctx.new_page()  # the operator's page: no admin controls on the buyer's chat
     join_page(admin, ui, "admin")
     admin.fill("input[name=warmUp]", "1")
@@ -135,7 +135,7 @@ def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform, tmp_pat
 
     ui, orch = platform["urls"]["ui"], platform["urls"]["orch"]
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     admin = ctx.new_page()
     join_page(admin, ui, "admin")
     admin.fill("input[name=warmUp]", "0")

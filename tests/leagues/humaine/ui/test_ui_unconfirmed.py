@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import UNCONFIRMED_AFTER
 from hui_kit import join_page
+
+from conftest import UNCONFIRMED_AFTER
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -21,7 +22,7 @@ def test_an_unanswered_confirmation_books_nothing(browser: Any, platform: dict[s
 
     ui, orch = platform["urls"]["ui"], platform["urls"]["orch"]
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    ctx.set_default_timeout(15_000)
+    ctx.set_default_timeout(30_000)
     admin = ctx.new_page()
     join_page(admin, ui, "admin")
     admin.fill("input[name=warmUp]", "0")
