@@ -56,6 +56,7 @@ from accord.sandbox import (
 )
 
 __all__ = [
+    "BASE_MB",
     "CALL_TIMEOUT",
     "SANDBOX_MODES",
     "Interface",
@@ -71,6 +72,9 @@ SANDBOX_MODES = ("os", "process", "none", "off")
 """``os`` (the default for agents named by path), ``process`` (weaker: see
 :data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
 the name every league uses) or ``off`` (the same)."""
+BASE_MB = 320
+"""Megabytes of address space for the interpreter, numpy and Accord: what a league adds
+to an agent's own memory limit (the tournament's, SCML's) to get its process's."""
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed entrant may take, unless the league says otherwise."""
 

@@ -38,7 +38,7 @@ from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
-from accord.drivers.seats import Interface, start_entrant
+from accord.drivers.seats import BASE_MB, Interface, start_entrant
 from accord.sandbox import (
     PROCESS_GIVES_UP,
     AgentCrashed,
@@ -70,8 +70,6 @@ __all__ = [
     "preflight",
 ]
 
-BASE_MB = 320
-"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
 SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
