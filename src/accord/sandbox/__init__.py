@@ -27,6 +27,7 @@ A league writes a *host* (see :mod:`accord.sandbox.host`) that runs inside the s
 builds the agent and maps ops to its methods. ``docs/sandbox.md`` says what is
 guaranteed and what is not.
 
+    >>> from accord.sandbox import sandbox_available
     >>> sandbox_available() is None or "sandbox" in sandbox_available()
     True
 """
