@@ -91,7 +91,7 @@ def test_han_page_shows_a_hostile_agents_text_as_typed(tmp_path: Path, web_page:
         start(web_page, srv.url, inv.path, "/han.html")
         history = web_page.locator("#history")
         for p in PAYLOADS:
-            expect(history).to_contain_text(p, timeout=15_000)
+            expect(history).to_contain_text(p, timeout=30_000)
         texts = web_page.locator("#history .agent .text").all_inner_texts()
         assert [t for t in texts if t in PAYLOADS] == PAYLOADS
         face = web_page.locator("#face")
@@ -154,7 +154,7 @@ def test_genius_page_shows_hostile_scenario_names_as_typed(tmp_path: Path, web_p
         (inv,) = study.invite(1)
         start(web_page, srv.url, inv.path, "/genius/negotiate.html")
         web_page.wait_for_selector("#board:not([hidden])")
-        expect(web_page.locator("#incoming .offer").first).to_be_visible(timeout=15_000)
+        expect(web_page.locator("#incoming .offer").first).to_be_visible(timeout=30_000)
         shown = web_page.locator("body").inner_text()
         issue_names = [n for n in names if n in shown]
         assert len(issue_names) >= 6 + 6  # the six issue names and at least one value each

@@ -19,7 +19,7 @@ VIEWPORT = {"width": 1280, "height": 720}
 def _page(web_browser: Any) -> Any:
     context = web_browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
-    page.set_default_timeout(20_000)
+    page.set_default_timeout(30_000)
     return page
 
 

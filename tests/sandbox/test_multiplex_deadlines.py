@@ -66,3 +66,102 @@ def test_a_hanging_call_batched_with_an_end_call_is_caught_at_its_own_limit(
     assert (r1, f1, r3, f3) == ("agreement", [None] * 3, "agreement", [None] * 3)
     assert (r2, f2[:2]) == ("failure", ["Hangs", "timeout"])
     assert "call 2 of its batch of 2 (counter) ran past its 1.100 s" in f2[2]
+
+
+SLOW = """
+from accord.tournament.faulty import Sleeper as Slow
+"""
+
+
+@pytest.mark.needs_bwrap
+def test_a_long_batch_of_calls_each_within_its_limit_is_never_cut_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The submitted agent sleeps 0.2 s a call in four sessions at once (its opponents
+    # in-process): a batch of their four proposals takes 0.8 s, past the first look at
+    # half its shortest budget (0.375 s), so it is watched call by call, and past one
+    # call's budget (0.75 s: a deadline that ignored progress would cut it); each call
+    # is far within its own budget and its limit (0.5 s).
+    (tmp_path / "slow_entry.py").write_text(SLOW)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    slow = {"name": "Slow", "type": "slow_entry:Slow", "params": {"seconds": 0.2}}
+    cfg = TournamentConfig(
+        (slow, "boulware", "conceder", "linear", "frequency"),
+        ("builtin:tiny",),
+        sandbox="auto",
+        self_play=False,
+        rotate=False,
+        pairing="combinations",
+        time_limit=0.5,
+        rounds=2,
+    )
+    out = tmp_path / "t.sqlite"
+    ex = SerialExecutor()
+    run_tournament(cfg, out, ex)
+    assert ex.hub.watched >= 1  # the long batches were watched ...
+    with sqlite3.connect(out) as db:
+        failures = db.execute("SELECT failure_agent FROM sessions").fetchall()
+    assert failures == [(None,)] * 10  # ... and no call was cut short
+
+
+LIAR = """
+import os, sys, time
+from accord.agents.timebased import TimeDependent
+from accord.sandbox.host import Host
+
+class Liar(TimeDependent):
+    def __init__(self, how, name=None):
+        super().__init__(1.0, name)
+        self.how = how
+
+    def respond(self, view, offer):
+        frame = sys._getframe()  # up to the host's frame: its context is in reach
+        while not isinstance(frame.f_locals.get("self"), Host):
+            frame = frame.f_back
+        context = frame.f_locals["self"].context
+        if self.how == "fake":
+            context.report(100_000)  # every call of the batch done, many times over
+        else:
+            os.close(context.report.args[0])  # no progress ever again
+        time.sleep(3600)
+"""
+
+
+@pytest.mark.needs_bwrap
+@pytest.mark.parametrize(
+    ("how", "reason"),
+    [
+        ("fake", "its batch of 2 calls took more than their 2.200 s"),
+        ("close", "call 1 of its batch of 2 (counter) ran past its 1.100 s"),
+    ],
+    ids=["fake", "close"],
+)
+def test_an_agent_that_fakes_or_closes_its_progress_is_still_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, reason: str
+) -> None:
+    # It reports progress it has not made (caught at the batch's trusted deadline, the
+    # sum of its calls' budgets), or closes the progress pipe (caught at its own budget:
+    # a closed pipe neither counts as progress nor wakes the organiser in a loop).
+    (tmp_path / "liar_entry.py").write_text(LIAR)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    liar = {"name": "Liar", "type": "liar_entry:Liar", "params": {"how": how}}
+    cfg = TournamentConfig(
+        (liar, "boulware", f"{S}Hardliner"),
+        ("builtin:tiny",),
+        sandbox="auto",
+        self_play=False,
+        rotate=False,
+        pairing="combinations",
+        time_limit=0.3,
+        rounds=10,
+    )
+    out = tmp_path / "t.sqlite"
+    t0 = time.perf_counter()
+    run_tournament(cfg, out, SerialExecutor())
+    assert time.perf_counter() - t0 < 15  # about 3 s
+    with sqlite3.connect(out) as db:
+        rows = db.execute(
+            "SELECT failure_agent, failure_kind, failure_message FROM sessions ORDER BY idx"
+        ).fetchall()
+    assert [r[:2] for r in rows] == [("Liar", "timeout")] * 2 + [(None, None)], rows
+    assert all(reason in r[2] for r in rows[:2]), rows

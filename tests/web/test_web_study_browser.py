@@ -39,7 +39,7 @@ def test_participant_consents_plays_two_rounds_and_the_experimenter_sees_it_live
 
         # the participant opens the link in another browser context and consents
         context = web_browser.new_context()
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(30_000)
         person = context.new_page()
         person.goto(link)
         expect(person.locator("#title")).to_have_text("Ultimatum pilot")

@@ -45,11 +45,15 @@ from accord.core.utilities import utility_from_dict
 from accord.sandbox import Host, HostContext, Then
 from accord.sandbox.host import describe_exception, from_organiser
 
-__all__ = ["OfferNegotiatorHost"]
+__all__ = ["LONG_OPS", "REPORT_AFTER", "OfferNegotiatorHost"]
 
 _Session = tuple[Negotiator, NegotiatorView, OfferLog]
-_REPORT = 0.05  # seconds into a batch after which the host reports each call's end
-_LONG = ("start", "end")  # calls with the long budget: their end is reported at once
+REPORT_AFTER = 0.05
+"""Seconds into a batch after which the host reports each call's end before the next
+call starts (a quick batch writes nothing). Before and after a ``start`` or ``end``
+(:data:`LONG_OPS`: their budgets are long) it reports at once, so the organiser never
+takes one of them for a timed call, nor the reverse."""
+LONG_OPS = ("start", "end")
 
 
 class OfferNegotiatorHost(Host):
@@ -80,12 +84,18 @@ class OfferNegotiatorHost(Host):
             return None
         if op in ("start", "end") and "sid" not in payload:
             return self._seat_call(op, payload)
+        if op not in ("start", "propose", "respond", "end"):
+            raise UsageError(
+                f"unknown op {op!r}; expected check, start, propose, respond, end, act"
+            )
         sid = payload["sid"]
         *now, new = payload["state"]
         if op == "start":
             self._cap_cpu(payload["cpu"])
             self._start(sid, payload, now, new)
             return None
+        if sid not in self.sessions:
+            raise StateError(f"session {sid} has not started here")
         neg, view, offers = self.sessions[sid]
         view.update(*now)
         for k, o in new:
@@ -97,9 +107,7 @@ class OfferNegotiatorHost(Host):
             if answer == Response.REJECT and payload.get("counter"):
                 return Then(answer, lambda: _outcome(neg.propose(view)))
             return answer
-        if op == "end":
-            return self._end(sid, neg, view, payload["result"])
-        raise UsageError(f"unknown op {op!r}; expected check, start, propose, respond, end, act")
+        return self._end(sid, neg, view, payload["result"])  # op == "end"
 
     # -- the tournament's sessions ---------------------------------------------------------
     def _batch(self, calls: list[tuple[str, int, Any, Any, Any]]) -> list[list[Any]]:
@@ -115,9 +123,9 @@ class OfferNegotiatorHost(Host):
         the call's wall time; the process's CPU limit is moved to what the batch's
         sessions have left (plus a second) before any of them runs. Each call's end is
         reported before the next starts (``context.report``) once the batch has run
-        :data:`_REPORT` seconds, and always after a ``start`` or ``end`` (their budgets
-        are long): the organiser then catches a hanging call near its own limit, not
-        the batch's."""
+        :data:`REPORT_AFTER` seconds, and always around a ``start`` or ``end`` (their
+        budgets are long): the organiser then catches a hanging call near its own
+        limit, not the batch's."""
         left, sessions = self.cpu_left, self.sessions
         budget = 1.0
         for op, sid, _, _, arg in calls:
@@ -128,7 +136,9 @@ class OfferNegotiatorHost(Host):
         t, c = clock(), cpu()
         began, told, report = t, 0, self.context.report
         for op, sid, now, new, arg in calls:
-            if len(out) > told and (t - began >= _REPORT or calls[len(out) - 1][0] in _LONG):
+            if len(out) > told and (
+                t - began >= REPORT_AFTER or op in LONG_OPS or calls[len(out) - 1][0] in LONG_OPS
+            ):
                 report(len(out) - told)  # (a quick batch of timed calls writes nothing)
                 told = len(out)
             neg: Any = None

@@ -56,6 +56,7 @@ from accord.sandbox import (
 )
 
 __all__ = [
+    "BASE_MB",
     "CALL_TIMEOUT",
     "SANDBOX_MODES",
     "Interface",
@@ -71,6 +72,9 @@ SANDBOX_MODES = ("os", "process", "none", "off")
 """``os`` (the default for agents named by path), ``process`` (weaker: see
 :data:`accord.sandbox.PROCESS_GIVES_UP`), ``none`` (in this process: trusted code only;
 the name every league uses) or ``off`` (the same)."""
+BASE_MB = 320
+"""Megabytes of address space for the interpreter, numpy and Accord: what a league adds
+to an agent's own memory limit (the tournament's, SCML's) to get its process's."""
 CALL_TIMEOUT = 10.0
 """Seconds one call of a sandboxed entrant may take, unless the league says otherwise."""
 
@@ -78,10 +82,6 @@ CALL_TIMEOUT = 10.0
 Check = Callable[[Any], Any]
 """The check of one op's JSON answer: the answer as the organiser uses it, or an
 exception (the league's own) saying what was expected and what arrived."""
-
-
-def _as_is(answer: Any) -> Any:
-    return answer
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,11 @@ class Interface:
 
     def check(self, op: str, answer: Any) -> Any:
         """``answer`` to ``op`` checked (the check's result)."""
-        if op not in self.answers:
-            raise UsageError(f"{self.host} answers {', '.join(self.answers)}; not {op!r}")
-        return (self.answers[op] or _as_is)(answer)
+        try:
+            check = self.answers[op]
+        except KeyError:
+            raise UsageError(f"{self.host} answers {', '.join(self.answers)}; not {op!r}") from None
+        return answer if check is None else check(answer)
 
 
 SEAT = Interface(HOST, {"start": None, "act": None, "end": None})

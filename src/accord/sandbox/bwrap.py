@@ -45,6 +45,8 @@ from accord.sandbox.datadir import DATA_IN
 __all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
 
 SCRATCH = "/tmp"
+BYTECODE = "/.accord-bytecode"
+"""Where the organiser's cache of Accord's compiled modules is, inside the sandbox."""
 _SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
 _ETC = ("/etc/ld.so.cache", "/etc/localtime")
 _CODE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pth")
@@ -96,7 +98,14 @@ def accord_package_dir() -> Path:
 
 
 def hidden_data(package: Path) -> tuple[list[str], list[str]]:
-    """Accord's bundled data: ``(directories holding no code, data files beside code)``."""
+    """Accord's bundled data: ``(directories holding no code, data files beside code)``
+    (walked once per process: every sandbox hides the same)."""
+    dirs, files = _hidden_data(str(package))
+    return list(dirs), list(files)
+
+
+@functools.lru_cache(maxsize=8)
+def _hidden_data(package: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     dirs: list[str] = []
     files: list[str] = []
     for root, subdirs, names in os.walk(package):
@@ -109,7 +118,7 @@ def hidden_data(package: Path) -> tuple[list[str], list[str]]:
         files += [
             str(here / n) for n in names if not n.endswith(_CODE_SUFFIXES) and n != "py.typed"
         ]
-    return dirs, files
+    return tuple(dirs), tuple(files)
 
 
 def _has_code(path: Path) -> bool:
@@ -118,14 +127,21 @@ def _has_code(path: Path) -> bool:
 
 def runtime_paths() -> tuple[list[str], list[str]]:
     """``(directories to mount read-only, sys.path for the sandbox)`` from this process's
-    runtime: the prefixes, site-packages, ``.pth`` additions and Accord's package."""
+    runtime: the prefixes, site-packages, ``.pth`` additions and Accord's package
+    (found once per ``sys.path``: every sandbox of a run mounts the same)."""
+    mounts, path = _runtime_paths(tuple(sys.path))
+    return list(mounts), list(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _runtime_paths(entries: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
     mounts = set(prefixes)
     stdlib = {sysconfig.get_path(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     pth_dirs = set(_pth_entries())
     accord_parent = str(accord_package_dir().parent)
     path: list[str] = []
-    for entry in sys.path:
+    for entry in entries:
         if not entry or not os.path.exists(entry):
             continue
         real = os.path.realpath(entry)
@@ -138,7 +154,7 @@ def runtime_paths() -> tuple[list[str], list[str]]:
             path.append(entry)  # only the accord package of it is mounted (below)
     if accord_parent not in {os.path.realpath(p) for p in path}:
         path.append(accord_parent)
-    return sorted(mounts), path
+    return tuple(sorted(mounts)), tuple(path)
 
 
 def _pth_entries() -> Iterator[str]:
@@ -263,6 +279,7 @@ def bwrap_command(
     seccomp: int | None = None,
     staged: bool = False,
     data_bytes: int = 64 << 20,
+    bytecode: str | None = None,
 ) -> Mounts:
     """The mounts and bwrap arguments running ``inner`` in a fresh sandbox.
 
@@ -272,7 +289,9 @@ def bwrap_command(
     line) and ``fds`` (pass them to the child; close them afterwards); ``staged``: see
     :class:`Mounts`. ``data_dir`` becomes a tmpfs of ``data_bytes`` at its own path, its
     stored copy read-only at :data:`~accord.sandbox.datadir.DATA_IN`
-    (:mod:`accord.sandbox.datadir`).
+    (:mod:`accord.sandbox.datadir`). ``bytecode``: the organiser's cache of Accord's
+    compiled modules (:mod:`accord._bytecode`), mounted read-only at :data:`BYTECODE`
+    (not at its own path: that would show the organiser's directories).
     """
     m = Mounts(staged)
     m.args = ["bwrap"]
@@ -314,6 +333,8 @@ def bwrap_command(
             m.args += ["--tmpfs", d, "--remount-ro", d]
         for f in files:
             m.args += ["--ro-bind", "/dev/null", f]
+    if bytecode is not None:
+        m.ro(bytecode, BYTECODE)
     for path in code_mounts or code_paths:
         real = os.path.realpath(path)
         m.ro(real, real)

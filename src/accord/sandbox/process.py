@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from accord.sandbox.bwrap import (
+    BYTECODE,
     SCRATCH,
     bwrap_command,
     next_uid,
@@ -58,6 +59,7 @@ __all__ = ["Sandbox", "probe", "sandbox_available", "start_sandbox"]
 Serve = Callable[[str, Any], Any]
 _BOOT = (
     "import sys; sys.path[:] = {path!r} + [p for p in sys.path if p not in {path!r}]; "
+    "import accord._bytecode as b; b.install({pyc!r}); del b; "
     "from accord.sandbox.launcher import main; main({rfd}, {wfd})"
 )
 _TAIL = 8192  # bytes of the agent's stderr kept for crash reports
@@ -164,7 +166,12 @@ class Sandbox:
         _, path = runtime_paths()
         inner = [
             os.path.realpath(sys.executable), "-I", "-S", "-B", "-c",
-            _BOOT.format(path=path, rfd=req_r, wfd=ans_w),
+            _BOOT.format(
+                path=path,
+                pyc=BYTECODE if self.mode is SandboxMode.OS and bytecode_root() else bytecode_root(),
+                rfd=req_r,
+                wfd=ans_w,
+            ),
         ]  # fmt: skip
         drop = None
         fds = [req_r, ans_w, prog_w]
@@ -192,6 +199,7 @@ class Sandbox:
                 seccomp=seccomp_fd(),
                 staged=run_as is not None,
                 data_bytes=self.limits.data_mb << 20,
+                bytecode=bytecode_root(),
             )
             if run_as is not None:
                 first = stage_and_drop(mounts.stage, run_as)
@@ -387,15 +395,23 @@ class Sandbox:
                 else f"the agent did not start within {self.limits.startup_timeout:g} s",
             )
 
-    def close(self) -> None:
-        """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
-        if self._closed:
+    def shut(self) -> None:
+        """Tell the process to end, without waiting for it; :meth:`close` must follow
+        (closing many sandboxes, shut them all first: their exits overlap)."""
+        if self._closed or self._w < 0:
             return
-        self._closed = True
         if self._ready and self.failure is None and self._proc.poll() is None:
             with contextlib.suppress(FrameTimeout, PeerClosed, OSError):
                 write_frame(self._w, {"op": "__close__"}, time.monotonic() + 0.2)
         os.close(self._w)
+        self._w = -1
+
+    def close(self) -> None:
+        """End the process (idempotent; quick: the launcher exits when the pipe closes)."""
+        if self._closed:
+            return
+        self.shut()
+        self._closed = True
         try:
             self._proc.wait(1.0)
         except subprocess.TimeoutExpired:
@@ -584,6 +600,15 @@ def _value(msg: Any) -> Any:
             _text(msg.get("type"), 100),
         )
     raise AgentProtocolError(f"the agent sent a message of the wrong shape: {msg!r:.120}")
+
+
+@functools.cache
+def bytecode_root() -> str | None:
+    """The organiser's cache of Accord's compiled modules, brought up to date once per
+    process (:mod:`accord._bytecode`), or None where it cannot be kept."""
+    from accord._bytecode import accord_dir, prepare
+
+    return prepare(accord_dir())
 
 
 def _text(x: Any, cap: int) -> str:

@@ -63,6 +63,7 @@ What it does, in order, on every system call (``struct seccomp_data``: ``nr`` at
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import struct
@@ -164,8 +165,10 @@ def native_arch() -> str | None:
     return arch if arch in AUDIT_ARCH else None
 
 
+@functools.cache
 def filter_program(arch: str) -> bytes:
-    """The filter for ``arch`` (``"x86_64"`` or ``"aarch64"``) as raw ``sock_filter``s."""
+    """The filter for ``arch`` (``"x86_64"`` or ``"aarch64"``) as raw ``sock_filter``s
+    (built once per process)."""
     index = {"x86_64": 0, "aarch64": 1}[arch]
     denied = sorted({nr for n in DENIED.values() if (nr := n[index]) is not None})
     Jump = int | str  # an offset, or a label defined below (jumps go forward only)

@@ -38,7 +38,7 @@ from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
-from accord.drivers.seats import Interface, start_entrant
+from accord.drivers.seats import BASE_MB, Interface, start_entrant
 from accord.sandbox import (
     PROCESS_GIVES_UP,
     AgentCrashed,
@@ -59,6 +59,7 @@ __all__ = [
     "OFFERS",
     "IsolatedAgentError",
     "SandboxedNegotiator",
+    "Started",
     "TournamentLimits",
     "check_outcome",
     "check_response",
@@ -69,8 +70,6 @@ __all__ = [
     "preflight",
 ]
 
-BASE_MB = 320
-"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
 SANDBOX_CHOICES = ("auto", "os", "process", "none")
 _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
@@ -207,45 +206,78 @@ def preflight(
     the agent before any session runs if not. Other failures are left to its sessions,
     which record them. ``data_dirs``: each agent's learning-data directory (a learning
     tournament's; its sessions' sandboxes get it too). Returns each agent's start-up
-    time in seconds."""
-    started: dict[str, float] = {}
-    # start them all first (their start-ups overlap), then check each
-    boxes = [
-        (spec, _acquire(spec, sandboxed[spec.name], limits, (data_dirs or {}).get(spec.name)))
-        for spec in agents
-        if spec.name in sandboxed
-    ]
-    try:
-        for spec, box in boxes:
-            try:
-                box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
-            except AgentFailure as exc:
-                if isinstance(exc, AgentRaised) and exc.type_name in (
-                    "ConfigError",
-                    "CapabilityError",
-                ):
-                    raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
-                if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
-                    raise ConfigError(
-                        f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
-                    ) from None
-            if box.startup_seconds is not None:
-                started[spec.name] = box.startup_seconds
-    finally:
+    time in seconds. (:class:`Started` does the same in two steps.)"""
+    return Started(agents, sandboxed, limits, data_dirs).check()
+
+
+class Started:
+    """Every sandboxed agent started once, without waiting (their start-ups overlap each
+    other and the organiser's work); :meth:`check` then waits and checks them, as
+    :func:`preflight` does, and :meth:`more` starts further sandboxes of them."""
+
+    def __init__(
+        self,
+        agents: Sequence[AgentSpec],
+        sandboxed: Mapping[str, SandboxMode],
+        limits: TournamentLimits,
+        data_dirs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.sandboxed, self.limits, self.dirs = sandboxed, limits, data_dirs or {}
+        self.agents = {spec.name: spec for spec in agents if spec.name in sandboxed}
+        self.boxes = [(spec, self._start(spec)) for spec in self.agents.values()]
+
+    def _start(self, spec: AgentSpec) -> Sandbox:
+        return _acquire(spec, self.sandboxed[spec.name], self.limits, self.dirs.get(spec.name))
+
+    def more(self, counts: Mapping[str, int]) -> None:
+        """Start ``counts[name]`` more sandboxes of each agent, for this process's sessions
+        (idle until a session takes one)."""
+        for name, n in counts.items():
+            spec = self.agents.get(name)
+            for _ in range(n if spec is not None else 0):
+                _release(self._start(spec))  # type: ignore[arg-type]
+
+    def check(self) -> dict[str, float]:
+        """Wait for each agent's first sandbox and check it can build the agent (see
+        :func:`preflight`); each one's start-up time in seconds."""
+        started: dict[str, float] = {}
+        try:
+            for spec, box in self.boxes:
+                try:
+                    box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
+                except AgentFailure as exc:
+                    if isinstance(exc, AgentRaised) and exc.type_name in (
+                        "ConfigError",
+                        "CapabilityError",
+                    ):
+                        raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
+                    if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
+                        raise ConfigError(
+                            f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
+                        ) from None
+                if box.startup_seconds is not None:
+                    started[spec.name] = box.startup_seconds
+        finally:
+            self.release()
+        return started
+
+    def release(self) -> None:
+        """Give the first sandboxes back to this process's pool (idempotent)."""
+        boxes, self.boxes = self.boxes, []
         for _, box in boxes:
             _release(box)
-    return started
 
 
 def close_sandboxes() -> None:
-    """End every sandbox of this process (the end of a run, or the worker's exit)."""
-    for boxes in _idle.values():
-        for box in boxes:
-            box.close()
+    """End every sandbox of this process (the end of a run, or the worker's exit): all
+    are told first, then each is waited for, so their exits overlap."""
+    boxes = [b for idle in _idle.values() for b in idle] + list(_busy)
     _idle.clear()
-    for box in list(_busy):
-        box.close()
     _busy.clear()
+    for box in boxes:
+        box.shut()
+    for box in boxes:
+        box.close()
 
 
 atexit.register(close_sandboxes)

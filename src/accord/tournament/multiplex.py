@@ -72,6 +72,7 @@ from accord.core.outcomes import Outcome
 from accord.core.protocols.driver import SlowCall
 from accord.core.protocols.result import SessionResult
 from accord.core.utilities import UtilityFunction
+from accord.drivers.negotiator_host import LONG_OPS, REPORT_AFTER
 from accord.sandbox import (
     AgentFailure,
     AgentProtocolError,
@@ -113,7 +114,7 @@ class _Slot:
 
     __slots__ = (
         "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
-        "done", "since", "due", "watch",
+        "done", "since", "due", "watch", "began",
     )  # fmt: skip
 
     def __init__(self, box: Sandbox, key: Any) -> None:
@@ -131,6 +132,7 @@ class _Slot:
         self.since: float | None = None  # when the running call began, at the latest
         self.due = math.inf  # when to look at its progress next
         self.watch = False  # a slow batch: wake at each call it reports done
+        self.began = 0.0  # when the batch's first call began, at the latest
 
     @property
     def usable(self) -> bool:
@@ -275,6 +277,7 @@ class Hub:
         self.slots: dict[Any, list[_Slot]] = {}
         self.round_trips = 0
         self.calls = 0
+        self.watched = 0  # batches that ran long enough to be watched call by call
         self._main: greenlet | None = None
         self._closed = False
         self._pickles: dict[int, tuple[Any, bytes]] = {}
@@ -463,15 +466,17 @@ class Hub:
         """The batch's first call begins ``now`` (once its process is ready): look at
         it again at half the batch's shortest budget (most batches are answered first)."""
         slot.since = now if slot.box.ready else None
+        slot.began = now
         shortest = min([c[2] for c in slot.inflight])
         slot.due = math.inf if slot.since is None else now + shortest / 2
 
-    @staticmethod
-    def _check(slot: _Slot, now: float) -> AgentTimeout | None:
+    def _check(self, slot: _Slot, now: float) -> AgentTimeout | None:
         """Look at ``slot``'s progress (from now on at each call it reports done): the
         timeout to kill it for if the call it runs is past its own budget with no call
         reported done since, else None (and when to look again)."""
-        slot.watch = True
+        if not slot.watch:
+            slot.watch = True
+            self.watched += 1
         done = slot.box.progress()
         if done != slot.done:
             slot.done, slot.since = done, now  # the next call began by now
@@ -479,7 +484,14 @@ class Hub:
         if slot.since is None or done >= len(calls):  # the answer's deadline bounds it
             slot.due = math.inf
             return None
-        slot.due = slot.since + calls[done][2]
+        # the host reports lazily in a batch's first moment (REPORT_AFTER): a later timed
+        # call may have begun unreported then, and its budget counts from then on
+        quiet = 0.0
+        for call in calls[done:]:
+            if call[1][0] in LONG_OPS:  # reported before it begins
+                break
+            quiet = max(quiet, call[2])
+        slot.due = max(slot.since + calls[done][2], slot.began + REPORT_AFTER + quiet)
         if now < slot.due:
             return None
         return AgentTimeout(

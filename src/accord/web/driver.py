@@ -83,6 +83,10 @@ class RulesGame:
             keeps its own records in step: pages told, what an agent keeps, a round
             completed); if it raises, the record is rolled back (rebuild the play from
             the log).
+        wall_time: the play's time is the wall time since its start, so the time a
+            server was down counts on a resume (a deadline that passed meanwhile has
+            passed; the log's wall times are the start's, so give the log this clock);
+            by default the clock stops while no server runs.
         agent_seconds: an agent's call slower than this is its failure (a timeout,
             recorded through ``rules.fail``); None: no limit here (a sandboxed seat has
             its own per-call deadline).
@@ -104,6 +108,7 @@ class RulesGame:
         live: Live | None = None,
         on_change: Callable[[], None] | None = None,
         agent_seconds: float | None = None,
+        wall_time: bool = False,
     ) -> None:
         self.rules = rules
         self.people = tuple(people)
@@ -126,6 +131,8 @@ class RulesGame:
         earlier = log.read(stream)
         if earlier:
             self._replay(earlier)
+            if wall_time:  # the play started at the start record's wall time
+                self._offset = max(self._offset, self.clock.wall() - earlier[0].at)
         else:
             self.state = rules.initial(setup, seed)
             log.append(stream, "start", {"state": rules.serialize(self.state), "seed": seed})
@@ -199,6 +206,11 @@ class RulesGame:
         if events:
             self._record("tick", {"now": now}, events)
 
+    def tick(self) -> None:
+        """Tell the rules the time now (a deadline may end the play)."""
+        with self._lock:
+            self._tick()
+
     def act(self, party: int, data: Any) -> None:
         """A person's wire action (:class:`IllegalAction` if it is not allowed now)."""
         with self._lock:
@@ -241,10 +253,10 @@ class RulesGame:
         for _ in range(limit):
             with self._lock:
                 self._tick()
-                parties = rules.to_act(self.state)
-                if not parties or parties[0] not in self.seats:
+                k = next((p for p in rules.to_act(self.state) if p in self.seats), None)
+                if k is None:
                     return
-                k, version = parties[0], self._version
+                version = self._version
             started = self.now()
             error: Exception | None = None
             try:
@@ -268,6 +280,9 @@ class RulesGame:
                     except IllegalAction as exc:
                         error = exc
                     else:
+                        if not events:  # it let the moment pass: nothing to keep; asked
+                            return  # again at the next change or call (rules where
+                            # people act at any time ask an agent all the while)
                         record = {"party": k, "action": data, "now": now, "tick": self._ticked}
                         self._record("act", record, list(events))
                         continue

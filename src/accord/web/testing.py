@@ -177,7 +177,7 @@ def web_browser() -> Iterator[Any]:
 def web_page(web_browser: Any) -> Iterator[Any]:
     """A page in a fresh context (its own cookies), 10 s default timeout."""
     context = web_browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(30_000)
     try:
         yield context.new_page()
     finally:

@@ -34,7 +34,7 @@ def lab(
     with ServerThread(app) as server:
         admin = web_browser.new_context().new_page()
         contexts.append(admin.context)
-        admin.set_default_timeout(15_000)
+        admin.set_default_timeout(30_000)
         admin.goto(f"{server.url}/study/admin.html")
         admin.fill("input[name=password]", PW)
         admin.click("#login button")
@@ -56,7 +56,7 @@ def _join(lab: dict[str, Any], link: str) -> Any:
     context = lab["browser"].new_context()
     lab["contexts"].append(context)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(30_000)
     page.on("dialog", lambda d: d.accept())
     page.goto(link)
     page.click("#start")

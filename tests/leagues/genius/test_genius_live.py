@@ -178,3 +178,40 @@ def test_the_kbagent_opponent_learns_from_the_stores_finished_sessions(tmp_path:
     assert live.agents[1].model.sessions == 3  # type: ignore[attr-defined]
     recs = evaluate("kbagent", [d], pool=["conceder"], type_pairs=[(0, 0)], knowledge=store)
     assert len(recs) == 2
+
+
+def test_the_play_log_holds_changes_only(tmp_path: Path) -> None:
+    """The session is a play of the web driver: a person's refused action and an agent
+    that lets a poll pass (the KBAgent waiting out its delay) write nothing."""
+    from accord.leagues.genius.live import plays_log, stream_of
+
+    live, store, clock = _create(tmp_path, ("person:ann", "agent:kbagent"))
+    log = plays_log(store)
+    live.submit(0, Action.accept(999))  # refused
+    for _ in range(3):
+        live.poll()  # the agent is "thinking": no answer yet
+    assert [e.kind for e in log.read(stream_of("s1"))] == ["start"]
+    live.submit(0, Action.comment(0))
+    acts = log.read(stream_of("s1"), kinds=("act",))
+    assert [(e.data["party"], e.data["action"]) for e in acts] == [
+        (0, {"kind": "comment", "args": {"index": 0}})
+    ]
+
+
+def test_a_session_stored_before_the_web_driver_resumes_from_its_events(tmp_path: Path) -> None:
+    """A session kept only in the store (no play yet) is replayed from its stored events
+    once and moved onto its play; the time the server was down counts."""
+    live, store, clock = _create(tmp_path, ("person:ann", "agent:conceder"))
+    live.submit(0, Action.make_offer({"Salary": "12,000 NIS"}))
+    clock.advance(30)
+    live.poll()
+    before = live.state(0)
+    store.close()
+    (tmp_path / "genius.sqlite.plays").unlink()  # as a server before the change left it
+    clock.advance(100)  # down for 100 s: the session is in its second turn
+    store2 = GeniusStore(tmp_path / "genius.sqlite")
+    again = LiveSession.resume(store2, "s1", clock=clock)
+    after = again.state(0)
+    assert [o["values"] for o in after["offers"]] == [o["values"] for o in before["offers"]]
+    assert after["turn"] == 1 and again.session.elapsed == pytest.approx(130.0)
+    store2.close()

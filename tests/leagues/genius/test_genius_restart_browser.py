@@ -34,7 +34,7 @@ def test_page_recovers_after_a_server_restart(tmp_path: Path, web_page: Any) -> 
     page.wait_for_url("**/genius/negotiate.html")
     page.wait_for_selector("#board:not([hidden])")
     server.stop()
-    expect(page.locator("#error")).to_contain_text("cannot be reached", timeout=20_000)
+    expect(page.locator("#error")).to_contain_text("cannot be reached", timeout=30_000)
     expect(page.locator("#board")).to_be_visible()  # the board stays
     before = _clock(page)
     page.wait_for_timeout(1500)
@@ -42,7 +42,7 @@ def test_page_recovers_after_a_server_restart(tmp_path: Path, web_page: Any) -> 
     app2, _ = create_genius_app(folder, design, password=PW, poll_seconds=0.2)
     server = BackgroundServer(app2, port=port).start()
     try:
-        expect(page.locator("#error")).to_have_text("", timeout=20_000)
+        expect(page.locator("#error")).to_have_text("", timeout=30_000)
         expect(page.locator("#board")).to_be_visible()
         first = _clock(page)
         page.wait_for_timeout(2500)

@@ -54,13 +54,13 @@ def test_a_person_bargains_reaches_a_deal_and_fills_the_survey(
         )
         page.click("#emo-surprised")
         expect(page.locator("#history")).to_contain_text("You: [surprised]")
-        expect(page.locator("#face")).to_have_attribute("data-face", "neutral", timeout=10_000)
+        expect(page.locator("#face")).to_have_attribute("data-face", "neutral", timeout=30_000)
         page.click("#send-offer")
         # the agent likes it: its face turns happy and it formally accepts
-        expect(page.locator("#face")).to_have_attribute("data-face", "happy", timeout=10_000)
+        expect(page.locator("#face")).to_have_attribute("data-face", "happy", timeout=30_000)
         expect(page.locator("#face")).to_have_text("😀")
         screenshot(page, "han-happy-agent")
-        expect(page.locator("#history")).to_contain_text("Agent: formal accept", timeout=10_000)
+        expect(page.locator("#history")).to_contain_text("Agent: formal accept", timeout=30_000)
         expect(page.locator("#points")).to_have_text("23")
         page.click("#accept")
         expect(page.locator("#result")).to_have_text("You reached a deal: you scored 23 points.")
@@ -100,7 +100,7 @@ def test_the_clock_runs_out_to_the_batna(tmp_path: Path, web_page, screenshot) -
         urls: list[str] = []
         web_page.on("request", lambda r: urls.append(r.url))
         _open(web_page, server.url, inv.path)
-        expect(web_page.locator("#warning")).to_be_visible(timeout=10_000)
+        expect(web_page.locator("#warning")).to_be_visible(timeout=30_000)
         screenshot(web_page, "han-warning")
         expect(web_page.locator("#result")).to_have_text(
             "Time ran out: you scored 20 points.", timeout=15_000
@@ -129,10 +129,10 @@ def test_a_sequence_of_two_games_with_a_survey_after_each(tmp_path: Path, web_pa
         (inv,) = study.invite(1)
         _open(web_page, server.url, inv.path)
         expect(web_page.locator("#game-no")).to_have_text("Game 1 of 2.")
-        expect(web_page.locator("#result")).to_contain_text("Time ran out", timeout=10_000)
+        expect(web_page.locator("#result")).to_contain_text("Time ran out", timeout=30_000)
         _survey(web_page)
         expect(web_page.locator("#game-no")).to_have_text("Game 2 of 2.")
-        expect(web_page.locator("#result")).to_contain_text("Time ran out", timeout=10_000)
+        expect(web_page.locator("#result")).to_contain_text("Time ran out", timeout=30_000)
         _survey(web_page)
         expect(web_page).to_have_url(f"{server.url}/study/done.html")
         assert [r["currentGame"] for r in _rows(study)] == [0, 1]

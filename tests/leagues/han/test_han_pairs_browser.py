@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 def second_page(web_browser: Any) -> Iterator[Any]:
     """Another participant: a page in its own context (own cookies)."""
     context = web_browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(30_000)
     try:
         yield context.new_page()
     finally:
@@ -144,7 +144,7 @@ def test_a_pair_runs_out_the_clock_to_their_batnas_and_a_third_person_is_release
             _open(c, server.url, c_inv.path)
             expect(c.locator("#waiting")).to_be_visible()
             for page in (web_page, second_page):
-                expect(page.locator("#warning")).to_be_visible(timeout=10_000)
+                expect(page.locator("#warning")).to_be_visible(timeout=30_000)
             for page in (web_page, second_page):
                 expect(page.locator("#result")).to_have_text(
                     "Time ran out: you scored 20 points.", timeout=10_000

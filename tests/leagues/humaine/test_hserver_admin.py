@@ -41,6 +41,7 @@ from accord.leagues.humaine.testing import (
     start_round,
 )
 from accord.leagues.humaine.ui_server import create_ui_app
+from accord.web.testing import wait_until
 
 FAST = RuleConfig(human_gap=0.2)
 
@@ -290,7 +291,6 @@ def test_the_manager_of_up_runs_a_whole_round_with_the_secret_and_an_outsider_ca
 ) -> None:
     import asyncio
     import threading
-    import time
 
     from accord.leagues.humaine.cli import build_stack, serve_all
 
@@ -307,18 +307,17 @@ def test_the_manager_of_up_runs_a_whole_round_with_the_secret_and_an_outsider_ca
     eo = url["orchestrator"]
     try:
         with httpx.Client(base_url=url["competition manager"], timeout=10, trust_env=False) as m:
-            deadline = time.monotonic() + 10
-            while True:
+
+            def up() -> bool:
                 try:
-                    if (
+                    return (
                         m.get("/").status_code == 200
                         and httpx.get(eo + "/health").status_code == 200
-                    ):
-                        break
+                    )
                 except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+                    return False
+
+            wait_until(up, "the manager and the orchestrator")
             m.post("/api/login", json={"username": "admin", "password": password})
             for name in ("Celia", "Watson"):
                 port = int(url[f"agent {name}"].rsplit(":", 1)[1])
@@ -333,10 +332,11 @@ def test_the_manager_of_up_runs_a_whole_round_with_the_secret_and_an_outsider_ca
             rid = r.json()["round_id"]
             # an outsider cannot end the manager's round early
             refused(httpx.post(eo + "/endRound", json={"roundId": rid}), "/endRound")
-            deadline = time.monotonic() + 20
-            while (row := m.get("/api/schedule").json()["rounds"][0])["status"] != "done":
-                assert time.monotonic() < deadline, row
-                time.sleep(0.1)
+            wait_until(
+                lambda: m.get("/api/schedule").json()["rounds"][0]["status"] == "done",
+                "the manager's round done",
+                timeout=60,
+            )
             assert httpx.get(f"{eo}/rounds/{rid}").json()["phase"] == "ended"
     finally:
         stop.set()

@@ -5,7 +5,6 @@ the original platform admitted only when the operator lists them as unauthentica
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from accord.leagues.humaine.testing import (
     secret_of,
     start_round,
 )
+from accord.web.testing import wait_until
 
 FAST = RuleConfig(human_gap=0.2)
 
@@ -162,10 +162,9 @@ def test_only_the_buyer_saves_the_allocation(stage: Stage) -> None:
     body = plain_body(stage) | {"durations": {"warmUp": 0, "round": 0.3, "post": 10}}
     rid = start_round(stage.client, body)
     person = secret_of(stage.ui, rid)
-    deadline = time.monotonic() + 5
-    while stage.client.get(f"/rounds/{rid}").json()["phase"] != "post":
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    wait_until(
+        lambda: stage.client.get(f"/rounds/{rid}").json()["phase"] == "post", "the post phase"
+    )
     alloc = {"roundId": rid, "payload": {"cake": {"unit": "each", "quantity": 0}}}
     r = stage.client.post("/receiveHumanAllocation", json=alloc)
     assert r.status_code == 403 and "only the buyer saves the allocation" in r.json()["error"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 
 from accord.leagues.humaine.cli import app, build_stack, serve_all
 from accord.leagues.humaine.testing import BUYER_UTILITY, Party, human, secret_of
+from accord.web.testing import wait_until
 
 
 def test_up_starts_and_answers(tmp_path: Path) -> None:
@@ -40,15 +40,14 @@ def test_round_through_the_stack_with_default_agents(tmp_path: Path) -> None:
     thread.start()
     try:
         with Party("ui") as ui, httpx.Client(timeout=10, trust_env=False) as client:
-            deadline = time.monotonic() + 10
-            while True:
+
+            def healthy() -> bool:
                 try:
-                    if client.get(url["orchestrator"] + "/health").status_code == 200:
-                        break
+                    return client.get(url["orchestrator"] + "/health").status_code == 200
                 except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+                    return False
+
+            wait_until(healthy, "the orchestrator's /health")
             gen = url["utility generator"]
             agents = []
             for name in ("Celia", "Watson"):
@@ -68,19 +67,17 @@ def test_round_through_the_stack_with_default_agents(tmp_path: Path) -> None:
             rid = client.post(eo + "/initializeRound", json=body, headers=admin).json()["roundId"]
             replies = client.post(eo + "/startRound", json={"roundId": rid}, headers=admin).json()
             assert [r["utility"]["name"] for r in replies[-2:]] == ["Celia", "Watson"]
+            # the agents' /startRound went into their ordered outboxes with the UI's, so
+            # it reaches them before the message below
             ui.wait_for("/startRound", 1, round_id=rid)
-            time.sleep(0.2)  # agents get /startRound too
             text = "Watson, I would like to buy 2 eggs and 2 cups of flour"
             secret = {"X-Accord-Token": secret_of(ui, rid)}  # the person's UI's
             r = client.post(eo + "/relayMessage", json=human(rid, text, "Watson"), headers=secret)
             assert r.json()["permitted"]
-            deadline = time.monotonic() + 5
-            while True:
-                said = [m for m in ui.bodies("/receiveMessage", rid) if m["speaker"] == "Watson"]
-                if said or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
-            assert said, client.get(f"{eo}/rounds/{rid}").json()["decisions"]
+            said = wait_until(
+                lambda: [m for m in ui.bodies("/receiveMessage", rid) if m["speaker"] == "Watson"],
+                "Watson's answer in the UI",
+            )
             assert said[0]["bid"]["type"] == "SellOffer"
             assert said[0]["bid"]["quantity"].get("egg") == 2
     finally:

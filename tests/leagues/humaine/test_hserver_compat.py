@@ -4,7 +4,6 @@ routes, deeply nested JSON refused, and rationales that start with the original'
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,13 @@ from accord.leagues.humaine.testing import (
     Stage,
     agent,
     human,
+    secret_of,
 )
+from accord.web.testing import SkipClock, wait_until
 
 FAST = RuleConfig(human_gap=0.2)
+CLOCK = SkipClock()
+"""The clock of the orchestrators that need R0 skipped (0.2 s) instead of slept."""
 
 
 @pytest.fixture
@@ -51,8 +54,9 @@ def test_generation_1_has_one_global_round(stage: Stage) -> None:
     assert r.status_code == 409
     assert "generation 1 has one global round" in r.json()["error"]
     assert len(stage.client.get("/rounds").json()) == 1
-    # the round without roundId still works
-    time.sleep(0.1)
+    # the round without roundId still works (once it is active)
+    rid = stage.client.get("/rounds").json()[0]["roundId"]
+    wait_until(lambda: stage.client.get(f"/rounds/{rid}").json()["phase"] == "active", "start")
     said = stage.client.post("/relayMessage", json=human(None, "Watson, 2 eggs?"))
     assert said.status_code == 200 and said.json()["permitted"]
     # once it is ended, a new whole-body start is fine
@@ -77,12 +81,16 @@ def test_an_ambiguous_message_is_a_409_and_a_rejection_to_its_sender(stage: Stag
 
 def test_a_forged_ambiguous_message_is_not_relayed_to_anyone(tmp_path: Path) -> None:
     with Stage(create_orchestrator_app(rule_config=FAST)) as stage:
-        stage.new_round(authenticated=True)
+        first = stage.new_round(authenticated=True)
         stage.new_round(authenticated=True)
         r = stage.client.post("/relayMessage", json=agent(None, "Celia", "spam"))
         assert r.status_code == 409
-        time.sleep(0.2)
-        assert stage.celia.bodies("/receiveRejection") == []
+        # the real Celia's ambiguous message is sent back to her in the first round, in
+        # order after anything the forged one would have been
+        real = agent(None, "Celia", "ham") | {"token": secret_of(stage.celia, first)}
+        assert stage.client.post("/relayMessage", json=real).status_code == 409
+        told = stage.celia.wait_for("/receiveRejection")
+        assert [b["text"] for b in told] == ["ham"]
 
 
 def test_the_original_path_form_of_the_read_routes(stage: Stage) -> None:
@@ -139,18 +147,15 @@ def test_a_nested_reply_from_a_party_does_not_stop_its_deliveries(tmp_path: Path
         got.append(route)
         return Response(b"[" * 3000 + b"]" * 3000, media_type="application/json")
 
-    app = create_orchestrator_app(rule_config=FAST)
+    app = create_orchestrator_app(rule_config=FAST, clock=CLOCK)
     with ServerThread(evil) as bad, Stage(app) as stage:
         agents = [stage.celia.agent_spec(COSTS_C), {"name": "Watson", "url": bad.url,
                   "utilityFunction": stage.watson.agent_spec(COSTS_W)["utilityFunction"]}]  # fmt: skip
         rid = start_round(stage.client, round_body(agents, [stage.ui.ui_spec()]))
         for i in range(2):
             stage.client.post("/relayMessage", json=human(rid, f"hello {i}"))
-            time.sleep(0.25)
-        deadline = time.monotonic() + 5
-        while got.count("receiveMessage") < 2:
-            assert time.monotonic() < deadline, got
-            time.sleep(0.02)
+            CLOCK.skip(0.2)  # R0
+        wait_until(lambda: got.count("receiveMessage") >= 2, f"both messages (got {got})")
 
 
 def test_a_nested_body_to_an_agent_service_is_a_400() -> None:

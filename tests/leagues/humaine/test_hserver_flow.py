@@ -5,7 +5,6 @@ hand), and persistence across a restart of the service."""
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +25,22 @@ from accord.leagues.humaine.testing import (
     round_body,
     start_round,
 )
+from accord.web.testing import VirtualClock, wait_until
 
 FAST = RuleConfig(human_gap=0.3)
+CLOCK = VirtualClock(start=1000.0)
+"""The scripted round's clock: it stands still until the test (or a seller waiting out
+R3) moves it, so the round's phases, R0 and R3 never depend on the machine's speed."""
 
 
-def wait_phase(client: httpx.Client, rid: str, phase: str, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while client.get(f"/rounds/{rid}").json()["phase"] != phase:
-        assert time.monotonic() < deadline, f"round never reached {phase}"
-        time.sleep(0.02)
+def advance(seconds: float) -> None:
+    """Move the round's time on, once the orchestrator's round runner is waiting on it."""
+    wait_until(lambda: CLOCK.pending, "the round runner waiting on the clock")
+    CLOCK.advance(seconds)
+
+
+def wait_phase(client: httpx.Client, rid: str, phase: str) -> None:
+    wait_until(lambda: client.get(f"/rounds/{rid}").json()["phase"] == phase, f"the {phase}")
 
 
 class ScriptedSeller:
@@ -68,8 +74,8 @@ class ScriptedSeller:
         if msg["speaker"] != "Human":
             # A reaction to the other seller's message: two seller messages received less
             # than R3's simultaneity window apart are simultaneous (the second is blocked),
-            # so a reacting agent answers after it, as any real one does.
-            time.sleep(RuleConfig().simultaneity + 0.05)
+            # so a reacting agent answers after it, as any real one does (skipped here).
+            CLOCK.advance(RuleConfig().simultaneity + 0.05)
         r = httpx.post(self.eo + "/relayMessage", json=reply, timeout=5)
         assert r.status_code == 200 and r.json()["permitted"], r.text
 
@@ -88,7 +94,7 @@ def test_scripted_full_round(tmp_path: Path) -> None:
         ],
     )
     celia = ScriptedSeller("Celia", [({"egg": 2, "flour": 2, "milk": 1, "sugar": 1}, 7.5)])
-    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST)
+    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=FAST, clock=CLOCK)
     with Stage(app, celia=celia.party, watson=watson.party) as stage:
         w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
         watson.eo = celia.eo = stage.server.url
@@ -99,7 +105,10 @@ def test_scripted_full_round(tmp_path: Path) -> None:
             duration=4.0,
             post=1.5,
         )
-        rid = start_round(client, body)
+        rid = client.post("/initializeRound", json=body).json()["roundId"]
+        assert client.post("/startRound", json={"roundId": rid}).status_code == 200
+        advance(0.3)  # the warm-up
+        wait_phase(client, rid, "active")
         # the buyer: ask Watson, take Celia's cheaper counter-offer, then buy pancake
         # ingredients from Watson
         say = lambda text, to: client.post("/relayMessage", json=human(rid, text, to)).json()  # noqa: E731
@@ -113,15 +122,22 @@ def test_scripted_full_round(tmp_path: Path) -> None:
             "quantity": {"egg": 2, "flour": 2, "milk": 1, "sugar": 1},
             "price": {"unit": "USD", "value": 7.5},
         }
-        time.sleep(0.35)
+        CLOCK.advance(0.35)  # R0 (0.3 s; floats: a little more)
         assert say("Celia, I accept your offer", "Celia")["permitted"]
         ui.wait_for("/confirmAccept", 1, round_id=rid)
-        time.sleep(0.35)
+        CLOCK.advance(0.35)  # R0 (0.3 s; floats: a little more)
         assert say("Watson, I need 1 egg, 2 cups of flour and 2 cups of milk", "Watson")[
             "permitted"
         ]
-        ui.wait_for("/receiveMessage", 6, round_id=rid)
-        time.sleep(0.35)
+        wait_until(  # Watson's second offer is out (not just any sixth message)
+            lambda: any(
+                m["speaker"] == "Watson"
+                and (m.get("bid") or {}).get("price", {}).get("value") == 5.06
+                for m in ui.bodies("/receiveMessage", rid)
+            ),
+            "Watson's second offer",
+        )
+        CLOCK.advance(0.35)  # R0 (0.3 s; floats: a little more)
         assert say("Watson, I accept", "Watson")["permitted"]
         confirms = ui.wait_for("/confirmAccept", 2, round_id=rid)
         assert [m["speaker"] for m in confirms] == ["Celia", "Watson"]
@@ -130,6 +146,7 @@ def test_scripted_full_round(tmp_path: Path) -> None:
             "price": 12.56,
             "quantity": {"egg": 3, "flour": 4, "sugar": 1, "milk": 3},
         }
+        advance(1000.3 + 4.0 - CLOCK.now())  # to the end of the negotiation
         wait_phase(client, rid, "post")
         alloc = {
             "roundId": rid,
@@ -140,7 +157,8 @@ def test_scripted_full_round(tmp_path: Path) -> None:
         }
         r = client.post("/receiveHumanAllocation", json=alloc)
         assert r.json() == {"roundId": rid, "status": "Acknowledged"}
-        got = ui.wait_for("/receiveRoundTotals", 1, round_id=rid, timeout=5)[0]["roundTotals"]
+        advance(1.5)  # the post phase
+        got = ui.wait_for("/receiveRoundTotals", 1, round_id=rid)[0]["roundTotals"]
         # by hand: Celia sold 2 egg 2 flour 1 milk 1 sugar for 7.50, cost
         # 2*.49 + 2*.71 + .30 + .81 = 3.51, utility 3.99; Watson sold 1 egg 2 flour
         # 2 milk for 5.06, cost .47 + 2*.96 + 2*.35 = 3.09, utility 1.97; the human paid
@@ -202,7 +220,7 @@ def test_generation_1_round_without_round_id(tmp_path: Path) -> None:
         }
         assert ui.wait_for("/setUtility")[0]["utility"]["cake"]["parameters"]["unitvalue"] == 23.81
         assert not ui.bodies("/sendRoundMetadata")  # generation 2 only
-        start = w.wait_for("/startRound", timeout=3)[0]
+        start = w.wait_for("/startRound")[0]
         assert start["roundDuration"] == 30.0 and start["roundNumber"] == 1
         assert start["timestamp"].endswith("Z")
         # a message with no roundId (and no addressee: "Watson, ..." names him)
@@ -270,7 +288,7 @@ def test_phases_warmup_admin_end_and_post(tmp_path: Path) -> None:
             p.wait_for("/endRound", 1, round_id=rid)
         late = client.post("/relayMessage", json=agent(rid, "Watson", "wait, 2 eggs for 3"))
         assert (late.json()["permitted"], late.json()["rule"]) == (False, "phase")
-        totals = ui.wait_for("/receiveRoundTotals", 1, round_id=rid, timeout=3)[0]
+        totals = ui.wait_for("/receiveRoundTotals", 1, round_id=rid)[0]
         assert totals["roundTotals"]["Human"]["cost"] == 0
         listing = client.get("/rounds").json()
         assert [(x["roundId"], x["phase"]) for x in listing] == [(rid, "ended")]
@@ -278,7 +296,4 @@ def test_phases_warmup_admin_end_and_post(tmp_path: Path) -> None:
         assert r.status_code == 409 and "already ended" in r.json()["error"]
         # the ended round lets go of its connections to the parties
         runtime = app.state.orchestrator.rounds[rid]
-        deadline = time.monotonic() + 3
-        while runtime.outboxes:
-            assert time.monotonic() < deadline, list(runtime.outboxes)
-            time.sleep(0.02)
+        wait_until(lambda: not runtime.outboxes, "the ended round's outboxes closed")

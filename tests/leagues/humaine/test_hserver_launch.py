@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -19,6 +18,7 @@ from typer.testing import CliRunner
 
 from accord.leagues.humaine.cli import app
 from accord.web.runner import bound_socket
+from accord.web.testing import wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -49,14 +49,14 @@ def test_up_prints_the_whole_buyer_link_at_80_columns_and_it_opens_the_page(
         table = [ln for ln in lines if ln[:1] in "┏┃┡│└"]
         assert table and all(len(ln.rstrip("\n")) <= 80 for ln in table), out
         with httpx.Client(trust_env=False, timeout=10) as c:
-            deadline = time.monotonic() + 30
-            while True:  # the servers start just after the links are printed
+
+            def opens() -> httpx.Response | None:  # the servers start just after the links
                 try:
-                    opened = c.get(link.group(1), follow_redirects=False)
-                    break
+                    return c.get(link.group(1), follow_redirects=False)
                 except httpx.TransportError:
-                    assert time.monotonic() < deadline, out
-                    time.sleep(0.1)
+                    return None
+
+            opened = wait_until(opens, f"the buyer's link of {out}")
             assert opened.status_code == 303, opened.text
             assert opened.headers["location"] == "chat.html"
             page = c.get(link.group(1), follow_redirects=True)

@@ -5,7 +5,6 @@ bodies with exactly the captured keys and the captured round totals."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.rules import RuleConfig
 from accord.leagues.humaine.testing import Party, Stage, agent, human
 from accord.leagues.humaine.utility import BuyerUtility, SellerUtility
+from accord.web.testing import VirtualClock, wait_until
 
 CAPTURES: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "hserver_captures.json").read_text()
@@ -96,10 +96,17 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
     setup = json.loads(
         json.dumps(CAPTURES["competition-manager -> EO /initializeRound body (harness-generated)"])
     )
+    clock = VirtualClock(start=1000.0)  # the round's phases move when the test moves them
+
+    def advance(seconds: float) -> None:
+        wait_until(lambda: clock.pending, "the round runner waiting on the clock")
+        clock.advance(seconds)
+
     app = create_orchestrator_app(
         db_path=tmp_path / "eo.db",
         rule_config=RuleConfig(human_gap=0.2),
         unauthenticated=["Human", "Celia", "Watson"],  # parties of the original: no secrets
+        clock=clock,
     )
     with Stage(app, ui=Party("competition-ui")) as stage:
         w, c, ui, client = stage.watson, stage.celia, stage.ui, stage.client
@@ -115,25 +122,24 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
         # as captured: the UI's metadata and utility acks, then each agent's reply
         assert len(started) == len(CAPTURES["driver startRound"]["reply"]["__body__"]) == 4
         assert [x["utility"]["name"] for x in started[2:]] == ["Watson", "Celia"]
+        advance(0.2)  # the warm-up
         ui.wait_for("/startRound", 1, round_id=rid)
         say = CAPTURES["driver human[0]"]["sent"] | {"roundId": rid}
         assert client.post("/relayMessage", json=say).json()["permitted"]
         offer = CAPTURES["EO -> human UI /receiveMessage (agent msg, bid included)"]["body"]
         client.post("/relayMessage", json=offer | {"roundId": rid})
-        time.sleep(0.25)
+        clock.advance(0.25)  # R0
         client.post("/relayMessage", json=human(rid, "Watson, I accept", "Watson"))
         deal = CAPTURES["EO -> human UI /confirmAccept"]["body"] | {"roundId": rid}
         assert client.post("/relayMessage", json=deal).json()["permitted"]
         for price in (2.53, 2.53):
-            time.sleep(0.25)
+            clock.advance(0.25)  # R0
             say = f"Celia, 2 eggs 2 flour for ${price}?"
             client.post("/relayMessage", json=human(rid, say, "Celia"))
             acc = agent(rid, "Celia", "Deal", "Accept", {"egg": 2, "flour": 2}, price)
             assert client.post("/relayMessage", json=acc).json()["permitted"]
-        deadline = time.monotonic() + 6
-        while client.get(f"/rounds/{rid}").json()["phase"] != "post":
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        advance(1000.2 + 3.0 - clock.now())  # to the end of the negotiation
+        wait_until(lambda: client.get(f"/rounds/{rid}").json()["phase"] == "post", "post")
         r = client.post(
             "/receiveHumanAllocation",
             json={"roundId": rid, "payload": {"cake": {"unit": "each", "quantity": 1}}},
@@ -142,7 +148,8 @@ def test_replay_of_the_captured_round(tmp_path: Path) -> None:
             "__http__",
             "__latency__",
         }
-        totals = ui.wait_for("/receiveRoundTotals", 1, round_id=rid, timeout=5)[0]
+        advance(1.0)  # the post phase
+        totals = ui.wait_for("/receiveRoundTotals", 1, round_id=rid)[0]
         assert totals["roundTotals"] == body("EO -> human UI /receiveRoundTotals")["roundTotals"]
         view = client.get("/viewTotals", params={"roundId": rid}).json()
         assert view == CAPTURES["driver viewTotals"]["reply"]

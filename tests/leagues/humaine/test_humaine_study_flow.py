@@ -62,7 +62,7 @@ def test_consent_instructions_rounds_and_the_completion_code(tmp_path: Path, web
             ("receiveRoundTotals", {"roundId": "r1", "roundTotals": {"Human": {"price": 0}}}),
         ):  # fmt: skip
             assert orch.post(f"/{route}", json=body).status_code == 200
-        expect(page.locator("#finish")).to_be_visible(timeout=15_000)
+        expect(page.locator("#finish")).to_be_visible(timeout=30_000)
         page.click("#finish")
         expect(page).to_have_url(f"{srv.url}/done.html")
         expect(page.locator("#code")).to_have_text("C0DE-4711")

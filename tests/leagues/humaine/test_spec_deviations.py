@@ -29,9 +29,9 @@ from accord.leagues.humaine.testing import (
     human,
     operator_headers,
     round_body,
-    sleep_until,
     start_round,
 )
+from accord.web.testing import SkipClock, VirtualClock
 
 
 class SlowConfirmUI:
@@ -71,17 +71,17 @@ def relay(client: httpx.Client, body: dict[str, Any]) -> tuple[bool, str | None,
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Any]:
-    """A factory: ``served(config, watson_delay=...)`` starts an orchestrator with two
-    recording agents and a recording human UI; all stop at the end."""
+    """A factory: ``served(config, watson_delay=..., clock=...)`` starts an orchestrator
+    with two recording agents and a recording human UI; all stop at the end."""
     stack: list[Any] = []
 
     def make(
-        config: RuleConfig, watson_delay: float = 0.0
+        config: RuleConfig, watson_delay: float = 0.0, clock: Any = time.monotonic
     ) -> tuple[httpx.Client, Party, Party, Party]:
         parties = [Party("Celia"), Party("Watson", delay=watson_delay), Party("ui")]
         for p in parties:
             stack.append(p.__enter__())
-        app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=config)
+        app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=config, clock=clock)
         srv = ServerThread(app)
         stack.append(srv.__enter__())
         client = httpx.Client(base_url=srv.url, timeout=10, headers=operator_headers(app))
@@ -136,10 +136,13 @@ def test_client_clocks_never_count(shared: tuple[Any, ...]) -> None:
 
 def test_r1_reserves_the_money_before_the_confirmation_arrives(tmp_path: Path) -> None:
     """The original checked R1 before an awaited confirmation, so two acceptances could
-    both pass. Here the human UI takes 1 s to confirm; a second acceptance within
+    both pass. Here the human UI takes 3 s to confirm; a second acceptance within
     that time is judged against the reserved budget and blocked."""
-    ui = SlowConfirmUI(delay=1.0)
-    app = create_orchestrator_app(db_path=tmp_path / "eo.db", rule_config=RuleConfig(human_gap=0.2))
+    ui = SlowConfirmUI(delay=3.0)
+    clock = SkipClock()
+    app = create_orchestrator_app(
+        db_path=tmp_path / "eo.db", rule_config=RuleConfig(human_gap=0.2), clock=clock
+    )
     with (
         Party("Celia") as celia,
         Party("Watson") as watson,
@@ -149,17 +152,16 @@ def test_r1_reserves_the_money_before_the_confirmation_arrives(tmp_path: Path) -
     ):
         agents = [celia.agent_spec(COSTS_C), watson.agent_spec(COSTS_W)]
         rid = start_round(client, round_body(agents, [ui.spec()], budget=10.0))
-        t0 = time.monotonic()
         assert relay(client, human(rid, "Watson, I accept 2 eggs for 8 dollars", "Watson"))[0]
         assert relay(client, agent(rid, "Watson", "Deal.", "Accept", {"egg": 2}, 8.0))[0]
-        sleep_until(t0 + 0.3)
+        clock.skip(0.2)  # R0
         assert relay(client, human(rid, "Celia, I accept 3 eggs for 3 dollars", "Celia"))[0]
         verdict = relay(client, agent(rid, "Celia", "Deal.", "Accept", {"egg": 3}, 3.0))
         assert verdict[:2] == (False, "R1")
         assert (
             "accepting 3.00 USD would drive the human's budget of 2.00 USD negative" in (verdict[2])
         )
-        assert len(ui.confirms) == 1 and time.monotonic() - ui.confirms[0] < 1.0  # unanswered
+        assert len(ui.confirms) == 1 and time.monotonic() - ui.confirms[0] < 3.0  # unanswered
         state = client.get(f"/rounds/{rid}").json()
         assert state["remainingBudget"] == 2.0 and state["purchases"] == {"egg": 2}
 
@@ -196,35 +198,43 @@ def test_unaddressed_agent_is_freed_by_the_copy_of_the_addressees_reply(served: 
     of Celia's reply leaves his queue only after the human's message, ~0.8 s after it.
     Before that his reply is premature and blocked; once the copy went out he may
     answer, well inside the 2 s. (The original kept the unaddressed agent waiting for
-    the whole window; R2 frees it by the copy, and not before.)"""
-    client, celia, watson, ui = served(RuleConfig(), watson_delay=0.8)
+    the whole window; R2 frees it by the copy, and not before.)
+
+    The rules' clock is virtual: the 2 s window cannot run out while the machine is slow,
+    and the copy leaves Watson's queue at least 0.8 s (real) after Celia's reply, long
+    after the premature answer below."""
+    clock = VirtualClock(start=1000.0)
+    client, celia, watson, ui = served(RuleConfig(), watson_delay=0.8, clock=clock)
     rid = new_round(client, celia, watson, ui)
     watson.wait_for("/startRound", round_id=rid)
-    time.sleep(0.85)  # Watson's queue is empty again
-    t = time.monotonic()
     assert relay(client, human(rid, "Celia, I would like to buy 2 eggs.", "Celia"))[0]
-    sleep_until(t + 0.2)
+    clock.advance(0.2)
     assert relay(client, agent(rid, "Celia", "2 eggs for 5 dollars.", price=5))[:2] == (True, None)
-    sleep_until(t + 0.45)
+    clock.advance(0.25)
     permitted, rule, why = relay(client, agent(rid, "Watson", "2 eggs for 4.5 dollars."))
     assert (permitted, rule) == (False, "R2") and "has not been delivered to Watson" in why
-    copy = watson.wait_for("/receiveMessage", 2, round_id=rid, timeout=3)[1]
+    copy = watson.wait_for("/receiveMessage", 2, round_id=rid)[1]
     assert copy["text"] == "2 eggs for 5 dollars."
     permitted, rule, why = relay(client, agent(rid, "Watson", "2 eggs for 4.5 dollars."))
     assert (permitted, rule) == (True, None)
     assert why == "Unaddressed agent answering after Celia's reply"  # not the window's end
-    assert time.monotonic() - t < 2.0
+    assert clock.now() - 1000.0 < 2.0  # inside the window (virtual: exactly 0.45 s in)
 
 
 def test_a_dead_and_a_slow_agent_never_stall_another_round(tmp_path: Path) -> None:
     """One slow agent stalled every relay of the original. Round A has a dead agent and
-    one that takes 1 s per call (timeout 0.5 s); round B, on the same orchestrator, is
-    served at once all the while."""
+    one that takes 6 s per call (timeout 2 s); round B, on the same orchestrator, is
+    served at once all the while (within 1.8 s: generous for a loaded machine, below the
+    2 s a relay or delivery waiting for round A would take)."""
+    clock = SkipClock()
     app = create_orchestrator_app(
-        db_path=tmp_path / "two.db", rule_config=RuleConfig(human_gap=0.2), call_timeout=0.5
+        db_path=tmp_path / "two.db",
+        rule_config=RuleConfig(human_gap=0.2),
+        call_timeout=2.0,
+        clock=clock,
     )
     with (
-        Party("Celia", delay=1.0) as slow,
+        Party("Celia", delay=6.0) as slow,
         Party("Celia") as celia,
         Party("Watson") as watson,
         Party("ui") as ui,
@@ -238,11 +248,11 @@ def test_a_dead_and_a_slow_agent_never_stall_another_round(tmp_path: Path) -> No
             relay(client, human(round_a, f"Celia, round A message {i}", "Celia"))
             t = time.monotonic()
             assert relay(client, human(round_b, f"Watson, round B message {i}", "Watson"))[0]
-            assert time.monotonic() - t < 0.3
-            watson.wait_for("/receiveMessage", i + 1, round_id=round_b, timeout=1)
-            ui.wait_for("/receiveMessage", i + 1, round_id=round_b, timeout=1)
-            assert max(watson.times("/receiveMessage")) - t < 0.3
-            time.sleep(0.25)
+            assert time.monotonic() - t < 1.8
+            watson.wait_for("/receiveMessage", i + 1, round_id=round_b)
+            ui.wait_for("/receiveMessage", i + 1, round_id=round_b)
+            assert max(watson.times("/receiveMessage")) - t < 1.8
+            clock.skip(0.2)  # R0
         errors_a = client.get(f"/rounds/{round_a}").json()["deliveryErrors"]
         assert {e["party"] for e in errors_a} == {"Celia", "Watson"}
         assert client.get(f"/rounds/{round_b}").json()["deliveryErrors"] == []

@@ -27,6 +27,7 @@ from accord.leagues.humaine.testing import (
     start_round,
 )
 from accord.leagues.humaine.utility_generator import create_utility_generator_app
+from accord.web.testing import SkipClock, wait_until
 
 ORCHESTRATOR_POSTS = (
     "/relayMessage",
@@ -59,10 +60,14 @@ class Env(Stage):
         self.watson.wait_for("/receiveMessage", 1, round_id=rid)
 
 
+CLOCK = SkipClock()
+"""The orchestrator's clock: a test skips R0's gap instead of sleeping."""
+
+
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
     db = Path(tmp_path_factory.mktemp("spec_inputs")) / "eo.db"
-    app = create_orchestrator_app(db_path=db, rule_config=RuleConfig(human_gap=0.2))
+    app = create_orchestrator_app(db_path=db, rule_config=RuleConfig(human_gap=0.2), clock=CLOCK)
     with Env(app) as env:
         yield env
 
@@ -173,7 +178,7 @@ def test_money_that_would_overflow_is_blocked_not_a_crash(env: Env) -> None:
     rej = env.watson.wait_for("/receiveRejection", 1, round_id=rid)[0]
     assert "at most 1e+09 USD" in rej["rationale"]
     # a price of 0 is a gift, and a deal: the human gets the goods for nothing
-    time.sleep(0.25)  # R0's gap (0.2 s here) after the human's last message
+    CLOCK.skip(0.2)  # R0's gap (0.2 s here) after the human's last message
     env.post("/relayMessage", human(rid, "Watson, 2 eggs for 0 dollars?", "Watson"))
     gift = agent(rid, "Watson", "Have them for free.", "Accept", {"egg": 2}, 0.0)
     assert env.post("/relayMessage", gift).json()["permitted"]
@@ -190,10 +195,7 @@ def test_allocation_errors_in_the_post_phase(env: Env) -> None:
     assert env.post("/relayMessage", agent(rid, "Watson", "ok", "Accept", kit, 5.0)).json()[
         "permitted"
     ]
-    deadline = time.monotonic() + 3
-    while env.client.get(f"/rounds/{rid}").json()["phase"] != "post":
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    wait_until(lambda: env.client.get(f"/rounds/{rid}").json()["phase"] == "post", "post phase")
 
     def alloc(payload: Any) -> httpx.Response:
         return env.post("/receiveHumanAllocation", {"roundId": rid, "payload": payload})

@@ -49,6 +49,9 @@ class MarketBefore(MarketAgent):
             flow_weight=0.0,
             buy_at_catalog=0.0,
             stock_sales=False,
+            expected_total=False,
+            demand_paced=False,
+            count_offers=False,
         )
 
 

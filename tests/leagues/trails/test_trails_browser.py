@@ -26,7 +26,7 @@ def _join(browser: Any, url: str, path: str, contexts: list[Any]) -> Any:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     contexts.append(context)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(30_000)
     page.goto(url + path)
     page.click("#start")
     page.click("#agree")

@@ -29,7 +29,7 @@ def test_person_gets_the_next_slot_after_rejecting_under_counter(
         (inv,) = study.invite(1)
         context = web_browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
-        page.set_default_timeout(15_000)
+        page.set_default_timeout(30_000)
         page.goto(server.url + inv.path)
         page.click("#start")
         page.click("#agree")

@@ -32,7 +32,7 @@ def test_agent_vs_agent_game_is_replayed_step_by_step(
     assert len(history) >= 2
     context = web_browser.new_context(viewport={"width": 1200, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(30_000)
     page.goto(page_file.as_uri())
     cols = len(setup["board"][0])
     cells = page.locator("#board .cell")

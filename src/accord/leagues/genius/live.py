@@ -1,20 +1,24 @@
 """A session with people on a wall clock: agent opponents, saved after every change, resumable.
 
-:class:`LiveSession` runs :class:`~accord.leagues.genius.rules.GeniusRules` in its live
-schedule (both sides may act at any time) on the shared agent driver
-(:class:`~accord.core.protocols.driver.AgentDriver`): a side played by an agent sits at
-the table through a :class:`~accord.leagues.genius.match.GeniusSeat` and the driver is
-the only code that calls it; a person's side has no seat, and the person's actions come
-in through :meth:`LiveSession.submit` (already parsed, or as JSON through
-:meth:`LiveSession.submit_json`) and go to the rules through the driver
-(:meth:`AgentDriver.act`). The agents are asked after every change and on
-:meth:`LiveSession.poll` (call it every second or so: it also ends the session at the
-deadline), and the whole session is written to the :class:`GeniusStore` after every change.
-:meth:`LiveSession.resume` rebuilds a running session from the store after a restart by
-replaying its events at their recorded times; each agent then rebuilds what it keeps
-from the replayed history (:meth:`GeniusAgent.on_resume`: the KBAgent's belief and the
-turn of its last offer) and acts again on the next poll. :meth:`LiveSession.state` is what one side's
-page shows.
+:class:`LiveSession` is one play of :class:`~accord.leagues.genius.rules.GeniusRules` in
+its live schedule (both sides may act at any time) on the web driver
+(:class:`~accord.web.driver.RulesGame`): a side played by an agent sits in its seat
+(:class:`LiveSeat`), and the driver is the only code that asks it (outside the play's
+lock); a person's actions come in through :meth:`LiveSession.submit` (already parsed, or
+as JSON through :meth:`LiveSession.submit_json`) and go to the driver as wire actions,
+checked against ``legal()`` before they touch the play. The agents are asked after every
+change and on :meth:`LiveSession.poll` (call it every second or so: it also ends the
+session at the deadline). Every change is in the play's stream of an event log (the
+study's file, or one beside the store), and the whole session is written to the
+:class:`GeniusStore` after every change (the exports and the KBAgent's database read it).
+:meth:`LiveSession.resume` rebuilds a running session after a restart by replaying its
+stream, the time the server was down counting (the session's clock is the wall clock);
+each agent then rebuilds what it keeps from the replayed history
+(:meth:`GeniusAgent.on_resume`: the KBAgent's belief and the turn of its last offer),
+takes back what the store kept of it (:meth:`GeniusAgent.recall`, its random state) and
+acts again on the next poll. A session stored before the web driver held sessions is
+replayed from the store's events once and moved onto its stream.
+:meth:`LiveSession.state` is what one side's page shows.
 
 **Mistakes are refused, not punished.** A person's invalid action (a value the issue does
 not have, an offer already answered, malformed JSON, anything after the end) is refused
@@ -26,8 +30,10 @@ person's invalid action against them; the spec says nothing on it and the study 
 error is still recorded against it (a failure is an outcome) and the session goes on.
 Sessions stored before the change keep their recorded invalid actions and replay as stored.
 
-Where both sides are agents (the study server never pairs two), an agent that raises ends
-that step of the driver, as everywhere, so the other side is asked on the next step.
+Two agents at one live table are not what this is for (the study server never pairs
+two; :class:`~accord.leagues.genius.match.Match` runs agent sessions): the driver asks
+the first side that has a seat (both are always asked in the live schedule), so the
+second agent would never be asked.
 
     >>> import tempfile, pathlib
     >>> from accord.leagues.genius.protocol import Action, Rules, VirtualClock
@@ -51,12 +57,14 @@ that step of the driver, as everywhere, so the other side is asked on the next s
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import time
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from accord.core.errors import ConfigError, InvalidScenario, ProtocolViolation
-from accord.core.protocols.base import Phase as DriverPhase
-from accord.core.protocols.driver import AgentDriver, failure_of
 from accord.core.protocols.rules import IllegalAction
 from accord.leagues.genius.agent import GeniusAgent, PartyView
 from accord.leagues.genius.domain import Domain
@@ -76,11 +84,17 @@ from accord.leagues.genius.protocol import (
 )
 from accord.leagues.genius.rules import GeniusRules, GeniusSetup, GeniusState
 from accord.leagues.genius.store import GeniusStore
+from accord.tournament.sqlite import SqliteFile
+from accord.web.driver import RulesGame
+from accord.web.store import EventLog
 
 __all__ = [
     "AGENT_PREFIX",
     "LiveSeat",
     "LiveSession",
+    "play_log",
+    "plays_log",
+    "stream_of",
 ]
 
 AGENT_PREFIX = "agent:"
@@ -89,30 +103,73 @@ AGENT_PREFIX = "agent:"
 _ASKS = 3
 """After a change the agents are asked up to this many times, while they act."""
 
+T = TypeVar("T")
+
+
+def stream_of(sid: str) -> str:
+    """The stream of the event log that holds session ``sid``'s play."""
+    return f"genius.{sid}"
+
+
+class _WallClock:
+    """The league's clock (epoch seconds, a callable) as the web driver's clock."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+
+    def now(self) -> float:
+        return float(self.clock())
+
+    def __call__(self) -> float:
+        return float(self.clock())
+
+    def wall(self) -> float:
+        return float(self.clock())
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    async def wait_for(self, awaitable: Awaitable[T], timeout: float) -> T:
+        return await asyncio.wait_for(awaitable, timeout)
+
+
+def play_log(file: SqliteFile, clock: Clock = time.time) -> EventLog:
+    """An event log in ``file`` for sessions' plays, timed by the league's ``clock`` (a
+    play's start is stamped with its wall time: the time a server was down counts)."""
+    return EventLog(file, _WallClock(clock))
+
+
+def plays_log(store: GeniusStore, clock: Clock = time.time) -> EventLog:
+    """The event log beside ``store`` (``<store>.plays``) that holds its sessions' plays
+    when no other log is given (a study gives its own file's: :func:`play_log`)."""
+    path = str(store.path)
+    return play_log(SqliteFile(":memory:" if path == ":memory:" else f"{path}.plays"), clock)
+
 
 class LiveSeat(GeniusSeat):
     """An agent at a live table: its answer goes to the rules as one batch (a tuple).
 
     Anything but a list of at most ``MAX_ACTIONS`` actions (None too) is passed on as a
-    one-item batch, which the rules record against the agent as an invalid action.
-    ``acted`` says whether its last answer held any action (the session asks again
-    while someone acts)."""
+    one-item batch, which the rules record against the agent as an invalid action. An
+    error of the agent's start (``failed``) is its first answer's (recorded by the
+    driver)."""
 
     def __init__(self, agent: GeniusAgent, side: int, view: PartyView) -> None:
         super().__init__(agent, side, view.seed)
         self.view = view
-        self.acted = False
+        self.failed: Exception | None = None
 
     def start(self, state: GeniusState) -> None:
         """Nothing: the session starts its agents itself (a restored one is not restarted)."""
 
     def act(self, state: GeniusState, party: int) -> tuple[Any, ...]:
         assert self.view is not None
+        failed, self.failed = self.failed, None
+        if failed is not None:
+            raise failed
         out = self.agent.act(self.view)
         if isinstance(out, list | tuple) and len(out) <= MAX_ACTIONS:
-            self.acted = bool(out)
             return tuple(out)
-        self.acted = False
         return (out,)
 
 
@@ -123,8 +180,10 @@ class LiveSession:
         self,
         store: GeniusStore,
         sid: str,
-        state: GeniusState,
         names: tuple[str, str],
+        settings: Rules,
+        setup: GeniusSetup,
+        log: EventLog,
         seed: int = 0,
         study: str | None = None,
         clock: Clock = time.time,
@@ -136,29 +195,36 @@ class LiveSession:
         self.study = study
         self.status = "running"
         self.clock = clock
-        session = state.session
+        self.log = log
         self.agents: dict[int, GeniusAgent] = {}
         self.views: dict[int, PartyView] = {}
-        seats: list[LiveSeat | None] = [None, None]
-        for side, name in enumerate(names):
-            if name.startswith(AGENT_PREFIX):
-                self.agents[side] = _agent(name[len(AGENT_PREFIX) :], store, session.domain)
-                self.views[side] = PartyView(session, side, seed * 2 + side)
-                seats[side] = LiveSeat(self.agents[side], side, self.views[side])
-        self.seats = tuple(seat for seat in seats if seat is not None)
-        self.machine = GeniusRules(session.rules, asks_per_turn=None)
-        self.driver = AgentDriver(
-            self.machine, GeniusSetup(session.domain, session.types), seats, names, seed,
-            clock=clock,
+        self.seats: dict[int, LiveSeat] = {}
+        domain = setup.domain
+
+        def seats(state: GeniusState) -> dict[int, LiveSeat]:
+            out = {}
+            for side, name in enumerate(names):
+                if name.startswith(AGENT_PREFIX):
+                    if side not in self.agents:
+                        self.agents[side] = _agent(name[len(AGENT_PREFIX) :], store, domain)
+                    view = self.views[side] = PartyView(state.session, side, seed * 2 + side)
+                    out[side] = LiveSeat(self.agents[side], side, view)
+            self.seats = out
+            return out
+
+        self.rules = GeniusRules(settings, asks_per_turn=None)
+        people = [k for k, n in enumerate(names) if not n.startswith(AGENT_PREFIX)]
+        self.game = RulesGame(
+            self.rules, setup, people, seats, log, seed=seed, clock=_WallClock(clock),
+            names=names, stream=stream_of(sid), wall_time=True,
         )  # fmt: skip
-        self.driver.state = state  # the session as created or replayed (on the wall clock)
-        self.driver.phase = DriverPhase.RUNNING  # its agents are started (or restored) here
+        self.wall_start = log.read(stream_of(sid))[0].at  # the session's start, wall time
 
     @property
     def session(self) -> GeniusSession:
-        """The GENIUS session (the rules' state), read at the clock's now."""
-        state: GeniusState = self.driver.state
-        now = self.clock()
+        """The GENIUS session (the play's state), read at the clock's now."""
+        state: GeniusState = self.game.state
+        now = self.game.now()
         if now > state.clock.now:
             state.clock.now = now
         return state.session
@@ -177,66 +243,60 @@ class LiveSession:
         seed: int = 0,
         study: str | None = None,
         react: bool = True,
+        log: EventLog | None = None,
     ) -> LiveSession:
         """Start a new session now and store it (``react``: and let the agents move)."""
-        if store.session(sid) is not None:
+        log = log if log is not None else plays_log(store, clock)
+        if store.session(sid) is not None or log.read(stream_of(sid)):
             raise ConfigError(f"session {sid!r} already exists in {store.path}")
         d = domain if isinstance(domain, Domain) else load_domain(domain)
-        at = VirtualClock(clock())
-        session = GeniusSession(d, types, rules, at)
-        session.start()
-        live = cls(store, sid, GeniusState(session, at), names, seed, study, clock)
-        live._start_agents()
+        setup = GeniusSetup(d, types)
+        live = cls(store, sid, names, rules, setup, log, seed, study, clock)
+        for side, seat in live.seats.items():  # its agents start now
+            try:
+                live.agents[side].on_start(live.views[side])
+            except Exception as exc:  # noqa: BLE001 - the agent's failure, at its first ask
+                seat.failed = exc
         if react:
             live._react()
         live.save()
         return live
 
     @classmethod
-    def resume(cls, store: GeniusStore, sid: str, clock: Clock = time.time) -> LiveSession:
-        """Rebuild a stored session by replaying its events, then continue on ``clock``."""
+    def resume(
+        cls, store: GeniusStore, sid: str, clock: Clock = time.time, log: EventLog | None = None
+    ) -> LiveSession:
+        """Rebuild a stored session by replaying its play, then continue on ``clock``."""
         row = store.session(sid)
         if row is None:
             raise ConfigError(f"no session {sid!r} in {store.path}")
+        log = log if log is not None else plays_log(store, clock)
         meta = row["meta"]
         d = load_domain(meta.get("domain_source", row["domain"]))
-        rules = Rules(**meta["rules"])
-        started = float(row["started"])
-        at = VirtualClock(started)
-        session = GeniusSession(d, (int(row["type0"]), int(row["type1"])), rules, at)
-        session.start(at=started)
-        state = GeniusState(session, at)
+        settings = Rules(**meta["rules"])
+        types = (int(row["type0"]), int(row["type1"]))
+        if not log.read(stream_of(sid)):  # stored before the web driver held sessions
+            _move_onto_a_play(store, sid, row, settings, d, log)
         names = (row["party0"], row["party1"])
-        live = cls(store, sid, state, names, int(meta["seed"]), row["study"], clock)
+        setup = GeniusSetup(d, types)
+        seed = int(meta["seed"])
+        live = cls(store, sid, names, settings, setup, log, seed, row["study"], clock)
         live.status = row["status"]
-        live._start_agents(record=False)
-        for e in store.events(sid):  # the stored events, exactly (old sessions' too)
-            at.now = started + float(e["elapsed"])
-            session.submit(int(e["party"]), _action_of(e))
-        state.ended_seen = session.result is not None
         for side, agent in live.agents.items():
-            agent.on_resume(live.views[side])
+            view = live.views[side]
+            with contextlib.suppress(Exception):  # a failure: recorded when it happened
+                agent.on_start(view)
+            agent.on_resume(view)
             kept = meta.get("memory", {}).get(str(side))
             if kept is not None:  # what the replay cannot tell: exactly as saved
                 if kept.get("agent") is not None:
                     agent.recall(kept["agent"])
-                live.views[side].rng.bit_generator.state = kept["rng"]
+                view.rng.bit_generator.state = kept["rng"]
         return live
 
-    def _start_agents(self, record: bool = True) -> None:
-        """``on_start`` of each agent; a failure is its invalid action, recorded through
-        the rules (not on a replay, whose stored events hold it already)."""
-        for side, agent in self.agents.items():
-            try:
-                agent.on_start(self.views[side])
-            except Exception as exc:  # noqa: BLE001 - an agent's error is its invalid action
-                if record:
-                    failure = failure_of(side, self.names[side], exc)
-                    now = self.clock()
-                    self.driver.state, _ = self.machine.fail(self.driver.state, side, failure, now)
-
     def close(self) -> None:
-        """Stop the agents that run in a sandbox (idempotent)."""
+        """Stop the agents that run in a sandbox (idempotent); the play takes no late answer."""
+        self.game.close()
         for agent in self.agents.values():
             close = getattr(agent, "close", None)
             if callable(close):
@@ -251,7 +311,7 @@ class LiveSession:
             raise ProtocolViolation(f"side {side} is played by {self.names[side]}, not a person")
         if self.status != "running" and self.session.phase is Phase.RUNNING:
             raise ProtocolViolation(f"the session is {self.status}; no action accepted")
-        self._tick()
+        self.game.tick()
         s = self.session
         if not isinstance(action, Action):
             what = f"{type(action).__name__}: {action!r}"
@@ -259,15 +319,17 @@ class LiveSession:
         elif s.result is not None:
             why = f"the session has ended; no {action.kind.value} accepted"
             event = self._refused(side, action.kind.value, why)
+        elif problem := s.problem(side, action):  # in the session's words
+            event = self._refused(side, action.kind.value, problem)
         else:
             n = len(s.events)
             try:
-                self.driver.act(side, action)
+                self.game.act(side, self.rules.action_to_json(self.game.state, action))
             except IllegalAction as exc:
                 event = self._refused(side, action.kind.value, exc.reason)
             else:
                 event = s.events[n]
-                if self.driver.result is None:
+                if s.result is None:
                     self._react()
         self.save()
         return event
@@ -292,7 +354,7 @@ class LiveSession:
         if self.status == "running":
             self._react()
         else:
-            self._tick()
+            self.game.tick()
         changed = len(self.session.events) != before or (self.session.phase is Phase.ENDED) != ended
         if changed or self._memory() != kept:  # an agent's decision without an action too
             self.save()
@@ -315,6 +377,7 @@ class LiveSession:
             "rules": dict(rules.__dict__),
             "domain_source": session.domain.name,
             "memory": self._memory(),
+            "wall_start": self.wall_start,
         }
         self.store.save(session, self.sid, self.names, "people", self.study, status, meta)
 
@@ -330,27 +393,10 @@ class LiveSession:
         s = self.session
         return Event(len(s.events), s.turn, s.elapsed, side, kind, ok=False, error=why)
 
-    def _tick(self) -> None:
-        """Tell the rules the time (the deadline may end the session; the driver then
-        closes the play)."""
-        driver = self.driver
-        driver.state, _ = self.machine.tick(driver.state, self.clock())
-        if driver.result is None and self.machine.is_over(driver.state):
-            driver.step()
-
     def _react(self) -> None:
-        """Ask the agents (one step of the driver each time) while they act, at most
-        :data:`_ASKS` times."""
-        if not self.seats:
-            self._tick()
-            return
-        for _ in range(_ASKS):
-            for seat in self.seats:
-                seat.acted = False
-            if self.driver.step() is not None:
-                return
-            if not any(seat.acted for seat in self.seats):
-                return
+        """Let the agents act (the driver asks them while they act, at most :data:`_ASKS`
+        times; an answer with no action ends the asking until the next change or poll)."""
+        self.game.run_agents(limit=_ASKS)
 
     # -- what a page shows ---------------------------------------------------------------
     def state(self, side: int) -> dict[str, Any]:
@@ -441,10 +487,34 @@ def _agent(name: str, store: GeniusStore, domain: Domain) -> GeniusAgent:
     return make_agent(name)
 
 
+def _move_onto_a_play(
+    store: GeniusStore,
+    sid: str,
+    row: dict[str, Any],
+    settings: Rules,
+    domain: Domain,
+    log: EventLog,
+) -> None:
+    """A session stored before the web driver held sessions: its stored events replayed
+    at their recorded times (as they were then), written as the start of its play (the
+    session's time from 0, the start's wall time its own)."""
+    started = float(row["started"])  # on the session's clock (events: seconds after it)
+    at = VirtualClock(started)
+    session = GeniusSession(domain, (int(row["type0"]), int(row["type1"])), settings, at)
+    session.start(at=started)
+    state = GeniusState(session, at)
+    for e in store.events(sid):  # the stored events, exactly (old sessions' too)
+        at.now = started + float(e["elapsed"])
+        session.submit(int(e["party"]), _action_of(e))
+    state.ended_seen = session.result is not None
+    data = GeniusRules(settings, asks_per_turn=None).serialize(state)
+    data["clock"], data["started"] = at.now - started, 0.0
+    wall = float(row["meta"].get("wall_start", started))  # before: the session's clock was
+    log.append(stream_of(sid), "start", {"state": data, "seed": 0}, at=wall)  # the wall's
+
+
 def _action_of(e: dict[str, Any]) -> Any:
     """The action a stored event recorded (invalid ones come back as their error text)."""
-    import json
-
     kind = e["kind"]
     payload = json.loads(e["payload"]) if e["payload"] is not None else None
     if not e["ok"] and kind not in {k.value for k in Kind}:

@@ -442,6 +442,35 @@ class GeniusSession:
             raise ProtocolViolation(f"the session {why}; no {action.kind.value} accepted")
         return self._apply(party, action)
 
+    def problem(self, party: int, action: Action) -> str:
+        """Why ``action`` of ``party`` cannot be played now ("" if it can), in the words
+        :meth:`apply_checked` refuses it with; nothing changes.
+
+        >>> from accord.leagues.genius.loading import load_domain
+        >>> s = GeniusSession(load_domain("job_candidate"), (0, 0), Rules(), VirtualClock())
+        >>> s.start(); s.problem(0, Action.accept(3))
+        'no offer 3 to answer; open offers of the other side: none'
+        """
+        try:
+            if self.phase is not Phase.RUNNING:
+                why = "has not started" if self.phase is Phase.CREATED else "has ended"
+                return f"the session {why}; no {action.kind.value} accepted"
+            kind = action.kind
+            if kind is Kind.OFFER:
+                if not isinstance(action.values, Mapping) or not action.values:
+                    names = list(self.domain.issue_names)
+                    return f"an offer needs values for at least one issue of {names}"
+                self.domain.row_of(action.values)
+            elif kind in (Kind.ACCEPT, Kind.REJECT):
+                self._answerable(party, action.offer)
+            elif kind in (Kind.COMMENT, Kind.THREAT):
+                n = len(COMMENTS if kind is Kind.COMMENT else THREATS)
+                if action.index is None or not 0 <= action.index < n:
+                    return f"{kind.value} index must be 0..{n - 1}, got {action.index!r}"
+        except (ProtocolViolation, InvalidScenario) as exc:
+            return str(exc)
+        return ""
+
     def end_failed(self, party: int) -> GeniusResult:
         """End the session because ``party``'s agent failed: each side gets its status
         quo at the current period."""

@@ -16,7 +16,9 @@ time the driver passes in. Two schedules:
   at a live table (the KBAgent against a person) answers with a batch (a tuple, possibly
   empty) as in the asks schedule: its actions are submitted in turn, and an invalid one
   is recorded against it (an agent's failure is an outcome; a person's mistake is
-  refused).
+  refused). On the wire (the web driver's log) such an answer is one ``batch`` of the
+  league's JSON actions (:meth:`GeniusRules.action_to_json`); ``legal()`` never offers
+  it, so no page sends one.
 
     >>> from accord.leagues.genius.loading import load_domain
     >>> from accord.leagues.genius.protocol import Action
@@ -298,6 +300,8 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         )
 
     def action_to_json(self, state: GeniusState, action: Action | Batch) -> dict[str, Any]:
+        if self.live and not isinstance(action, Action):  # an agent's answer, as logged
+            return {"kind": "batch", "args": {"actions": [_item_json(a) for a in action]}}
         if not isinstance(action, Action):
             if not action:
                 return {"kind": "wait", "args": {}}
@@ -314,6 +318,8 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         return {"kind": k.value, "args": {}}
 
     def action_from_json(self, state: GeniusState, party: int, data: Any) -> Action | Batch:
+        if self.live and isinstance(data, Mapping) and data.get("kind") == "batch":
+            return _batch_of(party, data)
         self.legal(state, party).require(party, data)
         kind, args = data["kind"], data["args"]
         if kind == "wait":
@@ -356,6 +362,32 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             state.ended_seen = True
             out.append(kit.Event("end", None, s.result.to_dict()))
         return tuple(out)
+
+
+def _item_json(a: Any) -> dict[str, Any]:
+    """One action of an agent's answer in the league's JSON form (anything else: its
+    description, replayed as an invalid action)."""
+    if isinstance(a, Action):
+        out = {"kind": a.kind.value, "values": a.values, "offer": a.offer, "index": a.index}
+        return {k: v for k, v in out.items() if v is not None}
+    return {"kind": "invalid", "what": _what(a)[:500]}
+
+
+def _batch_of(party: int, data: Mapping[str, Any]) -> Batch:
+    """An agent's logged answer (:func:`_item_json` of each action) as the rules take it;
+    an item that is no action comes back as text, which the session records as invalid."""
+    items = data.get("args", {}).get("actions") if isinstance(data.get("args"), Mapping) else None
+    if not isinstance(items, list) or len(items) > MAX_ACTIONS:
+        why = f"a batch is at most {MAX_ACTIONS} actions; got {_what(items)[:200]}"
+        raise kit.IllegalAction(party, data, why)
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(Action.from_json(item))
+        except (ProtocolViolation, InvalidScenario):
+            what = item.get("what") if isinstance(item, Mapping) else None
+            out.append(f"replayed invalid action: {what or _what(item)[:200]}")
+    return tuple(out)
 
 
 def _what(out: Any) -> str:

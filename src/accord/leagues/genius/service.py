@@ -3,7 +3,8 @@
 The study itself (links, consent, progress, the experimenter's page, the CSV) is an
 :class:`accord.web.study.Study`; each of its conditions names a GENIUS setup in its
 ``params`` (see :func:`condition`). This service maps the negotiation page's requests onto
-:class:`~accord.leagues.genius.live.LiveSession` objects kept in the league's
+:class:`~accord.leagues.genius.live.LiveSession` objects (each a play of the rules on the
+web driver, whose stream is in the study's file) kept in the league's
 :class:`~accord.leagues.genius.store.GeniusStore`:
 
 - against an agent, a participant's session starts when their negotiation page first asks
@@ -37,7 +38,7 @@ from starlette.concurrency import run_in_threadpool
 
 from accord.core.errors import AccordError, ProtocolViolation
 from accord.core.imports import is_import_path
-from accord.leagues.genius.live import AGENT_PREFIX, LiveSession
+from accord.leagues.genius.live import AGENT_PREFIX, LiveSession, play_log
 from accord.leagues.genius.loading import load_domain
 from accord.leagues.genius.pdas import agent_names
 from accord.leagues.genius.protocol import Clock, Event, Phase, Rules
@@ -98,6 +99,7 @@ class GeniusStudy:
     ) -> None:
         self.study = study
         self.store = GeniusStore(store_path)
+        self.plays = play_log(study.store, clock)  # the sessions' plays, in the study's file
         self.clock = clock
         self.leave_after = leave_after
         self.poll_seconds = poll_seconds
@@ -111,7 +113,9 @@ class GeniusStudy:
         self._task: asyncio.Task[None] | None = None
         for row in self.store.sessions(population="people"):
             if row["status"] == "running" and row["started"] is not None:
-                self.live[row["id"]] = LiveSession.resume(self.store, row["id"], clock=clock)
+                self.live[row["id"]] = LiveSession.resume(
+                    self.store, row["id"], clock=clock, log=self.plays
+                )
                 self.logged[row["id"]] = len(self.store.events(row["id"]))
 
     # -- lifecycle (run by accord.web's app) ------------------------------------------------
@@ -298,7 +302,7 @@ class GeniusStudy:
         try:
             live = LiveSession.create(
                 self.store, sid, d, types, rules, names, clock=self.clock, seed=seed,
-                study=self.study.design.id, react=False,
+                study=self.study.design.id, react=False, log=self.plays,
             )  # fmt: skip
             with self.lock:
                 self.live[sid] = live
@@ -313,7 +317,8 @@ class GeniusStudy:
             live = self.live.get(sid)
             if live is not None:
                 return live
-        live = LiveSession.resume(self.store, sid, clock=self.clock)  # its agents: not locked
+        # its agents: not locked
+        live = LiveSession.resume(self.store, sid, clock=self.clock, log=self.plays)
         with self.lock:
             live = self.live.setdefault(sid, live)
             self.logged.setdefault(sid, len(self.store.events(sid)))

@@ -304,6 +304,9 @@ class Orchestrator:
         return {TOKEN_FIELD: token} if token else {}
 
     async def _sleep_until(self, rt: RoundRuntime, target: Callable[[], float | None]) -> None:
+        # a clock with its own ``wait_for`` (accord.web.clock: a VirtualClock in tests)
+        # times the phases too; a plain callable is waited on in real time
+        wait_for = getattr(self.clock, "wait_for", None)
         while True:
             rt.changed.clear()
             when = target()
@@ -311,7 +314,10 @@ class Orchestrator:
             if remaining <= 0:
                 return
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(rt.changed.wait(), timeout=remaining)
+                if wait_for is not None:
+                    await wait_for(rt.changed.wait(), remaining)
+                else:
+                    await asyncio.wait_for(rt.changed.wait(), timeout=remaining)
 
     def _everyone(self, rt: RoundRuntime) -> list[Party]:
         return [*rt.uis, *rt.agents.values()]

@@ -40,7 +40,7 @@ from accord.core import CallableUtility, Negotiator, NegotiatorView, Outcome, Re
 from accord.core.errors import AccordError, ConfigError, ProtocolViolation, UsageError
 from accord.core.negotiator import OfferLog
 from accord.core.protocols.result import SessionResult
-from accord.drivers.seats import Interface, start_entrant
+from accord.drivers.seats import BASE_MB, Interface, start_entrant
 from accord.leagues.scml.agent import SCMLAgent
 from accord.leagues.scml.awi import AWI
 from accord.leagues.scml.contracts import ContractStatus
@@ -69,8 +69,6 @@ __all__ = [
 ]
 
 _MAX_MESSAGE = 1 << 22  # bytes an agent may send in one message
-BASE_MB = 320
-"""Megabytes of address space for the interpreter, numpy and Accord, below the agent's."""
 HOST = "accord.leagues.scml.isolation:SCMLHost"
 
 #: AWI properties the agent reads; those in _STATIC never change during a world

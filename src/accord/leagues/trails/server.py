@@ -296,11 +296,12 @@ class TrailsService:
 
     def close(self) -> None:
         """At shut-down: stop the sandboxes of the agents in games still running."""
-        with self.lock:
-            for m in self.matches.values():
-                m.play.close()
-                for a in m.agents:
-                    _close(a)
+        with self.lock:  # then each game's lock, never both (a request holds them the
+            matches = list(self.matches.values())  # other way round)
+        for m in matches:
+            m.play.close()
+            for a in m.agents:
+                _close(a)
 
     # -- games ----------------------------------------------------------------------------
     def _sandbox(self, opponent: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
@@ -19,6 +18,7 @@ from accord.leagues.humaine.agents.strong import StrongSeller
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.rules import RuleConfig
 from accord.leagues.humaine.utility import BuyerUtility, ProductValue, SellerUtility, Trapezoid
+from accord.web.testing import wait_until
 
 CELIA = {
     "egg": 0.3,
@@ -86,14 +86,15 @@ def test_full_round_over_http(tmp_path: Any) -> None:
         with httpx.Client(base_url=orch.url, timeout=10, headers=admin) as c:
             assert c.post("/initializeRound", json=body).json()["msg"] == "Done"
             assert c.post("/startRound", json={"roundId": "http-round"}).status_code == 200
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                state = c.get("/rounds/http-round").json()
-                if state["phase"] == "ended" and state["results"]:
-                    break
-                time.sleep(0.2)
-            else:
-                pytest.fail(f"round did not end: {state['phase']}")
+            state = wait_until(
+                lambda: (
+                    (s := c.get("/rounds/http-round").json())["phase"] == "ended"
+                    and s["results"]
+                    and s
+                ),
+                "the round's end with results",
+                timeout=60,
+            )
         decisions = state["decisions"]
         deals = [p for p in state["deals"] if not p["cancelled"]]
         assert deals, [d["text"] for d in decisions]
@@ -122,9 +123,12 @@ def test_full_round_over_http(tmp_path: Any) -> None:
         assert results["Human"]["utility"]["value"] == pytest.approx(round(value, 2))
         assert value > 0
         # every agent message that got through came after a human utterance, and the
-        # agents' own messages only broke R3's simultaneity (the regex seller ignores R2)
+        # agents' own messages only broke R3's simultaneity (the regex seller ignores R2);
+        # an answer a loaded machine delivered after the 8 s negotiation is refused by the
+        # phase, which is no rule the agent broke (seen at load 20: Celia's at t = 8.66 s)
         blocked = [d for d in decisions if not d["permitted"] and d["speaker"] == "Celia"]
-        assert all(d["rule"] == "R3" for d in blocked), blocked
+        late = [d for d in blocked if d["rule"] == "phase" and d["t"] >= 8.0]
+        assert all(d["rule"] == "R3" for d in blocked if d not in late), blocked
     finally:
         for srv in reversed(servers):
             srv.stop()

@@ -24,6 +24,7 @@ from accord.leagues.humaine.agents.service import (
 from accord.leagues.humaine.agents.simple import RegexSeller
 from accord.leagues.humaine.agents.strong import StrongSeller
 from accord.leagues.humaine.utility import SellerUtility
+from accord.web.testing import wait_until
 
 COSTS = {"egg": 0.5, "flour": 0.76, "sugar": 0.63, "milk": 0.24, "chocolate": 0.36}
 
@@ -54,15 +55,13 @@ class Recorder:
         with self.lock:
             self.posts.append((time.monotonic(), path, body, headers))
 
-    def wait(self, count: int, path: str = "/relayMessage", timeout: float = 5.0) -> list[Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+    def wait(self, count: int, path: str = "/relayMessage", timeout: float = 30.0) -> list[Any]:
+        def found() -> list[Any]:
             with self.lock:
-                found = [p for p in self.posts if p[1] == path]
-            if len(found) >= count:
-                return found
-            time.sleep(0.01)
-        raise AssertionError(f"expected {count} posts to {path}, got {len(found)}: {self.posts}")
+                return [p for p in self.posts if p[1] == path]
+
+        wait_until(lambda: len(found()) >= count, f"{count} posts to {path}", timeout=timeout)
+        return found()
 
 
 @pytest.fixture

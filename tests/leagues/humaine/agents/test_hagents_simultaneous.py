@@ -5,7 +5,6 @@ whenever its copy of the first went out."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +26,7 @@ from accord.leagues.humaine.testing import (
     seller_utility,
     start_round,
 )
+from accord.web.testing import SkipClock, wait_until
 
 TRIES = 16
 WINDOW = RuleConfig().simultaneity
@@ -48,7 +48,8 @@ def spec(name: str, url: str, costs: Mapping[str, float]) -> dict[str, Any]:
 
 
 def test_simultaneous_replies_of_two_real_agents_grant_the_first_and_block_the_second() -> None:
-    eo_app = create_orchestrator_app(rule_config=RuleConfig(human_gap=0.2))
+    clock = SkipClock()  # real time (R3's window is the point), R0's gap skipped
+    eo_app = create_orchestrator_app(rule_config=RuleConfig(human_gap=0.2), clock=clock)
     with (
         ServerThread(eo_app) as eo,
         Party("ui") as ui,
@@ -67,17 +68,15 @@ def test_simultaneous_replies_of_two_real_agents_grant_the_first_and_block_the_s
                     "/relayMessage", json=human(rid, f"I would like 2 eggs ({i})"), headers=person
                 )
                 assert said.json()["permitted"], said.text
-                deadline = time.monotonic() + 5
-                while True:  # both replies judged
+
+                def judged() -> list[Any]:  # both replies judged
                     log = client.get(f"/rounds/{rid}").json()["decisions"]
                     last_h = max(j for j, d in enumerate(log) if d["speaker"] == "Human")
                     replies = [d for d in log[last_h + 1 :] if d["speaker"] != "Human"]
-                    if len(replies) >= 2 or time.monotonic() > deadline:
-                        break
-                    time.sleep(0.02)
-                assert len(replies) >= 2, replies
-                pairs.append(replies[:2])
-                time.sleep(0.25)  # R0
+                    return replies if len(replies) >= 2 else []
+
+                pairs.append(wait_until(judged, "both replies judged")[:2])
+                clock.skip(0.2)  # R0
         finally:
             celia.__exit__(None, None, None)
             watson.__exit__(None, None, None)

@@ -4,8 +4,6 @@ orchestrator and our real agent services."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -26,6 +24,7 @@ from accord.leagues.humaine.testing import (
     seller_utility,
     start_round,
 )
+from accord.web.testing import SkipClock, wait_until
 
 
 @pytest.mark.parametrize(
@@ -58,7 +57,8 @@ def test_unknown_goods_are_noted() -> None:
 
 
 def test_an_agent_says_it_does_not_sell_an_unknown_good_and_offers_the_rest() -> None:
-    eo_app = create_orchestrator_app(rule_config=RuleConfig(human_gap=0.2))
+    clock = SkipClock()
+    eo_app = create_orchestrator_app(rule_config=RuleConfig(human_gap=0.2), clock=clock)
     with (
         ServerThread(eo_app) as eo,
         Party("ui") as ui,
@@ -87,14 +87,17 @@ def test_an_agent_says_it_does_not_sell_an_unknown_good_and_offers_the_rest() ->
             assert said[0]["bid"]["type"] == "SellOffer"
             assert said[0]["bid"]["quantity"] == {"egg": 3, "flour": 2}
             # nothing but an unknown good: the addressed seller still says so
-            time.sleep(0.25)
+            clock.skip(0.2)  # R0
             only = human(rid, "Celia, do you have 2 bananas?", "Celia")
             assert client.post("/relayMessage", json=only, headers=person).json()["permitted"]
-            deadline = time.monotonic() + 5
-            while not [m for m in ui.bodies("/receiveMessage", rid) if "bananas" in m["text"]
-                       and m["speaker"] == "Celia"]:  # fmt: skip
-                assert time.monotonic() < deadline, ui.bodies("/receiveMessage", rid)
-                time.sleep(0.02)
+            wait_until(
+                lambda: [
+                    m
+                    for m in ui.bodies("/receiveMessage", rid)
+                    if "bananas" in m["text"] and m["speaker"] == "Celia"
+                ],  # fmt: skip
+                "Celia's answer about bananas",
+            )
         finally:
             for srv in sellers.values():
                 srv.__exit__(None, None, None)

@@ -22,7 +22,7 @@ from hui_kit import CHROMIUM_ARGS, PERSON_KEY, join
 from imm_kit import CELIA_SSML, WATSON_BLOCKED, WATSON_TEXT
 
 from accord.leagues.humaine.behaviour import display_text
-from accord.web.testing import chromium_env
+from accord.web.testing import chromium_env, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]  # see HEARD_WITHIN
 
@@ -47,7 +47,7 @@ class Offline:
         self.asked: list[str] = []
         self.refused: list[str] = []
         self.ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-        self.ctx.set_default_timeout(15_000)
+        self.ctx.set_default_timeout(30_000)
         self.ctx.route("**/*", self._route)
 
     def _route(self, route: Any) -> None:
@@ -83,15 +83,14 @@ def journal(page: Any) -> dict[str, Any]:
 def wait_journal(
     page: Any, key: str, n: int, timeout: float = HEARD_WITHIN
 ) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + timeout
-    while True:
-        got = journal(page)
-        if got["errors"]:
-            raise AssertionError(f"the page failed: {got['errors']}")
-        if len(got[key]) >= n:
-            return list(got[key])
-        assert time.monotonic() < deadline, f"page journal {key}: {got[key]} (wanted {n})"
-        time.sleep(0.1)
+
+    def got() -> list[dict[str, Any]]:
+        j = journal(page)
+        if j["errors"]:
+            raise AssertionError(f"the page failed: {j['errors']}")
+        return list(j[key]) if len(j[key]) >= n else []
+
+    return wait_until(got, f"{n} entries in the page journal's {key}", timeout, every=0.1)
 
 
 @pytest.fixture
@@ -117,7 +116,9 @@ def round_id(stage: dict[str, Any]) -> Iterator[str]:
     ui = stage["urls"]["ui"]
     with httpx.Client(base_url=ui, trust_env=False, timeout=30) as c:
         join(c, roles=("admin",))
-        r = c.post("/api/admin/start", json={"warmUp": 0, "round": 90, "post": 5})
+        # 600 s: the takes are synthesised and decoded on a CPU a loaded machine shares
+        # (at load 19 the test took 130 s and outlived a 90 s round); nothing waits for its end
+        r = c.post("/api/admin/start", json={"warmUp": 0, "round": 600, "post": 5})
         assert r.status_code == 200, r.text
         yield str(r.json()["roundId"])
 
@@ -217,10 +218,12 @@ def test_spoken_request_answers_spoken_with_gestures_and_a_spoken_deal(
     expect(deal).to_contain_text("Celia sells you 2 egg, 2 flour for $4.00")
     deal.locator("button.confirm").click()
     expect(page.locator("#budget-line")).to_have_text("Budget $50.00, spent $4.00, left $46.00")
-    deadline = time.monotonic() + HEARD_WITHIN
-    while not [p for p in journal(page)["played"] if p["text"] == "Deal! It is yours."]:
-        assert time.monotonic() < deadline, journal(page)
-        time.sleep(0.1)
+    wait_until(
+        lambda: [p for p in journal(page)["played"] if p["text"] == "Deal! It is yours."],
+        "Celia's 'Deal!' played",
+        HEARD_WITHIN,
+        every=0.1,
+    )
     said = next(p for p in journal(page)["played"] if p["text"] == "Deal! It is yours.")
     assert said["speaker"] == "Celia" and said["gesturesShown"] == ["nod", "smile"]
     browser.close()

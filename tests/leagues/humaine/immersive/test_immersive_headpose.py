@@ -95,7 +95,7 @@ def test_the_page_sends_camera_frames_and_shows_the_head_pose(
     )
     try:
         page = browser.new_page()
-        page.set_default_timeout(15_000)
+        page.set_default_timeout(30_000)
         page.goto(f"{ui}/join?key={PERSON_KEY}")
         expect(page.locator("#cam-row")).to_be_visible()
         page.check("#cam")

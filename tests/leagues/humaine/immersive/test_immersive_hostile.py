@@ -38,7 +38,7 @@ def test_a_hostile_sellers_payloads_never_run_on_the_immersive_page(
     dialogs: list[str] = []
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.set_default_timeout(15_000)
+        page.set_default_timeout(30_000)
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(f"{ui}/join?key={PERSON_KEY}")
         expect(page.locator("#phase")).to_have_text("negotiation")

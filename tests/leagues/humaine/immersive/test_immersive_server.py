@@ -15,6 +15,7 @@ from hui_kit import join
 from imm_kit import CELIA_SSML, WATSON_BLOCKED, WATSON_TEXT
 
 from accord.leagues.humaine.behaviour import display_text
+from accord.web.testing import wait_until
 
 # Bounds are generous (waits return as soon as the condition holds): speech is
 # synthesised and transcribed on the CPU, which a loaded machine shares.
@@ -25,32 +26,31 @@ def start_round(c: httpx.Client) -> str:
     r = c.post("/api/admin/start", json={"warmUp": 0, "round": 600, "post": 5})
     assert r.status_code == 200, r.text
     rid = str(r.json()["roundId"])
-    deadline = time.monotonic() + 60
-    while c.get("/api/state").json()["phase"] != "active":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_until(lambda: c.get("/api/state").json()["phase"] == "active", "the round's start")
     return rid
 
 
 def wait_queue(c: httpx.Client, rid: str, n: int, timeout: float = 120.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        q = c.get("/api/immersive/queue", params={"round": rid}).json()
-        if len(q["items"]) >= n:
-            return q
-        assert time.monotonic() < deadline, f"queue has {len(q['items'])} items, wanted {n}"
-        time.sleep(0.05)
+    return dict(
+        wait_until(
+            lambda: (
+                (q := c.get("/api/immersive/queue", params={"round": rid}).json())
+                and len(q["items"]) >= n
+                and q
+            ),
+            f"{n} items in the queue",
+            timeout=timeout,
+        )
+    )
 
 
 def blocked_seen(orch: str, rid: str, text: str, timeout: float = 60.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def decided() -> list[dict[str, Any]]:
         decisions = httpx.get(f"{orch}/rounds/{rid}", trust_env=False).json()["decisions"]
-        for d in decisions:
-            if d.get("text") == text:
-                return dict(d)
-        assert time.monotonic() < deadline, f"no decision on {text!r}: {decisions}"
-        time.sleep(0.05)
+        return [d for d in decisions if d.get("text") == text]
+
+    return dict(wait_until(decided, f"a decision on {text!r}", timeout=timeout)[0])
 
 
 def test_queue_holds_permitted_seller_messages_in_order_with_gestures(stage) -> None:
@@ -64,7 +64,7 @@ def test_queue_holds_permitted_seller_messages_in_order_with_gestures(stage) -> 
         q = wait_queue(c, rid, 2)
         blocked = blocked_seen(orch, rid, WATSON_BLOCKED)
         assert blocked["permitted"] is False and blocked["rule"] == "R3"
-        time.sleep(0.3)  # the blocked message had every chance to appear
+        time.sleep(0.3)  # a negative check: the blocked message had every chance to appear
         q = c.get("/api/immersive/queue", params={"round": rid}).json()
     items = q["items"]
     assert [i["speaker"] for i in items] == ["Celia", "Watson"]

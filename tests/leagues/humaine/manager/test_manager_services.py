@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 
 import pytest
 import uvicorn
@@ -19,6 +18,7 @@ from accord.leagues.humaine.manager.services import (
 from accord.leagues.humaine.manager.store import ManagerStore
 from accord.leagues.humaine.utility import BuyerUtility, SellerUtility
 from accord.leagues.humaine.utility_generator import create_utility_generator_app
+from accord.web.testing import wait_until
 
 
 def free_port() -> int:
@@ -37,9 +37,7 @@ def generator_url():
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: server.started, "the utility generator's start")
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)

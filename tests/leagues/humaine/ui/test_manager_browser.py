@@ -16,7 +16,7 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
     base = platform["urls"]["manager"]
     ports = platform["ports"]
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     page = ctx.new_page()
     page.on("dialog", lambda d: d.accept())
 
@@ -74,7 +74,7 @@ def test_admin_registers_contestants_plans_pools_runs_a_round_and_sees_the_leade
     page.locator("#rounds tr[data-number='1'] button").click()
     expect(page.locator("#round-msg")).to_have_text("Round 1 started.")
     expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("running")
-    expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("done", timeout=15_000)
+    expect(page.locator("#rounds tr[data-number='1'] .tag")).to_have_text("done", timeout=30_000)
     expect(page.locator("#rounds tr[data-number='1']")).to_contain_text("0.00 / 0.00 / 0.00")
     page.screenshot(path=tmp_path / "manager_schedule.png", full_page=True)
     page.locator("#next-stage").click()

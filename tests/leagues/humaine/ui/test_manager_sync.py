@@ -3,13 +3,13 @@ from the real orchestrator, including after a restart of the manager."""
 
 from __future__ import annotations
 
-import time
-
+import httpx
 from fastapi.testclient import TestClient
 
 from accord.leagues.humaine.manager.app import create_manager_app
 from accord.leagues.humaine.orchestrator import create_orchestrator_app
 from accord.leagues.humaine.testing import ServerThread, free_port, loopback_socket
+from accord.web.testing import wait_until
 
 
 def test_a_restarted_manager_fetches_the_totals_it_missed(tmp_path):
@@ -40,17 +40,19 @@ def test_a_restarted_manager_fetches_the_totals_it_missed(tmp_path):
             json={"nPools": 1, "durations": {"warmUp": 0, "round": 0.4, "post": 0.2}},
         )
         c.post("/api/pools")
-        assert c.post("/api/rounds/1/start").json()["status"] == "running"
+        started = c.post("/api/rounds/1/start").json()
+        assert started["status"] == "running"
         c.app.state.competition.store.close()  # the manager goes down mid-round
-        time.sleep(1.0)
+        rid = started["round_id"]
+        wait_until(  # the round ends while the manager is down
+            lambda: httpx.get(f"http://127.0.0.1:{port}/rounds/{rid}").json()["phase"] == "ended",
+            "the round's end at the orchestrator",
+        )
         again = manager()
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            row = again.get("/api/schedule").json()["rounds"][0]
-            if row["status"] == "done":
-                break
-            time.sleep(0.1)
-        assert row["status"] == "done"
+        row = wait_until(
+            lambda: (r := again.get("/api/schedule").json()["rounds"][0])["status"] == "done" and r,
+            "the restarted manager's result",
+        )
         assert row["totals"]["Human"]["utility"]["value"] == 0.0
         board = again.get("/api/leaderboard").json()
         assert board["roundsDone"] == 1

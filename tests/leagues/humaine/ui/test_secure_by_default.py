@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,16 +19,14 @@ from hui_kit import KEYS, FixedUtilities, join, tiny_agent
 from accord.leagues.humaine.cli import build_stack, serve_all
 from accord.leagues.humaine.rules import RuleConfig
 from accord.leagues.humaine.testing import ServerThread, agent, human, loopback_socket
+from accord.web.testing import VirtualClock, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
 
-def until(what: str, get: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := get()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-    return value
+def until(what: str, get: Callable[[], Any]) -> Any:
+    """``get()``'s first truthy value (:func:`wait_until`)."""
+    return wait_until(get, what)
 
 
 def forged_accept(rid: str, seller: str) -> dict[str, Any]:
@@ -106,8 +103,14 @@ def test_a_manager_run_round_rejects_forgers_and_a_listed_original_agent_plays_i
     names = ("orch", "ui", "manager", "ours", "original")
     socks = {k: loopback_socket() for k in names}
     u = {k: f"http://127.0.0.1:{s.getsockname()[1]}" for k, s in socks.items()}
+    clock = VirtualClock(start=1000.0)  # the round's 4 s pass when the test says so
+
+    def advance(seconds: float) -> None:
+        wait_until(lambda: clock.pending, "the round runner waiting on the clock")
+        clock.advance(seconds)
+
     orch = create_orchestrator_app(
-        db_path=tmp_path / "o.sqlite", rule_config=RuleConfig(human_gap=0.3)
+        db_path=tmp_path / "o.sqlite", rule_config=RuleConfig(human_gap=0.3), clock=clock
     )
     apps = {
         "orch": orch,
@@ -173,7 +176,7 @@ def test_a_manager_run_round_rejects_forgers_and_a_listed_original_agent_plays_i
             assert hui.post(u["ui"] + "/api/say", json=say).json()["reply"]["permitted"]
             until("Watson's offer", lambda: [m for m in _state(hui, u["ui"], rid)["transcript"]
                                              if m["speaker"] == "Watson"])  # fmt: skip
-            time.sleep(0.35)
+            clock.advance(0.35)  # R0
             accept = {"roundId": rid, "text": "Watson, I accept"}
             assert hui.post(u["ui"] + "/api/say", json=accept).json()["reply"]["permitted"]
             until("the deal", lambda: _state(hui, u["ui"], rid)["deals"])
@@ -181,9 +184,11 @@ def test_a_manager_run_round_rejects_forgers_and_a_listed_original_agent_plays_i
             from_watson = [x for x in transcript if x["speaker"] == "Watson"]
             assert from_watson and all(x["authenticated"] is False for x in from_watson)
             # the round plays through: the manager records the totals
+            advance(1004.0 - clock.now())  # the negotiation's 4 s
+            advance(1.0)  # the post phase
             done = until("the manager's result", lambda: [
                 r for r in m.get(u["manager"] + "/api/schedule").json()["rounds"]
-                if r["number"] == row["number"] and r["status"] == "done"], timeout=15)  # fmt: skip
+                if r["number"] == row["number"] and r["status"] == "done"])  # fmt: skip
             totals = done[0]["totals"]
             assert totals["Watson"]["revenue"] == 7.5 and totals["Human"]["cost"] == 7.5
             decisions = forger.get(f"{u['orch']}/rounds/{rid}").json()["decisions"]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 from hui_kit import SELLER_COSTS, join_page
+
+from accord.web.testing import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -18,7 +18,7 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
 
     ui = platform["urls"]["ui"]
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     admin = ctx.new_page()  # the operator's page: no admin controls on the buyer's chat
     join_page(admin, ui, "admin")
     admin.fill("input[name=warmUp]", "1")
@@ -37,7 +37,6 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
         "#say-text", "Celia, I'd like 2 eggs, 2 cups of flour, 1 cup of milk and 1 cup of sugar"
     )
     chat.click("#send")
-    first_sent = time.monotonic()
     expect(chat.locator(".msg-line.from-human").first).to_contain_text("Celia, I'd like 2 eggs")
     expect(chat.locator(".msg-line.from-celia")).to_contain_text("for 6.00 USD")
 
@@ -67,9 +66,10 @@ def test_a_person_types_offers_accepts_allocates_and_sees_the_results(browser, p
     expect(assistant.locator("#potential")).to_have_text("$23.81")
     assistant.screenshot(path=tmp_path / "assistant_active.png", full_page=True)
 
-    # after the 5 s of R0 the person accepts Celia's offer from the offers table; Celia
-    # accepts too, and the assistant asks the person to confirm the deal
-    time.sleep(max(0.0, 5.3 - (time.monotonic() - first_sent)))
+    # after the 5 s of R0 (skipped on the orchestrator's clock) the person accepts
+    # Celia's offer from the offers table; Celia accepts too, and the assistant asks the
+    # person to confirm the deal
+    platform["clock"].skip(5.0)
     row.locator("button").click()
     pending = assistant.locator("#pending .pending-deal[data-seller=Celia]")
     expect(pending).to_contain_text("Celia sells you 2 egg, 2 flour, 1 milk, 1 sugar for $6.00")
@@ -135,7 +135,7 @@ def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform, tmp_pat
 
     ui, orch = platform["urls"]["ui"], platform["urls"]["orch"]
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     admin = ctx.new_page()
     join_page(admin, ui, "admin")
     admin.fill("input[name=warmUp]", "0")
@@ -148,7 +148,7 @@ def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform, tmp_pat
     expect(chat.locator(".msg-line.from-watson")).to_contain_text("for 7.50 USD")
     assistant = ctx.new_page()
     assistant.goto(f"{ui}/assistant.html")
-    time.sleep(0.4)  # R0 here is 0.3 s
+    platform["clock"].skip(0.3)  # R0 here is 0.3 s (the assistant page leaves it to the server)
     assistant.locator("#offers tr[data-seller=Watson] button").click()
     pending = assistant.locator("#pending .pending-deal[data-seller=Watson]")
     expect(pending).to_contain_text("Watson sells you 2 egg, 2 flour, 1 milk, 1 sugar for $7.50")
@@ -164,10 +164,10 @@ def test_a_person_declines_a_deal_and_keeps_the_money(browser, platform, tmp_pat
     expect(chat.locator("#purchased tr[data-good=egg] td.num")).to_have_text("0")
     assistant.screenshot(path=tmp_path / "assistant_declined.png", full_page=True)
     rid = assistant.evaluate("fetch('api/state').then((r) => r.json()).then((s) => s.roundId)")
-    deadline = time.monotonic() + 5
-    while (eo := httpx.get(f"{orch}/rounds/{rid}").json())["remainingBudget"] != 50.0:
-        assert time.monotonic() < deadline, f"the orchestrator did not refund: {eo}"
-        time.sleep(0.05)
+    eo = wait_until(
+        lambda: (e := httpx.get(f"{orch}/rounds/{rid}").json())["remainingBudget"] == 50.0 and e,
+        "the orchestrator's refund",
+    )
     assert eo["purchases"] == {} and [d["cancelled"] for d in eo["deals"]] == [True]
     assert eo["decisions"][-1]["rule"] == "confirm"  # the Accept was blocked
     ctx.close()

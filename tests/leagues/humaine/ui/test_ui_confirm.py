@@ -124,6 +124,8 @@ def test_decline_answers_declined_and_buys_nothing(ui):
     first, repeat = ask(c), None
     wait("a pending deal", lambda: state(c)["pending"])
     repeat = ask(c)  # the same confirmation again is the same deal, not a second one
+    # it must reach the server before the decision below; the server shows no sign of a
+    # repeat it folded into the pending deal, so this one wait stays (0.2 s)
     time.sleep(0.2)
     assert len(state(c)["pending"]) == 1
     c.post("/api/decide", json={"deal": 0, "confirm": False})

@@ -48,7 +48,7 @@ def test_a_hostile_sellers_payloads_show_as_text_and_never_run(
         join(c, roles=("admin",))
         c.post("/api/admin/start", json={"warmUp": 0, "round": 60, "post": 5}).raise_for_status()
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    ctx.set_default_timeout(15_000)
+    ctx.set_default_timeout(30_000)
     dialogs: list[str] = []
     try:
         admin = ctx.new_page()

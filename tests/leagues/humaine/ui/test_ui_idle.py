@@ -19,7 +19,7 @@ def test_the_chat_page_polls_without_errors_before_a_round(browser, platform):
 
     ui = platform["urls"]["ui"]
     ctx = browser.new_context()
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     page = ctx.new_page()
     failed: list[str] = []
     polls: list[int] = []

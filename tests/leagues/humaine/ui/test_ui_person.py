@@ -24,7 +24,7 @@ def test_the_person_confirms_a_deal_in_the_chat_and_reads_the_whole_transcript(b
         assert r.status_code == 200, r.text
         rid = r.json()["roundId"]
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     chat = ctx.new_page()
     chat.clock.install()  # the page's own R0 check runs on it (time flows; we skip gaps)
     chat.goto(f"{ui}/chat.html")  # without the person's link: told to use it

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from hui_kit import BUYER, KEYS, join
 
 from accord.leagues.humaine.ui_server import addressee_in, create_ui_app
 from accord.leagues.humaine.utility import BuyerUtility
+from accord.web.testing import wait_until
 
 EXAMPLES = json.loads((Path(__file__).parents[1] / "data" / "hserver_captures.json").read_text())
 """The original platform's wire bodies, captured (kept in the repository)."""
@@ -273,12 +273,15 @@ def test_the_chat_start_button_works_when_everything_shares_one_event_loop(tmp_p
         r = httpx.post(f"http://127.0.0.1:{ui}/api/admin/start", json=body, timeout=10)
         assert r.status_code == 200, r.text
         rid = r.json()["roundId"]
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            s = httpx.get(f"http://127.0.0.1:{ui}/api/state", params={"round": rid}).json()
-            if s.get("utility"):
-                break
-            time.sleep(0.05)
+        s = wait_until(
+            lambda: (
+                (
+                    x := httpx.get(f"http://127.0.0.1:{ui}/api/state", params={"round": rid}).json()
+                ).get("utility")
+                and x
+            ),
+            "the buyer's utility at the UI",
+        )
         assert s["phase"] == "warmup" and s["budget"] == 50.0
         BuyerUtility.from_wire(s["utility"])
 

@@ -27,7 +27,11 @@ Strategy (each rule is one method below):
   suppliers really sold it (a moving average, ``flow_weight``). Purchases for what it
   signs are the plan's buy need. Buying ahead stops once no more final demand can be
   revealed in time for it (``end_stop``), and a first-level factory then signs raw
-  supply only for what it sold. ``middle_expected=True`` (off) lets a middle factory
+  supply only for what it sold.
+  The expectation is a total (``expected_total``): by day t it expects
+  ``rate`` units a day since the first expected day or what it secured, whichever is
+  more (secured purchases are part of the flow, not on top of it; a lumpy purchase no
+  longer counts as more supply on the days after it). ``middle_expected=True`` (off) lets a middle factory
   sell what its expected inputs will make, too: more demand, more breaches.
 - **Negotiation.** Every day it asks every partner for what the plan shows: inputs for
   the days they are needed, outputs for the days they are available. Only a last-level
@@ -37,13 +41,18 @@ Strategy (each rule is one method below):
   inputs for deliveries that many days away, and ``lead_short`` lets a last-level
   factory lack more units for a far delivery: both sign more demand and cause more
   breaches, see docs/scml.md), and every factory with suppliers buys
-  about ``speculative_days`` (4) days of production ahead, so goods are pushed down the
+  about ``speculative_days`` (4) days of production ahead (a last-level factory: days of
+  the final demand offered to it so far, if fewer, ``demand_paced``; before, one with
+  little demand held 40 units its peers lacked), so goods are pushed down the
   chain, up to its input's catalog price even when its output's catalog price does not
   cover that and its cost (``buy_at_catalog``: its buyers may pay more); a first-level
   factory keeps up to 4 to 6 days of production of unsold stock (``long_cap``). It accepts a partner's request when the plan has room
   in the agenda's days. Negotiators concede in time from an aspiration price to the
   agent's limit and never agree to more units than the plan has room for at that
-  moment (agreements reached in other sessions the same day count at once).
+  moment (agreements reached in other sessions the same day count at once, and so do
+  the units its other sessions offer at that moment, ``count_offers``: sessions are
+  stepped in lockstep, and two offers accepted in one pass over-committed the plan, so
+  a quarter of the agreements were cancelled at signing).
 - **Signing.** It signs what it agreed to unless the plan cannot execute it (which its
   negotiators avoid), the cheapest purchases and dearest sales first.
 - **Production.** Every day it runs as many lines as it has inputs and cash for.
@@ -76,6 +85,7 @@ class MarketNegotiator(Negotiator):
         self.is_buy = is_buy
         self.best = best
         self.limit = limit
+        self._asked: tuple[int, int] | None = None  # (day, units) it offers now
 
     def _price(self, t: float) -> float:
         return self.best + (self.limit - self.best) * min(1.0, t * 1.1)
@@ -85,16 +95,32 @@ class MarketNegotiator(Negotiator):
         plo, phi = iss[0].lower, iss[0].upper  # type: ignore[attr-defined]
         qlo, qhi = iss[1].lower, iss[1].upper  # type: ignore[attr-defined]
         tlo, thi = iss[2].lower, iss[2].upper  # type: ignore[attr-defined]
+        self._withdraw()
         room = self.agent.room_list(self.is_buy, tlo, thi)  # tiny: lists beat numpy
         if not room:
             return None
+        asked = self.agent.asked[self.is_buy]
+        if asked is not None:  # what its other sessions offer now may be accepted too
+            room = [r - asked[t] for t, r in enumerate(room, tlo)]
         most = max(room)
         if most < qlo:
             return None
         price = int(round(self._price(view.time)))
-        return (min(max(price, plo), phi), min(qhi, most), tlo + room.index(most))
+        q, day = min(qhi, most), tlo + room.index(most)
+        if asked is not None:
+            asked[day] += q
+            self._asked = (day, q)
+        return (min(max(price, plo), phi), q, day)
+
+    def _withdraw(self) -> None:
+        if self._asked is not None:
+            asked = self.agent.asked[self.is_buy]
+            if asked is not None:
+                asked[self._asked[0]] -= self._asked[1]
+            self._asked = None
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        self._withdraw()
         price, q, day = (int(x) for x in offer)
         if q > self.agent.room_on(self.is_buy, day):
             return Response.REJECT
@@ -102,6 +128,7 @@ class MarketNegotiator(Negotiator):
         return Response.ACCEPT if good else Response.REJECT
 
     def on_end(self, view: NegotiatorView, result: SessionResult) -> None:
+        self._withdraw()
         if result.agreement is not None:
             _, q, day = (int(x) for x in result.agreement)
             self.agent.pending(self.is_buy, day, q)
@@ -135,6 +162,9 @@ class MarketAgent(SCMLAgent):
         buy_at_catalog: float = 1.0,
         middle_expected: bool = False,
         stock_sales: bool = True,
+        expected_total: bool = True,
+        demand_paced: bool = True,
+        count_offers: bool = True,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -154,6 +184,9 @@ class MarketAgent(SCMLAgent):
         self.buy_at_catalog = buy_at_catalog
         self.middle_expected = middle_expected
         self.stock_sales = stock_sales
+        self.expected_total = expected_total
+        self.demand_paced = demand_paced
+        self.count_offers = count_offers
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -180,6 +213,8 @@ class MarketAgent(SCMLAgent):
         self.rate = self.rate_cap
         self.flow = self.rate_cap  # units a day its suppliers sell it (moving average)
         self._bought = 0
+        self._offered = 0  # final-product units offered to it (a last-level factory)
+        self._clear_asked()
 
     def _project(self) -> None:
         """Projected output stock before each day's deliveries -> sell room and buy need."""
@@ -230,7 +265,10 @@ class MarketAgent(SCMLAgent):
             return [0] * (last - first + 1)  # no demand is left to reveal for them
         sell = self._sell_l
         uncommitted = sell[min(last + 1, len(sell) - 1)]
-        days = int(self.speculative_days * awi.n_lines)
+        per_day = float(awi.n_lines)
+        if awi.is_last_level and self.demand_paced:
+            per_day = min(per_day, self._demand_rate())
+        days = int(self.speculative_days * per_day)
         budget = max(0, days - uncommitted - self._p_in_sum)
         spare = self._spare_l
         n = len(spare)
@@ -238,6 +276,12 @@ class MarketAgent(SCMLAgent):
             min(budget, spare[t] if t < n else 0) if t <= stop else 0
             for t in range(first, last + 1)
         ]
+
+    def _demand_rate(self) -> float:
+        """Final-product units a day offered to it so far (a last-level factory)."""
+        awi = self.awi
+        seen = min(awi.n_steps, awi.current_step + awi.horizon + 1)
+        return self._offered / max(1, seen)
 
     def _last_useful_day(self) -> int:
         """The last day on which buying ahead of sales can still serve final demand not
@@ -349,6 +393,15 @@ class MarketAgent(SCMLAgent):
     def before_step(self) -> None:
         self.p_in[:] = 0
         self.p_out[:] = 0
+        self._clear_asked()
+
+    def _clear_asked(self) -> None:
+        """Units its negotiators offer at this moment, per day (``count_offers``)."""
+        n = self.awi.n_steps + 2
+        on = self.count_offers
+        self.asked: dict[bool, list[int] | None] = {
+            b: [0] * n if on else None for b in (True, False)
+        }
         self._key = (-1, False)
 
     def sign_all_contracts(self, contracts: list[Contract]) -> list[bool]:
@@ -392,6 +445,7 @@ class MarketAgent(SCMLAgent):
         for i in sells:
             c = contracts[i]
             if c.exogenous:
+                self._offered += c.quantity
                 ok = (
                     c.unit_price >= self.demand_floor()
                     and (self._lines_free(False, c) or self._in_stock(c))
@@ -442,9 +496,19 @@ class MarketAgent(SCMLAgent):
         inc = (self.inp + self.p_in).tolist()
         rate = int(self.rate)
         start = max(day + 2, int(self.warmup * awi.level))
-        for t in range(start, awi.n_steps):
-            if inc[t] < rate:
-                inc[t] = rate
+        if self.expected_total:
+            # secured purchases are part of the expected flow, not on top of it: the
+            # units arrived by day t are at least ``rate`` a day since ``start``
+            secured = expected = 0
+            for t in range(start, awi.n_steps):
+                secured += inc[t]
+                total = max(secured, rate * (t - start + 1))
+                inc[t] = total - expected
+                expected = total
+        else:
+            for t in range(start, awi.n_steps):
+                if inc[t] < rate:
+                    inc[t] = rate
         inv = awi.current_inventory
         raw, _ = project_stock(
             int(inv[awi.my_input_product]),
