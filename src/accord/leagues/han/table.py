@@ -35,10 +35,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accord.core.protocols.result import Failure, FailureKind
-from accord.core.protocols.rules import Event, IllegalAction, Legal, Rules
+from accord.core.protocols.rules import Event, IllegalAction, Legal, Rules, Visibility
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.engine import GameResult
-from accord.leagues.han.events import EMOTIONS, InvalidEvent
+from accord.leagues.han.events import EMOTIONS, InvalidEvent, event_from_json
 from accord.leagues.han.events import Event as HanEvent
 from accord.leagues.han.events import EventKind as K
 from accord.leagues.han.protocol import HAN_TABLE
@@ -58,6 +58,19 @@ __all__ = ["MAX_EVENTS_PER_CALL", "SIDES", "TICK", "Move", "Table", "TableRules"
 MAX_EVENTS_PER_CALL = 20
 """Events one answer may hold; more is flooding (recorded, cut)."""
 _OTHER: dict[str, Role] = {"agent": "person", "person": "agent"}
+PERSON_KINDS = ("event", "leave")
+"""The wire actions of a person's side beyond the typed ones: ``event`` (one event, every
+the page's JSON: :func:`person_event`) and ``leave``."""
+
+
+def person_event(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A person's event on the wire: the page's JSON (``kind``, ``delay``, ``emotion``,
+    ``offer``, ``preset``, ``preference``, ``batna``, ``text``, ``subclass``; no other key)."""
+    return {"kind": "event", "args": {"event": {k: raw[k] for k in _PAGE_KEYS if k in raw}}}
+
+
+_PAGE_KEYS = ("kind", "delay", "emotion", "offer", "preset", "preference", "batna", "text",
+              "subclass")  # fmt: skip
 
 
 class TableRules(Rules[GameSpec, Table, Move]):
@@ -236,11 +249,22 @@ class TableRules(Rules[GameSpec, Table, Move]):
             raise IllegalAction(party, action, "this side is not asked now (the game is over)")
         role = SIDES[party]
         n = len(state.feed)
-        if state.people[party]:
+        if action.leave and state.people[party]:
+            self.leave(state, party, now)
+        elif state.people[party]:
             self._submit(state, party, action, now)
         else:
-            self._answered(state, role, self._checked(state, role, action.events))
+            good = self._checked(state, role, action.events)
+            t = state.cursor[0] if state.cursor is not None else state.now
+            self._answered(state, role, good)
             self._advance(state, max(now, state.now))
+            # an answer always changes the play (its question is answered), even with
+            # nothing sent: say so (to the organiser only), so a driver keeps it
+            said = {"t": t, "events": len(good)}
+            return state, [
+                *self._news(state, n),
+                Event("answered", party, said, Visibility.OPERATOR),
+            ]
         return state, self._news(state, n)
 
     def _submit(self, state: Table, party: int, action: Move, now: float) -> None:
@@ -395,6 +419,8 @@ class TableRules(Rules[GameSpec, Table, Move]):
         return restore_table(self.game_rules, data)
 
     def action_to_json(self, state: Table, action: Move) -> dict[str, Any]:
+        if action.leave:
+            return {"kind": "leave", "args": {}}
         events = list(action.events) if isinstance(action.events, list | tuple) else []
         if len(events) == 1 and isinstance(events[0], HanEvent):
             return self.game_rules.action_to_json(state.game, events[0])
@@ -418,8 +444,26 @@ class TableRules(Rules[GameSpec, Table, Move]):
                 return Move(tuple(decode_event(e).owned_by(SIDES[party]) for e in raw))
             except InvalidEvent as exc:
                 raise IllegalAction(party, data, str(exc)) from None
+        if isinstance(data, Mapping) and data.get("kind") in PERSON_KINDS and state.people[party]:
+            return self._person_move(state, party, data)
         self.legal(state, party).require(party, data)
         return Move((self.game_rules.action_from_json(state.game, party, data),))
+
+    def _person_move(self, state: Table, party: int, data: Mapping[str, Any]) -> Move:
+        """A person's ``event`` (the page's JSON, read by
+        :func:`~accord.leagues.han.events.event_from_json`; the game checks it when it goes
+        out, as IAGO does, and records a refusal against the side) or ``leave``."""
+        if party not in self.to_act(state):
+            raise IllegalAction(party, data, "the game is over")
+        if data["kind"] == "leave":
+            return Move((), leave=True)
+        args = data.get("args")
+        try:
+            event = event_from_json(args.get("event") if isinstance(args, Mapping) else None,
+                                    SIDES[party])  # fmt: skip
+        except InvalidEvent as exc:
+            raise IllegalAction(party, data, str(exc)) from None
+        return Move((event,))
 
 
 def _parties(people: tuple[bool, bool]) -> tuple[int, ...]:

@@ -33,6 +33,9 @@ class Move:
     or the one event of a person. ``events`` is what the side returned, as it was."""
 
     events: Any = ()
+    leave: bool = False
+    """A person leaves for good (``events`` is then empty): the game ends now with both
+    BATNAs (outcome ``left``)."""
 
 
 @dataclass
