@@ -26,16 +26,15 @@ This module imports nothing of Accord: the bootstrap imports it first.
 from __future__ import annotations
 
 import importlib.machinery
-import importlib.util
 import marshal
 import os
-import py_compile
 import sys
+from importlib._bootstrap_external import MAGIC_NUMBER  # (importlib.util costs more)
 from typing import Any
 
 __all__ = ["accord_dir", "cache_root", "cached", "install", "prepare"]
 
-_MAGIC = importlib.util.MAGIC_NUMBER
+_MAGIC = MAGIC_NUMBER
 
 
 def accord_dir() -> str:
@@ -103,6 +102,8 @@ def prepare(package: str, root: str | None = None) -> str | None:
     :func:`cache_root`) is missing or stale; the root, or None where it cannot be kept
     private (see the module docstring). Quick once done: one ``stat`` and one 16-byte
     read per module."""
+    import py_compile  # the organiser's side only
+
     root = cache_root() if root is None else os.path.realpath(root)
     try:
         os.makedirs(root, mode=0o755, exist_ok=True)

@@ -145,4 +145,6 @@ def test_no_head_at_the_address_is_one_clear_line(head: Head, tmp_path: Path) ->
         f"error: no Ray head answers at 127.0.0.1:{port} (Connection refused); start one "
         f"with `ray start --head --port {port}` or check --address"
     ), done.stderr
-    assert time.monotonic() - t0 < 10
+    # at once, not after Ray's connection retries (45 s: the CLI's start-up and Ray's
+    # import on a loaded machine fit in it, under the 60 s the run is given)
+    assert time.monotonic() - t0 < 45

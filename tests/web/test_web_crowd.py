@@ -3,7 +3,6 @@ end, release for people waiting alone for a partner (Trails, GENIUS)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
@@ -11,7 +10,7 @@ import pytest
 from tiny_league import DESIGN, PAGES, Ultimatum
 
 from accord.web.study import Study, create_study_app
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, wait_until
 
 CROWD = DESIGN.model_copy(
     update={
@@ -68,8 +67,9 @@ def test_trails_releases_a_person_waiting_alone(tmp_path: Path) -> None:
         c = _open(srv.url, inv.path)
         c.post("/api/participant/consent", json={"agree": True, "version": "1"})
         assert c.get("/api/trails/state").json()["waiting"] is True
-        time.sleep(1.2)
-        s = c.get("/api/trails/state").json()
+        s = wait_until(  # released after its 1 s wait
+            lambda: (x := c.get("/api/trails/state").json()).get("released") and x, "release"
+        )
         assert s["released"].startswith("No other participant arrived")
         assert s["next"] == "/study/done.html"
         me = c.get("/api/participant").json()
@@ -92,7 +92,9 @@ def test_genius_releases_a_person_waiting_alone(tmp_path: Path) -> None:
         c = _open(srv.url, inv.path)
         c.post("/api/participant/consent", json={"agree": True, "version": "1"})
         assert c.get("/api/genius/state").json()["status"] == "waiting"
-        time.sleep(1.2)
-        s = c.get("/api/genius/state").json()
+        s = wait_until(  # released after its 1 s wait
+            lambda: (x := c.get("/api/genius/state").json())["status"] != "waiting" and x,
+            "release",
+        )
         assert s["status"] == "released" and s["next"] == "/study/done.html"
         assert c.get("/api/participant").json()["status"] == "done"

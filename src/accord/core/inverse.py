@@ -66,60 +66,44 @@ class UtilityInverse:
     order: same outcome, same tie-breaking).
     """
 
-    __slots__ = (
-        "utility",
-        "space",
-        "values",
-        "min",
-        "max",
-        "_order",
-        "_keys",
-        "_exact",
-        "_cache",
-        "_scale",
-        "_n",
-        "_floor",
-        "_base",
-    )
+    __slots__ = ("utility", "space", "values", "min", "max", "_exact", "_scale", "_view")
 
     def __init__(self, utility: UtilityFunction, exact_limit: int = 50_000) -> None:
         self.utility = utility
         self.space = utility.space
         values = utility.all()
         self.values: npt.NDArray[np.float64] = values
-        self._cache: dict[int, Outcome] = {}
-        self._keys: list[float] | npt.NDArray[np.uint16] = []
         size = int(values.size)
         self._exact = size <= exact_limit
-        self._floor = -math.inf  # every outcome of utility >= _floor is sorted
-        self._base = 0  # sorted positions start here in the full order
+        # What is sorted, as one tuple swapped whole (threads may share an inverse):
+        # (keys ascending, their flat indices, outcomes cached by position, the lowest
+        # utility sorted (every outcome >= it is), how many are sorted, the position the
+        # sorted ones start at in the full order).
+        self._view: _View
         if self._exact:
             if size >= LAZY_FROM:
                 self._sort_band(values, size)
             else:
-                self._sort_all(values)
-            self._n = len(self._keys)
+                self._sort_all(values, {})
         else:
-            self._n = size
             self.min = float(values.min())
             self.max = float(values.max())
             span = self.max - self.min
             self._scale = _LEVELS / span if span > 0 else 0.0
             keys = ((values - self.min) * self._scale).astype(np.uint16)
             order = np.argsort(keys, kind="stable")
-            self._order = order
-            self._keys = keys[order]
+            self._view = (keys[order], order, {}, -math.inf, size, 0)
 
-    def _sort_all(self, values: npt.NDArray[np.float64]) -> None:
+    def _sort_all(self, values: npt.NDArray[np.float64], cache: dict[int, Outcome]) -> _View:
         """Sort every outcome (exactly): the ends are the extremes (no reductions)."""
-        order = np.argsort(values, kind="stable")
-        self._order = order  # read one entry per outcome asked for: no list made
+        order = np.argsort(values, kind="stable")  # read one entry per outcome asked for
         keys = values[order].tolist()
-        self._keys = keys
         self.min = float(keys[0])
         self.max = float(keys[-1])
         span = self.max - self.min
         self._scale = _LEVELS / span if span > 0 else 0.0
+        view = self._view = (keys, order, cache, -math.inf, len(keys), 0)
+        return view
 
     def _sort_band(self, values: npt.NDArray[np.float64], size: int) -> None:
         """Sort only the top band: every outcome of utility >= the band's lowest."""
@@ -128,67 +112,68 @@ class UtilityInverse:
         idx = np.flatnonzero(values >= floor)  # ascending: ties keep the stable order
         band = values[idx]
         o = np.argsort(band, kind="stable")
-        self._order = idx[o]
         keys = band[o].tolist()
-        self._keys = keys
-        self._floor = float(floor)
-        self._base = size - int(idx.size)
         self.min = float(values.min())
         self.max = float(keys[-1])
         span = self.max - self.min
         self._scale = _LEVELS / span if span > 0 else 0.0
+        self._view = (keys, idx[o], {}, float(floor), len(keys), size - int(idx.size))
 
-    def _complete(self) -> None:
+    def _complete(self) -> _View:
         """Sort the rest: the band's positions (and cached outcomes) move up by its base."""
-        base = self._base
-        self._sort_all(self.values)
-        self._floor = -math.inf
-        self._base = 0
-        self._n = len(self._keys)
-        if base:
-            self._cache = {i + base: o for i, o in self._cache.items()}
+        base, cache = self._view[5], self._view[2]
+        return self._sort_all(self.values, {i + base: o for i, o in cache.items()})
 
     def __len__(self) -> int:
         return int(self.values.size)
 
-    def _outcome(self, i: int) -> Outcome:
-        out = self._cache.get(i)
-        if out is None:
-            out = self.space.outcome_at(int(self._order[i]))
-            self._cache[i] = out
-        return out
-
-    def _position(self, target: float) -> int:
-        if self._exact:
-            if target - 1e-12 < self._floor:
-                self._complete()
-            return bisect_left(self._keys, target - 1e-12)
-        key = math.ceil((target - self.min) * self._scale - 1e-9)
-        return int(np.searchsorted(self._keys, max(key, 0), side="left"))
-
     def at_least(self, target: float) -> Outcome:
         """An outcome with the lowest utility that is still >= ``target`` (best if none)."""
-        # the common (exact, sorted far enough) case written out: agents ask at every offer
+        # written out: agents ask at every offer
+        keys, order, cache, floor, n, _ = self._view
         low = target - 1e-12
-        if self._exact and low >= self._floor:
-            i = bisect_left(self._keys, low)
+        if self._exact:
+            if low < floor:  # below the sorted band: sort the rest
+                keys, order, cache, floor, n, _ = self._complete()
+            i = bisect_left(keys, low)
         else:
-            i = self._position(target)
-        n = self._n
+            key = math.ceil((target - self.min) * self._scale - 1e-9)
+            i = int(np.searchsorted(keys, max(key, 0), side="left"))
         if i >= n:
             i = n - 1
-        out = self._cache.get(i)
-        return self._outcome(i) if out is None else out
+        out = cache.get(i)
+        if out is None:
+            out = cache[i] = self.space.outcome_at(int(order[i]))
+        return out
+
+    def _outcome(self, view: _View, i: int) -> Outcome:
+        cache = view[2]
+        out = cache.get(i)
+        if out is None:
+            out = cache[i] = self.space.outcome_at(int(view[1][i]))
+        return out
 
     def best(self) -> Outcome:
         """An outcome of maximum utility."""
-        return self._outcome(len(self._order) - 1)
+        view = self._view
+        return self._outcome(view, view[4] - 1)
 
     def worst(self) -> Outcome:
         """An outcome of minimum utility."""
-        if self._base:
-            self._complete()
-        return self._outcome(0)
+        view = self._view
+        if view[5]:
+            view = self._complete()
+        return self._outcome(view, 0)
+
+
+_View = tuple[
+    "list[float] | npt.NDArray[np.uint16]",
+    "npt.NDArray[np.intp]",
+    "dict[int, Outcome]",
+    float,
+    int,
+    int,
+]
 
 
 LAZY_FROM = 512

@@ -84,10 +84,6 @@ Check = Callable[[Any], Any]
 exception (the league's own) saying what was expected and what arrived."""
 
 
-def _as_is(answer: Any) -> Any:
-    return answer
-
-
 @dataclass(frozen=True)
 class Interface:
     """A league's agent interface, as the organiser sees it: ``host`` (the
@@ -109,9 +105,11 @@ class Interface:
 
     def check(self, op: str, answer: Any) -> Any:
         """``answer`` to ``op`` checked (the check's result)."""
-        if op not in self.answers:
-            raise UsageError(f"{self.host} answers {', '.join(self.answers)}; not {op!r}")
-        return (self.answers[op] or _as_is)(answer)
+        try:
+            check = self.answers[op]
+        except KeyError:
+            raise UsageError(f"{self.host} answers {', '.join(self.answers)}; not {op!r}") from None
+        return answer if check is None else check(answer)
 
 
 SEAT = Interface(HOST, {"start": None, "act": None, "end": None})

@@ -27,11 +27,15 @@ A league writes a *host* (see :mod:`accord.sandbox.host`) that runs inside the s
 builds the agent and maps ops to its methods. ``docs/sandbox.md`` says what is
 guaranteed and what is not.
 
+    >>> from accord.sandbox import sandbox_available
     >>> sandbox_available() is None or "sandbox" in sandbox_available()
     True
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from accord.sandbox.host import Host, HostContext, Then
 from accord.sandbox.limits import (
@@ -45,8 +49,26 @@ from accord.sandbox.limits import (
     SandboxMode,
     SandboxUnavailable,
 )
-from accord.sandbox.locate import agent_code
-from accord.sandbox.process import Sandbox, sandbox_available, start_sandbox
+
+if TYPE_CHECKING:
+    from accord.sandbox.locate import agent_code
+    from accord.sandbox.process import Sandbox, sandbox_available, start_sandbox
+
+# imported on first use: the sandboxed process imports this package (its host, frames
+# and limits live here) and never starts a sandbox or looks for an agent's code
+_LAZY = {
+    "Sandbox": "accord.sandbox.process",
+    "sandbox_available": "accord.sandbox.process",
+    "start_sandbox": "accord.sandbox.process",
+    "agent_code": "accord.sandbox.locate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'accord.sandbox' has no attribute {name!r}")
+
 
 __all__ = [
     "PROCESS_GIVES_UP",
@@ -78,6 +100,8 @@ def require_mode(mode: SandboxMode | str) -> SandboxMode:
     """
     parsed = SandboxMode.parse(mode)
     if parsed is SandboxMode.OS:
+        from accord.sandbox.process import sandbox_available
+
         reason = sandbox_available()
         if reason is not None:
             raise SandboxUnavailable(reason)

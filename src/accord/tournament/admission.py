@@ -35,13 +35,13 @@ from __future__ import annotations
 import hashlib
 import pickle
 import weakref
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from accord.core.scenario import Scenario
 from accord.tournament.schedule import SessionSpec
 
-__all__ = ["Holds", "ProfileIds", "holds_of", "order_key", "profile_id"]
+__all__ = ["Holds", "ProfileIds", "holds_of", "order_key", "profile_id", "sides_per_agent"]
 
 _HOLDS: weakref.WeakKeyDictionary[Any, Holds] = weakref.WeakKeyDictionary()
 
@@ -126,3 +126,26 @@ def order_key(spec: SessionSpec, ids: ProfileIds) -> tuple[Any, ...]:
         (a, ids(spec.scenario, p)) for a, p in zip(spec.agents, spec.profiles, strict=True)
     )
     return (spec.rep, spec.scenario, tuple(pairs))
+
+
+def sides_per_agent(
+    specs: Iterable[SessionSpec], ids: ProfileIds, agents: Collection[str]
+) -> dict[str, int]:
+    """How many sandboxes each of ``agents`` needs to play ``specs`` at once: the most
+    profiles it plays in one scenario (a sandbox takes one side of each scenario).
+
+    >>> from accord.tournament.schedule import SessionSpec
+    >>> specs = [SessionSpec(0, "s", ("a", "b"), (0, 1), 0, 0, 0),
+    ...          SessionSpec(1, "s", ("b", "a"), (0, 1), 0, 1, 0)]
+    >>> sides_per_agent(specs, lambda scenario, p: f"u{p}", ["a"])  # type: ignore[arg-type]
+    {'a': 2}
+    """
+    seen: dict[tuple[str, str], set[str]] = {}
+    for spec in specs:
+        for a, p in zip(spec.agents, spec.profiles, strict=True):
+            if a in agents:
+                seen.setdefault((a, spec.scenario), set()).add(ids(spec.scenario, p))
+    out = dict.fromkeys(agents, 0)
+    for (a, _), profiles in seen.items():
+        out[a] = max(out[a], len(profiles))
+    return out

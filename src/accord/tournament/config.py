@@ -23,8 +23,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from accord.core.errors import ConfigError
 from accord.core.protocols import DEFAULT_PROTOCOL, protocol_info
 from accord.core.scenario import Scenario
@@ -276,6 +274,8 @@ class TournamentConfig:
         p = Path(path)
         if not p.is_file():
             raise ConfigError(f"tournament configuration {str(p)!r} does not exist")
+        import yaml  # here: a sandboxed agent's process imports this module, never YAML
+
         try:
             data = yaml.safe_load(p.read_text())
         except yaml.YAMLError as exc:

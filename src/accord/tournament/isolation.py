@@ -59,6 +59,7 @@ __all__ = [
     "OFFERS",
     "IsolatedAgentError",
     "SandboxedNegotiator",
+    "Started",
     "TournamentLimits",
     "check_outcome",
     "check_response",
@@ -205,34 +206,66 @@ def preflight(
     the agent before any session runs if not. Other failures are left to its sessions,
     which record them. ``data_dirs``: each agent's learning-data directory (a learning
     tournament's; its sessions' sandboxes get it too). Returns each agent's start-up
-    time in seconds."""
-    started: dict[str, float] = {}
-    # start them all first (their start-ups overlap), then check each
-    boxes = [
-        (spec, _acquire(spec, sandboxed[spec.name], limits, (data_dirs or {}).get(spec.name)))
-        for spec in agents
-        if spec.name in sandboxed
-    ]
-    try:
-        for spec, box in boxes:
-            try:
-                box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
-            except AgentFailure as exc:
-                if isinstance(exc, AgentRaised) and exc.type_name in (
-                    "ConfigError",
-                    "CapabilityError",
-                ):
-                    raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
-                if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
-                    raise ConfigError(
-                        f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
-                    ) from None
-            if box.startup_seconds is not None:
-                started[spec.name] = box.startup_seconds
-    finally:
+    time in seconds. (:class:`Started` does the same in two steps.)"""
+    return Started(agents, sandboxed, limits, data_dirs).check()
+
+
+class Started:
+    """Every sandboxed agent started once, without waiting (their start-ups overlap each
+    other and the organiser's work); :meth:`check` then waits and checks them, as
+    :func:`preflight` does, and :meth:`more` starts further sandboxes of them."""
+
+    def __init__(
+        self,
+        agents: Sequence[AgentSpec],
+        sandboxed: Mapping[str, SandboxMode],
+        limits: TournamentLimits,
+        data_dirs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.sandboxed, self.limits, self.dirs = sandboxed, limits, data_dirs or {}
+        self.agents = {spec.name: spec for spec in agents if spec.name in sandboxed}
+        self.boxes = [(spec, self._start(spec)) for spec in self.agents.values()]
+
+    def _start(self, spec: AgentSpec) -> Sandbox:
+        return _acquire(spec, self.sandboxed[spec.name], self.limits, self.dirs.get(spec.name))
+
+    def more(self, counts: Mapping[str, int]) -> None:
+        """Start ``counts[name]`` more sandboxes of each agent, for this process's sessions
+        (idle until a session takes one)."""
+        for name, n in counts.items():
+            spec = self.agents.get(name)
+            for _ in range(n if spec is not None else 0):
+                _release(self._start(spec))  # type: ignore[arg-type]
+
+    def check(self) -> dict[str, float]:
+        """Wait for each agent's first sandbox and check it can build the agent (see
+        :func:`preflight`); each one's start-up time in seconds."""
+        started: dict[str, float] = {}
+        try:
+            for spec, box in self.boxes:
+                try:
+                    box.call("check", {"sid": 0, "spec": spec}, trusted_pickle=True)
+                except AgentFailure as exc:
+                    if isinstance(exc, AgentRaised) and exc.type_name in (
+                        "ConfigError",
+                        "CapabilityError",
+                    ):
+                        raise ConfigError(f"agent {spec.name!r}: {exc.reason}") from None
+                    if isinstance(exc, AgentCrashed) and ": ConfigError: " in exc.reason:
+                        raise ConfigError(
+                            f"agent {spec.name!r}: {exc.reason.split(': ConfigError: ', 1)[1]}"
+                        ) from None
+                if box.startup_seconds is not None:
+                    started[spec.name] = box.startup_seconds
+        finally:
+            self.release()
+        return started
+
+    def release(self) -> None:
+        """Give the first sandboxes back to this process's pool (idempotent)."""
+        boxes, self.boxes = self.boxes, []
         for _, box in boxes:
             _release(box)
-    return started
 
 
 def close_sandboxes() -> None:

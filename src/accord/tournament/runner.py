@@ -28,11 +28,12 @@ from accord.core.errors import ConfigError
 from accord.core.interrupts import install as install_interrupts
 from accord.core.protocols import check_protocol_agents, protocol_info
 from accord.core.scenario import Scenario
+from accord.tournament.admission import ProfileIds, sides_per_agent
 from accord.tournament.agents import agent_factory, check_agents
 from accord.tournament.config import TournamentConfig
-from accord.tournament.executors import Executor, make_executor
+from accord.tournament.executors import Executor, SerialExecutor, make_executor
 from accord.tournament.fingerprint import fingerprints
-from accord.tournament.isolation import close_sandboxes, plan, preflight
+from accord.tournament.isolation import Started, close_sandboxes, plan
 from accord.tournament.memory import Memory, PastSession
 from accord.tournament.scenarios import resolve_scenarios
 from accord.tournament.schedule import SessionSpec, schedule
@@ -80,23 +81,33 @@ def run_tournament(
         config.protocol, {a.name: agent_factory(a.type) for a in trusted}, bool(sandboxed)
     )
     dirs = {a: agent_dir(path, a) for a in sandboxed} if config.learning else None
-    preflight(config.agents, sandboxed, RunContext.limits_of(config), dirs)
-    agents = fingerprints(config.agents)
-    scenarios = resolve_scenarios(config.scenarios, config.discretize)
-    info = protocol_info(config.protocol)
-    for sc_name, sc in scenarios.items():
-        try:
-            info.check_parties(sc.n_parties)
-        except ConfigError as exc:
-            raise ConfigError(f"scenario {sc_name!r}: {exc}") from None
-    specs = schedule(config, scenarios)
-    many = config.sessions_per_sandbox == "many"
-    if isinstance(executor, str):
-        ex = make_executor(executor, workers, address, multiplex=many)
-    else:
-        ex = executor
-        if not many and getattr(ex, "multiplex", False):
-            ex.multiplex = False  # type: ignore[attr-defined]  # the config's "one" wins
+    # the sandboxes start now; the organiser prepares the run while they do
+    started = Started(config.agents, sandboxed, RunContext.limits_of(config), dirs)
+    try:
+        agents = fingerprints(config.agents)
+        scenarios = resolve_scenarios(config.scenarios, config.discretize)
+        info = protocol_info(config.protocol)
+        for sc_name, sc in scenarios.items():
+            try:
+                info.check_parties(sc.n_parties)
+            except ConfigError as exc:
+                raise ConfigError(f"scenario {sc_name!r}: {exc}") from None
+        specs = schedule(config, scenarios)
+        many = config.sessions_per_sandbox == "many"
+        if isinstance(executor, str):
+            ex = make_executor(executor, workers, address, multiplex=many)
+        else:
+            ex = executor
+            if not many and getattr(ex, "multiplex", False):
+                ex.multiplex = False  # type: ignore[attr-defined]  # the config's "one" wins
+        if sandboxed and isinstance(ex, SerialExecutor) and ex.multiplex and config.seconds is None:
+            # this process plays them all at once: one sandbox per side each agent plays
+            need = sides_per_agent(specs, ProfileIds(scenarios), sandboxed)
+            started.more({a: n - 1 for a, n in need.items() if n > 1})
+        started.check()
+    except BaseException:
+        started.release()
+        raise
     stored = config.with_(sessions_per_sandbox=sessions_per_sandbox(config, ex))
     if fresh:
         remove_results(path)

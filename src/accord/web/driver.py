@@ -18,10 +18,17 @@ the routes are
 
 Agents sit in the other seats (any :class:`~accord.core.protocols.driver.Seat`, built
 by ``seats(state)``); they act in a worker thread after each change, never inside a
-person's request, and a failing agent is recorded through ``rules.fail``. Every call
+person's request nor under the play's lock, one question at a time, and a failing
+agent is recorded through ``rules.fail``. Where the rules let people act at any time,
+a person may act while an agent thinks: the agent's answer is still played. Rules
+that change by themselves (:meth:`Rules.due`: events spaced in time) are woken when
+due. A seat may have ``prepare(state, party)`` (read the state under the lock, return
+the call to make outside it) and ``recall(state, party, action)`` (on a resume, a
+fresh agent hears again each question it was asked, so its memory is rebuilt). Every call
 of the rules is appended to the :class:`~accord.web.store.EventLog` (``start`` with the
 serialized first state, then ``act``/``tick``), so :meth:`RulesGame.resume` rebuilds
-the play after a restart by replaying the log. ``static/play`` is a page that plays any
+the play after a restart by replaying the log (``wall_time``: the time the server was
+down counts). ``static/play`` is a page that plays any
 rules from these routes alone: its panels are those the rules name (``Rules.panels``:
 the offers and the offer on the table for offer protocols, the state and the events
 otherwise).
@@ -29,6 +36,7 @@ otherwise).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import secrets
@@ -90,6 +98,17 @@ class RulesGame:
         agent_seconds: an agent's call slower than this is its failure (a timeout,
             recorded through ``rules.fail``); None: no limit here (a sandboxed seat has
             its own per-call deadline).
+        wall_time: the play's time is the wall time since its start, so the time a
+            server was down counts on a resume (a deadline that passed meanwhile has
+            passed; the log's wall times are the start's, so give the log this clock);
+            by default the clock stops while no server runs.
+        recall: on a resume, the seats are built from the first state and each hears
+            again every question it was asked (``seat.recall(state, party, action)``,
+            its answer as recorded), so a fresh agent rebuilds its memory; by default
+            they are built from the replayed state.
+        loop: the event loop that wakes the play when the rules say it changes by
+            itself (:meth:`Rules.due`); set by :meth:`open`, or given for a play made
+            after start-up. Without one, time moves only on requests.
     """
 
     def __init__(
@@ -109,6 +128,8 @@ class RulesGame:
         on_change: Callable[[], None] | None = None,
         agent_seconds: float | None = None,
         wall_time: bool = False,
+        recall: bool = False,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.rules = rules
         self.people = tuple(people)
@@ -117,27 +138,38 @@ class RulesGame:
         self.clock: Clock = clock or RealClock()
         self.live = live or Live()
         self.tokens = dict(tokens) if tokens else {p: secrets.token_urlsafe(16) for p in people}
-        self._make_seats = seats
+        self.loop = loop
         self._names = tuple(names)
         self._lock = threading.RLock()
+        self._idle = threading.Condition(self._lock)
         self._on_change = on_change
         self.agent_seconds = agent_seconds
         self._driving = False  # a thread is letting the agents act
         self._again = False  # a change came while it did: it looks once more
         self._closed = False  # closed: its agents' answers are dropped
+        self._ended = False  # the seats heard the end
+        self._timer: float | None = None  # when the play is woken next (see _schedule)
         self._offset = 0.0
         self._ticked = 0.0
         self._version = 0
+        self._epoch = 0  # changes not made by a person (an agent's answer outlives the others)
         earlier = log.read(stream)
+        self.recall = recall
         if earlier:
+            self.state = rules.restore(earlier[0].data["state"])
+            self.seats = dict(seats(self.state)) if recall else {}
             self._replay(earlier)
+            if not recall:
+                self.seats = dict(seats(self.state))
             if wall_time:  # the play started at the start record's wall time
                 self._offset = max(self._offset, self.clock.wall() - earlier[0].at)
         else:
             self.state = rules.initial(setup, seed)
+            self.seats = dict(seats(self.state))
             log.append(stream, "start", {"state": rules.serialize(self.state), "seed": seed})
         self._t0 = self.clock.now() - self._offset
-        self.seats = dict(seats(self.state))
+        if earlier and recall and not rules.to_act(self.state):
+            self._end_seats()  # a rebuilt agent hears the end it heard before
 
     @classmethod
     def resume(
@@ -149,8 +181,9 @@ class RulesGame:
         return cls(rules, None, people, kw.pop("seats"), log, **kw)
 
     def _replay(self, events: Sequence[Any]) -> None:
+        """Fold the log into the state; an agent's seat that can (``recall``) hears
+        each question it was asked again, so a fresh agent rebuilds its memory."""
         rules = self.rules
-        self.state = rules.restore(events[0].data["state"])
         self._version = len(events) - 1  # one per change recorded after the start
         for e in events[1:]:
             now = float(e.data["now"])
@@ -161,6 +194,7 @@ class RulesGame:
                 self.state, _ = rules.tick(self.state, float(e.data["tick"]))
                 party = int(e.data["party"])
                 action = rules.action_from_json(self.state, party, e.data["action"])
+                self._recall(party, action)
                 self.state, _ = rules.apply(self.state, party, action, now)
             elif e.kind == "fail":
                 f = e.data["failure"]
@@ -170,12 +204,25 @@ class RulesGame:
                     kind=FailureKind(f["kind"]),
                     message=f["message"],
                 )
+                if failure.kind is not FailureKind.TIMEOUT and f.get("asked", True):
+                    self._recall(failure.party, None)  # asked, and failed (not: hung)
                 self.state, _ = rules.fail(self.state, failure.party, failure, now)
+
+    def _recall(self, party: int, action: Any) -> None:
+        recall = getattr(self.seats.get(party), "recall", None)
+        if callable(recall):
+            with contextlib.suppress(Exception):  # its memory, not the play: never fails it
+                recall(self.state, party, action)
 
     # -- the play ------------------------------------------------------------------------
     def now(self) -> float:
         """Seconds since the play started (continuing across a resume)."""
         return self.clock.now() - self._t0
+
+    @property
+    def t0(self) -> float:
+        """The clock's reading at the play's time 0 (:meth:`now` is ``clock.now() - t0``)."""
+        return self._t0
 
     def _name(self, party: int) -> str:
         return self._names[party] if party < len(self._names) else f"party {party}"
@@ -190,13 +237,17 @@ class RulesGame:
         """The play's lock (held while the play changes; never over an agent's call)."""
         return self._lock
 
-    def _record(self, kind: str, data: dict[str, Any], events: Sequence[Event]) -> None:
+    def _record(
+        self, kind: str, data: dict[str, Any], events: Sequence[Event], person: bool = False
+    ) -> None:
         shown = [e.to_json() for e in events]
         with _one_transaction(self.log):
             self.log.append(self.stream, kind, {**data, "events": shown})
             if self._on_change is not None:
                 self._on_change()
         self._version += 1
+        if not person:
+            self._epoch += 1
         self.live.publish(self.stream, "update", {"kind": kind})
 
     def _tick(self) -> None:
@@ -212,43 +263,77 @@ class RulesGame:
             self._tick()
 
     def act(self, party: int, data: Any) -> None:
-        """A person's wire action (:class:`IllegalAction` if it is not allowed now)."""
+        """A person's wire action (:class:`IllegalAction` if it is not allowed now).
+
+        It may come while an agent thinks (rules where people act at any time): the
+        agent's answer is still played when it comes (see :meth:`run_agents`).
+        """
         with self._lock:
             self._tick()
             action = self.rules.action_from_json(self.state, party, data)
             now = self.now()
             self.state, events = self.rules.apply(self.state, party, action, now)
             record = {"party": party, "action": data, "now": now, "tick": self._ticked}
-            self._record("act", record, list(events))
+            self._record("act", record, list(events), person=True)
 
-    def run_agents(self, limit: int = 10_000) -> None:
-        """Let the agents act while the rules ask one of them (not a person).
-
-        An agent thinks outside the lock, so pages are answered meanwhile: nobody else
-        may act then (it is the agent's turn) and time only passes; if the play moved on
-        while it thought (a deadline passed), its answer is dropped. One thread at a time
-        lets the agents act (a seat is asked by one caller only); a caller that comes
-        while another does returns at once, and the other looks again before it stops.
-        """
+    def fail(self, party: int, kind: FailureKind, message: str) -> None:
+        """Record a failure of ``party`` now through ``rules.fail`` (kept in the log and
+        replayed): for rules that count a person's unreadable requests against them."""
         with self._lock:
+            self._tick()
+            failure = Failure(party, self._name(party), kind, message)
+            self._fail(failure, self.now(), asked=False)
+
+    def run_agents(self, limit: int = 10_000, *, wait: bool = False) -> None:
+        """Let the agents act while the rules ask one of them.
+
+        An agent thinks outside the lock, so pages are answered meanwhile, and people
+        may act if the rules let them. Its answer is played if it is still asked when it
+        answers and nothing but people's actions changed the play meanwhile; if the play
+        moved on otherwise (a deadline passed), its answer is dropped. One caller at a
+        time runs the agents (each agent is asked one question at a time); another
+        caller meanwhile makes it look again, and with ``wait`` waits until it is done
+        (a page that wants the agents' answers before it shows the play).
+        """
+        with self._idle:
             if self._driving:
                 self._again = True
+                while wait and self._driving:
+                    self._idle.wait()
                 return
             self._driving = True
         try:
             while True:
-                self._run_agents(limit)
-                with self._lock:
+                self._run(limit)
+                with self._idle:
                     if not self._again:
                         self._driving = False
-                        return
+                        self._idle.notify_all()
+                        break
                     self._again = False
         except BaseException:
-            with self._lock:
+            with self._idle:
                 self._driving = self._again = False
+                self._idle.notify_all()
             raise
+        self._end_seats()
+        self._schedule()
 
-    def _run_agents(self, limit: int) -> None:
+    def kick(self) -> None:
+        """Bring the play to now and let the agents act in a worker thread, if one is
+        asked (nothing waits for them); else make sure the play is woken when due."""
+        with self._lock:
+            self._tick()
+            asked = any(p in self.seats for p in self.rules.to_act(self.state))
+            if asked and self._driving:
+                self._again = True
+                return
+        if asked:
+            threading.Thread(target=self.run_agents, daemon=True).start()
+        else:
+            self._schedule()
+
+    def _run(self, limit: int) -> None:
         rules = self.rules
         for _ in range(limit):
             with self._lock:
@@ -256,11 +341,12 @@ class RulesGame:
                 k = next((p for p in rules.to_act(self.state) if p in self.seats), None)
                 if k is None:
                     return
-                version = self._version
+                epoch = self._epoch
+                call = self._question(k)
             started = self.now()
             error: Exception | None = None
             try:
-                action = self.seats[k].act(self.state, k)
+                action = call()
             except Exception as exc:  # noqa: BLE001 - an agent's failure, recorded below
                 action, error = None, exc
             took = self.now() - started
@@ -270,8 +356,8 @@ class RulesGame:
             with self._lock:
                 if self._closed:
                     return
-                if self._version != version:
-                    continue
+                if self._epoch != epoch or k not in rules.to_act(self.state):
+                    continue  # the play moved on while it thought: its answer is dropped
                 if error is None:
                     now = self.now()
                     try:
@@ -292,15 +378,57 @@ class RulesGame:
                     failure = failure_of(k, self._name(k), error)
                 self._fail(failure, started)
 
-    def _fail(self, failure: Failure, now: float) -> None:
+    def _question(self, k: int) -> Callable[[], Any]:
+        """The call that asks party ``k``'s seat (made under the lock: a seat with
+        ``prepare`` reads the state now, and the call reads nothing the play changes)."""
+        seat, state = self.seats[k], self.state
+        prepare = getattr(seat, "prepare", None)
+        if callable(prepare):
+            call: Callable[[], Any] = prepare(state, k)
+            return call
+        return lambda: seat.act(state, k)
+
+    def _end_seats(self) -> None:
+        """Once the play is over, every seat hears the result (outside the lock)."""
+        with self._lock:
+            if self._ended or self.rules.to_act(self.state):
+                return
+            self._ended = True
+            result = self.rules.result(self.state)
+        for seat in self.seats.values():
+            with contextlib.suppress(Exception):  # a failing end hook changes nothing
+                seat.end(result)
+
+    def _schedule(self) -> None:
+        """Wake the play when the rules say it next changes by itself."""
+        loop = self.loop
+        if loop is None or loop.is_closed() or self._closed:
+            return
+        with self._lock:
+            due = self.rules.due(self.state) if self.rules.to_act(self.state) else None
+            if due is None or (self._timer is not None and self._timer <= due):
+                return
+            self._timer = due
+            delay = max(0.0, due - self.now())
+        asyncio.run_coroutine_threadsafe(self._wake(due, delay), loop)
+
+    async def _wake(self, due: float, delay: float) -> None:
+        await self.clock.sleep(delay)
+        with self._lock:
+            if self._timer == due:
+                self._timer = None
+        await asyncio.to_thread(self.run_agents)
+
+    def _fail(self, failure: Failure, now: float, asked: bool = True) -> None:
         self.state, events = self.rules.fail(self.state, failure.party, failure, now)
         f = {
             "party": failure.party,
             "name": failure.name,
             "kind": failure.kind.value,
             "message": failure.message,
+            "asked": asked,
         }
-        self._record("fail", {"failure": f, "now": now}, list(events))
+        self._record("fail", {"failure": f, "now": now}, list(events), person=not asked)
 
     def view(self, party: int) -> dict[str, Any]:
         """What ``party`` sees now: observation, allowed actions, visible events."""
@@ -374,8 +502,9 @@ class RulesGame:
 
         return r
 
-    def open(self) -> None:
-        """At start-up: agents that open the play act."""
+    async def open(self) -> None:
+        """At start-up: the play wakes itself when due, and agents that open it act."""
+        self.loop = asyncio.get_running_loop()
         threading.Thread(target=self.run_agents, daemon=True).start()
 
     def close(self) -> None:

@@ -79,9 +79,9 @@ def test_a_hung_agent_holds_up_its_own_participant_only(tmp_path: Path, first: s
         t.join(30)
         assert not t.is_alive()
         (res,) = answer
-        if first == "POST":
-            assert res.status_code == 409  # its game ended while it waited: nothing to do
-            res = stuck.get("/api/han/state")
+        # (a POST's event was taken at once, while the agent hung: the answer waited for
+        # the agent only to show what it did, and shows the game ended meanwhile)
+        assert res.status_code == 200
         result = res.json()["result"]
         assert result["outcome"] == "partner_left" and result["points"] == 4
 

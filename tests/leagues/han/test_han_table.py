@@ -43,8 +43,8 @@ def test_the_agent_driver_is_what_calls_every_agent() -> None:
 
     rec = play(EXAMPLE_1, Watched, Cooperative)
     assert rec.result.outcome == "deal"
-    # every call came from the seat (act; end for GAME_END) inside the driver's step
-    assert callers[-1] == ("end", True) and set(callers[:-1]) == {("act", True)}
+    # every call came from the seat (its ask; end for GAME_END) inside the driver's step
+    assert callers[-1] == ("end", True) and set(callers[:-1]) == {("_ask", True)}
 
 
 def test_an_agent_answers_at_the_time_it_was_asked_and_its_events_go_out_spaced() -> None:
@@ -57,7 +57,9 @@ def test_an_agent_answers_at_the_time_it_was_asked_and_its_events_go_out_spaced(
     t, events = rules.apply(t, 0, Move((hi, hi, hi)), 3.0)
     assert [(e.kind, e.data["t"]) for e in events] == [("SEND_EXPRESSION", 0.0),
                                                        ("SEND_EXPRESSION", 1.1),
-                                                       ("SEND_EXPRESSION", 2.2)]  # fmt: skip
+                                                       ("SEND_EXPRESSION", 2.2),
+                                                       ("answered", 0.0)]  # fmt: skip
+    assert not events[-1].visible_to(0) and not events[-1].visible_to(1)  # the organiser's
     # the person heard each at once; the agent is asked again only when free (at 3.3 s)
     assert rules.to_act(t) == (1,) and t.views["person"].heard[1:] == [hi.owned_by("agent")] * 3
     assert rules.due(t) == 5.0  # nothing waits: the next TIME event

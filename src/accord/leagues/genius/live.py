@@ -30,8 +30,10 @@ person's invalid action against them; the spec says nothing on it and the study 
 error is still recorded against it (a failure is an outcome) and the session goes on.
 Sessions stored before the change keep their recorded invalid actions and replay as stored.
 
-Where both sides are agents (the study server never pairs two), an agent that raises ends
-that step of the driver, as everywhere, so the other side is asked on the next step.
+Two agents at one live table are not what this is for (the study server never pairs
+two; :class:`~accord.leagues.genius.match.Match` runs agent sessions): the driver asks
+the first side that has a seat (both are always asked in the live schedule), so the
+second agent would never be asked.
 
     >>> import tempfile, pathlib
     >>> from accord.leagues.genius.protocol import Action, Rules, VirtualClock

@@ -35,6 +35,7 @@ __all__ = [
     "Relation",
     "SubClass",
     "event_from_json",
+    "page_json",
 ]
 
 Owner = Literal["agent", "person", "system"]
@@ -180,7 +181,13 @@ class Event:
         )
 
     def owned_by(self, owner: Owner) -> Event:
-        return replace(self, owner=owner)
+        """This event sent by ``owner`` (itself when it is already)."""
+        if self.owner == owner:
+            return self
+        e = object.__new__(Event)  # a copy without replace()'s field checks (a hot path)
+        e.__dict__.update(self.__dict__)
+        object.__setattr__(e, "owner", owner)
+        return e
 
     def describe(self, issues: tuple[str, ...] = ()) -> str:
         """One line for the history."""
@@ -254,6 +261,33 @@ def preset(n: int, owner: Owner = "person") -> Event:
         raise InvalidEvent(f"preset utterances are numbered 1..{len(PRESET_UTTERANCES)}; got {n}")
     text, sc = PRESET_UTTERANCES[n - 1]
     return Event(EventKind.SEND_MESSAGE, owner, text=text, subclass=sc, code=n)
+
+
+def page_json(e: Event) -> dict[str, Any]:
+    """``e`` as a page sends it (what :func:`event_from_json` reads back).
+
+    >>> e = replace(preset(3), delay=0.5)
+    >>> page_json(e), event_from_json(page_json(e), "person") == e
+    ({'kind': 'SEND_MESSAGE', 'delay': 0.5, 'preset': 3}, True)
+    """
+    d: dict[str, Any] = {"kind": e.kind.value, "delay": e.delay}
+    if e.kind is EventKind.SEND_EXPRESSION:
+        d["emotion"] = e.emotion
+    elif e.kind is EventKind.SEND_OFFER and e.offer is not None:
+        d["offer"] = e.offer.to_list()
+    elif e.kind is EventKind.SEND_MESSAGE:
+        n = e.code
+        if 1 <= n <= len(PRESET_UTTERANCES) and PRESET_UTTERANCES[n - 1] == (e.text, e.subclass):
+            d["preset"] = n
+        elif e.preference is not None:
+            p = e.preference
+            d["preference"] = {"issue1": p.issue1, "relation": p.relation.value,
+                               "issue2": p.issue2, "query": p.query}  # fmt: skip
+        elif e.subclass is SubClass.BATNA_INFO:
+            d["batna"] = e.value
+        else:
+            d["text"], d["subclass"] = e.text, e.subclass.value
+    return d
 
 
 def event_from_json(raw: Any, owner: Owner) -> Event:

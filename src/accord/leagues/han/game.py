@@ -1,12 +1,18 @@
-"""One game with a person in it, on the shared agent driver: what the web server holds.
+"""One game with a person in it, on the web driver: what the study server holds.
 
 :class:`LiveGame` is the rules of :mod:`accord.leagues.han.table` with people on one or
-both sides, run by :class:`~accord.core.protocols.driver.AgentDriver`: the agent's seat
-(a :class:`~accord.leagues.han.seats.HanSeat`) is asked by the driver, and only by it;
-a person's side has no seat (it is played from outside: its events reach the rules
-through :meth:`LiveGame.submit`). Time is the caller's: :meth:`LiveGame.advance` moves
-the game to ``now`` (the driver ticks the rules and asks the agent whatever is due
-before it), on the server's clock, from ``t0``.
+both sides, played by the web driver (:class:`~accord.web.driver.RulesGame`): the
+agent's seat (a :class:`~accord.leagues.han.seats.HanSeat`) is asked by the driver only,
+outside the game's lock, so a person's event may come while the agent thinks (it waits
+in the person's outbox; the agent's answer is still played); a person's side has no
+seat: its events reach the rules through :meth:`LiveGame.submit`. Every change is in
+the game's stream of an event log, so a game is rebuilt by replaying it (the agent,
+a fresh one, hears again every question it was asked), and its clock is the wall time
+since its start (the time a server was down counts).
+
+Time is the server's clock; with none given, the caller's: :meth:`LiveGame.advance`
+moves the game to ``now`` (what is due happens, and the agent answers what it is asked
+before it).
 
     >>> from accord.leagues.han.agents import FairSplitter
     >>> from accord.leagues.han.domain import EXAMPLE_1
@@ -22,22 +28,39 @@ before it), on the server's clock, from ``t0``.
 
 from __future__ import annotations
 
-from accord.core.protocols.base import Phase
-from accord.core.protocols.driver import AgentDriver
+import asyncio
+from collections.abc import Callable, Mapping
+
+from accord.core.protocols.result import FailureKind
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.domain import GameSpec, Role
 from accord.leagues.han.engine import Game
-from accord.leagues.han.events import Event
+from accord.leagues.han.events import Event, page_json
 from accord.leagues.han.play import MatchRecord
 from accord.leagues.han.queues import SPACING, InboxFlush
 from accord.leagues.han.seats import HanSeat
-from accord.leagues.han.table import SIDES, Move, Table, TableRules
+from accord.leagues.han.table import SIDES, Table, TableRules, person_event
+from accord.tournament.sqlite import SqliteFile
+from accord.web.clock import Clock, VirtualClock
+from accord.web.driver import RulesGame
+from accord.web.store import EventLog
 
 __all__ = ["LiveGame"]
 
 
 class LiveGame:
-    """A game of ``agent`` (None: a person on the agent's side too) against a person."""
+    """A game of ``agent`` (None: a person on the agent's side too) against a person.
+
+    Args:
+        spec: the game (ignored when ``log`` holds the game already: it is resumed).
+        agent: the agent on side 0, or None.
+        start: with no ``clock``, the caller's time at the game's start.
+        log: the event log that keeps the game (its stream ``stream``); default one
+            in memory.
+        clock: the server's clock; the log's must be the same.
+        loop: the server's event loop (the game wakes itself when something is due).
+        on_change: called after every change (see :class:`RulesGame`).
+    """
 
     def __init__(
         self,
@@ -48,25 +71,41 @@ class LiveGame:
         spacing: float = SPACING,
         game_index: int = 0,
         inbox_flush: InboxFlush = "flushable",
+        log: EventLog | None = None,
+        stream: str = "han",
+        clock: Clock | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
-        self.spec = spec
-        self.t0 = start
         self.game_index = game_index
         self.agent = agent
+        self._hand = VirtualClock(start, 0.0) if clock is None else None
+        self.clock: Clock = clock or self._hand  # type: ignore[assignment]
+        if log is None:
+            log = EventLog(SqliteFile(":memory:"), self.clock)
         people = (1,) if agent is not None else (0, 1)
-        self.rules = TableRules(
+        rules = self.rules = TableRules(
             people, spacing=spacing, inbox_flush=inbox_flush, agent_is_person=agent is None
         )
-        seats = [None if agent is None else HanSeat(agent, self.rules, 0, game_index), None]
-        self._at = start
         names = [type(agent).__name__ if agent is not None else "person", "person"]
-        self.driver = AgentDriver(self.rules, spec, seats, names, clock=self._elapsed_now)
         self.names = {"agent": names[0], "person": names[1]}
+
+        def seats(state: Table) -> Mapping[int, HanSeat]:
+            return {} if agent is None else {0: HanSeat(agent, rules, 0, game_index)}
+
+        self.play = RulesGame(
+            rules, spec, people, seats, log, clock=self.clock, names=names, stream=stream,
+            wall_time=True, recall=True, loop=loop, on_change=on_change,
+        )  # fmt: skip
 
     # -- what the server reads ----------------------------------------------------------
     @property
     def table(self) -> Table:
-        return self.driver.state  # type: ignore[no-any-return]
+        return self.play.state  # type: ignore[no-any-return]
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.table.spec
 
     @property
     def game(self) -> Game:
@@ -80,52 +119,57 @@ class LiveGame:
     def expression(self) -> dict[Role, tuple[str, float]]:
         return self.table.expression
 
+    @property
+    def t0(self) -> float:
+        """The clock's reading at the game's start."""
+        return self.play.t0
+
     def elapsed(self, now: float) -> float:
         return now - self.t0
 
-    def _elapsed_now(self) -> float:
-        return self._at - self.t0
-
     def next_due(self) -> float:
-        """The next moment (on the caller's clock) something happens by itself."""
+        """The next moment (on the clock) something happens by itself."""
         due = self.rules.due(self.table)
         return self.t0 + (due if due is not None else self.spec.total_time)
 
     # -- moving it ----------------------------------------------------------------------
-    def advance(self, now: float) -> None:
-        """Do everything due up to ``now``: the driver asks the agent what is due."""
-        self._at = max(self._at, now)
-        d = self.driver
-        if d.phase is Phase.CREATED:  # the driver's origin is game time 0 (its clock reads
-            at, self._at = self._at, self.t0  # game time: now - t0, and t0 may move on a resume)
-            d.start()
-            self._at = at
-        while d.result is None:
-            d.step()
-            if self.rules.asked(d.state, 0) is None or self.agent is None:
-                break
-        if d.result is None and self.rules.is_over(d.state):
-            d.step()  # the game ended meanwhile: the driver ends it (GAME_END to the agent)
+    def _at(self, now: float | None) -> None:
+        if self._hand is not None and now is not None and now > self._hand.now():
+            self._hand.advance(now - self._hand.now())
 
-    def submit(self, role: Role, event: Event, now: float) -> None:
-        """An event of the person on side ``role``, at ``now``."""
-        self.advance(now)
+    def advance(self, now: float | None = None, *, wait: bool = True) -> None:
+        """Do everything due up to now (``now``: the caller's time, with no clock): the
+        agent answers what it is asked first (with ``wait`` false it is asked in a worker
+        thread and not waited for: the game moves to now)."""
+        self._at(now)
+        if wait:
+            self.play.run_agents(wait=True)
+        else:
+            self.play.kick()
+
+    def submit(self, role: Role, event: Event, now: float | None = None) -> None:
+        """An event of the person on side ``role``, at ``now`` (the caller's time, with no
+        clock: what is due before it happens first; on a server's clock it is taken at
+        once, even while the agent thinks)."""
+        hand = self._hand is not None
+        self.advance(now, wait=hand)
         if not self.game.ended:
-            self.driver.act(SIDES.index(role), Move((event,)))
-            self.advance(now)
+            self.play.act(SIDES.index(role), person_event(page_json(event)))
+            self.advance(now, wait=hand)
 
-    def leave(self, role: Role, now: float) -> None:
+    def leave(self, role: Role, now: float | None = None) -> None:
         """``role`` left for good: the game ends now with both BATNAs (outcome ``left``)."""
-        self.advance(now)
+        self.advance(now, wait=self._hand is not None)
         if not self.game.ended:
-            self.rules.leave(self.table, SIDES.index(role), self.elapsed(now))
-            self.advance(now)
+            self.play.act(SIDES.index(role), {"kind": "leave", "args": {}})
 
-    def refuse(self, role: Role, now: float, reason: str) -> None:
+    def refuse(self, role: Role, reason: str, now: float | None = None) -> None:
         """Record an event of ``role`` that could not even be read (the game goes on)."""
-        self.rules.refuse(self.table, SIDES.index(role), reason, self.elapsed(now))
+        self._at(now)
+        self.play.fail(SIDES.index(role), FailureKind.INVALID, reason[:300])
 
     def record(self) -> MatchRecord:
-        rec = MatchRecord(self.game.result, self.game, dict(self.names), self.game_index)
-        rec.feed = list(self.feed)
+        with self.play.lock:
+            rec = MatchRecord(self.game.result, self.game, dict(self.names), self.game_index)
+            rec.feed = list(self.feed)
         return rec

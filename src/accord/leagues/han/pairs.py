@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from accord.core.protocols.result import EndReason
 from accord.leagues.han.domain import GameSpec, Role
-from accord.leagues.han.events import Event, EventKind, InvalidEvent, event_from_json
+from accord.leagues.han.events import Event, EventKind
 from accord.leagues.han.game import LiveGame
 from accord.leagues.han.pairing import Pair, WaitingRoom
 from accord.web.errors import WebError
@@ -52,7 +52,16 @@ class PairHost(Protocol):
     @property
     def heartbeat(self) -> float: ...
 
-    def wake(self, pid: str) -> None: ...
+    def wake(self, *pids: str) -> None: ...
+
+    def live_game(
+        self, spec: GameSpec, agent: Any, stream: str, who: Sequence[str],
+        game_index: int = 0, spacing: float | None = None,
+    ) -> LiveGame: ...  # fmt: skip
+
+    def submit(
+        self, pid: str, m: LiveGame, side: Role, raw: Any, turn: Any = None, **tags: Any
+    ) -> Any: ...
 
     def game_state(self, m: LiveGame, me: Role, pair: Pair | None = None) -> dict[str, Any]: ...
 
@@ -115,16 +124,17 @@ class PairGames:
                 self._exit(pid)
                 return None
             if pair is not None and pair.id not in self.matches:
-                self.matches[pair.id] = self._new_match(pair)
+                stream = self._stream(pair.id)
                 for role, who in pair.sides.items():
                     study.record(
                         who,
                         "paired",
                         {
                             "pair": pair.id, "role": role, "partner": pair.partner_of(who),
-                            "game": self.spec.name,
+                            "game": self.spec.name, "stream": stream,
                         },
                     )  # fmt: skip
+                self.matches[pair.id] = self._game(stream, pair.sides.values())
                 self.s.wake(pair.partner_of(pid))
             return pair
 
@@ -142,8 +152,12 @@ class PairGames:
             study.withdraw(pid, "closed the page while waiting" if why == "gone" else "left")
         self.s.wake(pid)
 
-    def _new_match(self, pair: Pair) -> LiveGame:
-        return LiveGame(self.spec, None, start=pair.formed, spacing=0.0)
+    def _stream(self, pair_id: str) -> str:
+        return f"{self.s.study.design.id}/han-pair/{pair_id}"
+
+    def _game(self, stream: str, who: Any) -> LiveGame:
+        """The pair's game in the study's log (resumed if its stream holds it)."""
+        return self.s.live_game(self.spec, None, stream, list(who), spacing=0.0)
 
     def leave(self, pid: str) -> dict[str, Any]:
         """``pid`` presses Leave: out of the room, or out of the game (which ends with
@@ -161,12 +175,11 @@ class PairGames:
                 return {"done": True, "next": study.view(pid).next}
             m = self.matches[pair.id]
             role = pair.role_of(pid)
-            now = self.s.clock()
             running = not m.game.ended
             if running:
-                m.leave(role, now)
+                m.leave(role)
             study.record(pid, "left", {"while": "playing" if running else "survey",
-                                       "t": m.elapsed(now), "pair": pair.id})  # fmt: skip
+                                       "t": m.elapsed(self.s.clock()), "pair": pair.id})  # fmt: skip
             self.s.record_row(pid, m, None, me=role, pair=pair, left=True)
             study.withdraw(pid, "left the game" if running else "left before the survey")
         self.s.wake(pair.partner_of(pid))
@@ -178,8 +191,7 @@ class PairGames:
         if pair is None:
             return None
         m = self.matches[pair.id]
-        with self.s.lock:
-            m.advance(self.s.clock())
+        m.advance()
         return pair, m
 
     def state(self, pid: str) -> dict[str, Any]:
@@ -221,7 +233,7 @@ class PairGames:
             m = self.matches.get(pair.id) if pair is not None else None
             if pair is None or m is None:
                 return
-            m.advance(self.s.clock())
+            m.advance()
             if m.game.ended:
                 self._open_rows(pair, m)
 
@@ -233,29 +245,13 @@ class PairGames:
         role = pair.role_of(pid)
         if m.game.ended:
             raise WebError(409, "the game is over; answer the survey")
-        study = self.s.study
-        with self.s.lock:
-            now = self.s.clock()
-            try:
-                ev = event_from_json(raw, role)
-            except InvalidEvent as exc:
-                m.refuse(role, now, str(exc))
-                study.record(pid, "refused", {"error": str(exc), "t": m.elapsed(now),
-                                              "parse": True, "pair": pair.id})  # fmt: skip
-                raise WebError(422, str(exc)) from None
-            if role == "agent":
-                ev = _turned(ev)  # the page's columns are partner, undecided, me
-            n = len(m.game.violations)
-            m.submit(role, ev, now)
-            study.record(pid, "event", {"event": ev.to_json(), "raw": raw, "t": m.elapsed(now),
-                                        "pair": pair.id, "role": role})  # fmt: skip
-            refused = m.game.violations[n:] if len(m.game.violations) > n else []
-            if refused:
-                study.record(pid, "refused", {"error": refused[-1].reason, "t": m.elapsed(now)})
-        for who in pair.sides.values():
-            self.s.wake(who)
-        if refused:
-            raise WebError(422, refused[-1].reason)
+        try:
+            turn = (
+                _turned if role == "agent" else None
+            )  # the page's columns: partner, undecided, me
+            self.s.submit(pid, m, role, raw, turn, pair=pair.id, role=role)
+        finally:
+            self.s.wake(*pair.sides.values())
         return self.state(pid)
 
     def survey_target(self, pid: str) -> tuple[Pair, LiveGame, Role]:
@@ -295,24 +291,8 @@ class PairGames:
         d = paired[-1].data
         role: Role = d["role"]
         sides: dict[Role, str] = {role: pid, _OTHER[role]: str(d["partner"])}
-        start = log.index(paired[-1])
-        m = LiveGame(self.spec, None, start=0.0, spacing=0.0)
-        both = [(e.seq, e) for e in log[start:]]
-        for e in self.s.study.events.read(self.s.study.design.id, party=sides[_OTHER[role]]):
-            if e.seq > paired[-1].seq:
-                both.append((e.seq, e))
-        for _, e in sorted(both, key=lambda x: (float(x[1].data.get("t", 0.0)), x[0])):
-            t = float(e.data.get("t", 0.0))
-            who: Role = e.data.get("role") or (role if e.party == pid else _OTHER[role])
-            if e.kind == "event" and "raw" in e.data:
-                ev = event_from_json(e.data["raw"], who)
-                m.submit(who, _turned(ev) if who == "agent" else ev, t)
-            elif e.kind == "refused" and e.data.get("parse"):
-                m.advance(t)
-                m.refuse(who, t, str(e.data["error"]))
-            elif e.kind == "left" and e.data.get("while") == "playing":
-                m.leave(role if e.party == pid else _OTHER[role], t)
-        m.t0 = self.s.clock() - (self.s.study.clock.wall() - paired[-1].at)
+        stream = str(d.get("stream") or self._stream(str(d["pair"])))
+        m = self._game(stream, sides.values())
         pair = Pair(str(d["pair"]), sides, m.t0)
         self.room.restore(pair)
         self.matches[pair.id] = m

@@ -16,8 +16,9 @@ rules' next change (a whole game in milliseconds) or the real one (the driver sl
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -121,14 +122,12 @@ def run(
     rules = TableRules(spacing=spacing, inbox_flush=inbox_flush, person_menu_only=person_menu_only)
     seats = [HanSeat(agent, rules, 0, game_index), HanSeat(person, rules, 1, game_index)]
     names = {"agent": type(agent).__name__, "person": type(person).__name__}
+    now: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = lambda s: time.sleep(min(s, 0.5))  # noqa: E731
     if clock == "virtual":
         v = _Virtual()
-        driver = AgentDriver(rules, spec, seats, names.values(), clock=v.now, sleep=v.sleep)  # type: ignore[arg-type]
-    else:
-        driver = AgentDriver(
-            rules, spec, seats, list(names.values()), clock=time.monotonic,
-            sleep=lambda s: time.sleep(min(s, 0.5)),
-        )  # fmt: skip
+        now, sleep = v.now, v.sleep
+    driver = AgentDriver(rules, spec, seats, list(names.values()), clock=now, sleep=sleep)
     driver.run()
     return record(driver.state, names, game_index)
 
@@ -145,16 +144,10 @@ def play(
     game_index: int = 0,
 ) -> MatchRecord:
     """One game of a fresh ``agent()`` against a fresh ``person()``."""
-    fresh = fresh or Fresh()
-    a, p = fresh(agent), fresh(person)
-    _seed(a, seed)
-    _seed(p, seed + 1)
-    try:
+    with _fresh_sides(agent, person, seed, fresh) as (a, p):
         return run(
             spec, a, p, clock=clock, person_menu_only=person_menu_only, game_index=game_index
         )
-    finally:
-        _close(a, p)
 
 
 def play_sequence(
@@ -162,12 +155,22 @@ def play_sequence(
     fresh: Fresh | None = None,
 ) -> list[MatchRecord]:  # fmt: skip
     """Several games in order against the *same* agent instance (one participant)."""
+    with _fresh_sides(agent, person, seed, fresh) as (a, p):
+        return [run(s, a, p, game_index=i) for i, s in enumerate(specs)]
+
+
+@contextlib.contextmanager
+def _fresh_sides(
+    agent: AgentFactory, person: AgentFactory, seed: int, fresh: Fresh | None
+) -> Iterator[tuple[HanAgent, HanAgent]]:
+    """A fresh ``agent()`` and ``person()``, seeded ``seed`` and ``seed + 1``, stopped
+    (their processes, when isolated) at the end."""
     fresh = fresh or Fresh()
     a, p = fresh(agent), fresh(person)
     _seed(a, seed)
     _seed(p, seed + 1)
     try:
-        return [run(s, a, p, game_index=i) for i, s in enumerate(specs)]
+        yield a, p
     finally:
         _close(a, p)
 

@@ -111,17 +111,9 @@ class Outbox:
 
     def push(self, events: Sequence[Event], now: float) -> int:
         """Queue ``events``; returns how many waiting events a priority one flushed."""
-        flushed = 0
-        if any(e.priority for e in events):
-            kept = deque(e for e in self.queue if not e.flushable)
-            flushed = len(self.queue) - len(kept)
-            self.queue = kept
-        for e in events:
-            if len(self.queue) >= self.limit:
-                self.dropped += 1
-                continue
-            self.queue.append(e)
+        self.queue, flushed, dropped = _queued(self.queue, events, self.limit)
         self.flushed += flushed
+        self.dropped += dropped
         self._start(now)
         return flushed
 
@@ -136,12 +128,9 @@ class Outbox:
     def pop_due(self, now: float) -> Event | None:
         """The event in flight if it is due at ``now``; the next one starts after the spacing."""
         self._start(now)
-        if self.current is None or self.current[1] > now:
-            return None
-        event, due = self.current
-        self.current = None
-        self.free_at = due + self.spacing
-        self._start(now)
+        event = _sent(self, now)
+        if event is not None:
+            self._start(now)
         return event
 
     def _start(self, now: float) -> None:
@@ -196,15 +185,9 @@ class Side:
     def answered(self, events: Sequence[Event], now: float) -> None:
         """The agent's answer to :attr:`asking` (checked by the caller), at ``now``."""
         self.asking = None
-        if any(e.priority for e in events):
-            keep = deque(e for e in self.out if not e.flushable)
-            self.flushed += len(self.out) - len(keep)
-            self.out = keep
-        for e in events:
-            if len(self.out) >= self.limit:
-                self.overflow += 1
-            else:
-                self.out.append(e)
+        self.out, flushed, dropped = _queued(self.out, events, self.limit)
+        self.flushed += flushed
+        self.overflow += dropped
         self._next(now)
 
     def _next(self, now: float) -> bool:
@@ -216,15 +199,40 @@ class Side:
 
     def pop_due(self, now: float) -> Event | None:
         """The event to dispatch at ``now``, if one is due (call :meth:`work` first)."""
-        if self.current is None or self.current[1] > now:
-            return None
-        event, due = self.current
-        self.current = None
-        self.free_at = due + self.spacing
-        return event
+        return _sent(self, now)
 
     def clear(self) -> None:
         self.inbox.clear()
         self.out.clear()
         self.current = None
         self.asking = None
+
+
+def _queued(
+    queue: deque[Event], events: Sequence[Event], limit: int
+) -> tuple[deque[Event], int, int]:
+    """``queue`` with ``events`` added (a priority one first drops the flushable events
+    waiting; beyond ``limit`` events are dropped): the queue, how many were flushed and
+    how many dropped."""
+    flushed = dropped = 0
+    if any(e.priority for e in events):
+        kept = deque(e for e in queue if not e.flushable)
+        flushed = len(queue) - len(kept)
+        queue = kept
+    for e in events:
+        if len(queue) >= limit:
+            dropped += 1
+        else:
+            queue.append(e)
+    return queue, flushed, dropped
+
+
+def _sent(q: Outbox | Side, now: float) -> Event | None:
+    """The event ``q`` has in flight if it is due at ``now`` (``q`` is then busy for its
+    spacing after the event's due time), else None."""
+    current = q.current
+    if current is None or current[1] > now:
+        return None
+    q.current = None
+    q.free_at = current[1] + q.spacing
+    return current[0]

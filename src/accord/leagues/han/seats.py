@@ -26,6 +26,7 @@ sandbox's JSON channel.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from accord.leagues.han.api import AgentError, AgentGone, GameView, HanAgent
@@ -33,6 +34,10 @@ from accord.leagues.han.events import Event, EventKind
 from accord.leagues.han.table import SIDES, Move, Table, TableRules
 
 __all__ = ["AgentError", "HanSeat"]
+
+
+def _NOTHING() -> Move:  # noqa: N802 - a constant call: the side is not asked
+    return Move(())
 
 
 class HanSeat:
@@ -71,14 +76,37 @@ class HanSeat:
         event = self.rules.asked(state, party)
         if event is None:
             return Move(())
+        self._hear(state, event)
+        return self._ask(event)
+
+    def prepare(self, state: Table, party: int) -> Callable[[], Move]:
+        """What the side learnt, read from ``state`` now; the call that asks the agent
+        (it reads nothing of the state: the web driver makes it outside its lock)."""
+        event = self.rules.asked(state, party)
+        if event is None:
+            return _NOTHING
+        self._hear(state, event)
+        return lambda: self._ask(event)
+
+    def recall(self, state: Table, party: int, action: Any) -> None:
+        """On a resume: a fresh agent hears the question it was asked at ``state`` again
+        (its answer was recorded; what it says now is dropped), so its memory is rebuilt."""
+        event = self.rules.asked(state, party)
+        if event is not None:
+            self._hear(state, event)
+            with contextlib.suppress(AgentGone, AgentError):
+                self._ask(event)
+
+    def _hear(self, state: Table, event: Event) -> None:
         view = self._sync(state)
         # the side hears the event as it is asked (its time is the question's)
-        t = state.cursor[0] if state.cursor is not None else state.now
-        view.elapsed = t
+        view.elapsed = state.cursor[0] if state.cursor is not None else state.now
         if event.kind is not EventKind.TIME:
             view.heard.append(event)
         if event.kind is EventKind.SEND_OFFER:
             view.offer = event.offer
+
+    def _ask(self, event: Event) -> Move:
         try:
             out = self.agent.on_event(event)
         except (AgentGone, AgentError):

@@ -2,24 +2,27 @@
 
 Each registered agent is a condition of a one-round study, so each participant meets one
 agent once; the experimenter makes links (N per agent) and watches progress on the
-study's admin page. A participant's game is a :class:`~accord.leagues.han.game.LiveGame`
-(the rules of :mod:`accord.leagues.han.table` on the shared agent driver, which alone
-calls the agent) with the person's side driven by the page; the platform builds a *fresh* agent for every
-participant, in a fresh process of its own unless ``shared_process`` (see
-:mod:`accord.leagues.han.isolation`). The page listens to ``GET /api/han/live``, a server-sent event stream (see
-:mod:`accord.web.live`) that moves the game to now and sends its ``state`` whenever
-something is due (agent events, the 5-second tick, the 1-minute warning, the time
-limit) or the person acted, and ends with the result. ``GET /api/han/state`` gives the
-same state once. The page posts events to ``POST /api/han/event``; a malformed event gets the one error body and is recorded, and
-the game goes on. After the game comes the survey (``POST /api/han/survey``); then the
-game's CSV row (IAGO's columns and the answers) goes into the study's SQLite file.
-``GET /api/han/results`` and ``/api/han/games.csv`` give results per agent and the rows.
-Every event of a running game is stored in the study's SQLite file with its game time
-(``event``: the person's event, with the JSON as submitted; ``refused``: an event that did not parse),
-so a restarted server rebuilds a running game by replaying them into a fresh agent (the
-engine and the agents are deterministic state machines): same board, history and
-refusals. The game clock runs on the wall clock from the stored ``game_start``, so the
-time the server was down counts (a game whose limit passed meanwhile ends on time-out).
+study's admin page. A participant's game is a :class:`~accord.leagues.han.game.LiveGame`:
+the rules of :mod:`accord.leagues.han.table` played by the web driver
+(:class:`~accord.web.driver.RulesGame`), which alone calls the agent, outside every lock
+(a slow agent holds up nobody, and a person's event taken while it thinks waits in the
+person's outbox), and keeps every change in the game's own stream of the study's
+SQLite file. The platform builds a *fresh* agent for every participant, in a fresh
+process of its own unless ``shared_process`` (see :mod:`accord.leagues.han.isolation`).
+The page listens to ``GET /api/han/live``, a server-sent event stream (see
+:mod:`accord.web.live`) that sends its ``state`` whenever the game changed (the driver
+wakes the game when something is due: agent events, the 5-second tick, the time
+limit), at the 1-minute warning, or every 5 s, and ends with the result. ``GET
+/api/han/state`` gives the same state once (after the agent answered what it is asked).
+The page posts events to ``POST /api/han/event``; a malformed event gets the one error
+body, its reason is recorded against the person, and the game goes on. After the game
+comes the survey (``POST /api/han/survey``); then the game's CSV row (IAGO's columns and
+the answers) goes into the study's SQLite file. ``GET /api/han/results`` and
+``/api/han/games.csv`` give results per agent and the rows. A restarted server rebuilds
+each game from its stream (the web driver's replay): a fresh agent hears again every
+question it was asked, so it ends in the state it had; same board, history and
+refusals. The game clock is the wall time since the game's start, so the time the
+server was down counts (a game whose limit passed meanwhile ends on time-out).
 A condition with params ``{"partner": "person"}`` (``han_design(..., pairs=True)``)
 pairs its participants with each other instead: see :mod:`accord.leagues.han.pairs`.
 """
@@ -42,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from accord.core.errors import ConfigError, StateError
+from accord.core.protocols.rules import IllegalAction
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.domain import GameSpec, Role, offer_in_words
 from accord.leagues.han.events import EMOTIONS, PRESET_UTTERANCES, InvalidEvent, event_from_json
@@ -166,6 +170,7 @@ class HanService:
         self.fresh = Fresh()
         self.matches: dict[str, LiveGame] = {}
         self.lock = threading.RLock()  # the maps below, pairing; never held over an agent call
+        self.loop: asyncio.AbstractEventLoop | None = None  # set by open()
         self._game_locks: dict[str, threading.RLock] = {}
         self._last: dict[str, dict[str, Any]] = {}  # each page's last state (see state())
         self._wakers: dict[str, set[tuple[asyncio.Event, asyncio.AbstractEventLoop]]] = {}
@@ -183,11 +188,29 @@ class HanService:
         return is_pairs(self.study.view(pid).params)
 
     # -- games ---------------------------------------------------------------------------
-    def match(self, pid: str) -> LiveGame:
-        """``pid``'s running game, moved to now (built or rebuilt on first use).
+    async def open(self) -> None:
+        """At start-up: games are woken on this loop when something is due."""
+        self.loop = asyncio.get_running_loop()
 
-        Only ``pid``'s own lock is held while its agent is called (building it, its
-        answers): a slow or hung agent delays its own participant, never the others.
+    def live_game(
+        self, spec: GameSpec, agent: HanAgent | None, stream: str, who: Sequence[str],
+        game_index: int = 0, spacing: float | None = None,
+    ) -> LiveGame:  # fmt: skip
+        """A game in the study's log (stream ``stream``; resumed if it holds one) whose
+        changes wake the live streams of ``who``."""
+        return LiveGame(
+            spec, agent, spacing=self.spacing if spacing is None else spacing,
+            game_index=game_index, log=self.study.events, stream=stream,
+            clock=self.study.clock, loop=self.loop, on_change=lambda: self.wake(*who),
+        )  # fmt: skip
+
+    def match(self, pid: str, *, wait: bool = True) -> LiveGame:
+        """``pid``'s running game, moved to now (built or rebuilt on first use); with
+        ``wait``, after its agent answered what it is asked.
+
+        Only ``pid``'s own lock is held while its agent is built or rebuilt; its answers
+        come outside every lock: a slow or hung agent delays its own participant (who
+        waits for it), never the others.
         """
         with self.game_lock(pid):
             with self.lock:
@@ -203,16 +226,19 @@ class HanService:
                     m = self._next_game(pid, str(view.params["agent"]))
                 with self.lock:
                     self.matches[pid] = m
-            m.advance(self.clock())
-            return m
+        m.advance(wait=wait)
+        return m
 
     def game_lock(self, pid: str) -> threading.RLock:
-        """The lock of ``pid``'s game: held while its agent is called, by no one else."""
+        """The lock of ``pid``'s game: held while its agent is built, by no one else."""
         with self.lock:
             lock = self._game_locks.get(pid)
             if lock is None:
                 lock = self._game_locks[pid] = threading.RLock()
             return lock
+
+    def _stream(self, pid: str, k: int) -> str:
+        return f"{self.study.design.id}/han/{pid}/{k}"
 
     def _next_game(self, pid: str, name: str) -> LiveGame:
         """Start ``pid``'s next game of the sequence against the same agent instance."""
@@ -222,50 +248,40 @@ class HanService:
             with self.lock:
                 self.agent_of[pid] = agent
         k = self.played.get(pid, 0)
-        spec = self.specs[k]
-        m = LiveGame(spec, agent, start=self.clock(), spacing=self.spacing, game_index=k)
-        self.study.record(pid, "game_start", {"agent": name, "game": spec.name, "index": k})
-        return m
+        spec, stream = self.specs[k], self._stream(pid, k)
+        self.study.record(
+            pid, "game_start", {"agent": name, "game": spec.name, "index": k, "stream": stream}
+        )
+        return self.live_game(spec, agent, stream, [pid], k)
 
     def _resume(self, pid: str) -> LiveGame | None:
         """Rebuild ``pid``'s agent and games from the log; the running game if there is one.
 
-        Each game's stored events are fed at their game times (the match's clock starts
-        at 0 for the replay) into one fresh agent, so it ends in the state it had; a
-        finished game is run to its stored end. A running game's clock is then set to
-        the wall time elapsed since its ``game_start``.
+        Each game is replayed from its stream into one fresh agent (the web driver's
+        replay: the agent hears every question again), so it ends in the state it had.
         """
         log = self.study.events.read(self.study.design.id, party=pid)
-        starts = [i for i, e in enumerate(log) if e.kind == "game_start"]
+        starts = [e for e in log if e.kind == "game_start"]
         if not starts:
             return None
-        name = str(log[starts[0]].data["agent"])
-        agent = self.fresh(self.agents[name])
+        agent = self.fresh(self.agents[str(starts[0].data["agent"])])
         with self.lock:
             self.agent_of[pid] = agent
+        rowed = {int(e.data.get("index", 0)) for e in log if e.kind == "game_row"}
         running: LiveGame | None = None
-        for k, i in enumerate(starts):
-            stop = starts[k + 1] if k + 1 < len(starts) else len(log)
-            m = LiveGame(self.specs[k], agent, start=0.0, spacing=self.spacing, game_index=k)
-            running = m
-            for e in log[i + 1 : stop]:
-                t = float(e.data.get("t", 0.0))
-                if e.kind == "event" and "raw" in e.data:
-                    m.submit("person", event_from_json(e.data["raw"], "person"), t)
-                elif e.kind == "refused" and e.data.get("parse"):
-                    m.advance(t)
-                    m.refuse("person", t, str(e.data["error"]))
-                elif e.kind == "game_row":
-                    m.advance(float(e.data.get("end", self.specs[k].total_time)))
-                    self.played[pid] = k + 1
-                    running = None
-            if running is not None:
-                running.t0 = self.clock() - (self.study.clock.wall() - log[i].at)
+        for k, e in enumerate(starts):
+            stream = str(e.data.get("stream") or self._stream(pid, k))
+            m = self.live_game(self.specs[k], agent, stream, [pid], k)
+            if k in rowed:
+                self.played[pid] = k + 1
+                running = None
+            else:
+                running = m
         return running
 
     def state(self, pid: str, *, wait: bool = True) -> dict[str, Any]:
-        """What ``pid``'s page shows now. With ``wait`` false (the live stream), a game
-        whose agent is being called answers with the last state sent instead of waiting."""
+        """What ``pid``'s page shows now. With ``wait`` false (the live stream), the
+        agent is not waited for, and a game being built answers with the last state sent."""
         if self._is_pairs(pid):
             return self.pairs.state(pid)
         lock = self.game_lock(pid)
@@ -273,15 +289,17 @@ class HanService:
             with self.lock:
                 last = self._last.get(pid)
             if last is None:
-                raise _Busy(pid)  # its agent is being built or asked: nothing to show yet
+                raise _Busy(pid)  # its agent is being built: nothing to show yet
             return last
         try:
-            m = self.match(pid)
-            out = self.game_state(m, "person")
-            if "result" in out:
-                self._open_row(pid, m)
+            m = self.match(pid, wait=False)
         finally:
             lock.release()
+        if wait:
+            m.advance()
+        out = self.game_state(m, "person")
+        if "result" in out:
+            self._open_row(pid, m)
         with self.lock:
             self._last[pid] = out
         return out
@@ -289,6 +307,10 @@ class HanService:
     def game_state(self, m: LiveGame, me: Role, pair: Pair | None = None) -> dict[str, Any]:
         """What the person on side ``me`` sees; the board's columns are always (other
         side, undecided, me), so the person on the agent's side sees it turned round."""
+        with m.play.lock:  # the game does not change while it is read
+            return self._game_state(m, me, pair)
+
+    def _game_state(self, m: LiveGame, me: Role, pair: Pair | None) -> dict[str, Any]:
         now = self.clock()
         g = m.game
         other: Role = "agent" if me == "person" else "person"
@@ -329,33 +351,42 @@ class HanService:
     def event(self, pid: str, raw: Any) -> dict[str, Any]:
         if self._is_pairs(pid):
             return self.pairs.event(pid, raw)
-        with self.game_lock(pid):
-            out = self._event(pid, raw)
-        self.wake(pid)
-        return out
-
-    def _event(self, pid: str, raw: Any) -> dict[str, Any]:
-        m = self.match(pid)
+        m = self.match(pid, wait=False)  # taken at once, even while the agent thinks
         if m.game.ended:
             raise WebError(409, "the game is over; answer the survey")
+        self.submit(pid, m, "person", raw)
+        return self.state(pid)  # after the agent answered: the page sees what it did
+
+    def submit(
+        self, pid: str, m: LiveGame, side: Role, raw: Any, turn: Any = None, **tags: Any
+    ) -> Any:
+        """``pid``'s page event ``raw`` for side ``side`` of ``m`` (``turn``: how it is
+        turned from the page's view to the game's): read, played, recorded in the
+        study's log; a :class:`WebError` 422 with the reason if it is refused (a
+        malformed event's reason is recorded against the side; the game goes on)."""
         try:
-            ev = event_from_json(raw, "person")
+            ev = event_from_json(raw, side)
         except InvalidEvent as exc:
-            now = self.clock()
-            m.refuse("person", now, str(exc))
-            t = m.elapsed(now)
-            self.study.record(pid, "refused", {"error": str(exc), "t": t, "parse": True})
-            raise WebError(422, str(exc)) from None
-        n = len(m.game.violations)
-        now = self.clock()
-        m.submit("person", ev, now)
-        # stored whether or not the game takes it: a replay must refuse it again, in order
-        self.study.record(pid, "event", {"event": ev.to_json(), "raw": raw, "t": m.elapsed(now)})
-        if len(m.game.violations) > n:
-            reason = m.game.violations[-1].reason
-            self.study.record(pid, "refused", {"error": reason, "t": m.elapsed(now)})
-            raise WebError(422, reason)
-        return self.state(pid)
+            reason = str(exc)[:300]
+            m.refuse(side, reason)
+            t = m.elapsed(self.clock())
+            self.study.record(pid, "refused", {"error": reason, "t": t, "parse": True, **tags})
+            raise WebError(422, reason) from None
+        if turn is not None:
+            ev = turn(ev)
+        n = sum(v.side == side for v in m.game.violations)
+        try:
+            m.submit(side, ev)
+        except IllegalAction as exc:  # the game ended meanwhile
+            raise WebError(409, f"the game is over; answer the survey ({exc.reason})") from None
+        t = m.elapsed(self.clock())
+        m.advance()  # an agent asked meanwhile answers: the event goes out (or is refused)
+        self.study.record(pid, "event", {"event": ev.to_json(), "t": t, **tags})
+        mine = [v for v in m.game.violations if v.side == side]
+        if len(mine) > n:
+            self.study.record(pid, "refused", {"error": mine[-1].reason, "t": t, **tags})
+            raise WebError(422, mine[-1].reason)
+        return ev
 
     def survey(self, pid: str, body: SurveyIn) -> dict[str, Any]:
         pair: Pair | None = None
@@ -489,10 +520,10 @@ class HanService:
             due = min(due, m.t0 + m.spec.total_time - m.spec.warning_time)
         return due
 
-    def wake(self, pid: str) -> None:
-        """Make ``pid``'s open live streams send the state now."""
+    def wake(self, *pids: str) -> None:
+        """Make the open live streams of ``pids`` send the state now."""
         with self.lock:
-            subs = list(self._wakers.get(pid, ()))
+            subs = [s for pid in pids for s in self._wakers.get(pid, ())]
         for wake, loop in subs:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(wake.set)

@@ -33,6 +33,9 @@ class Move:
     or the one event of a person. ``events`` is what the side returned, as it was."""
 
     events: Any = ()
+    leave: bool = False
+    """A person leaves for good (``events`` is then empty): the game ends now with both
+    BATNAs (outcome ``left``)."""
 
 
 @dataclass
@@ -64,6 +67,9 @@ class Table:
     expression: dict[Role, tuple[str, float]] = field(default_factory=dict)
     cursor: tuple[float, int, int] | None = None
     """While a side is asked mid-step: (step time, stage, outbox overflow at its start)."""
+    advanced: float = float("-inf")
+    """Everything due up to this time is done (a tick to it changes nothing); not kept
+    when serialized (a restored table works it out again)."""
 
     @property
     def spec(self) -> GameSpec:

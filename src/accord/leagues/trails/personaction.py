@@ -23,11 +23,12 @@ from accord.leagues.trails.engine import (
     Respond,
     Transfer,
 )
+from accord.leagues.trails.rules import MOST_ASKED
 from accord.web.errors import WebError
 
 __all__ = ["LETTERS", "MAX_CHIPS", "ActIn", "person_action", "refusal"]
 
-MAX_CHIPS = 1000
+MAX_CHIPS = MOST_ASKED
 """The most chips of one colour a request may name (boards hold far fewer)."""
 Count = Annotated[int, Field(ge=0, le=MAX_CHIPS)]
 LETTERS = "ABCDEFGHIJ"

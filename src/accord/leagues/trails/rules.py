@@ -42,7 +42,11 @@ from accord.leagues.trails.engine import (
 )
 from accord.leagues.trails.protocol import COLORED_TRAILS
 
-__all__ = ["TrailsRules"]
+__all__ = ["MOST_ASKED", "TrailsRules"]
+
+MOST_ASKED = 1000
+"""The most chips of one colour a proposal may ask for where the proposer cannot see the
+other's chips (``visibility="own"``): a bound from the chips in play would tell it them."""
 
 
 class TrailsRules(kit.Rules[Setup, Game, Action]):
@@ -71,11 +75,12 @@ class TrailsRules(kit.Rules[Setup, Game, Action]):
         phase = state.phase
         mine = [int(x) for x in state.chips[party]]
         if phase is Phase.PROPOSE:
-            # what the other holds, where the player may see it; else every chip of the colour
-            seen = (
-                state.chips[1 - party] if state.rules.visibility == "full" else state.chips.sum(0)
-            )
-            fields = _chips("give", mine) + _chips("take", [int(x) for x in seen])
+            # what the other holds, where the player may see it; else any number (up to
+            # MOST_ASKED): the game's chips would tell the player what the other holds
+            n = state.board.n_colors
+            full = state.rules.visibility == "full"
+            seen = [int(x) for x in state.chips[1 - party]] if full else [MOST_ASKED] * n
+            fields = _chips("give", mine) + _chips("take", seen)
             return kit.Legal(party, (kit.ActionSpec("propose", fields), kit.ActionSpec("pass")))
         if phase is Phase.RESPOND:
             return kit.Legal(party, (kit.ActionSpec("accept"), kit.ActionSpec("reject")))

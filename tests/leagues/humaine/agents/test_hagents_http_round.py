@@ -123,9 +123,12 @@ def test_full_round_over_http(tmp_path: Any) -> None:
         assert results["Human"]["utility"]["value"] == pytest.approx(round(value, 2))
         assert value > 0
         # every agent message that got through came after a human utterance, and the
-        # agents' own messages only broke R3's simultaneity (the regex seller ignores R2)
+        # agents' own messages only broke R3's simultaneity (the regex seller ignores R2);
+        # an answer a loaded machine delivered after the 8 s negotiation is refused by the
+        # phase, which is no rule the agent broke (seen at load 20: Celia's at t = 8.66 s)
         blocked = [d for d in decisions if not d["permitted"] and d["speaker"] == "Celia"]
-        assert all(d["rule"] == "R3" for d in blocked), blocked
+        late = [d for d in blocked if d["rule"] == "phase" and d["t"] >= 8.0]
+        assert all(d["rule"] == "R3" for d in blocked if d not in late), blocked
     finally:
         for srv in reversed(servers):
             srv.stop()

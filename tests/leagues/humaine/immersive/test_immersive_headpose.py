@@ -20,7 +20,7 @@ from accord.web.testing import chromium_env
 cv2 = pytest.importorskip("cv2", reason="opencv-python-headless<5 (the headpose extra)")
 np = pytest.importorskip("numpy")
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(300)  # a hang guard (a loaded machine is slow, not hung)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from accord.leagues.humaine.rules import RuleConfig
 from accord.leagues.humaine.testing import ServerThread, agent, human, loopback_socket
 from accord.web.testing import VirtualClock, wait_until
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = pytest.mark.timeout(300)  # a hang guard (a loaded machine is slow, not hung)
 
 
 def until(what: str, get: Callable[[], Any]) -> Any:

@@ -32,7 +32,7 @@ from accord.leagues.humaine.testing import (
 from accord.leagues.humaine.ui_server import create_ui_app
 from accord.web.testing import SkipClock, wait_until
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(300)  # a hang guard (a loaded machine is slow, not hung)
 
 
 def wait(what: str, get: Callable[[], Any]) -> Any:

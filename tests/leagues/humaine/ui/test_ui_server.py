@@ -63,7 +63,7 @@ def make(db: Path | str = ":memory:", auto_confirm: bool = True) -> TestClient:
 
 
 def setup_round(c: TestClient, rid: str = RID, budget: float = 50) -> None:
-    meta = {"roundId": rid, "durations": {"warmUp": 1, "round": 45, "post": 6},
+    meta = {"roundId": rid, "durations": {"warmUp": 20, "round": 45, "post": 6},
             "humanBudget": {"currentUnit": "USD", "value": budget}}  # fmt: skip
     assert c.post("/sendRoundMetadata", json=meta).json() == {"status": "acknowledged"}
     c.post("/setUtility", json={**BUYER, "name": "humanUI", "roundId": rid, "token": SECRET})
@@ -80,11 +80,12 @@ def test_the_captured_generation_2_round_folds_into_the_ui_state():
     s = c.get("/api/state").json()
     assert (s["roundId"], s["phase"], s["budget"], s["left"]) == (RID, "warmup", 50.0, 50.0)
     assert s["utility"]["utility"]["cake"]["parameters"]["unitvalue"] == 23.81
-    assert s["remaining"]["round"] is None and 0 < s["remaining"]["warmUp"] <= 1
+    # counting down (generous margins: a loaded machine takes seconds between two calls)
+    assert s["remaining"]["round"] is None and 5 < s["remaining"]["warmUp"] <= 20
     c.post("/startRound", json={"roundId": RID, "roundDuration": 45, "timestamp": "x"})
     c.post("/receiveMessage", json=OFFER)
     s = c.get(f"/api/state?round={RID}").json()
-    assert s["phase"] == "active" and 44 < s["remaining"]["round"] <= 45
+    assert s["phase"] == "active" and 30 < s["remaining"]["round"] <= 45
     assert s["remaining"]["warmUp"] == 0
     assert s["offers"]["Watson"]["price"] == 8.21
     assert s["offers"]["Watson"]["quantity"] == {"egg": 2, "flour": 2, "milk": 1, "sugar": 1}
