@@ -10,10 +10,12 @@ process and its reaped children from ``resource.getrusage``), median with min-ma
 * one call: a JSON round trip to a started sandbox against a Python call;
 * a negotiation tournament: 4 built-in agents (Boulware, Conceder, Linear, Frequency)
   on the bundled 3-party ``holiday`` scenario, no self-play, 2 repetitions (144
-  sessions), serial: ``sandbox="none"`` against ``sandbox="os"`` (one sandbox per agent
-  for the whole run, start-up included; many sessions at once, each sandbox answering
-  all its pending calls in one request, :mod:`accord.tournament.multiplex`) and against
-  the same sandboxes serving one session at a time (the path before batching);
+  sessions), serial: ``sandbox="none"`` against ``sandbox="os"`` (the default: many
+  sessions at once, each sandbox answering all its pending calls in one request,
+  :mod:`accord.tournament.multiplex`; a sandbox is never given a profile its agent's
+  opponents play, :mod:`accord.tournament.admission`, so each agent gets one sandbox
+  per side: 12 for the run, start-up included) and against one sandbox per agent
+  serving one session at a time (``--many-only`` leaves this slow side out);
 * ``long`` (only when asked for, ``--only long``): the same with 8 repetitions (576
   sessions), where start-up weighs less;
 * the same with agents that compute 0.5 ms of CPU per call (``sandbox_agents.Thinker``),
@@ -80,7 +82,15 @@ def _side_by_side(
     a dict of extra figures (``agents_cpu``: CPU seconds of its sandboxed processes;
     ``round_trips``, ``calls``)."""
     out: dict[str, dict[str, Any]] = {
-        k: {"wall": [], "cpu": [], "load": [], "agents_cpu": [], "round_trips": [], "calls": []}
+        k: {
+            "wall": [],
+            "cpu": [],
+            "load": [],
+            "agents_cpu": [],
+            "round_trips": [],
+            "calls": [],
+            "sandboxes": [],
+        }  # fmt: skip
         for k in sides
     }
     for r in range(runs):
@@ -108,6 +118,8 @@ def _side_by_side(
                 f"  {statistics.median(d['round_trips']):.0f} requests for "
                 f"{statistics.median(d['calls']):.0f} calls"
             )
+        if d["sandboxes"]:
+            line += f"  {statistics.median(d['sandboxes']):.0f} sandboxes"
         print(f"{line}  n={w['n']}  load {statistics.median(d['load']):.1f}")
     return out
 
@@ -138,18 +150,22 @@ def tree_cpu(root: int | None = None) -> float:
 
 
 class _AgentsCpu:
-    """Samples :func:`tree_cpu` right before a tournament closes its sandboxes."""
+    """Samples :func:`tree_cpu` right before a tournament closes its sandboxes, and
+    counts them (``boxes``: the sandboxes the run kept, all alive at its end)."""
 
     def __init__(self) -> None:
-        from accord.tournament import runner
+        from accord.tournament import isolation, runner
 
-        self.runner = runner
+        self.runner, self.isolation = runner, isolation
         self.seconds = 0.0
+        self.boxes = 0
         self._close = runner.close_sandboxes
 
     def __enter__(self) -> _AgentsCpu:
         def close() -> None:
             self.seconds = tree_cpu()
+            pool = self.isolation
+            self.boxes = sum(len(v) for v in pool._idle.values()) + len(pool._busy)
             self._close()
 
         self.runner.close_sandboxes = close  # type: ignore[assignment]
@@ -244,7 +260,7 @@ def tournament(runs: int, tmp: Path, reps: int = 2, one_at_a_time: bool = True) 
             sessions[0] = run.total
             if mode == "none":
                 return {}
-            out = {"agents_cpu": agents_cpu.seconds}
+            out = {"agents_cpu": agents_cpu.seconds, "sandboxes": agents_cpu.boxes}
             if ex.hub is not None:
                 out.update(round_trips=ex.hub.round_trips, calls=ex.hub.calls)
             return out
@@ -337,6 +353,11 @@ def main() -> None:
         default="",
         help="comma-separated: startup,call,tournament,long,thinkers,scml,han",
     )
+    ap.add_argument(
+        "--many-only",
+        action="store_true",
+        help="leave out the tournament played one session per sandbox at a time (slow)",
+    )
     args = ap.parse_args()
     why = sandbox_available()
     if why is not None:
@@ -358,7 +379,7 @@ def main() -> None:
         if want("call"):
             out["call"] = call_latency(2000)
         if want("tournament"):
-            out["tournament"] = tournament(args.runs, Path(tmp))
+            out["tournament"] = tournament(args.runs, Path(tmp), one_at_a_time=not args.many_only)
         if "long" in only:  # opt-in: a minute or more
             out["long"] = tournament(args.runs, Path(tmp), reps=8, one_at_a_time=False)
         if want("thinkers"):

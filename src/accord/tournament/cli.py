@@ -294,7 +294,7 @@ def sessions_note(cfg: TournamentConfig, executor: str, sandboxed: bool) -> list
     return [
         f"sessions per sandbox: one at a time ({why}): a sandbox holds no other live "
         "session, but plays every side in turn (it may remember a profile its opponent "
-        "plays now); it costs one round trip per call (about 4x the wall time of many at once "
+        "plays now); it costs one round trip per call (about 3x the wall time of many at once "
         "on the bundled holiday tournament, see docs/sandbox.md)"
     ]
 

@@ -106,16 +106,14 @@ class Game:
     counts: Counter[str] = field(default_factory=Counter)
     first_offer: Offer | None = None
     _result: GameResult | None = None
+    ended: bool = field(default=False, repr=False, compare=False)
+    """Whether the game is over (``phase`` is ENDED; a field, read on every step)."""
 
     @property
     def result(self) -> GameResult:
         if self._result is None:
             raise StateError("the game is still running; no result yet")
         return self._result
-
-    @property
-    def ended(self) -> bool:
-        return self.phase is Phase.ENDED
 
     def apply(self, event: Event, now: float) -> None:
         """Apply ``event`` from its owner at ``now``; an invalid one is recorded, not applied."""
@@ -255,6 +253,7 @@ class Game:
 
     def _end(self, outcome: EndReason, now: float, left_by: str = "") -> None:
         self.phase = Phase.ENDED
+        self.ended = True
         if outcome is EndReason.AGREEMENT:
             assert self.last_offer is not None
             offer: Offer | None = self.last_offer

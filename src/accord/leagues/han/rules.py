@@ -206,6 +206,7 @@ class HanRules(kit.Rules[GameSpec, Game, HanEvent]):
         spec = GameSpec(**fields)
         g = Game(spec, bool(data["person_menu_only"]), bool(data["agent_is_person"]))
         g.phase = Phase(data["phase"])
+        g.ended = g.phase is Phase.ENDED
         g.last_offer = _offer_of(data["last_offer"])
         g.first_offer = _offer_of(data["first_offer"])
         g.accepted = set(data["accepted"])

@@ -73,7 +73,11 @@ class HanSeat:
 
     def act(self, state: Table, party: int) -> Move:
         """The agent's answer to the event its side must answer now."""
-        return self.prepare(state, party)()
+        event = self.rules.asked(state, party)
+        if event is None:
+            return Move(())
+        self._hear(state, event)
+        return self._ask(event)
 
     def prepare(self, state: Table, party: int) -> Callable[[], Move]:
         """What the side learnt, read from ``state`` now; the call that asks the agent

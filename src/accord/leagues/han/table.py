@@ -31,7 +31,7 @@ and cut; the rest goes out spaced.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from accord.core.protocols.result import Failure, FailureKind
@@ -58,6 +58,7 @@ __all__ = ["MAX_EVENTS_PER_CALL", "SIDES", "TICK", "Move", "Table", "TableRules"
 MAX_EVENTS_PER_CALL = 20
 """Events one answer may hold; more is flooding (recorded, cut)."""
 _OTHER: dict[str, Role] = {"agent": "person", "person": "agent"}
+_ROLES: tuple[Role, Role, Role, Role] = ("agent", "agent", "person", "person")
 PERSON_KINDS = ("event", "leave")
 """The wire actions of a person's side beyond the typed ones: ``event`` (one event, every
 the page's JSON: :func:`person_event`) and ``leave``."""
@@ -119,9 +120,9 @@ class TableRules(Rules[GameSpec, Table, Move]):
         if state.game.ended:
             return ()
         people = self._people if state.people == self.people else _parties(state.people)
-        for role, side in state.sides.items():
-            if side.asking is not None:  # one side at most: the rules stop where one is asked
-                return (SIDES.index(role), *people)
+        c = state.cursor  # a side is asked only where a step stopped (the cursor's stage)
+        if c is not None and state.sides[_ROLES[c[1]]].asking is not None:
+            return (c[1] >> 1, *people)
         return people
 
     def is_over(self, state: Table) -> bool:
@@ -151,6 +152,12 @@ class TableRules(Rules[GameSpec, Table, Move]):
     def tick(self, state: Table, now: float) -> tuple[Table, Sequence[Event]]:
         """Do everything due up to ``now`` in time order, stopping where an agent must
         answer first."""
+        cursor = state.cursor
+        if cursor is None:
+            if now <= state.advanced or state.game.ended:
+                return state, ()  # everything up to now is done
+        elif state.sides[SIDES[cursor[1] // 2]].asking is not None:
+            return state, ()  # nothing moves until the side asked answers
         if state.game.ended:
             return state, ()
         n = len(state.feed)
@@ -175,18 +182,28 @@ class TableRules(Rules[GameSpec, Table, Move]):
             g.tick(now)
             if g.ended:
                 self._finish(state, now)
+            elif now > state.advanced:
+                state.advanced = now
 
     def _next_elapsed(self, state: Table) -> float:
-        t = min(state.next_tick, state.spec.total_time)
+        t = min(state.next_tick, state.game.spec.total_time)
         for b in state.boxes.values():
-            d = b.next_due()
-            if d is not None and d < t:
-                t = d
+            c = b.current  # (its next_due, inlined: a hot path)
+            if c is not None and c[1] < t:
+                t = c[1]
         now = state.now
-        for s in state.sides.values():
-            d = s.next_due()
-            if d is not None and max(d, now) < t:
-                t = max(d, now)
+        for side in state.sides.values():
+            c = side.current
+            if c is not None:
+                d = c[1]
+            elif side.out or side.inbox.queue:
+                d = side.free_at
+            else:
+                continue
+            if d < now:
+                d = now
+            if d < t:
+                t = d
         return t
 
     def _resume(self, state: Table) -> bool:
@@ -198,29 +215,33 @@ class TableRules(Rules[GameSpec, Table, Move]):
         """Everything due at ``t`` from ``stage`` on (0/1: the agent's side's outbox and
         loop, 2/3: the person's, 4: the tick); False if it stopped to ask a side."""
         g = state.game
-        state.now = max(state.now, t)
+        if t > state.now:
+            state.now = t
         state.cursor = None
         if stage == 0:
             g.tick(t)
             if g.ended:
                 self._finish(state, t)
                 return True
+        boxes, sides = state.boxes, state.sides
         for s in range(stage, 4):
-            role = SIDES[s // 2]
-            if s % 2 == 0:
-                box = state.boxes.get(role)
-                ev = box.pop_due(t) if box is not None else None
-                if ev is not None:
-                    self._dispatch(state, ev, t)
-                    if g.ended:
-                        return True
+            role = _ROLES[s]
+            if not s & 1:
+                box = boxes.get(role)
+                if box is not None:
+                    ev = box.pop_due(t)
+                    if ev is not None:
+                        self._dispatch(state, ev, t)
+                        if g.ended:
+                            return True
                 continue
-            side = state.sides.get(role)
+            side = sides.get(role)
             if side is None:
                 continue
             before = side.overflow if mark is None or s != stage else mark
             mark = None
-            if side.current is None and t >= side.free_at and side.work(t) and not g.ended:
+            asks = side.current is None and t >= side.free_at and side.work(t)
+            if asks and not g.ended:
                 state.cursor = (t, s, before)
                 return False
             ev = side.pop_due(t)
@@ -245,9 +266,13 @@ class TableRules(Rules[GameSpec, Table, Move]):
             raise IllegalAction(party, action, "party 0 is the agent's side, 1 the person's")
         if not isinstance(action, Move):
             raise IllegalAction(party, action, "an action is a Move of the game")
-        if party not in self.to_act(state):
-            raise IllegalAction(party, action, "this side is not asked now (the game is over)")
         role = SIDES[party]
+        if state.game.ended:
+            raise IllegalAction(party, action, "the game is over")
+        if not state.people[party]:  # (to_act, for one party: a hot path)
+            side = state.sides.get(role)
+            if side is None or side.asking is None:
+                raise IllegalAction(party, action, "this side is not asked now")
         n = len(state.feed)
         if action.leave and state.people[party]:
             self.leave(state, party, now)
@@ -258,13 +283,7 @@ class TableRules(Rules[GameSpec, Table, Move]):
             t = state.cursor[0] if state.cursor is not None else state.now
             self._answered(state, role, good)
             self._advance(state, max(now, state.now))
-            # an answer always changes the play (its question is answered), even with
-            # nothing sent: say so (to the organiser only), so a driver keeps it
-            said = {"t": t, "events": len(good)}
-            return state, [
-                *self._news(state, n),
-                Event("answered", party, said, Visibility.OPERATOR),
-            ]
+            return state, _News(state.feed, n, (party, t, len(good)))
         return state, self._news(state, n)
 
     def _submit(self, state: Table, party: int, action: Move, now: float) -> None:
@@ -389,13 +408,8 @@ class TableRules(Rules[GameSpec, Table, Move]):
         for role in SIDES:
             state.views[role].elapsed = t
 
-    def _news(self, state: Table, since: int) -> list[Event]:
-        out = [
-            Event(e.kind.value, SIDES.index(e.owner) if e.owner in SIDES else None,
-                  {"t": t, **e.to_json()})
-            for t, e in state.feed[since:]
-        ]  # fmt: skip
-        return out
+    def _news(self, state: Table, since: int) -> Sequence[Event]:
+        return _News(state.feed, since) if len(state.feed) > since else ()
 
     # -- what a side sees, the result, the wire -------------------------------------------
     def observe(self, state: Table, party: int | None) -> dict[str, Any]:
@@ -464,6 +478,44 @@ class TableRules(Rules[GameSpec, Table, Move]):
         except InvalidEvent as exc:
             raise IllegalAction(party, data, str(exc)) from None
         return Move((event,))
+
+
+class _News(Sequence[Event]):
+    """The events of a call: what went out on ``feed`` from ``since`` (and, for an
+    agent's answer, an organiser-only ``answered`` event: the answer always changes the
+    play, even with nothing sent, so a driver keeps it), made only when read (the agent
+    driver never reads them)."""
+
+    def __init__(
+        self, feed: list[tuple[float, HanEvent]], since: int,
+        answer: tuple[int, float, int] | None = None,
+    ) -> None:  # fmt: skip
+        self._feed, self._span, self._answer = feed, (since, len(feed)), answer
+        self._made: list[Event] | None = None
+
+    def _events(self) -> list[Event]:
+        if self._made is None:
+            lo, hi = self._span
+            made = [
+                Event(e.kind.value, SIDES.index(e.owner) if e.owner in SIDES else None,
+                      {"t": t, **e.to_json()})
+                for t, e in self._feed[lo:hi]
+            ]  # fmt: skip
+            if self._answer is not None:
+                party, t, n = self._answer
+                said = {"t": t, "events": n}
+                made.append(Event("answered", party, said, Visibility.OPERATOR))
+            self._made = made
+        return self._made
+
+    def __len__(self) -> int:
+        return self._span[1] - self._span[0] + (self._answer is not None)
+
+    def __getitem__(self, k: Any) -> Any:
+        return self._events()[k]
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._events())
 
 
 def _parties(people: tuple[bool, bool]) -> tuple[int, ...]:

@@ -67,6 +67,9 @@ class Table:
     expression: dict[Role, tuple[str, float]] = field(default_factory=dict)
     cursor: tuple[float, int, int] | None = None
     """While a side is asked mid-step: (step time, stage, outbox overflow at its start)."""
+    advanced: float = float("-inf")
+    """Everything due up to this time is done (a tick to it changes nothing); not kept
+    when serialized (a restored table works it out again)."""
 
     @property
     def spec(self) -> GameSpec:
