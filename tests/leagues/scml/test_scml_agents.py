@@ -133,8 +133,8 @@ def test_the_template_agent_breaks_even_as_a_first_level_factory():
 
 def test_the_market_agent_signs_most_demand_profitably_with_few_breaches():
     # issue 26's target (>= 60 % of the exogenous demand, profitable, breaches near zero)
-    # on three seeds where it holds; it does not hold in every world yet (7 of 20 fresh
-    # seeded worlds reach 60 %: docs/scml.md has the per-world table)
+    # on three seeds where it holds; it holds in 71 of 76 feasible fresh seeded worlds,
+    # not in all (docs/scml.md has the per-world tables)
     from accord.leagues.scml.generate import generate_config
     from accord.leagues.scml.report import summary
     from accord.leagues.scml.world import World
@@ -144,7 +144,7 @@ def test_the_market_agent_signs_most_demand_profitably_with_few_breaches():
         s = summary(World(cfg, ["market"] * cfg.n_factories, seed=seed).run())
         (profit,) = s["profit"].values()
         assert s["demand_met"] >= 0.6 and profit > 0, (seed, s["demand_met"], profit)
-        assert s["breaches"] <= 15 and s["bankruptcies"] == 0, (seed, s["breaches"])
+        assert s["breaches"] <= 2 and s["bankruptcies"] == 0, (seed, s["breaches"])
 
 
 def test_a_chain_whose_first_level_costs_exceed_its_catalog_price_does_not_starve():
@@ -215,3 +215,30 @@ def test_the_market_agent_sells_final_demand_from_stock_beyond_its_lines():
     assert s["demand_met"] > old["demand_met"] + 0.05, (s["demand_met"], old["demand_met"])
     assert s["breaches"] == 0 and s["bankruptcies"] == 0
     assert max(_lines_table(w).values()) > cfg.n_lines
+
+
+def test_the_flow_bound_holds_and_is_never_above_the_other_bounds():
+    # bench_scml_worlds.flow_bound: a linear program over the days (raw supply per
+    # first-level factory, every level's lines, a day a level). In small worlds it is
+    # never above the lines and cost bounds, and breach-free all-market worlds never sign
+    # more demand than it allows; a world whose raw supply is cut to a trickle is bounded
+    # by that supply.
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "bench" / "bench_scml_worlds.py"
+    spec = importlib.util.spec_from_file_location("bench_scml_worlds", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for seed in (0, 1, 2):
+        cfg = generate_config(n_steps=20, factories_per_level=[2, 2], seed=seed)
+        flow = bench.flow_bound(cfg)
+        assert 0 < flow <= min(bench.demand_bounds(cfg)) + 1e-9, seed
+        s = summary(World(cfg, ["market"] * 4, seed=seed).run())
+        if s["breaches"] == 0:
+            assert s["demand_met"] <= flow + 1e-9, (seed, s["demand_met"], flow)
+    cfg = generate_config(n_steps=20, factories_per_level=[2, 2], seed=0)
+    ex = cfg.exogenous
+    ex.quantity[~ex.is_sell] = 0  # no raw supply: nothing can be made
+    assert bench.flow_bound(cfg) == pytest.approx(0.0, abs=1e-9)

@@ -52,7 +52,7 @@ Strategy (each rule is one method below):
   moment (agreements reached in other sessions the same day count at once, and so do
   the units its other sessions offer at that moment, ``count_offers``: sessions are
   stepped in lockstep, and two offers accepted in one pass over-committed the plan, so
-  a quarter of the agreements were cancelled at signing).
+  a quarter of the agreements were cancelled at signing; now about 12 %).
 - **Signing.** It signs what it agreed to unless the plan cannot execute it (which its
   negotiators avoid), the cheapest purchases and dearest sales first.
 - **Production.** Every day it runs as many lines as it has inputs and cash for.
