@@ -62,15 +62,17 @@ async function act(body) {
       render(s);
     } catch (e) {
       $("error").textContent = e.message;
-      await refresh();
+      await refresh(true);
     } finally {
       setPending(false);
     }
   });
 }
 
-function refresh() {
-  return api("../api/trails/state").then(render).catch(() => {});
+// The game as the server has it now; ``force``: shown even if the page showed a later
+// version (after a refusal: a change the page heard of may have been rolled back).
+function refresh(force = false) {
+  return api("../api/trails/state").then((s) => render(s, force)).catch(() => {});
 }
 
 function vectorFrom(selector) {
@@ -135,12 +137,12 @@ function renderTransfer(s) {
 let shown = "";
 let version = -1;
 
-function render(s) {
+function render(s, force = false) {
   if (s.released) { go(s.next); return; }
   if (s.waiting) { $("waiting").hidden = false; $("main").hidden = true; return; }
   // answers may overtake each other (a poll's, an act's, a live update): an older one
   // than the page shows is dropped, so the page never steps back to a step that is over
-  if (s.version < version) return;
+  if (s.version < version && !force) return;
   version = s.version;
   const key = JSON.stringify(s);
   if (key === shown) return; // nothing new: keep the page still (no re-layout under the pointer)
