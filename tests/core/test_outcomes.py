@@ -1,3 +1,4 @@
+import itertools
 import math
 
 import numpy as np
@@ -108,3 +109,11 @@ def test_a_million_outcome_space_enumerates_as_arrays():
     rows = big.enumerate_rows()
     assert rows.shape == (10**6, 6)
     assert tuple(rows[123456]) == (1, 2, 3, 4, 5, 6)
+
+
+@pytest.mark.parametrize("n_issues", [1, 2, 3, 4])
+def test_outcome_at_is_the_product_order_for_every_issue_count(n_issues):
+    issues = [IntegerIssue(f"i{k}", k, k + 2 - (k % 2)) for k in range(n_issues)]
+    space = OutcomeSpace(issues)
+    expected = list(itertools.product(*[i.values() for i in issues]))
+    assert [space.outcome_at(f) for f in range(int(space.cardinality))] == expected

@@ -32,7 +32,7 @@ EXPECTED = {
     "Exit": ("exception", "SystemExit: 4", "sys.exit(4)"),
     "Garbage": ("invalid", "", ""),
     "Sleep": ("timeout", "did not return within 2 s; it was pre-empted", "time.sleep"),
-    "Hog": ("exception", "MemoryError", "bytearray"),
+    "Hog": ("exception", "MemoryError", "blocks.append(bytes("),
     "Crash": ("exception", "exit code 3) in Crash's propose()", ""),
 }
 

@@ -428,6 +428,12 @@ class OutcomeSpace:
     def outcome_at(self, flat: int) -> Outcome:
         """The outcome with mixed-radix number ``flat``."""
         digits = self._digits
+        if len(digits) == 3:  # the common shapes written out (agents ask at every new offer)
+            (v0, s0, r0), (v1, s1, r1), (v2, s2, r2) = digits
+            return (v0[flat // s0 % r0], v1[flat // s1 % r1], v2[flat // s2 % r2])
+        if len(digits) == 2:
+            (v0, s0, r0), (v1, s1, r1) = digits
+            return (v0[flat // s0 % r0], v1[flat // s1 % r1])
         if not digits:
             self._require_discrete()
         return tuple([vals[(flat // stride) % radix] for vals, stride, radix in digits])

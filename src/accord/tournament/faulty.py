@@ -105,12 +105,16 @@ class CpuHog(TimeDependent):
 
 
 class MemoryHog(TimeDependent):
-    """Allocates memory until it fails, in ``propose``."""
+    """Allocates memory until it fails, in ``propose``.
+
+    Its blocks are mapped, not written (``bytes(n)`` asks for zeroed pages), so the
+    address-space limit stops it within microseconds even on a loaded machine: a hog that
+    filled each block first raced a short call limit and sometimes timed out instead."""
 
     def propose(self, view: NegotiatorView) -> Outcome | None:
         blocks = []
         while True:
-            blocks.append(bytearray(64 * 1024 * 1024))
+            blocks.append(bytes(64 * 1024 * 1024))
 
 
 class Crasher(TimeDependent):

@@ -214,6 +214,8 @@ def _queued(
     """``queue`` with ``events`` added (a priority one first drops the flushable events
     waiting; beyond ``limit`` events are dropped): the queue, how many were flushed and
     how many dropped."""
+    if not events:
+        return queue, 0, 0
     flushed = dropped = 0
     if any(e.priority for e in events):
         kept = deque(e for e in queue if not e.flushable)

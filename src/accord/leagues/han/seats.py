@@ -67,7 +67,8 @@ class HanSeat:
             view = self.view
             assert view is not None
         data = state.views[self.role]
-        view.heard.extend(data.heard[len(view.heard) :])
+        if len(data.heard) > len(view.heard):
+            view.heard.extend(data.heard[len(view.heard) :])
         view.offer, view.elapsed = data.offer, data.elapsed
         return view
 

@@ -223,21 +223,17 @@ class TableRules(Rules[GameSpec, Table, Move]):
             if g.ended:
                 self._finish(state, t)
                 return True
-        boxes, sides = state.boxes, state.sides
-        for s in range(stage, 4):
-            role = _ROLES[s]
-            if not s & 1:
-                box = boxes.get(role)
-                if box is not None:
-                    ev = box.pop_due(t)
-                    if ev is not None:
-                        self._dispatch(state, ev, t)
-                        if g.ended:
-                            return True
+        for s, role, box, side in _plan(state):
+            if s < stage:
                 continue
-            side = sides.get(role)
-            if side is None:
+            if box is not None:
+                ev = box.pop_due(t)
+                if ev is not None:
+                    self._dispatch(state, ev, t)
+                    if g.ended:
+                        return True
                 continue
+            assert side is not None
             before = side.overflow if mark is None or s != stage else mark
             mark = None
             asks = side.current is None and t >= side.free_at and side.work(t)
@@ -309,9 +305,9 @@ class TableRules(Rules[GameSpec, Table, Move]):
         side.answered(events, t)
 
     def _checked(self, state: Table, role: Role, out: Any) -> list[HanEvent]:
+        if out is None or (type(out) is list and not out):
+            return []  # nothing to say (most answers: a tick)
         g, t = state.game, state.cursor[0] if state.cursor is not None else state.now
-        if out is None:
-            return []
         if not isinstance(out, list | tuple):
             g.refuse(role, t, f"on_event returns a list of Event; got {type(out).__name__}")
             return []
@@ -478,6 +474,24 @@ class TableRules(Rules[GameSpec, Table, Move]):
         except InvalidEvent as exc:
             raise IllegalAction(party, data, str(exc)) from None
         return Move((event,))
+
+
+_Stage = tuple[int, Role, Outbox | None, Side | None]
+
+
+def _plan(state: Table) -> tuple[_Stage, ...]:
+    """The stages of a step this table has (an outbox or a side's loop, each role's), in
+    order: made once (the table's outboxes and sides are fixed when it is made)."""
+    plan: tuple[_Stage, ...] | None = state.plan
+    if plan is None:
+        stages: list[_Stage] = []
+        for s, role in enumerate(_ROLES):
+            box = state.boxes.get(role) if not s & 1 else None
+            side = state.sides.get(role) if s & 1 else None
+            if box is not None or side is not None:
+                stages.append((s, role, box, side))
+        plan = state.plan = tuple(stages)
+    return plan
 
 
 class _News(Sequence[Event]):

@@ -67,6 +67,8 @@ class Table:
     expression: dict[Role, tuple[str, float]] = field(default_factory=dict)
     cursor: tuple[float, int, int] | None = None
     """While a side is asked mid-step: (step time, stage, outbox overflow at its start)."""
+    plan: Any = field(default=None, repr=False, compare=False)
+    """The stages of a step (see :mod:`accord.leagues.han.table`; made on first use)."""
     advanced: float = float("-inf")
     """Everything due up to this time is done (a tick to it changes nothing); not kept
     when serialized (a restored table works it out again)."""
