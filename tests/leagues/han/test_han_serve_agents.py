@@ -1,6 +1,6 @@
 """Agents off the request path under ``accord han serve``: a hung agent holds up only its
-own participant (each game has its own lock, each agent its own process with a per-call
-deadline), and an agent's events reach the page spaced as in ``play`` (1.1 s apart)."""
+own participant (the web driver asks each agent outside every lock, each agent in its own
+process with a per-call deadline), and an agent's events reach the page spaced as in ``play`` (1.1 s apart)."""
 
 from __future__ import annotations
 

@@ -242,3 +242,17 @@ def test_the_flow_bound_holds_and_is_never_above_the_other_bounds():
     ex = cfg.exogenous
     ex.quantity[~ex.is_sell] = 0  # no raw supply: nothing can be made
     assert bench.flow_bound(cfg) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_firm_inputs_signs_demand_only_against_inputs_signed_before_today():
+    # ``firm_inputs=True``: a seller may refuse today's agreements at signing, so final
+    # demand is signed against inputs signed before today; in this 20-day world the
+    # default breaches twice on demand it signed against such agreements, the option
+    # never, for a little less demand
+    from accord.leagues.scml.agents.market import MarketAgent
+
+    cfg = generate_config(n_steps=20, factories_per_level=[2, 2], seed=11)
+    default = summary(World(cfg, [MarketAgent() for _ in range(4)], seed=11).run())
+    firm = summary(World(cfg, [MarketAgent(firm_inputs=True) for _ in range(4)], seed=11).run())
+    assert default["breaches"] == 2 and firm["breaches"] == 0
+    assert default["demand_met"] - 0.02 < firm["demand_met"] <= default["demand_met"]

@@ -730,7 +730,8 @@ def create_han_app(
     ``agent_timeout`` is the seconds one call of an agent may take (default
     :data:`~accord.leagues.han.isolation.TIMEOUT`); a late agent's process is killed and
     its game ends with both BATNAs. Only that participant ever waits on its agent: the
-    others' requests go on (each game has its own lock), and the agent's events reach the
+    web driver asks it outside every lock, so the others' requests go on (and the
+    participant's own events are taken meanwhile), and the agent's events reach the
     page one per 1.1 s at most, as in ``play`` (flood protection).
     ``sandbox`` (``os``, the default, ``process`` or ``none``, see :mod:`accord.sandbox`)
     is how each participant's agent process is isolated.

@@ -55,6 +55,8 @@ Strategy (each rule is one method below):
   a quarter of the agreements were cancelled at signing; now about 12 %).
 - **Signing.** It signs what it agreed to unless the plan cannot execute it (which its
   negotiators avoid), the cheapest purchases and dearest sales first.
+  ``firm_inputs=True`` (off) signs final demand only against inputs signed before
+  today (a seller may still refuse today's agreements): fewer breaches, less demand.
 - **Production.** Every day it runs as many lines as it has inputs and cash for.
 
 Example:
@@ -165,6 +167,7 @@ class MarketAgent(SCMLAgent):
         expected_total: bool = True,
         demand_paced: bool = True,
         count_offers: bool = True,
+        firm_inputs: bool = False,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -187,6 +190,7 @@ class MarketAgent(SCMLAgent):
         self.expected_total = expected_total
         self.demand_paced = demand_paced
         self.count_offers = count_offers
+        self.firm_inputs = firm_inputs
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -442,8 +446,18 @@ class MarketAgent(SCMLAgent):
                 answer[i] = True
                 cash -= c.value
                 self._book(c)
+        # final demand is signed against inputs signed before today (``firm_inputs``):
+        # a seller may still refuse today's agreements
+        today = [contracts[i] for i in buys if answer[i] and not contracts[i].exogenous]
+        held = self.firm_inputs and bool(today)
+        for c in today if held else ():
+            self._book(c, -1)
         for i in sells:
             c = contracts[i]
+            if held and not c.exogenous:
+                held = False
+                for b in today:
+                    self._book(b)
             if c.exogenous:
                 self._offered += c.quantity
                 ok = (
@@ -461,6 +475,8 @@ class MarketAgent(SCMLAgent):
             if ok:
                 answer[i] = True
                 self._book(c)
+        for b in today if held else ():
+            self._book(b)
         for i, yes in enumerate(answer):  # the world reports what was really signed
             if yes:
                 self._book(contracts[i], -1)
