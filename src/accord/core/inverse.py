@@ -91,12 +91,12 @@ class UtilityInverse:
             span = self.max - self.min
             self._scale = _LEVELS / span if span > 0 else 0.0
             keys = ((values - self.min) * self._scale).astype(np.uint16)
-            order = np.argsort(keys, kind="stable")
+            order = keys.argsort(kind="stable")
             self._view = (keys[order], order, {}, -math.inf, size, 0)
 
     def _sort_all(self, values: npt.NDArray[np.float64], cache: dict[int, Outcome]) -> _View:
         """Sort every outcome (exactly): the ends are the extremes (no reductions)."""
-        order = np.argsort(values, kind="stable")  # read one entry per outcome asked for
+        order = values.argsort(kind="stable")  # read one entry per outcome asked for
         keys = values[order].tolist()
         self.min = float(keys[0])
         self.max = float(keys[-1])
@@ -111,7 +111,7 @@ class UtilityInverse:
         floor = np.partition(values, kth)[kth]
         idx = np.flatnonzero(values >= floor)  # ascending: ties keep the stable order
         band = values[idx]
-        o = np.argsort(band, kind="stable")
+        o = band.argsort(kind="stable")
         keys = band[o].tolist()
         self.min = float(values.min())
         self.max = float(keys[-1])
