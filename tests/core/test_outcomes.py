@@ -117,3 +117,16 @@ def test_outcome_at_is_the_product_order_for_every_issue_count(n_issues):
     space = OutcomeSpace(issues)
     expected = list(itertools.product(*[i.values() for i in issues]))
     assert [space.outcome_at(f) for f in range(int(space.cardinality))] == expected
+
+
+@pytest.mark.parametrize("issues", [2, 3, 4])
+def test_categorical_offer_check_rejects_a_bad_value_at_any_position(issues: int) -> None:
+    # written out for two and three issues, a loop otherwise: the same answers
+    space = OutcomeSpace([CategoricalIssue(f"i{k}", ["a", "b"]) for k in range(issues)])
+    good = ("a",) * issues
+    assert space.is_valid(good) and space.is_valid(("b",) * issues)
+    for k in range(issues):
+        for bad in ("c", None, 1, ["a"]):  # unknown, None, another type, unhashable
+            outcome = good[:k] + (bad,) + good[k + 1 :]
+            assert not space.is_valid(outcome), outcome
+    assert not space.is_valid(good[:-1]) and not space.is_valid(good + ("a",))

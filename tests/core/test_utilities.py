@@ -132,3 +132,29 @@ def test_dict_round_trip_preserves_every_utility():
     again = utility_from_dict(u.space, u.to_dict())
     assert np.allclose(again.all(), u.all(), atol=1e-15)
     assert again.reservation == 0.3 and again.discount == 0.9
+
+
+@pytest.mark.parametrize("issues", [1, 2, 3, 4])
+def test_linear_utility_of_each_outcome_is_exactly_its_entry_in_all(issues: int) -> None:
+    # the call (written out for 2 and 3 issues, a loop otherwise) and all() (tables added
+    # in one shape) must give the same floats, bit for bit: agents compare them
+    from accord.core.generate import random_linear_scenario
+
+    u = random_linear_scenario(issues, 4, 2, seed=issues).utilities[1]
+    every = u.all().tolist()
+    for i, outcome in enumerate(u.space):
+        assert u(outcome) == every[i]
+        assert u(list(outcome)) == every[i]
+    with pytest.raises(ValueError):
+        u(tuple(outcome) + ("v0",))
+
+
+def test_a_session_result_built_trusted_equals_the_constructed_one() -> None:
+    from accord.core.protocols.result import EndReason, SessionResult
+
+    fields = (("v0",), EndReason.AGREEMENT, None, 0.5, 3, 2, 0.01, (0.7, 0.2), ("a", "b"))
+    made = SessionResult(*fields, None, [])
+    trusted = SessionResult.trusted(*fields, None, [])
+    assert trusted == made and repr(trusted) == repr(made) and trusted.to_dict() == made.to_dict()
+    with pytest.raises(AttributeError):
+        trusted.steps = 4  # type: ignore[misc]

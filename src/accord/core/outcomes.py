@@ -347,6 +347,14 @@ class OutcomeSpace:
         members = self._members
         if members is not None and type(outcome) is tuple and len(outcome) == len(members):
             try:  # every issue categorical: what their contains() does, in one loop
+                if len(members) == 3:  # (written out for two and three issues)
+                    a, b, c = members
+                    x, y, z = outcome
+                    return x in a and y in b and z in c
+                if len(members) == 2:
+                    a, b = members
+                    x, y = outcome
+                    return x in a and y in b
                 for allowed, v in zip(members, outcome, strict=False):  # same length
                     if v not in allowed:
                         return False

@@ -197,9 +197,22 @@ class LinearAdditiveUtility(UtilityFunction):
         return raw * self.scales[issue]
 
     def __call__(self, outcome: Outcome) -> float:
-        if self._lookups:
+        lookups = self._lookups
+        if lookups:
+            # two and three issues written out (agents ask at every offer): the same sums,
+            # in the same order, as the loop
+            n = len(lookups)
+            if type(outcome) is tuple and len(outcome) == n:
+                if n == 3:
+                    a, b, c = lookups
+                    x, y, z = outcome
+                    return 0.0 + a[x] + b[y] + c[z]
+                if n == 2:
+                    a, b = lookups
+                    x, y = outcome
+                    return 0.0 + a[x] + b[y]
             total = 0.0
-            for lookup, v in zip(self._lookups, outcome, strict=True):
+            for lookup, v in zip(lookups, outcome, strict=True):
                 total += lookup[v]
             return total
         return float(

@@ -389,21 +389,21 @@ class OfferRules(Rules[NegotiationSetup, OfferState, OfferAction]):
         if r is None:
             setup, t, agreement = state.setup, state.end_t, state.agreement
             if agreement is not None:
-                utilities = tuple(u.at(agreement, t) for u in setup.utilities)
+                utilities = tuple([u.at(agreement, t) for u in setup.utilities])
             else:
-                utilities = tuple(u.reservation_at(t) for u in setup.utilities)
-            r = state._result = SessionResult(
-                agreement=agreement,
-                reason=state.reason or EndReason.FAILURE,
-                ended_by=state.ended_by,
-                time=t,
-                steps=state.steps,
-                rounds=-(-state.steps // state.n),
-                elapsed=state.elapsed,
-                utilities=utilities,
-                names=setup.names,
-                failure=state.failure,
-                trace=state.trace,
+                utilities = tuple([u.reservation_at(t) for u in setup.utilities])
+            r = state._result = SessionResult.trusted(
+                agreement,
+                state.reason or EndReason.FAILURE,
+                state.ended_by,
+                t,
+                state.steps,
+                -(-state.steps // state.n),
+                state.elapsed,
+                utilities,
+                setup.names,
+                state.failure,
+                state.trace,
             )
         return r
 
