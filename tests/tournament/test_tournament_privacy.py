@@ -120,3 +120,44 @@ def test_each_sandbox_is_given_one_profile_per_scenario_for_its_whole_life() -> 
                 assert played == sorted(where.values())  # every side of each, once
     finally:
         close_sandboxes()
+
+
+def test_one_at_a_time_records_what_it_gives_so_a_reused_sandbox_keeps_to_one_side() -> None:
+    """``--sessions-per-sandbox one`` applies the same admission: each session goes to
+    a sandbox never given an opponent's profile, and records what it gave; the sandboxes
+    it leaves idle, reused by a run of many at once in the same process, still hold one
+    profile of each scenario (before, they held every side they had played)."""
+    from accord.tournament.admission import holds_of, profile_ids
+    from accord.tournament.isolation import _idle, close_sandboxes
+    from accord.tournament.multiplex import Hub
+    from accord.tournament.scenarios import resolve_scenarios
+    from accord.tournament.schedule import schedule
+    from accord.tournament.session import RunContext, Task, run_session
+
+    cfg = TournamentConfig(
+        (f"{T}Boulware", f"{T}Linear"), ("builtin:bilateral",), rounds=3, sandbox="process"
+    )
+    scenarios = resolve_scenarios(cfg.scenarios, cfg.discretize)
+    ctx = RunContext.from_config(cfg, scenarios)
+    tasks = [Task(s) for s in schedule(cfg, scenarios)]
+    ids = profile_ids(scenarios)
+    (name,) = scenarios
+    both = {ids(name, 0), ids(name, 1)}
+    close_sandboxes()
+    try:
+        for many in (False, True):
+            if many:
+                assert len([r for batch in Hub(ctx).run(tasks) for r in batch]) == len(tasks)
+            else:
+                records = [run_session(task, ctx) for task in tasks]
+                assert [r.session[14] for r in records] == [None] * len(tasks)  # no failure
+            boxes = {k[0]: v for k, v in _idle.items() if v}
+            assert sorted(boxes) == ["Boulware", "Linear"]
+            for agent_boxes in boxes.values():
+                assert len(agent_boxes) == 2  # one per side it plays
+                given = sorted(sorted(holds_of(b).mine) for b in agent_boxes)
+                assert given == sorted([[u] for u in both])  # one side each, recorded
+                for b in agent_boxes:
+                    assert holds_of(b).theirs == both - holds_of(b).mine
+    finally:
+        close_sandboxes()

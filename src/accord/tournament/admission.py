@@ -41,9 +41,18 @@ from typing import Any
 from accord.core.scenario import Scenario
 from accord.tournament.schedule import SessionSpec
 
-__all__ = ["Holds", "ProfileIds", "holds_of", "order_key", "profile_id", "sides_per_agent"]
+__all__ = [
+    "Holds",
+    "ProfileIds",
+    "holds_of",
+    "order_key",
+    "profile_id",
+    "profile_ids",
+    "sides_per_agent",
+]
 
 _HOLDS: weakref.WeakKeyDictionary[Any, Holds] = weakref.WeakKeyDictionary()
+_IDS: list[ProfileIds] = []  # the last few runs' (one per mapping of scenarios)
 
 
 def profile_id(utility: Any, pickled: bytes | None = None) -> str:
@@ -77,6 +86,23 @@ class ProfileIds:
         ids = [self(spec.scenario, p) for p in spec.profiles]
         every = frozenset(ids)
         return [(own, every - {own}) for own in ids]
+
+
+def profile_ids(scenarios: Mapping[str, Scenario]) -> ProfileIds:
+    """The :class:`ProfileIds` of ``scenarios``, kept for the run's next sessions (one
+    at a time, each session asks for its sides).
+
+    >>> from accord.formats import load_scenario
+    >>> sc = {"lunch": load_scenario("lunch")}
+    >>> profile_ids(sc) is profile_ids(sc)
+    True
+    """
+    for ids in _IDS:
+        if ids.scenarios is scenarios:
+            return ids
+    ids = ProfileIds(scenarios)
+    _IDS[:] = [ids, *_IDS[:3]]
+    return ids
 
 
 class Holds:

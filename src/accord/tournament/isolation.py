@@ -51,6 +51,7 @@ from accord.sandbox import (
     agent_code,
     require_mode,
 )
+from accord.tournament.admission import holds_of
 from accord.tournament.config import AgentSpec
 
 __all__ = [
@@ -307,6 +308,11 @@ class SandboxedNegotiator(Negotiator):
         right after answering, and ``propose`` only reads that answer (one request, not
         two; each answer keeps its own deadline and checks)."""
         self._pending: tuple[Any, Any] | None = None  # (turn, counter-offer to read)
+        self.sides: tuple[str, frozenset[str]] | None = None
+        """Its profile in the session and its opponents' (set by the session): its
+        sandbox is then one that was never given an opponent's profile, and it records
+        what it gives (:mod:`accord.tournament.admission`), so a sandbox reused later,
+        one session at a time or many, never holds two sides of a scenario."""
 
     @property
     def data_dir(self) -> Any:
@@ -328,11 +334,15 @@ class SandboxedNegotiator(Negotiator):
 
     def on_start(self, view: NegotiatorView) -> None:
         extra = self._setup(view, self._utility)
+        sides = self.sides
+        fits = None if sides is None else (lambda b: holds_of(b).rank(*sides))
         try:
-            self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir)
+            self._box = _acquire(self.spec, self.mode, self.limits, self.data_dir, fits)
         except AgentFailure as exc:
             self._dead = exc.reason
             raise IsolatedAgentError(exc.reason) from None
+        if sides is not None:
+            holds_of(self._box).add(*sides)  # before it is given anything of the session
         self._call("start", view, extra)
 
     def propose(self, view: NegotiatorView) -> Outcome | None:

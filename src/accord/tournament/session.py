@@ -30,6 +30,7 @@ from accord.core.scenario import Scenario
 from accord.core.time import Deadline
 from accord.core.utilities import UtilityFunction
 from accord.sandbox import SandboxMode
+from accord.tournament.admission import profile_ids
 from accord.tournament.agents import make_negotiator
 from accord.tournament.config import AgentSpec, TournamentConfig
 from accord.tournament.guard import Guarded
@@ -169,7 +170,9 @@ def prepare_session(
         try:
             mode = ctx.sandboxed.get(name)
             if mode is not None:
-                negotiators.append(sandboxed(agent, ctx.limits, utilities[k], memories[k], mode))
+                boxed = sandboxed(agent, ctx.limits, utilities[k], memories[k], mode)
+                boxed.sides = profile_ids(ctx.scenarios).sides(spec)[k]  # its admission
+                negotiators.append(boxed)
             else:
                 neg = make_negotiator(agent)
                 if guarded:
