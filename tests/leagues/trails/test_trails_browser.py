@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -119,11 +120,12 @@ def test_person_against_purb_sees_proposals_and_the_end(tmp_path: Path, web_brow
         page = _join(web_browser, server.url, invite.path, contexts)
         expect(page.locator("#chips-other .chip").first).to_be_visible()  # full visibility
         saw_incoming = False
+        # the page as it stands once its last act is answered (its body not aria-busy): the
+        # person's turn, or the end; a click is decided on that, never on a page that may
+        # still show the step it just left
+        settled = page.locator("body:not([aria-busy]) #whose")
         for _ in range(60):  # the person never trades or moves: the game ends by dormancy
-            page.wait_for_function(
-                "() => !document.getElementById('result').hidden || "
-                "document.getElementById('whose').textContent === 'your turn'"
-            )
+            expect(settled).to_have_text(re.compile("^(your turn|game over)$"))
             if page.locator("#result").is_visible():
                 break
             if page.locator("#propose-box").is_visible():
@@ -134,9 +136,8 @@ def test_person_against_purb_sees_proposals_and_the_end(tmp_path: Path, web_brow
                 page.click("#reject")
             elif page.locator("#transfer-box").is_visible():
                 page.click("#send-transfer")
-            elif page.locator("#end-move").is_visible():
+            else:
                 page.click("#end-move")
-            page.wait_for_timeout(100)
         expect(page.locator("#result")).to_contain_text("Game over")
         assert saw_incoming
         for c in contexts:

@@ -507,7 +507,7 @@ class TrailsService:
             rng = _rng(a) if a is not None else None
             if rng is not None:
                 self.store.set_agent_rng(m.id, dict(rng.bit_generator.state))
-        self._tell(m)
+        self._tell(m, ahead=1)  # in the change: the play counts it once it is recorded
         if g.done and not m.closed:
             m.closed = True
             self.store.close_game(m.id)
@@ -528,13 +528,16 @@ class TrailsService:
                     )
                     self.study.complete(seat, {**result, "player": k})
 
-    def _tell(self, m: _Match) -> None:
+    def _tell(self, m: _Match, ahead: int = 0) -> None:
         """Each participant's page gets its view of the game."""
         for k, seat in enumerate(m.seats):
             if seat is not None:
-                self.study.notify(seat, "trails", self._view(m, k))
+                self.study.notify(seat, "trails", self._view(m, k, ahead))
 
-    def _view(self, m: _Match, me: int) -> dict[str, Any]:
+    def _view(self, m: _Match, me: int, ahead: int = 0) -> dict[str, Any]:
+        """What player ``me``'s page shows; ``version`` counts the play's changes (plus
+        ``ahead``, a change being recorded), so a page drops an answer older than the one
+        it shows (a poll's answer may arrive after a newer live update)."""
         g = m.game
         b = g.board
         other = 1 - me
@@ -542,6 +545,7 @@ class TrailsService:
         last = g.history[-1].to_dict() if g.history else None
         out: dict[str, Any] = {
             "waiting": False,
+            "version": m.play.version + ahead,
             "game": m.id,
             "me": me,
             "rows": b.rows,

@@ -37,22 +37,42 @@ function neighbours(cell, rows, cols) {
   return out;
 }
 
-// One act of the person: every button of the page is disabled while it runs, and the
-// act names the turn and phase it was meant for, so a late or repeated click is refused
-// by the server instead of landing in the next step.
+// One act of the person: every button of the page is disabled while it runs (and the
+// board's squares are not clickable; the body is aria-busy), and the act names the turn and
+// phase it was meant for, so a late or repeated click is refused by the server instead of
+// landing in the next step. A refused or lost answer brings the page back to the game as
+// the server has it (the page may have shown a step that is over).
 const BUTTONS = ["send-proposal", "pass", "accept", "reject", "send-transfer", "end-move"];
+let pending = false;
+function setPending(on) {
+  pending = on;
+  if (on) document.body.setAttribute("aria-busy", "true");
+  else document.body.removeAttribute("aria-busy");
+  if (state) renderBoard(state);
+}
 async function act(body) {
+  if (pending) return;
   $("error").textContent = "";
   const at = state ? { turn: state.turn, phase: state.phase } : {};
   await busy(BUTTONS.map($), async () => {
+    setPending(true);
     try {
       const s = await api("../api/trails/act", { method: "POST", body: { ...body, ...at }, key: newKey() });
       if (s.error) $("error").textContent = s.error;
       render(s);
     } catch (e) {
       $("error").textContent = e.message;
+      await refresh(true);
+    } finally {
+      setPending(false);
     }
   });
+}
+
+// The game as the server has it now; ``force``: shown even if the page showed a later
+// version (after a refusal: a change the page heard of may have been rolled back).
+function refresh(force = false) {
+  return api("../api/trails/state").then((s) => render(s, force)).catch(() => {});
 }
 
 function vectorFrom(selector) {
@@ -65,7 +85,7 @@ function renderBoard(s) {
   board.replaceChildren();
   const me = s.me, other = 1 - s.me;
   const moving = s.myTurn && s.phase === "move";
-  const options = moving
+  const options = moving && !pending
     ? neighbours(s.positions[me], s.rows, s.cols).filter((c) => s.chips[0][s.colors[c]] > 0)
     : [];
   s.colors.forEach((color, cell) => {
@@ -115,10 +135,15 @@ function renderTransfer(s) {
 }
 
 let shown = "";
+let version = -1;
 
-function render(s) {
+function render(s, force = false) {
   if (s.released) { go(s.next); return; }
   if (s.waiting) { $("waiting").hidden = false; $("main").hidden = true; return; }
+  // answers may overtake each other (a poll's, an act's, a live update): an older one
+  // than the page shows is dropped, so the page never steps back to a step that is over
+  if (s.version < version && !force) return;
+  version = s.version;
   const key = JSON.stringify(s);
   if (key === shown) return; // nothing new: keep the page still (no re-layout under the pointer)
   shown = key;
@@ -171,4 +196,4 @@ $("end-move").addEventListener("click", () => act({ kind: "endmove" }));
 
 participant.live({ trails: (s) => render(s) });
 api("../api/trails/state").then(render).catch((e) => { $("error").textContent = e.message; });
-setInterval(() => { if (!state || !state.done) api("../api/trails/state").then(render).catch(() => {}); }, 2000);
+setInterval(() => { if (!state || !state.done) refresh(); }, 2000);
