@@ -71,3 +71,37 @@ def test_a_call_out_of_order_or_unknown_is_one_clear_error() -> None:
         box.call("exec", {"sid": 1, "state": (0.0, 0, 0, None, 0, [])})
     with pytest.raises(StateError, match="^session 7 has not started here$"):
         box.call("propose", {"sid": 7, "state": (0.0, 0, 0, None, 0, [])})
+
+
+def test_a_profile_sent_pickled_to_many_sessions_is_one_object_while_they_live() -> None:
+    """The tournament's batches send a profile pickled once for all its sessions: the
+    host unpickles it once (its inverse then serves every session, as in-process), and
+    forgets it when it holds no session."""
+    import pickle
+
+    from accord.core.protocols.result import EndReason
+    from accord.formats import load_scenario
+    from accord.tournament.config import AgentSpec
+
+    host = JsonBox("boulware").host
+    sc = load_scenario("lunch")
+    mine, other = (pickle.dumps(u) for u in sc.utilities)
+    state = (0.0, 0, 0, None, -1)
+
+    def start(sid: int, utility: bytes) -> list[Any]:
+        arg = {"spec": AgentSpec("B", "boulware"), "utility": utility, "memory": None,
+               "index": 0, "names": ("B", "X"), "rng": (sid, 0), "deadline": None, "cpu": 60.0}  # fmt: skip
+        return ["start", sid, state, (), arg]
+
+    out = host._batch([start(1, mine), start(2, mine), start(3, other)])
+    assert [e[1] for e in out] == [0, 0, 0]
+    views = {sid: host.sessions[sid][1] for sid in (1, 2, 3)}
+    assert views[1].utility is views[2].utility is not views[3].utility
+    assert views[1].utility.space.names == sc.space.names
+    result = pickle.dumps(
+        SessionResult(None, EndReason.DEADLINE, None, 1.0, 0, 0, 0.0, (0.0, 0.0), ("B", "X"))
+    )
+    host._batch([["end", sid, state, (), result] for sid in (1, 2)])
+    assert len(host.utilities) == 2  # session 3 still lives
+    host._batch([["end", 3, state, (), result]])
+    assert host.utilities == {}

@@ -69,6 +69,7 @@ class OfferNegotiatorHost(Host):
         self.cpu_left: dict[int, float] = {}  # CPU seconds each session may still use
         self.seat: _Session | None = None  # the agent driver's one play (JSON only)
         self.space: OutcomeSpace | None = None  # the seat's outcome space
+        self.utilities: dict[bytes, Any] = {}  # each profile sent pickled, unpickled once
 
     def handle(self, op: str, payload: Any) -> Any:
         """A tournament's call (its payload names the session, ``sid``), a ``batch`` of
@@ -199,7 +200,7 @@ class OfferNegotiatorHost(Host):
         offers = OfferLog()
         utility = arg["utility"]
         if type(utility) is bytes:  # pickled once by the organiser for many sessions
-            utility = from_organiser(utility)
+            utility = self._unpickled(utility)
         view = NegotiatorView(
             utility,
             arg["index"],
@@ -216,6 +217,18 @@ class OfferNegotiatorHost(Host):
             offers._append(k, o)
         neg.on_start(view)
 
+    def _unpickled(self, data: bytes) -> Any:
+        """The utility pickled as ``data``, one object for all the sessions given it
+        while the process holds a session (as in-process: its inverse, built by the
+        first, serves them all). Only its own profiles ever arrive here (the organiser's
+        admission); the last 16 are kept."""
+        got = self.utilities.get(data)
+        if got is None:
+            if len(self.utilities) >= 16:
+                del self.utilities[next(iter(self.utilities))]
+            got = self.utilities[data] = from_organiser(data)
+        return got
+
     def _end(self, sid: int, neg: Negotiator, view: NegotiatorView, result: Any) -> float:
         """The session is over: ``on_end``, then nothing of it stays (collected once the
         process holds no session). The process's CPU time used so far."""
@@ -228,6 +241,7 @@ class OfferNegotiatorHost(Host):
         if not self.sessions:  # nothing of this session stays reachable in the next
             from accord.core.inverse import clear_inverses
 
+            self.utilities.clear()
             clear_inverses()  # the LRU would keep this session's utilities reachable
             gc.collect()
         used = resource.getrusage(resource.RUSAGE_SELF)
