@@ -157,6 +157,7 @@ def main() -> None:
     before = load()
     blocks: dict[str, str] = {}
     failed = []
+    errors: list[str] = []  # each failed script's error, repeated last (a log's tail shows it)
     with tempfile.TemporaryDirectory(prefix="run_all-") as tmp, ThreadPoolExecutor(jobs) as pool:
         futures = [pool.submit(run, b, args.smoke, tmp) for b in chosen]
         for b, fut in zip(chosen, futures, strict=True):
@@ -165,6 +166,7 @@ def main() -> None:
                 out, secs = fut.result()
             except RuntimeError as exc:
                 failed.append(b.name)
+                errors.append(str(exc))
                 print(exc, flush=True)
                 continue
             print(out + f"\n[{secs:.1f} s]\n", flush=True)
@@ -174,6 +176,7 @@ def main() -> None:
                 + f": {stamp}, {secs:.0f} s, load when it ended {load()}]\n{out}"
             )
     if failed:
+        print("\n\n".join(errors), file=sys.stderr)
         sys.exit(f"failed: {', '.join(failed)}")
     if args.smoke:
         return

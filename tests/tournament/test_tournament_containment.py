@@ -173,8 +173,9 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(cfg.to_dict()))
     out = tmp_path / "c.sqlite"
     code = "from accord.tournament.cli import app; app()"
-    cmd = [sys.executable, "-c", code, "tournament", str(path), "--out", str(out)]
-    cmd += ["--workers", "2", "--no-report"]
+    # -X faulthandler: a run that does not stop dumps where it waits (see _stop)
+    cmd = [sys.executable, "-X", "faulthandler", "-c", code, "tournament", str(path)]
+    cmd += ["--out", str(out), "--workers", "2", "--no-report"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(
         cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -185,17 +186,31 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
         if out.exists() and _count(out) >= 1:  # the gated agent's sessions are still open
             break
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=30)
+    # the interrupt has landed with the gated sessions open; opening the gate now means
+    # only the run's own stopping can keep it alive (a call held at the gate could hold
+    # a worker up to its 30 s limit, as long as this test waits)
+    gate.unlink()
+    stdout, stderr = _stop(proc, 30)
     assert proc.returncode == 130, stdout + stderr
     assert "interrupted: every finished session is stored" in stderr
     stored = _count(out)
     assert 0 < stored < total
-    gate.unlink()
     again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"{total} sessions ({total - stored} run now)" in again.stdout
     ids = table(out, "SELECT COUNT(*), COUNT(DISTINCT id) FROM sessions")
     assert ids == [(total, total)]
+
+
+def _stop(proc: subprocess.Popen[str], seconds: float) -> tuple[str, str]:
+    """The process's output once it exits; if it has not exited within ``seconds``, fail
+    with the stacks faulthandler dumps on SIGABRT (where it waits)."""
+    try:
+        return proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        stdout, stderr = proc.communicate(timeout=30)
+        pytest.fail(f"the run did not stop within {seconds} s of Ctrl-C:\n{stderr[-6000:]}")
 
 
 def _count(out: Path) -> int:
