@@ -172,7 +172,12 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(cfg.to_dict()))
     out = tmp_path / "c.sqlite"
-    code = "from accord.tournament.cli import app; app()"
+    # Ctrl-C as from a terminal: a child inherits an ignored SIGINT (Python then keeps it
+    # ignored), and code run earlier in this test process may have left it ignored
+    code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from accord.tournament.cli import app; app()"
+    )
     # -X faulthandler: a run that does not stop dumps where it waits (see _stop)
     cmd = [sys.executable, "-X", "faulthandler", "-c", code, "tournament", str(path)]
     cmd += ["--out", str(out), "--workers", "2", "--no-report"]

@@ -182,11 +182,12 @@ def test_example_4_addressee_too_late(env: Env) -> None:
 
 
 def test_example_5_simultaneous_replies_in_real_time(tmp_path: Path) -> None:
-    """Celia is busy (1 s per call), so she has not been sent Watson's reply when hers
+    """Celia is busy (2 s per call), so she has not been sent Watson's reply when hers
     arrives 10 ms later: blocked as simultaneous; 0.3 s later she may speak. The real
-    clock's smoke test: real sleeps, real delivery delays."""
+    clock's smoke test: real sleeps, real delivery delays. (With 1 s per call, a 0.7 s
+    stall of the test's process on a loaded machine let her be sent Watson's reply first.)"""
     app = create_orchestrator_app(db_path=tmp_path / "eo.db")
-    with Env(app, celia=Party("Celia", delay=1.0)) as env:
+    with Env(app, celia=Party("Celia", delay=2.0)) as env:
         agents = [env.celia.agent_spec(COSTS_C), env.watson.agent_spec(COSTS_W)]
         rid = start_round(env.client, round_body(agents, []))  # no UI
         t = env.say(rid, "I would like to buy 2 eggs.")
