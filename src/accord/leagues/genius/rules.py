@@ -60,7 +60,7 @@ from accord.leagues.genius.protocol import (
 from accord.leagues.genius.protocol import Event as GEvent
 from accord.leagues.genius.protocol import Rules as Settings
 
-__all__ = ["GENIUS_PARTIAL", "GeniusRules", "GeniusSetup", "GeniusState", "MAX_ACTIONS"]
+__all__ = ["GENIUS_PARTIAL", "MAX_ACTIONS", "GeniusRules", "GeniusSetup", "GeniusState"]
 
 GENIUS_PARTIAL = protocols.ProtocolInfo(
     "genius-partial-v1",
