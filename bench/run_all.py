@@ -53,7 +53,7 @@ class Bench:
 BENCHES = [
     Bench("startup", "bench_startup.py"),
     Bench("core", "bench_core.py"),
-    Bench("profile", "profile_actions.py", ("--before", "ab5fcfc")),
+    Bench("profile", "profile_actions.py", ("--before", "f04f33b", "--runs", "5")),
     Bench("scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1")),
     Bench("scml", "bench_scml.py", ("--quick",)),
     Bench("tournament", "bench_tournament.py"),
