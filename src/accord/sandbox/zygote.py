@@ -42,7 +42,7 @@ from typing import Any
 
 from accord.sandbox.limits import Limits, preexec
 
-__all__ = ["ForkedProcess", "Zygote", "close_zygotes", "zygote_for", "forking_unavailable"]
+__all__ = ["ForkedProcess", "Zygote", "close_zygotes", "forking_unavailable", "zygote_for"]
 
 _ZYGOTE_BOOT = (
     "import sys; sys.path[:] = {path!r} + [p for p in sys.path if p not in {path!r}]; "
