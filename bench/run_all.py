@@ -58,7 +58,7 @@ BENCHES = [
         "scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1", "--days", "10")
     ),
     Bench("scml", "bench_scml.py", ("--quick",)),
-    Bench("tournament", "bench_tournament.py"),
+    Bench("tournament", "bench_tournament.py", ("--rounds", "2", "--scaling-rounds", "3")),
     Bench("guard", "bench_guard.py", ("--reps", "5"), ("--reps", "1")),
     Bench("scml_isolation", "bench_scml_isolation.py", ("--days", "15"), ("--days", "2")),
     Bench(
