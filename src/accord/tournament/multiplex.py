@@ -115,7 +115,7 @@ PER_BOX = 256
 """Live sessions one sandbox serves at most. Its memory limit is shared by them: once
 its process maps more than half of what its first session left, it takes no more
 sessions than it holds then."""
-HOLD = 0.05
+HOLD = 0.1
 """An idle sandbox's calls wait for the calls its other sessions will make next while
 those sessions are in a batch of another sandbox that has run less than this many
 seconds: then one request carries them all. A slower batch holds nobody."""
@@ -309,7 +309,10 @@ class Hub:
         self.watched = 0  # batches that ran long enough to be watched call by call
         self._main: greenlet | None = None
         self._closed = False
-        self._deferred: list[list[tuple[greenlet, Game]]] = []  # start after 1, 2... flushes
+        self._deferred: list[list[tuple[greenlet, Game]]] = []  # phases 1, 2... (_phase)
+        self._leaders: dict[greenlet, int] = {}  # phase 0's sessions: calls they made
+        self._lead = 0  # the most calls one of them made
+        self._phases = 0  # how many phases were deferred at the start
         self._pickles: dict[int, tuple[Any, bytes]] = {}
         self.ids = ProfileIds(ctx.scenarios)
 
@@ -344,7 +347,11 @@ class Hub:
         if self._closed:
             raise _Abandoned
         assert self._main is not None
-        slot.queue.append((greenlet.getcurrent(), wire, budget, peers))
+        g = greenlet.getcurrent()
+        if self._deferred and g in self._leaders:
+            n = self._leaders[g] = self._leaders[g] + 1
+            self._lead = max(self._lead, n)
+        slot.queue.append((g, wire, budget, peers))
         entry: list[Any] = self._main.switch()
         return entry
 
@@ -373,14 +380,15 @@ class Hub:
                     if plan is None:
                         break
                     self._begin(todo.popleft(), plan, done, live, first)
-                first = False
+                if first:
+                    self._phases, first = len(self._deferred), False
                 if done:
                     yield done
                     done = []
                 if not live:
                     continue
-                if self._flush(done, live) or not any(s.inflight for s in self._all()):
-                    self._next_phase(done, live)  # (nothing in flight: start them now)
+                self._next_phase(done, live)
+                self._flush(done, live)
                 self._wait(done, live)
             if done:
                 yield done
@@ -492,13 +500,21 @@ class Hub:
             self._deferred.extend([] for _ in range(phase - len(self._deferred)))
             self._deferred[phase - 1].append((g, game))
             return
+        if phased:
+            self._leaders[g] = 0
         self._resume(g, done, live, game)
 
     def _next_phase(self, done: list[SessionRecord], live: set[greenlet]) -> None:
-        """Start the next group of phased sessions (see :func:`_phase`), if any."""
-        if self._deferred:
+        """Start the phased sessions (:func:`_phase`) whose turn has come: phase ``r``
+        once a session of phase 0 has made its call ``r`` (or no call waits at all)."""
+        while self._deferred and (
+            self._lead > self._phases - len(self._deferred) + 1
+            or not any(s.inflight or s.queue for s in self._all())
+        ):
             for g, game in self._deferred.pop(0):
                 self._resume(g, done, live, game)
+        if not self._deferred:
+            self._leaders.clear()
 
     def _resume(
         self,
