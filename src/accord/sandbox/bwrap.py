@@ -42,7 +42,7 @@ from pathlib import Path
 from accord.core.errors import StateError
 from accord.sandbox.datadir import DATA_IN
 
-__all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
+__all__ = ["SCRATCH", "Mounts", "bwrap_command", "os_strategy"]
 
 SCRATCH = "/tmp"
 BYTECODE = "/.accord-bytecode"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from accord.core.errors import AccordError, ConfigError
 
 __all__ = [
+    "PROCESS_GIVES_UP",
     "AgentCrashed",
     "AgentFailure",
     "AgentProtocolError",
@@ -27,7 +28,6 @@ __all__ = [
     "Limits",
     "SandboxMode",
     "SandboxUnavailable",
-    "PROCESS_GIVES_UP",
 ]
 
 

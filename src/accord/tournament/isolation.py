@@ -56,8 +56,8 @@ from accord.tournament.config import AgentSpec
 
 __all__ = [
     "BASE_MB",
-    "SANDBOX_CHOICES",
     "OFFERS",
+    "SANDBOX_CHOICES",
     "IsolatedAgentError",
     "SandboxedNegotiator",
     "Started",

@@ -52,11 +52,11 @@ from accord.web.runner import ServerError, ServerThread, free_port, loopback_soc
 
 __all__ = [
     "CHROMIUM_ARGS",
+    "WAIT_TIMEOUT",
     "ServerProcess",
     "ServerThread",
     "SkipClock",
     "VirtualClock",
-    "WAIT_TIMEOUT",
     "chromium_path",
     "free_port",
     "loopback_socket",
