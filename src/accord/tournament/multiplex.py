@@ -616,8 +616,11 @@ class Hub:
         for s in busy:  # a slow batch: wake at each call it reports done
             if s.watch and s.done < len(s.inflight) and s.box.progress_fd is not None:
                 poller.register(s.box.progress_fd, select.POLLIN)
-        left = min(min(s.box.deadline, s.due, s.began + HOLD if held else math.inf) for s in busy)
-        left -= time.monotonic()
+        now = time.monotonic()
+        left = min(min(s.box.deadline, s.due) for s in busy)
+        if held:  # wake when a batch grows too old to hold them (a held sandbox then sends)
+            left = min([left] + [s.began + HOLD for s in busy if s.began + HOLD > now])
+        left -= now
         ready = {fd for fd, _ in poller.poll(max(0, math.ceil(left * 1000)))}
         now = time.monotonic()
         for fd, slot in by_fd.items():
