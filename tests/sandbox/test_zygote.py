@@ -77,3 +77,13 @@ def test_a_forked_sandbox_fails_as_a_started_one_does() -> None:
         box.call("sleep", 30)
     assert not box.alive and box._proc.wait(5) == 128 + 9  # killed through its pidfd
     box.close()
+
+
+def test_no_zygote_where_sandboxes_cannot_make_namespaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A root organiser without unprivileged user namespaces (the ``drop`` strategy):
+    sandboxes start one bubblewrap each, as before."""
+    from accord.sandbox import bwrap
+    from accord.sandbox.zygote import zygote_for
+
+    monkeypatch.setattr(bwrap, "os_strategy", lambda: "drop")
+    assert zygote_for(HOST, [ENTRIES], [], LIMITS) is None
