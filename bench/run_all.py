@@ -53,8 +53,10 @@ class Bench:
 BENCHES = [
     Bench("startup", "bench_startup.py"),
     Bench("core", "bench_core.py"),
-    Bench("profile", "profile_actions.py", ("--before", "ab5fcfc")),
-    Bench("scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1")),
+    Bench("profile", "profile_actions.py", ("--before", "f04f33b", "--runs", "5")),
+    Bench(
+        "scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1", "--days", "10")
+    ),
     Bench("scml", "bench_scml.py", ("--quick",)),
     Bench("tournament", "bench_tournament.py"),
     Bench("guard", "bench_guard.py", ("--reps", "5"), ("--reps", "1")),
@@ -83,7 +85,7 @@ BENCHES = [
     Bench(
         "negmas_agents",
         "bench_negmas_agents.py",
-        ("--budget", "30"),
+        ("--budget", "30", "--jobs", "2"),
         ("--limit", "1", "--packages", "negmas_negolog", "--out", "{tmp}/agents.md"),
         tail=1,
     ),
