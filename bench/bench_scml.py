@@ -2,10 +2,13 @@
 
 Prints, in one run:
 
-- simulated days per second for a 50-day and a 100-day world with 5 factories (3 at
-  the first process, 2 at the second), ours with the built-in trader agents, the
-  peer's with its default decentralizing agents (DecentralizingAgent,
-  MarketAwareDecentralizingAgent, IndDecentralizingAgent), and the speed ratio;
+- CPU and wall per simulated day of a 50-day world with 5 factories (3 at the first
+  process, 2 at the second), ours with the built-in trader agents, the peer's with its
+  default decentralizing agents (DecentralizingAgent, MarketAwareDecentralizingAgent,
+  IndDecentralizingAgent): the two sides interleaved run by run (the side that goes
+  first alternating), each world timed by ``time.process_time`` and ``perf_counter``
+  around ``run()`` only (generation apart), the ratio per repetition by CPU, median and
+  range, with the load and the versions;
 - our per-day time at 20 and at 200 days (the cost per day should stay flat).
 
 Targets: ours >= 10x the peer's days/s; per-day time at 200 days within 1.3x of 20 days.
@@ -14,8 +17,8 @@ The peer runs in its own virtualenv (bench/.venv-scml, created on first use with
 ``pip install scml==0.8.4``; scml is never a dependency of accord), with its logs
 switched off (``no_logs=True, compact=True``) so that it runs as fast as it can.
 
-    python bench/bench_scml.py           # full run (a few minutes: the peer is slow)
-    python bench/bench_scml.py --quick   # one peer world per size, fewer repetitions
+    python bench/bench_scml.py           # 3 interleaved repetitions (the peer is slow)
+    python bench/bench_scml.py --quick   # 2 repetitions, fewer worlds for the flat check
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from accord.leagues.scml.generate import generate_config
 from accord.leagues.scml.world import World
+from benchlib import load, summary, versions
 from peer_venv import peer_python
 
 HERE = Path(__file__).resolve().parent
@@ -48,15 +52,14 @@ procs = job["processes"]
 out = []
 for n_steps in job["days"]:
     agents = [types[i % len(types)] for i in range(len(procs))]
-    t0 = time.perf_counter()
     cfg = SCML2021World.generate(agent_types=agents, agent_processes=procs, n_steps=n_steps,
                                  n_processes=max(procs) + 1, random_agent_types=False)
     world = SCML2021World(**cfg, no_logs=True, compact=True)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     world.run()
-    t2 = time.perf_counter()
-    out.append({"days": n_steps, "done": int(world.current_step), "setup": t1 - t0,
-                "run": t2 - t1})
+    t2, c2 = time.perf_counter(), time.process_time()
+    out.append({"days": n_steps, "done": int(world.current_step), "run": t2 - t1,
+                "cpu": c2 - c1})
 print("RESULT" + json.dumps(out))
 """
 
@@ -80,16 +83,21 @@ def peer(days: list[int]) -> list[dict[str, float]]:
 
 
 def ours(days: int, seed: int, counts: list[int] | None = None) -> float:
-    """Seconds to simulate one world (run only; generation is timed apart)."""
+    """CPU seconds to simulate one world (run only; generation is timed apart)."""
+    return ours_cpu(days, seed, counts)[0]
+
+
+def ours_cpu(days: int, seed: int, counts: list[int] | None = None) -> tuple[float, float]:
+    """(CPU, wall) seconds to simulate one world (run only; generation apart)."""
     cfg = generate_config(n_steps=days, factories_per_level=counts or [3, 2], seed=seed)
     world = World(cfg, ["trader"] * cfg.n_factories, seed=seed)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     world.run()
-    return time.perf_counter() - t0
+    return time.process_time() - c0, time.perf_counter() - t0
 
 
 def per_day(days: int, seeds: range, repeats: int) -> float:
-    """Median over seeds of the best-of-``repeats`` per-day time (robust to a busy machine)."""
+    """Median over seeds of the best-of-``repeats`` per-day CPU time (ours only: the flat check)."""
     return statistics.median(min(ours(days, s) for _ in range(repeats)) / days for s in seeds)
 
 
@@ -104,22 +112,37 @@ def main() -> None:
         )
         return
     peer_python(PEER_VENV, PEER)
-    peer_reps = 1 if args.quick else 2
-    our_seeds = range(3 if args.quick else 5)
+    reps = 2 if args.quick else 3
     repeats = 2 if args.quick else 3
+    days = 50
+    print(f"load before: {load()}; {versions(PEER_PY, 'scml')}")
+    got: dict[str, list[tuple[float, float]]] = {"ours": [], "peer": []}  # (CPU, wall) per day
+    for r in range(reps):
+        for side in ("ours", "peer") if r % 2 == 0 else ("peer", "ours"):
+            if side == "ours":
+                cpu, wall = ours_cpu(days, r)
+                got["ours"].append((cpu / days, wall / days))
+            else:
+                p = peer([days])[0]
+                got["peer"].append((p["cpu"] / p["done"], p["run"] / p["done"]))
+    ratios = [pc / oc for (oc, _), (pc, _) in zip(got["ours"], got["peer"], strict=True)]
 
-    print("SCML 2021 world, 5 factories (3 + 2), simulated days per second (run only)")
-    print(f"{'days':>6} {'accord d/s':>12} {'scml 0.8.4 d/s':>15} {'speed-up':>9}")
-    ratios = []
-    for days in (50, 100):
-        runs = [r for _ in range(peer_reps) for r in peer([days])]
-        peer_dps = statistics.median(r["done"] / r["run"] for r in runs)
-        our_dps = 1.0 / per_day(days, our_seeds, repeats)
-        ratios.append(our_dps / peer_dps)
+    def ms(xs: list[float]) -> str:
+        m, lo, hi = summary([x * 1e3 for x in xs])
+        return f"{m:.1f} ({lo:.1f}-{hi:.1f})"
+
+    print(
+        f"SCML 2021 world, 5 factories (3 + 2), {days} days, run only; {reps} interleaved "
+        f"repetitions, median (min-max); load after: {load()}"
+    )
+    for side, label in (("ours", "accord (trader)"), ("peer", "scml 0.8.4 (decentralizing)")):
         print(
-            f"{days:>6} {our_dps:>12.1f} {peer_dps:>15.2f} {our_dps / peer_dps:>8.1f}x", flush=True
+            f"  {label:<28} CPU ms/day {ms([c for c, _ in got[side]]):>24}"
+            f"   wall ms/day {ms([w for _, w in got[side]]):>24}"
         )
-
+    m, lo, hi = summary(ratios)
+    print(f"  ratio per repetition (CPU): {m:.1f}x ({lo:.1f}-{hi:.1f}x)")
+    ratios = [m]
     print("\nAccord per-day cost as the world grows (5 factories, trader agents)")
     short = per_day(20, range(8), repeats)
     long = per_day(200, range(8 if not args.quick else 4), max(1, repeats - 1))

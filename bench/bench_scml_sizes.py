@@ -133,11 +133,11 @@ def main() -> None:
     print(
         f"SCML per simulated day, ours ({args.agent} agents, {days} days) vs scml 0.8.4 "
         f"SCML2021World (decentralizing agents, {peer_days} days, no_logs), "
-        f"{reps} interleaved repetitions (n per cell)"
+        f"interleaved repetitions (n per row)"
     )
     print(f"load before / after: {start_load} / {load()}; {versions(py, 'scml')}")
     print(
-        f"{'factories':>9} {'levels':>13} {'ours CPU ms/day':>22} {'peer CPU ms/day':>22} "
+        f"{'factories':>9} {'n':>2} {'levels':>13} {'ours CPU ms/day':>22} {'peer CPU ms/day':>22} "
         f"{'ratio (min-max)':>20} {'ours wall':>9} {'peer wall':>9} {'negs/day':>8} "
         f"{'ms/neg':>6}"
     )
@@ -157,7 +157,7 @@ def main() -> None:
             peer_txt, ratio_txt, pw_txt = "-", "-", "-"
         ours_txt = f"{oc[0]:>8.1f} ({oc[1]:.1f}-{oc[2]:.1f})"
         print(
-            f"{n:>9} {'+'.join(map(str, lv)):>13} {ours_txt:>22} {peer_txt:>22} "
+            f"{n:>9} {len(ours):>2} {'+'.join(map(str, lv)):>13} {ours_txt:>22} {peer_txt:>22} "
             f"{ratio_txt:>20} {ow:>9.1f} {pw_txt:>9} {negs:>8.1f} {per_neg:>6.3f}"
         )
     if any(r[4] for r in rows):

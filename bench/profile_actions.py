@@ -10,11 +10,14 @@ The sessions are the default mode, guarded and cold per agent (new agents each s
 each runs its own set-up; a profile's sorted outcomes are built once and shared, as in
 a tournament: see bench/bench_core.py); the line after the table gives what cold per
 scenario (every session sorting its profiles again) adds. ``--before REF`` runs the same
-in a child on the source of git revision REF first, so the two tables sit side by side
-in time (load hits both alike).
+in fresh interpreters on the source of git revision REF too, the two sides interleaved
+run by run (the side that goes first alternating, so load hits both alike); each figure
+is the median (and range) over ``--runs`` runs a side. The fused session loop inlines the
+trace and offer-log appends, so the profiler counts them in "the step"; their cost per
+offer is given apart, by ``timeit`` of the same statements.
 
     python bench/profile_actions.py            # 600 sessions on 3x7, a 15-day 10-factory world
-    python bench/profile_actions.py --before f04f33b
+    python bench/profile_actions.py --before f04f33b --runs 5
     python bench/profile_actions.py --smoke
 """
 
@@ -22,14 +25,18 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import os
+import platform
 import pstats
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from accord.agents.timebased import TimeDependent
 from accord.core import Deadline, Session
@@ -159,51 +166,138 @@ def scml_day(days: int, n: int) -> Callable[[], int]:
     return run
 
 
-def before(ref: str, smoke: bool) -> None:
-    """This script on git revision ``ref``'s source, in a child (printed as it is)."""
-    with tempfile.TemporaryDirectory(prefix="profile-before-") as tmp:
-        archive = subprocess.run(
-            ["git", "archive", ref, "src"], cwd=ROOT, capture_output=True, check=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        env = {**os.environ, "PYTHONPATH": str(Path(tmp) / "src")}
-        cmd = [sys.executable, __file__, *(["--smoke"] if smoke else [])]
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
-    print(f"BEFORE (source of {ref})\n{out}\nAFTER (this tree)")
+def inlined_trace_us() -> float:
+    """Microseconds per offer of the trace and offer-log appends the fused step inlines
+    (two tuple appends and two length checks; the profiler counts them in "the step"),
+    by ``timeit`` of the same statements."""
+    import timeit
+
+    items: list[tuple[int, tuple[int, ...]]] = []
+    pending: list[tuple[int, int, int, tuple[int, ...], float]] = []
+    offer = (1, 2, 3)
+
+    def appends() -> None:
+        items.append((0, offer))
+        if len(items) >= 4096:
+            items.clear()
+        pending.append((5, 0, 1, offer, 0.5))
+        if len(pending) >= 4096:
+            pending.clear()
+
+    best = min(timeit.repeat(appends, number=20_000, repeat=5))
+    return best / 20_000 * 1e6
+
+
+def measure(smoke: bool) -> dict[str, object]:
+    """One run of everything: per-action and per-day figures and shares."""
+    n = 20 if smoke else 600
+    sessions(20, True)()  # warm-up: imports
+    plain, actions, share = breakdown(sessions(n, True), SESSION_PARTS)
+    c0 = time.process_time()
+    sessions(n, True, per_scenario=True)()
+    scenario = (time.process_time() - c0) / n * 1e6
+    days, size = (3, 4) if smoke else (15, 10)
+    day_plain, _, day_share = breakdown(scml_day(days, size), SCML_PARTS)
+    return {
+        "n": n,
+        "actions": actions,
+        "per_action_us": plain / actions * 1e6,
+        "per_session_us": plain / n * 1e6,
+        "shares": share,
+        "scenario_us": scenario,
+        "trace_us": inlined_trace_us(),
+        "days": days,
+        "size": size,
+        "per_day_ms": day_plain / days * 1e3,
+        "day_shares": day_share,
+    }
+
+
+def child_run(src: Path, smoke: bool) -> dict[str, Any]:
+    """:func:`measure` in a fresh interpreter on the source tree ``src``."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    cmd = [sys.executable, __file__, "--json", *(["--smoke"] if smoke else [])]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def med(xs: list[float], digits: int = 2) -> str:
+    m = statistics.median(xs)
+    if len(xs) == 1:
+        return f"{m:.{digits}f}"
+    return f"{m:.{digits}f} ({min(xs):.{digits}f}-{max(xs):.{digits}f})"
+
+
+def report(label: str, runs: list[dict[str, Any]]) -> None:
+    """The median (and range) over runs of each figure, and each part's time."""
+    r0 = runs[0]
+    per = [r["per_action_us"] for r in runs]
+    print(f"{label}, {len(runs)} run(s), median (min-max)")
+    print(
+        f"One session's actions: {r0['n']} guarded 100-round Boulware-Conceder sessions on "
+        f"3x7, cold per agent: {r0['actions']} actions;"
+    )
+    print(
+        f"  {med(per)} us CPU per action, {med([r['per_session_us'] for r in runs], 1)} us "
+        "per session (its fixed costs spread over its actions)"
+    )
+    for name in r0["shares"]:
+        us = [r["shares"][name] * r["per_action_us"] for r in runs]
+        share = statistics.median(r["shares"][name] for r in runs)
+        print(f"  {name:<74} {share * 100:5.1f}%  {med(us):>18} us")
+    print(
+        "  (of the step: the trace and offer-log appends the fused loop inlines, "
+        f"{med([r['trace_us'] for r in runs], 3)} us per offer by timeit)"
+    )
+    print(
+        "cold per scenario (each session sorts both profiles again): "
+        f"{med([r['scenario_us'] for r in runs], 1)} us per session"
+    )
+    print(
+        f"\nOne SCML day: {r0['size']} factories (2 levels), market agents, {r0['days']} days: "
+        f"{med([r['per_day_ms'] for r in runs])} ms CPU per day"
+    )
+    for name in r0["day_shares"]:
+        ms = [r["day_shares"][name] * r["per_day_ms"] for r in runs]
+        share = statistics.median(r["day_shares"][name] for r in runs)
+        print(f"  {name:<74} {share * 100:5.1f}%  {med(ms):>18} ms")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--before", default="", help="git revision to profile first, side by side")
+    ap.add_argument("--before", default="", help="git revision to profile too, interleaved")
+    ap.add_argument("--runs", type=int, default=0, help="runs a side (default 5; smoke 1)")
+    ap.add_argument("--json", action="store_true", help="one run in this process, as JSON")
     args = ap.parse_args()
+    if args.json:
+        print(json.dumps(measure(args.smoke)))
+        return
+    runs = args.runs or (1 if args.smoke else 5)
+    here = ROOT / "src"
+    start_load = os.getloadavg()[0]
+    got: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory(prefix="profile-before-") as tmp:
+        if args.before:
+            archive = subprocess.run(
+                ["git", "archive", args.before, "src"], cwd=ROOT, capture_output=True, check=True
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        for r in range(runs):
+            sides = ["before", "after"] if r % 2 == 0 else ["after", "before"]
+            for side in sides:
+                if side == "before" and not args.before:
+                    continue
+                src = Path(tmp) / "src" if side == "before" else here
+                got[side].append(child_run(src, args.smoke))
+    print(
+        f"each run a fresh interpreter; {'before and after interleaved run by run; ' if args.before else ''}"
+        f"load {start_load:.1f} / {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        f"(before / after); python {platform.python_version()}"
+    )
     if args.before:
-        before(args.before, args.smoke)
-    n = 20 if args.smoke else 600
-    sessions(20, True)()  # warm-up: imports
-    plain, actions, share = breakdown(sessions(n, True), SESSION_PARTS)
-    per = plain / actions * 1e6
-    print(f"One session's actions: {n} guarded 100-round Boulware-Conceder sessions on 3x7,")
-    print(
-        f"cold per agent: {actions} actions, {per:.2f} us CPU per action, "
-        f"{plain / n * 1e6:.1f} us per session (its fixed costs spread over its actions)"
-    )
-    for name, f in share.items():
-        print(f"  {name:<74} {f * 100:5.1f}%  {f * per:6.2f} us")
-    c0 = time.process_time()
-    sessions(n, True, per_scenario=True)()
-    strict = (time.process_time() - c0) / n * 1e6
-    print(
-        f"cold per scenario (each session sorts both profiles again): {strict:.1f} us per session"
-    )
-    days, size = (3, 4) if args.smoke else (15, 10)
-    plain, _, share = breakdown(scml_day(days, size), SCML_PARTS)
-    per = plain / days * 1e3
-    print(
-        f"\nOne SCML day: {size} factories (2 levels), market agents, {days} days: {per:.2f} ms CPU per day"
-    )
-    for name, f in share.items():
-        print(f"  {name:<74} {f * 100:5.1f}%  {f * per:6.2f} ms")
+        report(f"\nBEFORE (source of {args.before})", got["before"])
+    report("\nAFTER (this tree)" if args.before else "\nThis tree", got["after"])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ Each benchmark below runs as its own script (a fresh interpreter, this tree's Ac
 the load before and after, and the versions. The scripts interleave their two sides run
 by run and print medians and ranges themselves.
 
-    python bench/run_all.py                    # every benchmark (an hour or more)
+    python bench/run_all.py                    # every benchmark (about 15 min on a quiet machine)
     python bench/run_all.py --only core,scml_sizes,startup
     python bench/run_all.py --skip core,profile
     python bench/run_all.py --smoke            # tiny inputs, ours only; prints, writes nothing
@@ -14,7 +14,11 @@ by run and print medians and ranges themselves.
 
 Every benchmark is in ``--smoke``; that is what tests/bench/test_bench_smoke.py runs: it
 checks that each benchmark still runs, never a time (four at once: most of their wall
-time is imports and servers starting). A full run takes one benchmark at a time.
+time is imports and servers starting). A full run takes one benchmark at a time and
+stamps each block with its wall and CPU seconds (the script and its children) and the
+load; the meta block gives the run's total. A partial run (``--only``/``--skip``) adds a
+line to the meta block saying which blocks it replaced, when and at what load. If a
+benchmark fails, the others' blocks are still written (and the run exits non-zero).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,8 +53,10 @@ class Bench:
 BENCHES = [
     Bench("startup", "bench_startup.py"),
     Bench("core", "bench_core.py"),
-    Bench("profile", "profile_actions.py", ("--before", "ab5fcfc")),
-    Bench("scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1")),
+    Bench("profile", "profile_actions.py", ("--before", "f04f33b", "--runs", "5")),
+    Bench(
+        "scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1", "--days", "10")
+    ),
     Bench("scml", "bench_scml.py", ("--quick",)),
     Bench("tournament", "bench_tournament.py"),
     Bench("guard", "bench_guard.py", ("--reps", "5"), ("--reps", "1")),
@@ -70,15 +77,15 @@ BENCHES = [
     Bench(
         "speech",
         "bench_speech_accuracy.py",
-        (),
+        ("--no-general", "--no-fsg"),
         ("--limit", "1", "--no-general", "--no-fsg"),
-        tail=8,
+        tail=4,
     ),
     Bench("negmas_bridge", "bench_negmas_bridge.py", ("--part", "overhead")),
     Bench(
         "negmas_agents",
         "bench_negmas_agents.py",
-        ("--budget", "30"),
+        ("--budget", "30", "--jobs", "2"),
         ("--limit", "1", "--packages", "negmas_negolog", "--out", "{tmp}/agents.md"),
         tail=1,
     ),
@@ -90,6 +97,12 @@ BENCHES = [
     ),
 ]
 MARK = re.compile(r"(<!-- run_all:(\w+) -->\n)(.*?)(<!-- /run_all:\2 -->)", re.S)
+
+
+def cpu_children() -> float:
+    """CPU seconds (user + system) of every child this process has reaped so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def run(bench: Bench, smoke: bool, tmp: str) -> tuple[str, float]:
@@ -128,6 +141,40 @@ def write(path: Path, blocks: dict[str, str]) -> list[str]:
     return [n for n in blocks if n not in found]
 
 
+def utc() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def commit() -> str:
+    """This tree's commit (short), with "+ changes" if it has uncommitted ones."""
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout
+
+    head = git("rev-parse", "--short", "HEAD").strip() or "?"
+    return head + (" + changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def peers() -> str:
+    """The peers' versions, each read in its own venv (absent venvs are skipped)."""
+    found = []
+    for venv, pkg in ((".venv-negmas", "negmas"), (".venv-scml", "scml")):
+        py = HERE / venv / "bin" / "python"
+        if py.exists():
+            code = f"import importlib.metadata as m; print(m.version('{pkg}'))"
+            out = subprocess.run([str(py), "-c", code], capture_output=True, text=True)
+            found.append(f"{pkg} {out.stdout.strip() or '?'}")
+    return "peers (their own venvs): " + (", ".join(found) or "none installed")
+
+
+def meta_text(path: Path) -> str:
+    """The meta block's text as it is in ``path`` (without its fences), or ""."""
+    for m in MARK.finditer(path.read_text()):
+        if m.group(2) == "meta":
+            return m.group(3).removeprefix("```text\n").removesuffix("```\n").rstrip("\n")
+    return ""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="tiny inputs; print, write nothing")
@@ -155,6 +202,7 @@ def main() -> None:
     chosen = [b for b in BENCHES if (not only or b.name in only) and b.name not in skip]
     jobs = args.jobs or (4 if args.smoke else 1)
     before = load()
+    start, cpu0, last_cpu = time.perf_counter(), cpu_children(), cpu_children()
     blocks: dict[str, str] = {}
     failed = []
     errors: list[str] = []  # each failed script's error, repeated last (a log's tail shows it)
@@ -169,26 +217,35 @@ def main() -> None:
                 errors.append(str(exc))
                 print(exc, flush=True)
                 continue
-            print(out + f"\n[{secs:.1f} s]\n", flush=True)
-            stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+            # one at a time (the full run): the CPU its script and children used
+            cpu, last_cpu = cpu_children() - last_cpu, cpu_children()
+            cpu_txt = f", CPU {cpu:.0f} s" if jobs == 1 else ""
+            print(out + f"\n[{secs:.1f} s{cpu_txt}]\n", flush=True)
             blocks[b.name] = (
                 f"[bench/{b.script} {' '.join(b.full)}".rstrip()
-                + f": {stamp}, {secs:.0f} s, load when it ended {load()}]\n{out}"
+                + f": {utc()}, wall {secs:.0f} s{cpu_txt}, load when it ended {load()}]\n{out}"
             )
     if failed:
         print("\n\n".join(errors), file=sys.stderr)
-        sys.exit(f"failed: {', '.join(failed)}")
-    if args.smoke:
-        return
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    if not only and not skip:  # a partial run stamps only its own blocks
-        blocks["meta"] = (
-            f"generated by bench/run_all.py {' '.join(sys.argv[1:])}".rstrip()
-            + f"\n{stamp}; load before / after: {before} / {load()}\n{versions()}"
+    if not args.smoke:
+        wall, cpu = time.perf_counter() - start, cpu_children() - cpu0
+        what = (
+            f"{utc()}: bench/run_all.py {' '.join(sys.argv[1:])}".rstrip()
+            + f" on {commit()}, wall {wall / 60:.1f} min, CPU {cpu / 60:.1f} min, load before"
+            f" / after: {before} / {load()}"
+            + (f"; FAILED (block kept from before): {', '.join(failed)}" if failed else "")
         )
-    missing = write(args.out, blocks)
-    if missing:
-        print(f"no <!-- run_all:NAME --> block in {args.out.name} for: {', '.join(missing)}")
+        if not only and not skip:
+            blocks["meta"] = f"{what}\n{versions()}; {peers()}"
+        else:  # a partial run stamps its own blocks and says so under the full run's line
+            old = meta_text(args.out)
+            blocks["meta"] = f"{old}\n  then {what}" if old else what
+        missing = write(args.out, blocks)
+        if missing:
+            print(f"no <!-- run_all:NAME --> block in {args.out.name} for: {', '.join(missing)}")
+        print(what)
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

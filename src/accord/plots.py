@@ -200,7 +200,7 @@ def timeline_figure(trace: SessionTrace) -> Figure:
             ax.scatter(trace.times[acc], trace.utilities[acc, p], marker="s", s=40, c="k",
                        zorder=5, label="accepts (own utility, undiscounted)")  # fmt: skip
         ax.axvline(trace.end_time, color="#999999", lw=0.8, ls=":")
-        ax.set_ylabel("utility")
+        ax.set_ylabel("utility (undiscounted unless marked)")
         ax.set_title(f"offers of {trace.label(p)}", fontsize=10, loc="left")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))

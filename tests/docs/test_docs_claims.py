@@ -141,6 +141,26 @@ def test_guides_name_no_file_outside_what_users_have(guide: str) -> None:
     assert not found, f"{guide} points users at files they do not have: {found}"
 
 
+_INDEX_EXTRA = re.compile(r"pip install ['\"]?" + "accord" + r"\[")
+"""An install hint naming Accord's extras on a package index: none serves Accord, so it
+fails (the pattern is split so that this file does not match it)."""
+
+
+def test_install_hints_work_from_a_clone() -> None:
+    """Every install hint for an extra names the clone (``pip install '.[extra]'``)."""
+    root = DOCS.parent
+    files = [root / "README.md", *DOCS.glob("*.md"), *(root / "src").rglob("*.py")]
+    files += list((root / "tests").rglob("*.py"))
+    assert len(files) > 100
+    bad = [
+        f"{p.relative_to(root)}:{n}"
+        for p in files
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if _INDEX_EXTRA.search(line)
+    ]
+    assert not bad, f"install hints no index serves: {bad}"
+
+
 def _repo_files() -> set[str]:
     root = DOCS.parent
     skip = {".venv", ".git", "node_modules", "__pycache__"}

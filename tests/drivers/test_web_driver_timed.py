@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+import pytest
 
 from accord.core.protocols.base import ProtocolInfo, TurnStyle
 from accord.core.protocols.result import Failure, FailureKind
@@ -158,14 +160,33 @@ def _log(clock: VirtualClock | None = None) -> EventLog:
     return EventLog(SqliteFile(":memory:"), clock)
 
 
-def test_an_agent_answer_is_kept_when_a_person_acts_while_it_thinks() -> None:
+class Thinking(NamedTuple):
+    """A game with one ping played whose agent, asked on ``runner``, holds its answer
+    until ``gate`` is set."""
+
+    gate: threading.Event
+    clock: VirtualClock
+    agent: Counter
+    game: RulesGame
+    runner: threading.Thread
+
+
+@pytest.fixture
+def thinking() -> Iterator[Thinking]:
     gate, clock = threading.Event(), VirtualClock()
     agent = Counter(gate)
     game = _game(_log(), clock, agent)
     game.act(1, PING)
-    runner = threading.Thread(target=game.run_agents)
+    runner = threading.Thread(target=game.run_agents, daemon=True)
     runner.start()
     assert agent.thinking.wait(30)
+    yield Thinking(gate, clock, agent, game, runner)
+    gate.set()  # a test that failed half-way leaves no thread waiting on the gate
+    runner.join(30)
+
+
+def test_an_agent_answer_is_kept_when_a_person_acts_while_it_thinks(thinking: Thinking) -> None:
+    gate, _, agent, game, runner = thinking
     game.act(1, PING)  # the person acts meanwhile: allowed, and not waiting on the agent
     game.act(1, PING)
     assert game.state.pings == 3 and game.state.pongs == []
@@ -176,14 +197,8 @@ def test_an_agent_answer_is_kept_when_a_person_acts_while_it_thinks() -> None:
     assert game.state.failures == []
 
 
-def test_an_answer_is_dropped_when_the_play_moved_on_by_itself() -> None:
-    gate, clock = threading.Event(), VirtualClock()
-    agent = Counter(gate)
-    game = _game(_log(), clock, agent)
-    game.act(1, PING)
-    runner = threading.Thread(target=game.run_agents)
-    runner.start()
-    assert agent.thinking.wait(30)
+def test_an_answer_is_dropped_when_the_play_moved_on_by_itself(thinking: Thinking) -> None:
+    gate, clock, _, game, runner = thinking
     clock.advance(61.0)
     assert game.view(1)["over"]  # the time ran out while it thought
     gate.set()
@@ -191,14 +206,10 @@ def test_an_answer_is_dropped_when_the_play_moved_on_by_itself() -> None:
     assert game.state.pongs == [] and game.rules.result(game.state) == {"pongs": 0}
 
 
-def test_one_caller_at_a_time_asks_the_agents_and_a_waiting_caller_sees_their_answers() -> None:
-    gate, clock = threading.Event(), VirtualClock()
-    agent = Counter(gate)
-    game = _game(_log(), clock, agent)
-    game.act(1, PING)
-    first = threading.Thread(target=game.run_agents)
-    first.start()
-    assert agent.thinking.wait(30)
+def test_one_caller_at_a_time_asks_the_agents_and_a_waiting_caller_sees_their_answers(
+    thinking: Thinking,
+) -> None:
+    gate, _, agent, game, first = thinking
     game.run_agents()  # another caller: returns at once, the agent is not asked twice
     assert agent.calls == 1
     waiter = threading.Thread(target=game.run_agents, kwargs={"wait": True})

@@ -18,7 +18,7 @@ import pytest
 
 from accord.leagues.han.api import HanAgent, expression, message
 from accord.leagues.han.events import Event, EventKind
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -52,13 +52,6 @@ def assert_nothing_ran(page: Any, dialogs: list[str]) -> None:
     )
 
 
-def start(page: Any, url: str, path: str, landing: str) -> None:
-    page.goto(url + path)
-    page.click("#start")
-    page.click("#agree")
-    page.wait_for_url(f"**{landing}")
-
-
 class Hostile(HanAgent):
     """Says every payload and shows a payload as its emotion, once."""
 
@@ -88,7 +81,7 @@ def test_han_page_shows_a_hostile_agents_text_as_typed(tmp_path: Path, web_page:
     dialogs = watch(web_page)
     with ServerThread(app) as srv:
         (inv,) = study.invite(1)
-        start(web_page, srv.url, inv.path, "/han.html")
+        enter_study(web_page, srv.url + inv.path, "/han.html")
         history = web_page.locator("#history")
         for p in PAYLOADS:
             expect(history).to_contain_text(p, timeout=30_000)
@@ -152,7 +145,7 @@ def test_genius_page_shows_hostile_scenario_names_as_typed(tmp_path: Path, web_p
     dialogs = watch(web_page)
     with ServerThread(app) as srv:
         (inv,) = study.invite(1)
-        start(web_page, srv.url, inv.path, "/genius/negotiate.html")
+        enter_study(web_page, srv.url + inv.path, "/genius/negotiate.html")
         web_page.wait_for_selector("#board:not([hidden])")
         expect(web_page.locator("#incoming .offer").first).to_be_visible(timeout=30_000)
         shown = web_page.locator("body").inner_text()

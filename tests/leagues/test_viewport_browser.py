@@ -9,25 +9,11 @@ from typing import Any
 
 import pytest
 
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 VIEWPORT = {"width": 1280, "height": 720}
-
-
-def _page(web_browser: Any) -> Any:
-    context = web_browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    return page
-
-
-def _enter(page: Any, url: str, path: str, landing: str) -> None:
-    page.goto(url + path)
-    page.click("#start")
-    page.click("#agree")
-    page.wait_for_url(f"**{landing}")
 
 
 def _within(page: Any, ids: list[str]) -> None:
@@ -44,10 +30,10 @@ def test_han_page_fits_1280x720(tmp_path: Path, web_browser: Any) -> None:
     from accord.leagues.han.server import create_han_app
 
     app, study, _ = create_han_app(tmp_path / "h.sqlite", ["fair"], password="pw-view")
-    page = _page(web_browser)
+    page = open_page(web_browser, viewport=VIEWPORT)
     with ServerThread(app) as srv:
         (inv,) = study.invite(1)
-        _enter(page, srv.url, inv.path, "/han.html")
+        enter_study(page, srv.url + inv.path, "/han.html")
         _within(page, ["send-offer", "accept", "quit", "timer"])
         page.context.close()
 
@@ -56,10 +42,10 @@ def test_trails_page_fits_1280x720(tmp_path: Path, web_browser: Any) -> None:
     from accord.leagues.trails.server import create_trails_app, trails_design
 
     app, study = create_trails_app(tmp_path / "t", trails_design(["purb"]), password="pw-view")
-    page = _page(web_browser)
+    page = open_page(web_browser, viewport=VIEWPORT)
     with ServerThread(app) as srv:
         (inv,) = study.invite(1)
-        _enter(page, srv.url, inv.path, "/trails/play.html")
+        enter_study(page, srv.url + inv.path, "/trails/play.html")
         _within(page, ["send-proposal", "pass", "board"])
         page.context.close()
 
@@ -69,10 +55,10 @@ def test_genius_page_fits_1280x720(tmp_path: Path, web_browser: Any) -> None:
 
     design = genius_design([condition("kbagent", turn_seconds=600)])
     app, study = create_genius_app(tmp_path / "g", design, password="pw-view")
-    page = _page(web_browser)
+    page = open_page(web_browser, viewport=VIEWPORT)
     with ServerThread(app) as srv:
         (inv,) = study.invite(1)
-        _enter(page, srv.url, inv.path, "/genius/negotiate.html")
+        enter_study(page, srv.url + inv.path, "/genius/negotiate.html")
         page.wait_for_selector("#board:not([hidden])")
         _within(page, ["send-offer", "opt-out", "clock"])
         page.context.close()

@@ -32,14 +32,15 @@ FAST = Limits(cpu_seconds=20, memory_mb=1024, call_timeout=2.0, startup_timeout=
 pytestmark = pytest.mark.needs_bwrap
 
 
-def box(limits: Limits = FAST, mode: str = "os") -> Sandbox:
-    return start_sandbox(HOST, AGENT, code_paths=[ENTRIES], limits=limits, mode=mode)
+def box(limits: Limits = FAST, mode: str = "os", fork: bool = False) -> Sandbox:
+    return start_sandbox(HOST, AGENT, code_paths=[ENTRIES], limits=limits, mode=mode, fork=fork)
 
 
-@pytest.fixture(scope="module")
-def shared() -> Iterator[Sandbox]:
-    """One sandbox for the behaviours that leave it alive."""
-    b = box()
+@pytest.fixture(scope="module", params=[False, True], ids=["bwrap", "forked"])
+def shared(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """One sandbox for the behaviours that leave it alive: started by bubblewrap, and
+    forked from a zygote (:mod:`accord.sandbox.zygote`)."""
+    b = box(fork=request.param)
     yield b
     b.close()
 
@@ -155,8 +156,9 @@ def test_cpu_hog_is_killed_by_the_cpu_limit() -> None:
     b.close()
 
 
-def test_fork_bomb_is_contained_by_the_process_limit() -> None:
-    b = box(Limits(processes=16, call_timeout=30, startup_timeout=60))
+@pytest.mark.parametrize("fork", [False, True], ids=["bwrap", "forked"])
+def test_fork_bomb_is_contained_by_the_process_limit(fork: bool) -> None:
+    b = box(Limits(processes=16, call_timeout=30, startup_timeout=60), fork=fork)
     out = b.call("fork")
     assert out["error"] == 11 and out["forked"] < 16  # EAGAIN
     b.close()

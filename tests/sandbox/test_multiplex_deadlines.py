@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,42 @@ class HangsInRespond(TimeDependent):
         time.sleep(3600)
 """
 S = "accord.agents.simple:"
+ROWS = "SELECT reason, failure_agent, failure_kind, failure_message FROM sessions ORDER BY idx"
+
+
+def _play(
+    where: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    module: tuple[str, str],
+    agents: tuple[Any, ...],
+    *,
+    time_limit: float,
+    rounds: int,
+    executor: SerialExecutor | None = None,
+) -> tuple[float, list[tuple[Any, ...]]]:
+    """Plays ``agents`` pairwise on the tiny scenario, the first one submitted (``module``:
+    its name and source, written under ``where``) and alone in its OS sandbox, its
+    opponents in-process; returns the seconds taken and each session's (reason, failure
+    agent, kind, message), in order."""
+    name, source = module
+    (where / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(where))
+    cfg = TournamentConfig(
+        agents,
+        ("builtin:tiny",),
+        sandbox="auto",  # the submitted agent only, in its OS sandbox
+        self_play=False,
+        rotate=False,
+        pairing="combinations",
+        time_limit=time_limit,
+        rounds=rounds,
+    )
+    out = where / "t.sqlite"
+    t0 = time.perf_counter()
+    run_tournament(cfg, out, executor or SerialExecutor())
+    seconds = time.perf_counter() - t0
+    with sqlite3.connect(out) as db:
+        return seconds, db.execute(ROWS).fetchall()
 
 
 @pytest.mark.needs_bwrap
@@ -35,34 +72,17 @@ def test_a_hanging_call_batched_with_an_end_call_is_caught_at_its_own_limit(
     # that session ends (its `end` call: budget 30.25 s); in the other its `respond`
     # never returns. With the batch's sum as its only deadline it ran 31 s; the call's own budget is 1.1 s (a respond
     # and its counter-offer).
-    (tmp_path / "hangs_entry.py").write_text(HANGS)
-    monkeypatch.syspath_prepend(str(tmp_path))
     accepts = {
         "name": "Accepts",
         "type": f"{S}RandomNegotiator",
         "params": {"accept_probability": 1.0},
     }
-    cfg = TournamentConfig(
-        ("Hangs=hangs_entry:HangsInRespond", accepts, "boulware"),
-        ("builtin:tiny",),
-        sandbox="auto",  # the submitted agent only, in its OS sandbox
-        self_play=False,
-        rotate=False,
-        pairing="combinations",
-        time_limit=0.3,
-        rounds=10,
+    agents = ("Hangs=hangs_entry:HangsInRespond", accepts, "boulware")
+    seconds, rows = _play(
+        tmp_path, monkeypatch, ("hangs_entry", HANGS), agents, time_limit=0.3, rounds=10
     )
-    out = tmp_path / "t.sqlite"
-    t0 = time.perf_counter()
-    run_tournament(cfg, out, SerialExecutor())
-    seconds = time.perf_counter() - t0
-    with sqlite3.connect(out) as db:
-        rows = db.execute(
-            "SELECT s.id, s.reason, s.failure_agent, s.failure_kind, s.failure_message "
-            "FROM sessions s ORDER BY s.idx"
-        ).fetchall()
     assert seconds < 15  # about 2 s; 31 s when the batch's sum was its only deadline
-    (_, r1, *f1), (_, r2, *f2), (_, r3, *f3) = rows
+    (r1, *f1), (r2, *f2), (r3, *f3) = rows
     assert (r1, f1, r3, f3) == ("agreement", [None] * 3, "agreement", [None] * 3)
     assert (r2, f2[:2]) == ("failure", ["Hangs", "timeout"])
     assert "call 2 of its batch of 2 (counter) ran past its 1.100 s" in f2[2]
@@ -82,26 +102,15 @@ def test_a_long_batch_of_calls_each_within_its_limit_is_never_cut_short(
     # half its shortest budget (0.375 s), so it is watched call by call, and past one
     # call's budget (0.75 s: a deadline that ignored progress would cut it); each call
     # is far within its own budget and its limit (0.5 s).
-    (tmp_path / "slow_entry.py").write_text(SLOW)
-    monkeypatch.syspath_prepend(str(tmp_path))
     slow = {"name": "Slow", "type": "slow_entry:Slow", "params": {"seconds": 0.2}}
-    cfg = TournamentConfig(
-        (slow, "boulware", "conceder", "linear", "frequency"),
-        ("builtin:tiny",),
-        sandbox="auto",
-        self_play=False,
-        rotate=False,
-        pairing="combinations",
-        time_limit=0.5,
-        rounds=2,
-    )
-    out = tmp_path / "t.sqlite"
+    agents = (slow, "boulware", "conceder", "linear", "frequency")
     ex = SerialExecutor()
-    run_tournament(cfg, out, ex)
+    _, rows = _play(
+        tmp_path, monkeypatch, ("slow_entry", SLOW), agents, time_limit=0.5, rounds=2, executor=ex
+    )
     assert ex.hub.watched >= 1  # the long batches were watched ...
-    with sqlite3.connect(out) as db:
-        failures = db.execute("SELECT failure_agent FROM sessions").fetchall()
-    assert failures == [(None,)] * 10  # ... and no call was cut short
+    failures = [r[1] for r in rows]
+    assert failures == [None] * 10  # ... and no call was cut short
 
 
 LIAR = """
@@ -142,26 +151,12 @@ def test_an_agent_that_fakes_or_closes_its_progress_is_still_caught(
     # It reports progress it has not made (caught at the batch's trusted deadline, the
     # sum of its calls' budgets), or closes the progress pipe (caught at its own budget:
     # a closed pipe neither counts as progress nor wakes the organiser in a loop).
-    (tmp_path / "liar_entry.py").write_text(LIAR)
-    monkeypatch.syspath_prepend(str(tmp_path))
     liar = {"name": "Liar", "type": "liar_entry:Liar", "params": {"how": how}}
-    cfg = TournamentConfig(
-        (liar, "boulware", f"{S}Hardliner"),
-        ("builtin:tiny",),
-        sandbox="auto",
-        self_play=False,
-        rotate=False,
-        pairing="combinations",
-        time_limit=0.3,
-        rounds=10,
+    agents = (liar, "boulware", f"{S}Hardliner")
+    seconds, rows = _play(
+        tmp_path, monkeypatch, ("liar_entry", LIAR), agents, time_limit=0.3, rounds=10
     )
-    out = tmp_path / "t.sqlite"
-    t0 = time.perf_counter()
-    run_tournament(cfg, out, SerialExecutor())
-    assert time.perf_counter() - t0 < 15  # about 3 s
-    with sqlite3.connect(out) as db:
-        rows = db.execute(
-            "SELECT failure_agent, failure_kind, failure_message FROM sessions ORDER BY idx"
-        ).fetchall()
+    assert seconds < 15  # about 3 s
+    rows = [r[1:] for r in rows]
     assert [r[:2] for r in rows] == [("Liar", "timeout")] * 2 + [(None, None)], rows
     assert all(reason in r[2] for r in rows[:2]), rows

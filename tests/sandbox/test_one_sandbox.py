@@ -17,6 +17,8 @@ PACKAGE = SRC / "accord"
 ALLOWED = {
     "accord/sandbox/process.py": "the sandbox itself: starts bubblewrap or the child",
     "accord/sandbox/bwrap.py": "the sandbox itself: probes whether bwrap makes a user namespace",
+    "accord/sandbox/zygote.py": "the sandbox itself: starts a zygote in bubblewrap",
+    "accord/sandbox/forkserver.py": "the sandbox itself: the zygote forks confined sandboxes",
     "accord/tournament/workers.py": "the tournament's worker pool (runs sessions, not agents)",
     "accord/tournament/testing.py": "a test helper that writes to SQLite from another process",
     "accord/web/testing.py": "a test helper serving a study app in a child process",

@@ -121,9 +121,7 @@ def _trails(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str], list
 
 
 def _diplomacy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str], None]:
-    pytest.importorskip(
-        "diplomacy", reason="needs the optional engine: pip install 'accord[diplomacy]'"
-    )
+    pytest.importorskip("diplomacy", reason="needs the optional engine: pip install '.[diplomacy]'")
     from accord.leagues.diplomacy.negotiator import AllianceNegotiator, Negotiator
     from accord.leagues.diplomacy.runner import play_game
     from accord.leagues.diplomacy.sandboxed import SandboxedNegotiator

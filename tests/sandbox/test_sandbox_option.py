@@ -78,9 +78,7 @@ def test_scml_sandbox_none_runs_every_agent_in_process() -> None:
 
 
 def test_diplomacy_takes_none_for_entered_negotiators(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip(
-        "diplomacy", reason="needs the optional engine: pip install 'accord[diplomacy]'"
-    )
+    pytest.importorskip("diplomacy", reason="needs the optional engine: pip install '.[diplomacy]'")
     entries = Path(__file__).parents[1] / "leagues" / "diplomacy" / "entries"
     monkeypatch.syspath_prepend(str(entries))
     res = runner.invoke(app, [

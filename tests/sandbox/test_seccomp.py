@@ -64,9 +64,12 @@ def test_the_filter_program_answers_each_call_as_documented(arch: str) -> None:
     assert len(prog) // 8 < 100
 
 
-@pytest.fixture(scope="module")
-def hostile() -> Iterator[Sandbox]:
-    box = start_sandbox("accord.sandbox.host:EchoHost", AGENT, code_paths=[ENTRIES], limits=LIMITS)
+@pytest.fixture(scope="module", params=[False, True], ids=["bwrap", "forked"])
+def hostile(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """Started by bubblewrap (which installs the filter), and forked from a zygote
+    (whose child installs it itself: :mod:`accord.sandbox.forkserver`)."""
+    box = start_sandbox("accord.sandbox.host:EchoHost", AGENT, code_paths=[ENTRIES],
+                        limits=LIMITS, fork=request.param)  # fmt: skip
     yield box
     box.close()
 

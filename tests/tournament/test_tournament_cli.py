@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -21,7 +22,12 @@ from accord.tournament.runner import run_tournament
 runner = CliRunner()
 
 
-def test_flags_run_print_leaderboards_and_write_the_report(tmp_path: Path) -> None:
+def test_flags_run_print_leaderboards_and_write_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from accord.tournament import report
+
+    figures = _keep_figures(report, monkeypatch)
     out = tmp_path / "r.sqlite"
     args = [
         "tournament",
@@ -38,10 +44,39 @@ def test_flags_run_print_leaderboards_and_write_the_report(tmp_path: Path) -> No
     assert "16 sessions (16 run now)" in result.output
     assert out.with_suffix(".html").is_file()
     assert (tmp_path / "r-csv" / "parties.csv").is_file()
+    # every title, axis, colour-bar and legend text of the report's plots that names a
+    # utility says whether it is discounted
+    named = [t for t in _figure_texts(figures) if "utilit" in t.lower()]
+    assert len(figures) >= 5 and len(named) >= 5
+    assert not [t for t in named if "discount" not in t.lower()]
     # the same command again resumes and finds nothing left to run
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output
     assert "16 sessions (0 run now)" in again.output
+
+
+def _keep_figures(report: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The figures the report draws from now on (each still drawn into the page)."""
+    figures: list[Any] = []
+    real_img = report._img
+
+    def keep(fig: Any) -> str:
+        figures.append(fig)
+        return str(real_img(fig))
+
+    monkeypatch.setattr(report, "_img", keep)
+    return figures
+
+
+def _figure_texts(figures: list[Any]) -> list[str]:
+    texts: list[str] = []
+    for fig in figures:
+        texts.append(fig.get_suptitle())
+        for ax in fig.axes:
+            texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+            legend = ax.get_legend()
+            texts += [t.get_text() for t in legend.get_texts()] if legend else []
+    return texts
 
 
 def test_yaml_config_with_flag_overrides(tmp_path: Path) -> None:

@@ -8,25 +8,11 @@ from typing import Any
 
 import pytest
 
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 VIEWPORT = {"width": 1280, "height": 720}
-
-
-def _page(web_browser: Any) -> Any:
-    context = web_browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    return page
-
-
-def _enter(page: Any, url: str, path: str, landing: str) -> None:
-    page.goto(url + path)
-    page.click("#start")
-    page.click("#agree")
-    page.wait_for_url(f"**{landing}")
 
 
 def _within(page: Any, ids: list[str]) -> None:
@@ -52,10 +38,10 @@ def test_a_crowd_participant_reads_instructions_and_gets_the_code(
     )
     study = Study(tmp_path / "s.sqlite", design, password="pw-view")
     app = create_study_app(study, Ultimatum(study), pages={"/": str(PAGES)})
-    page = _page(web_browser)
+    page = open_page(web_browser, viewport=VIEWPORT)
     with ServerThread(app) as srv:
         (inv,) = study.invite(1)
-        _enter(page, srv.url, inv.path, "/study/instructions.html")
+        enter_study(page, srv.url + inv.path, "/study/instructions.html")
         page.wait_for_selector("#begin:not([disabled])")
         assert "<b>Bold?</b> No: this is text." in page.inner_text("#text")
         _within(page, ["begin"])

@@ -126,11 +126,15 @@ def start_entrant(
     code_paths: Sequence[str] | None = None,
     data_dir: str | None = None,
     extra: dict[str, Any] | None = None,
+    fork: bool = False,
+    preload: Sequence[str] = (),
 ) -> Sandbox:
     """Start entrant ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox of
     ``mode`` under ``interface``'s host: the one place an entrant is started. Its own
     code (``code_paths``, or found by :func:`~accord.sandbox.agent_code`) is all of it
-    that is visible there; ``data_dir`` its learning data, where the league allows."""
+    that is visible there; ``data_dir`` its learning data, where the league allows.
+    ``fork``: forked from a zygote where it can be (``preload``: Accord modules the
+    zygote imports; see :class:`~accord.sandbox.Sandbox`)."""
     if code_paths is None:
         code = agent_code(agent)
         paths, mounts = code.paths, code.mounts
@@ -145,6 +149,8 @@ def start_entrant(
         limits=limits,
         mode=mode,
         extra=extra,
+        fork=fork,
+        preload=preload,
     )
 
 

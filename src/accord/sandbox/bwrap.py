@@ -42,7 +42,7 @@ from pathlib import Path
 from accord.core.errors import StateError
 from accord.sandbox.datadir import DATA_IN
 
-__all__ = ["Mounts", "bwrap_command", "os_strategy", "SCRATCH"]
+__all__ = ["SCRATCH", "Mounts", "bwrap_command", "os_strategy"]
 
 SCRATCH = "/tmp"
 BYTECODE = "/.accord-bytecode"
@@ -280,6 +280,7 @@ def bwrap_command(
     staged: bool = False,
     data_bytes: int = 64 << 20,
     bytecode: str | None = None,
+    forking: bool = False,
 ) -> Mounts:
     """The mounts and bwrap arguments running ``inner`` in a fresh sandbox.
 
@@ -291,14 +292,17 @@ def bwrap_command(
     stored copy read-only at :data:`~accord.sandbox.datadir.DATA_IN`
     (:mod:`accord.sandbox.datadir`). ``bytecode``: the organiser's cache of Accord's
     compiled modules (:mod:`accord._bytecode`), mounted read-only at :data:`BYTECODE`
-    (not at its own path: that would show the organiser's directories).
+    (not at its own path: that would show the organiser's directories). ``forking``:
+    the command of a zygote (:mod:`accord.sandbox.zygote`), whose children make their
+    own namespaces and install the filter themselves: user namespaces stay allowed and
+    the root and ``/dev`` are read-only.
     """
     m = Mounts(staged)
     m.args = ["bwrap"]
     if drop_root:  # privileged bwrap; the launcher drops to a uid of its own
         m.args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
-        m.args += ["--unshare-user", "--disable-userns"]
+        m.args += ["--unshare-user"] if forking else ["--unshare-user", "--disable-userns"]
     if seccomp is not None:
         m.args += ["--seccomp", str(seccomp)]
         m.fds.append(seccomp)
@@ -343,5 +347,16 @@ def bwrap_command(
         m.ro(real, DATA_IN)
         m.parents(real)
         m.args += ["--perms", "1777", "--size", str(data_bytes), "--tmpfs", real]
+    if forking:  # the children mount their own /tmp, /dev/shm and /dev/pts
+        m.args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     m.args += ["--chdir", SCRATCH, "--", *inner]
     return m
+
+
+@functools.cache
+def bytecode_root() -> str | None:
+    """The organiser's cache of Accord's compiled modules, brought up to date once per
+    process (:mod:`accord._bytecode`), or None where it cannot be kept."""
+    from accord._bytecode import accord_dir, prepare
+
+    return prepare(accord_dir())

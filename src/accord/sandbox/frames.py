@@ -26,7 +26,7 @@ from typing import Any
 from accord.core.errors import AccordError
 from accord.sandbox.limits import AgentProtocolError
 
-__all__ = ["NOTHING", "FrameReader", "PeerClosed", "FrameTimeout", "encode", "write_frame"]
+__all__ = ["NOTHING", "FrameReader", "FrameTimeout", "PeerClosed", "encode", "write_frame"]
 
 HEADER = struct.Struct(">IB")
 JSON_KIND = ord("J")

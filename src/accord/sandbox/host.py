@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from accord.core.errors import UsageError
 
-__all__ = ["Host", "HostContext", "Asker", "Then", "describe_exception", "from_organiser"]
+__all__ = ["Asker", "Host", "HostContext", "Then", "describe_exception", "from_organiser"]
 
 
 class Asker(Protocol):

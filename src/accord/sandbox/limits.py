@@ -14,11 +14,14 @@
 from __future__ import annotations
 
 import enum
+import resource
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from accord.core.errors import AccordError, ConfigError
 
 __all__ = [
+    "PROCESS_GIVES_UP",
     "AgentCrashed",
     "AgentFailure",
     "AgentProtocolError",
@@ -27,7 +30,7 @@ __all__ = [
     "Limits",
     "SandboxMode",
     "SandboxUnavailable",
-    "PROCESS_GIVES_UP",
+    "preexec",
 ]
 
 
@@ -150,3 +153,32 @@ class AgentRaised(AgentFailure):
     def __init__(self, reason: str, agent_traceback: str = "", type_name: str = "") -> None:
         super().__init__(reason, agent_traceback)
         self.type_name = type_name
+
+
+def preexec(
+    limits: Limits, nproc: bool = True, first: Callable[[], None] | None = None
+) -> Callable[[], None]:
+    """What a sandbox's process runs between fork and exec: ``first()`` (staging the
+    mounts and dropping root, say), then the hard limits (``nproc=False``: all but
+    ``RLIMIT_NPROC``, which the launcher sets inside its user namespace)."""
+    cpu = max(1, int(limits.cpu_seconds + 0.999))
+    mem = limits.memory_mb * 1024 * 1024
+    fsize = limits.file_size_mb * 1024 * 1024
+    table = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (mem, mem)),
+        (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
+        (resource.RLIMIT_NPROC, (limits.processes, limits.processes)),
+        (resource.RLIMIT_FSIZE, (fsize, fsize)),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ]
+    if not nproc:
+        table = [t for t in table if t[0] != resource.RLIMIT_NPROC]
+
+    def apply() -> None:  # in the child, between fork and exec: before any agent code
+        if first is not None:
+            first()
+        for res, value in table:
+            resource.setrlimit(res, value)
+
+    return apply

@@ -19,7 +19,6 @@ import collections
 import contextlib
 import functools
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -29,12 +28,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from accord.sandbox.bwrap import (
     BYTECODE,
     SCRATCH,
     bwrap_command,
+    bytecode_root,
     next_uid,
     os_strategy,
     runtime_paths,
@@ -52,7 +52,11 @@ from accord.sandbox.limits import (
     SandboxMode,
     SandboxUnavailable,
 )
+from accord.sandbox.limits import preexec as _preexec
 from accord.sandbox.seccomp import seccomp_fd
+
+if TYPE_CHECKING:
+    from accord.sandbox.zygote import ForkedProcess
 
 __all__ = ["Sandbox", "probe", "sandbox_available", "start_sandbox"]
 
@@ -70,35 +74,6 @@ _SIGNALS = {
     signal.SIGSEGV: "a segmentation fault",
     signal.SIGSYS: "a system call of another ABI, refused by the seccomp filter",
 }
-
-
-def _preexec(
-    limits: Limits, nproc: bool = True, first: Callable[[], None] | None = None
-) -> Callable[[], None]:
-    """Set the limits in the child before it execs (``nproc=False``: all but
-    ``RLIMIT_NPROC``, which the launcher sets inside its user namespace), after
-    ``first()`` (staging the mounts and dropping root, say)."""
-    cpu = max(1, int(limits.cpu_seconds + 0.999))
-    mem = limits.memory_mb * 1024 * 1024
-    fsize = limits.file_size_mb * 1024 * 1024
-    table = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_AS, (mem, mem)),
-        (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
-        (resource.RLIMIT_NPROC, (limits.processes, limits.processes)),
-        (resource.RLIMIT_FSIZE, (fsize, fsize)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ]
-    if not nproc:
-        table = [t for t in table if t[0] != resource.RLIMIT_NPROC]
-
-    def apply() -> None:  # in the child, between fork and exec: before any agent code
-        if first is not None:
-            first()
-        for res, value in table:
-            resource.setrlimit(res, value)
-
-    return apply
 
 
 def rlimits_of(limits: Limits) -> dict[str, tuple[int, int]]:
@@ -131,6 +106,11 @@ class Sandbox:
         limits: see :class:`~accord.sandbox.limits.Limits`.
         mode: ``"os"`` (bubblewrap) or ``"process"`` (weaker; see ``PROCESS_GIVES_UP``).
         extra: JSON-able settings passed to the host as ``context.extra``.
+        fork: in ``os`` mode without ``data_dir``, fork the sandbox from this process's
+            zygote for the host, code and limits (:mod:`accord.sandbox.zygote`: the same
+            isolation, a fraction of the start-up) where the kernel allows it.
+        preload: Accord modules the zygote imports once for its children (say the
+            tournament's built-in agents); never an agent's own modules.
     """
 
     def __init__(
@@ -144,6 +124,8 @@ class Sandbox:
         limits: Limits | None = None,
         mode: SandboxMode | str = SandboxMode.OS,
         extra: dict[str, Any] | None = None,
+        fork: bool = False,
+        preload: Sequence[str] = (),
     ) -> None:
         self.host, self.agent = host, agent
         self.limits = limits or Limits()
@@ -163,6 +145,26 @@ class Sandbox:
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
         prog_r, prog_w = os.pipe()  # one byte a call the host reports done (see progress)
+        zygote = None
+        if fork and self.mode is SandboxMode.OS and data_dir is None:
+            from accord.sandbox.zygote import zygote_for
+
+            zygote = zygote_for(host, code_paths, code_mounts, self.limits, preload)
+        if zygote is not None:
+            from accord.sandbox.forkserver import PROG
+
+            try:
+                self._proc: subprocess.Popen[bytes] | ForkedProcess = zygote.spawn(
+                    req_r, ans_w, prog_w
+                )
+            except OSError:  # the zygote is gone: this one starts on its own
+                zygote = None
+        if zygote is not None:
+            for fd in (req_r, ans_w, prog_w):
+                os.close(fd)
+            self._start(started, req_w, ans_r, prog_r)
+            self._configure(host, agent, code_paths, data_dir, None, SCRATCH, PROG, None, extra)
+            return
         _, path = runtime_paths()
         inner = [
             os.path.realpath(sys.executable), "-I", "-S", "-B", "-c",
@@ -225,6 +227,11 @@ class Sandbox:
             os.close(prog_w)
             if mounts is not None:
                 mounts.close()
+        self._start(started, req_w, ans_r, prog_r)
+        self._configure(host, agent, code_paths, data_dir, mounts, scratch, prog_w, drop, extra)
+
+    def _start(self, started: float, req_w: int, ans_r: int, prog_r: int) -> None:
+        """The organiser's ends of the channel, and the thread draining stderr."""
         self._w = req_w
         os.set_blocking(req_w, False)
         self._reader = FrameReader(ans_r, self.limits.max_frame_bytes)
@@ -236,6 +243,22 @@ class Sandbox:
         self._lock = threading.Lock()
         assert self._proc.stderr is not None
         threading.Thread(target=self._drain, args=(self._proc.stderr,), daemon=True).start()
+        self._ready = False
+        self._deadline, self._op, self._limit = 0.0, "", 0.0
+
+    def _configure(
+        self,
+        host: str,
+        agent: str,
+        code_paths: Sequence[str],
+        data_dir: str | None,
+        mounts: Any,
+        scratch: str,
+        progress_fd: int,
+        drop: tuple[int, int] | None,
+        extra: dict[str, Any] | None,
+    ) -> None:
+        """Send the launcher its configuration, the first frame."""
         config = {
             "host": host,
             "agent": agent,
@@ -244,15 +267,14 @@ class Sandbox:
             "data_in": DATA_IN if data_dir is not None and mounts is not None else None,
             "data_mb": self.limits.data_mb,
             "scratch": scratch,
-            "progress_fd": prog_w,
+            "progress_fd": progress_fd,
             "drop": drop,
             "rlimits": rlimits_of(self.limits),
             "extra": extra or {},
         }
+        deadline = self._started + self.limits.startup_timeout
         with contextlib.suppress(FrameTimeout, PeerClosed):  # the first call says why
-            write_frame(req_w, config, started + self.limits.startup_timeout, trusted_pickle=True)
-        self._ready = False
-        self._deadline, self._op, self._limit = 0.0, "", 0.0
+            write_frame(self._w, config, deadline, trusted_pickle=True)
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -418,6 +440,8 @@ class Sandbox:
             self._kill()
         os.close(self._reader.fd)
         os.close(self._progress)
+        if not isinstance(self._proc, subprocess.Popen):
+            self._proc.close()
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
         if self._data is not None:
@@ -537,7 +561,10 @@ class Sandbox:
     def _kill(self) -> None:
         if self._proc.poll() is None:
             try:
-                os.killpg(self._proc.pid, signal.SIGKILL)
+                if isinstance(self._proc, subprocess.Popen):
+                    os.killpg(self._proc.pid, signal.SIGKILL)
+                else:  # forked by a zygote: its PID namespace goes with its first process
+                    self._proc.kill()
             except (ProcessLookupError, PermissionError):
                 self._proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):  # a process in D state
@@ -602,15 +629,6 @@ def _value(msg: Any) -> Any:
     raise AgentProtocolError(f"the agent sent a message of the wrong shape: {msg!r:.120}")
 
 
-@functools.cache
-def bytecode_root() -> str | None:
-    """The organiser's cache of Accord's compiled modules, brought up to date once per
-    process (:mod:`accord._bytecode`), or None where it cannot be kept."""
-    from accord._bytecode import accord_dir, prepare
-
-    return prepare(accord_dir())
-
-
 def _text(x: Any, cap: int) -> str:
     return (x if isinstance(x, str) else repr(x))[:cap]
 
@@ -625,9 +643,12 @@ def start_sandbox(
     limits: Limits | None = None,
     mode: SandboxMode | str = SandboxMode.OS,
     extra: dict[str, Any] | None = None,
+    fork: bool = False,
+    preload: Sequence[str] = (),
 ) -> Sandbox:
     """A started :class:`Sandbox`; in ``os`` mode raises :class:`SandboxUnavailable` (one
-    line: why and how to fix it) where bubblewrap cannot run."""
+    line: why and how to fix it) where bubblewrap cannot run. ``fork``, ``preload``: see
+    :class:`Sandbox`."""
     mode = SandboxMode.parse(mode)
     if mode is SandboxMode.OS:
         reason = sandbox_available()
@@ -642,6 +663,8 @@ def start_sandbox(
         limits=limits,
         mode=mode,
         extra=extra,
+        fork=fork,
+        preload=preload,
     )
 
 

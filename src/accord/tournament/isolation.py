@@ -56,8 +56,8 @@ from accord.tournament.config import AgentSpec
 
 __all__ = [
     "BASE_MB",
-    "SANDBOX_CHOICES",
     "OFFERS",
+    "SANDBOX_CHOICES",
     "IsolatedAgentError",
     "SandboxedNegotiator",
     "Started",
@@ -76,6 +76,7 @@ _GRACE = 0.25  # seconds past the time limit before a call is given up
 _STARTUP = 30.0  # seconds for on_start/on_end (not timed calls)
 _LIVES = 50  # a sandbox's process may use this many sessions' CPU before it is replaced
 HOST = "accord.drivers.negotiator_host:OfferNegotiatorHost"
+_PRELOAD = ("accord.tournament.agents",)  # the built-in agents, imported once per zygote
 
 
 class IsolatedAgentError(AccordError):
@@ -181,6 +182,8 @@ def _acquire(
         mode=mode,
         data_dir=None if data_dir is None else str(data_dir),
         extra={"key": list(key[:3])},
+        fork=True,  # from a zygote: a fraction of the start-up, the same isolation
+        preload=_PRELOAD,
     )
     box.key = key  # type: ignore[attr-defined]
     _busy.add(box)
@@ -279,6 +282,9 @@ def close_sandboxes() -> None:
         box.shut()
     for box in boxes:
         box.close()
+    from accord.sandbox.zygote import close_zygotes
+
+    close_zygotes()
 
 
 atexit.register(close_sandboxes)
@@ -327,7 +333,7 @@ class SandboxedNegotiator(Negotiator):
             "memory": self._memory,
             "index": view.index,
             "names": view.names,
-            "rng": view.rng,
+            "rng": view.seed,  # its generator is made in the sandbox, if used
             "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }

@@ -258,7 +258,9 @@ def _heatmap(table: pd.DataFrame) -> Figure:
             # dark text on the light (yellow-green) end of viridis, white on the dark end
             color = "black" if v / top > 0.6 else "white"
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", color=color, fontsize=10)
-    fig.colorbar(im, ax=ax, label="mean final utility of the row agent")
+    fig.colorbar(
+        im, ax=ax, label="mean final utility of the row agent (discounted where the profile says)"
+    )
     return fig
 
 

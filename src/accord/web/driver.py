@@ -91,10 +91,6 @@ class RulesGame:
             keeps its own records in step: pages told, what an agent keeps, a round
             completed); if it raises, the record is rolled back (rebuild the play from
             the log).
-        wall_time: the play's time is the wall time since its start, so the time a
-            server was down counts on a resume (a deadline that passed meanwhile has
-            passed; the log's wall times are the start's, so give the log this clock);
-            by default the clock stops while no server runs.
         agent_seconds: an agent's call slower than this is its failure (a timeout,
             recorded through ``rules.fail``); None: no limit here (a sandboxed seat has
             its own per-call deadline).

@@ -13,10 +13,14 @@ Fixtures:
   skipped, saying why, when Chromium or Playwright is missing. (Per module, not per
   session: Playwright's sync API keeps an event loop running in the main thread while
   the browser is open, and ``asyncio.run`` in later tests would fail.)
-- ``web_page``: a fresh browser context (own cookies) and page per test, 10 s default
+- ``web_page``: a fresh browser context (own cookies) and page per test, 30 s default
   timeout, closed afterwards;
 - ``screenshot``: ``screenshot(page, "name")`` saves ``name.png`` under the test's
   ``tmp_path`` (never a fixed path) and returns the path.
+
+More people in one test: :func:`open_page` (a page in a context of its own);
+:func:`enter_study` takes a page through a study's link, start and consent pages to its
+task.
 
 Servers: :class:`ServerThread` is a :class:`~accord.web.runner.BackgroundServer` with
 the lifespan on; bind with :func:`loopback_socket` first when apps must know each
@@ -52,14 +56,16 @@ from accord.web.runner import ServerError, ServerThread, free_port, loopback_soc
 
 __all__ = [
     "CHROMIUM_ARGS",
+    "WAIT_TIMEOUT",
     "ServerProcess",
     "ServerThread",
     "SkipClock",
     "VirtualClock",
-    "WAIT_TIMEOUT",
     "chromium_path",
+    "enter_study",
     "free_port",
     "loopback_socket",
+    "open_page",
     "screenshot",
     "wait_until",
     "web_browser",
@@ -175,13 +181,35 @@ def web_browser() -> Iterator[Any]:
 
 @pytest.fixture
 def web_page(web_browser: Any) -> Iterator[Any]:
-    """A page in a fresh context (its own cookies), 10 s default timeout."""
-    context = web_browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(30_000)
+    """A page in a fresh context (its own cookies), 30 s default timeout."""
+    page = open_page(web_browser)
     try:
-        yield context.new_page()
+        yield page
     finally:
-        context.close()
+        page.context.close()
+
+
+def open_page(browser: Any, contexts: list[Any] | None = None, **options: Any) -> Any:
+    """A page of ``browser`` in a fresh context (its own cookies; ``options`` for
+    ``new_context``, default a 1280x900 viewport), 30 s default timeout. Its context is
+    appended to ``contexts``, for the test to close (``page.context.close()``)."""
+    context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+    context.set_default_timeout(30_000)
+    if contexts is not None:
+        contexts.append(context)
+    return context.new_page()
+
+
+def enter_study(page: Any, link: str, task: str) -> Any:
+    """``page`` follows a participant's ``link`` (a full URL) as a person does: the
+    start page, the consent page (``/study/consent.html``), then the page whose URL ends
+    with ``task`` (``/han.html``, ``/study/instructions.html``, ...). Returns ``page``."""
+    page.goto(link)
+    page.click("#start")
+    page.wait_for_url("**/study/consent.html")
+    page.click("#agree")
+    page.wait_for_url(f"**{task}")
+    return page
 
 
 @pytest.fixture

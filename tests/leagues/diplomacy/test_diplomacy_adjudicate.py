@@ -7,7 +7,7 @@ import random
 import pytest
 
 pytest.importorskip(
-    "diplomacy", reason="needs the optional AGPL engine: pip install 'accord[diplomacy]'"
+    "diplomacy", reason="needs the optional AGPL engine: pip install '.[diplomacy]'"
 )
 
 from accord.leagues.diplomacy.adjudicate import direct_only, resolve_moves  # noqa: E402

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip(
-    "diplomacy", reason="needs the optional AGPL engine: pip install 'accord[diplomacy]'"
+    "diplomacy", reason="needs the optional AGPL engine: pip install '.[diplomacy]'"
 )
 
 from accord.leagues.diplomacy.checks import random_deal_games  # noqa: E402
@@ -47,6 +47,44 @@ def test_25_random_deal_games_to_1905_keep_every_keepable_deal() -> None:
     audit = random_deal_games(25, last_year=1905, seed=7)
     assert audit.games == 25 and audit.later_deals > 600
     assert audit.broken == 0 and audit.made_impossible == 0, audit.examples
+
+
+def test_the_audit_counts_a_commitment_broken_by_another_order() -> None:
+    """The audit can fail: in a played game's first phase, one power's order for a unit
+    with a confirmed commitment is swapped for another legal order; the audit of the
+    changed record counts exactly that commitment as broken (the record as played: 0)."""
+    from accord.leagues.diplomacy.board import board
+    from accord.leagues.diplomacy.checks import DealTester, audit
+    from accord.leagues.diplomacy.deals import POWERS, parse_order, province
+    from accord.leagues.diplomacy.runner import play_game
+
+    possible = board(new_game()).possible
+    for seed in range(20):
+        negs = {p: DealTester(seed * 7 + i) for i, p in enumerate(POWERS)}
+        row = play_game(negs, seed=seed, clock="virtual", last_year=1901).to_json()["phases"][0]
+        confirmed = [row["deals"][e["id"]] for e in row["events"] if e["kind"] == "confirm"]
+        musts = [
+            c
+            for d in map(Deal.from_json, confirmed)
+            for c in d.commitments
+            if (c.year, c.phase) == (1901, "S")
+        ]
+        if musts:
+            break
+    assert musts, "no first-phase commitment confirmed in 20 games"
+    must = musts[0]
+    loc = parse_order(must.order).location
+    other = next(
+        o for o in possible[loc] if o != must.order and not o.startswith(must.order[:-1] + "S")
+    )
+    assert audit({"phases": [row]}).broken == 0
+    changed = {**row, "orders": {**row["orders"]}}
+    changed["orders"][must.power] = [
+        o for o in row["orders"][must.power] if province(parse_order(o).location) != province(loc)
+    ] + [other]
+    result = audit({"phases": [changed]})
+    assert result.broken == 1, result.examples
+    assert repr(must.order) in result.examples[0] and repr(other) in result.examples[0]
 
 
 def test_a_dmz_on_atlantis_is_refused() -> None:

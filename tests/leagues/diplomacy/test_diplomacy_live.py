@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip(
-    "diplomacy", reason="needs the optional AGPL engine: pip install 'accord[diplomacy]'"
+    "diplomacy", reason="needs the optional AGPL engine: pip install '.[diplomacy]'"
 )
 
 from fastapi.testclient import TestClient  # noqa: E402

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 pytest.importorskip(
-    "diplomacy", reason="needs the optional AGPL engine: pip install 'accord[diplomacy]'"
+    "diplomacy", reason="needs the optional AGPL engine: pip install '.[diplomacy]'"
 )
 
 from accord.cli import app  # noqa: E402

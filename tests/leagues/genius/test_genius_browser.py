@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from accord.leagues.genius.server import condition, create_genius_app, genius_design
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -53,16 +53,9 @@ def _links(lab: dict[str, Any], n: int) -> list[str]:
 
 
 def _join(lab: dict[str, Any], link: str) -> Any:
-    context = lab["browser"].new_context()
-    lab["contexts"].append(context)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
+    page = open_page(lab["browser"], lab["contexts"], viewport={"width": 1280, "height": 720})
     page.on("dialog", lambda d: d.accept())
-    page.goto(link)
-    page.click("#start")
-    page.click("#agree")
-    page.wait_for_url("**/genius/negotiate.html")
-    return page
+    return enter_study(page, link, "/genius/negotiate.html")
 
 
 def _status_count(admin: Any, status: str) -> str:

@@ -1,4 +1,4 @@
-"""The league's export lists are sorted, exact and documented."""
+"""The league's export lists are exact and documented (their order is ruff's RUF022)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ MODULES = [genius] + [
 ]
 
 
-def test_every_module_exports_a_sorted_documented_list() -> None:
+def test_every_module_exports_a_documented_list_without_repeats() -> None:
     for module in MODULES:
         exported = list(module.__all__)
-        assert exported == sorted(set(exported)), module.__name__
+        assert len(exported) == len(set(exported)), module.__name__
         for name in exported:
             obj = getattr(module, name)
             if inspect.isclass(obj) or inspect.isfunction(obj):

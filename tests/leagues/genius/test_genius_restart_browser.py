@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from accord.leagues.genius.server import condition, create_genius_app, genius_design
 from accord.web.runner import BackgroundServer, free_port
+from accord.web.testing import enter_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 PW = "pw-genius-restart"
@@ -27,11 +28,7 @@ def test_page_recovers_after_a_server_restart(tmp_path: Path, web_page: Any) -> 
     app, study = create_genius_app(folder, design, password=PW, poll_seconds=0.2)
     server = BackgroundServer(app, port=port).start()
     (inv,) = study.invite(1)
-    page = web_page
-    page.goto(server.url + inv.path)
-    page.click("#start")
-    page.click("#agree")
-    page.wait_for_url("**/genius/negotiate.html")
+    page = enter_study(web_page, server.url + inv.path, "/genius/negotiate.html")
     page.wait_for_selector("#board:not([hidden])")
     server.stop()
     expect(page.locator("#error")).to_contain_text("cannot be reached", timeout=30_000)

@@ -10,19 +10,13 @@ import httpx
 import pytest
 
 from accord.leagues.han.server import create_han_app
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 
 def _open(web_page, server_url: str, path: str) -> None:
-    from playwright.sync_api import expect
-
-    web_page.goto(server_url + path)
-    web_page.click("#start")
-    expect(web_page).to_have_url(f"{server_url}/study/consent.html")
-    web_page.click("#agree")
-    expect(web_page).to_have_url(f"{server_url}/han.html")
+    enter_study(web_page, server_url + path, "/han.html")
 
 
 def test_a_person_bargains_reaches_a_deal_and_fills_the_survey(

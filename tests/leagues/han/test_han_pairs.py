@@ -37,6 +37,15 @@ def _start(url: str, path: str) -> httpx.Client:
     return c
 
 
+def _pair(url: str, invites: list[Any]) -> tuple[httpx.Client, httpx.Client]:
+    """The first two invited people, each in the waiting room in turn: paired."""
+    a = _start(url, invites[0].path)
+    a.get("/api/han/state")
+    b = _start(url, invites[1].path)
+    b.get("/api/han/state")
+    return a, b
+
+
 def _csv(url: str) -> list[dict[str, str]]:
     admin = httpx.Client(base_url=url, timeout=10)
     admin.post("/api/login", json={"username": "experimenter", "password": "secret-pw"})
@@ -135,10 +144,7 @@ def test_a_player_who_leaves_ends_the_game_with_batnas_and_the_partner_is_told(
     app, study, _ = _app(tmp_path / "han.sqlite", clock)
     with ServerThread(app) as srv:
         inv = study.invite(4)
-        a = _start(srv.url, inv[0].path)
-        a.get("/api/han/state")
-        b = _start(srv.url, inv[1].path)
-        b.get("/api/han/state")
+        a, b = _pair(srv.url, inv)
         clock.advance(8.0)
         offer = [[2, 0, 3], [2, 0, 3], [3, 0, 2], [3, 0, 2]]
         assert a.post("/api/han/event", json={"kind": "SEND_OFFER", "offer": offer}).is_success
@@ -178,10 +184,7 @@ def test_a_pair_game_survives_a_restart(tmp_path: Path) -> None:
     app, study, _ = _app(db, clock)
     with ServerThread(app) as srv:
         inv = study.invite(2)
-        a = _start(srv.url, inv[0].path)
-        a.get("/api/han/state")
-        b = _start(srv.url, inv[1].path)
-        b.get("/api/han/state")
+        a, b = _pair(srv.url, inv)
         clock.advance(3.0)
         offer = [[0, 0, 5], [5, 0, 0], [5, 0, 0], [5, 0, 0]]
         assert b.post("/api/han/event", json={"kind": "SEND_OFFER", "offer": offer}).is_success

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from accord.leagues.han.server import create_han_app
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -21,22 +21,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 @pytest.fixture
 def second_page(web_browser: Any) -> Iterator[Any]:
     """Another participant: a page in its own context (own cookies)."""
-    context = web_browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(30_000)
+    page = open_page(web_browser)
     try:
-        yield context.new_page()
+        yield page
     finally:
-        context.close()
+        page.context.close()
 
 
 def _open(page: Any, url: str, path: str) -> None:
-    from playwright.sync_api import expect
-
-    page.goto(url + path)
-    page.click("#start")
-    expect(page).to_have_url(f"{url}/study/consent.html")
-    page.click("#agree")
-    expect(page).to_have_url(f"{url}/han.html")
+    enter_study(page, url + path, "/han.html")
 
 
 def _survey(page: Any, liked: int) -> None:

@@ -25,7 +25,7 @@ from accord.leagues.humaine.testing import (
     round_body,
     start_round,
 )
-from accord.web.testing import VirtualClock, wait_until
+from accord.web.testing import SkipClock, VirtualClock, wait_until
 
 FAST = RuleConfig(human_gap=0.3)
 CLOCK = VirtualClock(start=1000.0)
@@ -259,6 +259,39 @@ def test_restart_keeps_rounds_and_rule_state(tmp_path: Path) -> None:
             r = client.post("/relayMessage", json=human(rid, "Celia, milk?", "Celia"))
             assert r.json()["permitted"]
             c.wait_for("/receiveMessage", 3, round_id=rid)
+
+
+def test_restart_keeps_r2_the_addressed_agents_first_right(tmp_path: Path) -> None:
+    """R2 across a restart: the human addressed Watson, then the orchestrator restarted.
+    Celia (unaddressed) is still blocked while Watson's window runs, and once it has
+    passed Watson is blocked until the next human utterance and Celia may answer. The
+    window counts from the human's utterance as stored, not from the restart; it is 30 s
+    here so that the restart always falls inside it, and the test skips past it on the
+    orchestrator's clock (no sleep)."""
+    db = tmp_path / "eo.db"
+    clock = SkipClock()
+    rules = RuleConfig(human_gap=0.3, addressee_window=30.0)
+    with Party("Watson") as w, Party("Celia") as c, Party("ui") as ui:
+        body = round_body(
+            [w.agent_spec(COSTS_W), c.agent_spec(COSTS_C)], [ui.ui_spec()], duration=600
+        )
+        app = create_orchestrator_app(db_path=db, rule_config=rules, clock=clock)
+        admin = operator_headers(app)
+        with ServerThread(app) as srv, httpx.Client(base_url=srv.url, headers=admin) as client:
+            rid = start_round(client, body)
+            r = client.post("/relayMessage", json=human(rid, "Watson, 2 eggs?", "Watson"))
+            assert r.json()["permitted"]
+        app2 = create_orchestrator_app(db_path=db, rule_config=rules, clock=clock)
+        with ServerThread(app2) as srv, httpx.Client(base_url=srv.url, timeout=10) as client:
+            early = client.post("/relayMessage", json=agent(rid, "Celia", "2 eggs for 3", price=3))
+            assert (early.json()["permitted"], early.json()["rule"]) == (False, "R2")
+            assert "Watson was addressed" in early.json()["rationale"]
+            clock.skip(30.0)  # Watson's window has passed
+            late = client.post("/relayMessage", json=agent(rid, "Watson", "2 eggs for 4", price=4))
+            assert (late.json()["permitted"], late.json()["rule"]) == (False, "R2")
+            assert "window has expired" in late.json()["rationale"]
+            r = client.post("/relayMessage", json=agent(rid, "Celia", "2 eggs for 3", price=3))
+            assert r.json()["permitted"], r.json()
 
 
 def test_phases_warmup_admin_end_and_post(tmp_path: Path) -> None:

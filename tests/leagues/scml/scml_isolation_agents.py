@@ -82,11 +82,11 @@ class Raiser(DoNothingAgent):
 from test_scml_agents import AcceptingSeller, ControlledBuyer, EmpoweredBuyer  # noqa: E402
 
 __all__ = [
-    "Spy",
-    "Crasher",
-    "Hanger",
-    "Raiser",
     "AcceptingSeller",
     "ControlledBuyer",
+    "Crasher",
     "EmpoweredBuyer",
+    "Hanger",
+    "Raiser",
+    "Spy",
 ]

@@ -17,22 +17,15 @@ from playwright.sync_api import expect
 
 from accord.leagues.trails.generator import generate
 from accord.leagues.trails.server import create_trails_app, trails_design
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 PW = "experimenter-pw"
 
 
 def _join(browser: Any, url: str, path: str, contexts: list[Any]) -> Any:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    contexts.append(context)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(url + path)
-    page.click("#start")
-    page.click("#agree")
-    page.wait_for_url("**/trails/play.html")
-    return page
+    page = open_page(browser, contexts, viewport={"width": 1400, "height": 1000})
+    return enter_study(page, url + path, "/trails/play.html")
 
 
 def _spare(setup: Any, k: int) -> tuple[list[int], int]:

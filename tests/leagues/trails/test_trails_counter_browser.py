@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from accord.leagues.trails.board import Settings
 from accord.leagues.trails.generator import BoardSpec
 from accord.leagues.trails.server import create_trails_app, trails_design
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, enter_study, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -27,13 +27,8 @@ def test_person_gets_the_next_slot_after_rejecting_under_counter(
     app, study = create_trails_app(tmp_path / "study", design, password="experimenter-pw")
     with ServerThread(app) as server:
         (inv,) = study.invite(1)
-        context = web_browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        page.goto(server.url + inv.path)
-        page.click("#start")
-        page.click("#agree")
-        page.wait_for_url("**/trails/play.html")
+        page = open_page(web_browser, viewport={"width": 1400, "height": 1000})
+        enter_study(page, server.url + inv.path, "/trails/play.html")
         expect(page.locator("#protocol")).to_contain_text("up to 3 proposals a turn")
         expect(page.locator("#board .cell")).to_have_count(24)
         expect(page.locator("#propose-box")).to_be_visible()
@@ -53,4 +48,4 @@ def test_person_gets_the_next_slot_after_rejecting_under_counter(
         expect(propose).to_be_visible()
         expect(page.locator("#turn")).to_have_text("1")
         expect(page.locator("#phase")).to_have_text("propose")
-        context.close()
+        page.context.close()

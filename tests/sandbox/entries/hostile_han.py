@@ -16,8 +16,12 @@ from accord.leagues.han.events import Event, EventKind
 
 
 def _answer_fd() -> int:
+    """The launcher's answer pipe, found as an agent would: in /proc/self/cmdline, or in
+    a sandbox forked from a zygote (whose command line is the zygote's), fd 4."""
     with open("/proc/self/cmdline", "rb") as f:
         text = f.read().decode()
+    if "main(" not in text:
+        return 4
     return int(text.rsplit("main(", 1)[1].split(")", 1)[0].split(",")[1])
 
 

@@ -44,6 +44,21 @@ def _deal_line(deal: dict[str, object]) -> str:
     return f"{deal.get('proposer')}: " + "; ".join(parts)
 
 
+def ended_when(phases: list[dict[str, object]]) -> str:
+    """Where a game's record ends, for people: the engine calls the state after a solo
+    ``COMPLETED``, so that one is named by the phase played last.
+
+    >>> ended_when([{"phase": "F1910M"}, {"phase": "COMPLETED"}])
+    'after F1910M'
+    >>> ended_when([{"phase": "F1901M"}, {"phase": "W1901A"}])
+    'at W1901A'
+    """
+    last = str(phases[-1]["phase"])
+    if last == "COMPLETED" and len(phases) > 1:
+        return f"after {phases[-2]['phase']}"
+    return f"at {last}"
+
+
 @app.command("play")
 def play(
     negotiators: Annotated[
@@ -112,7 +127,7 @@ def play(
         data.pop("phases")
         typer.echo(json.dumps(data))
         return
-    table = Table(title=f"Game ended: {rec.end} at {rec.phases[-1]['phase']}")
+    table = Table(title=f"Game ended: {rec.end} {ended_when(rec.phases)}")
     for col in ("power", "player", "centres", "points", "deals"):
         table.add_column(col)
     deals = rec.deals_by_power()

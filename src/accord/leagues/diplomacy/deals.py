@@ -23,14 +23,14 @@ __all__ = [
     "POWERS",
     "PROVINCES",
     "SEASONS",
-    "DealError",
     "Deal",
+    "DealError",
     "Dmz",
     "OrderCommitment",
     "ParsedOrder",
+    "inconsistency",
     "parse_order",
     "province",
-    "inconsistency",
 ]
 
 POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")

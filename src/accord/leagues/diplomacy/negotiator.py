@@ -27,11 +27,11 @@ from .notary import Event, Notary, Proposal
 from .tactics import Plan, Tactics
 
 __all__ = [
+    "NEGOTIATORS",
     "AllianceNegotiator",
     "Negotiator",
     "RandomNegotiator",
     "Round",
-    "NEGOTIATORS",
     "attack_deals",
 ]
 

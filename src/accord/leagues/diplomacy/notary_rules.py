@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.core.protocols import kit
+from accord.core import protocols
 
 from . import PROTOCOL
 from .deals import POWERS, PROVINCES, SEASONS, Deal, DealError, Dmz
@@ -81,7 +81,7 @@ class NotaryState:
     ended: str | None = None
 
 
-class NotaryRules(kit.Rules[NotarySetup, NotaryState, NotaryAction]):
+class NotaryRules(protocols.Rules[NotarySetup, NotaryState, NotaryAction]):
     """The notary's rules for one phase (see the module)."""
 
     info = PROTOCOL
@@ -100,40 +100,46 @@ class NotaryRules(kit.Rules[NotarySetup, NotaryState, NotaryAction]):
             return ()
         return tuple(k for k in range(len(state.setup.powers)) if k not in state.done)
 
-    def legal(self, state: NotaryState, party: int) -> kit.Legal:
+    def legal(self, state: NotaryState, party: int) -> protocols.Legal:
         if party not in self.to_act(state):
-            return kit.Legal(party, ())
+            return protocols.Legal(party, ())
         powers = state.setup.powers
         me = powers[party]
         others = tuple(p for p in powers if p != me)
         deal = (
-            kit.ActionField("with", kit.FieldKind.CHOICE, options=others),
-            kit.ActionField("province", kit.FieldKind.CHOICE, options=tuple(sorted(PROVINCES))),
-            kit.ActionField("when", kit.FieldKind.CHOICE, options=_phases(state.notary.now)),
+            protocols.ActionField("with", protocols.FieldKind.CHOICE, options=others),
+            protocols.ActionField(
+                "province", protocols.FieldKind.CHOICE, options=tuple(sorted(PROVINCES))
+            ),
+            protocols.ActionField(
+                "when", protocols.FieldKind.CHOICE, options=_phases(state.notary.now)
+            ),
         )
-        specs = [kit.ActionSpec("propose", deal, "propose a mutual DMZ")]
+        specs = [protocols.ActionSpec("propose", deal, "propose a mutual DMZ")]
         pending = state.notary.proposals_for(me)
         unaccepted = tuple(p.id for p in pending if me not in p.accepted)
         if unaccepted:
-            pick = (kit.ActionField("proposal", kit.FieldKind.CHOICE, options=unaccepted),)
-            specs.append(kit.ActionSpec("accept", pick))
+            pick = (
+                protocols.ActionField("proposal", protocols.FieldKind.CHOICE, options=unaccepted),
+            )
+            specs.append(protocols.ActionSpec("accept", pick))
         if pending:
             pick = (
-                kit.ActionField(
-                    "proposal", kit.FieldKind.CHOICE, options=tuple(p.id for p in pending)
+                protocols.ActionField(
+                    "proposal", protocols.FieldKind.CHOICE, options=tuple(p.id for p in pending)
                 ),
             )
-            specs.append(kit.ActionSpec("reject", pick))
-        specs.append(kit.ActionSpec("end", (), "done for this phase"))
-        return kit.Legal(party, tuple(specs))
+            specs.append(protocols.ActionSpec("reject", pick))
+        specs.append(protocols.ActionSpec("end", (), "done for this phase"))
+        return protocols.Legal(party, tuple(specs))
 
     def apply(
         self, state: NotaryState, party: int, action: NotaryAction, now: float
-    ) -> tuple[NotaryState, Sequence[kit.Event]]:
+    ) -> tuple[NotaryState, Sequence[protocols.Event]]:
         if party not in self.to_act(state):
-            raise kit.IllegalAction(party, action, f"party {party} is not asked now")
+            raise protocols.IllegalAction(party, action, f"party {party} is not asked now")
         if not isinstance(action, NotaryAction):
-            raise kit.IllegalAction(party, action, "expected a NotaryAction")
+            raise protocols.IllegalAction(party, action, "expected a NotaryAction")
         notary, me = state.notary, state.setup.powers[party]
         before = len(notary.log)
         try:
@@ -141,7 +147,9 @@ class NotaryRules(kit.Rules[NotarySetup, NotaryState, NotaryAction]):
                 notary.propose(me, action.deal)
             elif action.kind == "accept":
                 if me in _pending(notary, me, action.proposal, party, action).accepted:
-                    raise kit.IllegalAction(party, action, f"{action.proposal} is accepted already")
+                    raise protocols.IllegalAction(
+                        party, action, f"{action.proposal} is accepted already"
+                    )
                 notary.accept(me, action.proposal)
             elif action.kind == "reject":
                 _pending(notary, me, action.proposal, party, action)
@@ -149,31 +157,31 @@ class NotaryRules(kit.Rules[NotarySetup, NotaryState, NotaryAction]):
             elif action.kind == "end":
                 state.done.add(party)
             else:
-                raise kit.IllegalAction(party, action, "propose, accept, reject or end")
+                raise protocols.IllegalAction(party, action, "propose, accept, reject or end")
         except (NotaryError, DealError) as exc:
-            raise kit.IllegalAction(party, action, str(exc)) from None
+            raise protocols.IllegalAction(party, action, str(exc)) from None
         state.actions += 1
         events = self._events(state, before)
         if action.kind == "end":
-            events.append(kit.Event("end", party, {"power": me}))
+            events.append(protocols.Event("end", party, {"power": me}))
         return state, self._close(state, events)
 
-    def tick(self, state: NotaryState, now: float) -> tuple[NotaryState, Sequence[kit.Event]]:
+    def tick(self, state: NotaryState, now: float) -> tuple[NotaryState, Sequence[protocols.Event]]:
         limit = state.setup.seconds
         if state.ended is None and limit is not None and now >= limit:
             state.ended = "deadline"
-            return state, (kit.Event("over", None, {"reason": "deadline"}),)
+            return state, (protocols.Event("over", None, {"reason": "deadline"}),)
         return state, ()
 
     def fail(
-        self, state: NotaryState, party: int, failure: kit.Failure, now: float
-    ) -> tuple[NotaryState, Sequence[kit.Event]]:
+        self, state: NotaryState, party: int, failure: protocols.Failure, now: float
+    ) -> tuple[NotaryState, Sequence[protocols.Event]]:
         """A failing power is done for this phase; the others go on."""
         if state.ended is not None:
             return state, ()
         state.done.add(party)
         data = {"kind": failure.kind.value, "message": failure.message[:500]}
-        return state, self._close(state, [kit.Event("failure", party, data)])
+        return state, self._close(state, [protocols.Event("failure", party, data)])
 
     def observe(self, state: NotaryState, party: int | None) -> dict[str, Any]:
         """A power sees the proposals addressed to it, its confirmed deals and the
@@ -269,7 +277,7 @@ class NotaryRules(kit.Rules[NotarySetup, NotaryState, NotaryAction]):
         return NotaryAction(kind)
 
     # -- internals ------------------------------------------------------------------------
-    def _events(self, state: NotaryState, since: int) -> list[kit.Event]:
+    def _events(self, state: NotaryState, since: int) -> list[protocols.Event]:
         """One event per power told of each new notary message (the operator's if none)."""
         powers = state.setup.powers
         out = []
@@ -277,12 +285,20 @@ class NotaryRules(kit.Rules[NotarySetup, NotaryState, NotaryAction]):
             data = _log_dict(e)
             told = sorted({e.sender, *e.to} if e.to else ())
             if not told:
-                out.append(kit.Event(e.kind, powers.index(e.sender), data, kit.Visibility.OPERATOR))
+                out.append(
+                    protocols.Event(
+                        e.kind, powers.index(e.sender), data, protocols.Visibility.OPERATOR
+                    )
+                )
             for p in told:
-                out.append(kit.Event(e.kind, powers.index(p), data, kit.Visibility.PARTY))
+                out.append(
+                    protocols.Event(e.kind, powers.index(p), data, protocols.Visibility.PARTY)
+                )
         return out
 
-    def _close(self, state: NotaryState, events: list[kit.Event]) -> tuple[kit.Event, ...]:
+    def _close(
+        self, state: NotaryState, events: list[protocols.Event]
+    ) -> tuple[protocols.Event, ...]:
         """End the phase when everyone is done or the actions ran out."""
         if state.ended is None:
             if len(state.done) == len(state.setup.powers):
@@ -290,7 +306,7 @@ class NotaryRules(kit.Rules[NotarySetup, NotaryState, NotaryAction]):
             elif state.actions >= state.setup.max_actions:
                 state.ended = "max_actions"
             if state.ended is not None:
-                events.append(kit.Event("over", None, {"reason": state.ended}))
+                events.append(protocols.Event("over", None, {"reason": state.ended}))
         return tuple(events)
 
 
@@ -307,7 +323,9 @@ def _phases(now: tuple[int, int]) -> tuple[str, ...]:
 def _pending(notary: Notary, me: str, pid: str, party: int, action: Any) -> Proposal:
     prop = notary.proposals.get(pid)
     if prop is None or prop.status != "pending" or me not in prop.deal.involved:
-        raise kit.IllegalAction(party, action, f"no pending proposal {pid!r} addressed to {me}")
+        raise protocols.IllegalAction(
+            party, action, f"no pending proposal {pid!r} addressed to {me}"
+        )
     return prop
 
 

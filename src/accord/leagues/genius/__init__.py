@@ -28,17 +28,17 @@ from accord.leagues.genius.protocol import (
 )
 
 __all__ = [
+    "GENIUS_PARTIAL",
+    "PDAS",
     "Action",
     "Domain",
     "EndReason",
-    "GENIUS_PARTIAL",
     "GeniusAgent",
     "GeniusResult",
     "GeniusSession",
     "KBAgent",
     "Kind",
     "Match",
-    "PDAS",
     "PartialConceder",
     "PartialOffersSession",
     "PartyView",

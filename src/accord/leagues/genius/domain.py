@@ -37,10 +37,10 @@ from accord.core.errors import InvalidScenario
 from accord.core.outcomes import CategoricalIssue, OutcomeSpace
 
 __all__ = [
-    "Domain",
     "FORMAT",
-    "Issue",
     "OPEN",
+    "Domain",
+    "Issue",
     "OpenIssues",
     "PartialOutcome",
     "Profile",

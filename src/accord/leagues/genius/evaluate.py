@@ -39,8 +39,8 @@ from accord.leagues.genius.protocol import EndReason, GeniusResult, Rules
 from accord.leagues.genius.sandboxed import genius_sandbox, sandboxed
 
 __all__ = [
-    "Interval",
     "MEASURES",
+    "Interval",
     "Record",
     "evaluate",
     "people_records",

@@ -27,7 +27,7 @@ from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.protocol import GeniusResult, GeniusSession, Rules
 from accord.leagues.genius.rules import MAX_ACTIONS, GeniusRules, GeniusSetup, GeniusState
 
-__all__ = ["GeniusSeat", "MAX_ACTIONS", "Match"]
+__all__ = ["MAX_ACTIONS", "GeniusSeat", "Match"]
 
 
 class GeniusSeat:

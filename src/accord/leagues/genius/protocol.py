@@ -51,8 +51,9 @@ from accord.core.errors import ConfigError, InvalidScenario, ProtocolViolation
 from accord.leagues.genius.domain import OPEN, Domain, PartialOutcome
 
 __all__ = [
-    "Action",
     "COMMENTS",
+    "THREATS",
+    "Action",
     "Clock",
     "EndReason",
     "Event",
@@ -62,7 +63,6 @@ __all__ = [
     "Offer",
     "Phase",
     "Rules",
-    "THREATS",
     "VirtualClock",
 ]
 

@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
+from accord.core import protocols
 from accord.core.capabilities import OptsOut, ProposesPartial
 from accord.core.errors import InvalidScenario, ProtocolViolation
-from accord.core.protocols import kit
 from accord.core.protocols.result import Action as CoreAction
 from accord.leagues.genius.domain import Domain
 from accord.leagues.genius.protocol import (
@@ -60,12 +60,12 @@ from accord.leagues.genius.protocol import (
 from accord.leagues.genius.protocol import Event as GEvent
 from accord.leagues.genius.protocol import Rules as Settings
 
-__all__ = ["GENIUS_PARTIAL", "GeniusRules", "GeniusSetup", "GeniusState", "MAX_ACTIONS"]
+__all__ = ["GENIUS_PARTIAL", "MAX_ACTIONS", "GeniusRules", "GeniusSetup", "GeniusState"]
 
-GENIUS_PARTIAL = kit.ProtocolInfo(
+GENIUS_PARTIAL = protocols.ProtocolInfo(
     "genius-partial-v1",
     "GENIUS partial offers with opt-out",
-    kit.TurnStyle.SEQUENTIAL,
+    protocols.TurnStyle.SEQUENTIAL,
     frozenset({CoreAction.OFFER, CoreAction.ACCEPT, CoreAction.REJECT, CoreAction.END}),
     min_parties=2,
     max_parties=2,
@@ -98,10 +98,10 @@ class GeniusState:
     asks: int = 0
     quiet: int = 0
     ended_seen: bool = False
-    failure: kit.Failure | None = None
+    failure: protocols.Failure | None = None
 
 
-class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
+class GeniusRules(protocols.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
     """The protocol under ``settings`` (turns, turn length, deadline and open-issue rules)."""
 
     info = GENIUS_PARTIAL
@@ -141,33 +141,38 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             return (0, 1)
         return ((s.turn + state.asks) % 2,)
 
-    def legal(self, state: GeniusState, party: int) -> kit.Legal:
+    def legal(self, state: GeniusState, party: int) -> protocols.Legal:
         if party not in self.to_act(state):
-            return kit.Legal(party, ())
+            return protocols.Legal(party, ())
         s = state.session
         d = s.domain
         open_ids = tuple(o.id for o in s.open_offers(party))
         values = tuple(
-            kit.ActionField(i.name, kit.FieldKind.CHOICE, options=("", *i.values)) for i in d.issues
+            protocols.ActionField(i.name, protocols.FieldKind.CHOICE, options=("", *i.values))
+            for i in d.issues
         )
-        specs = [kit.ActionSpec("offer", values, "offer (leave an issue empty to keep it open)")]
+        specs = [
+            protocols.ActionSpec("offer", values, "offer (leave an issue empty to keep it open)")
+        ]
         if open_ids:
-            pick = (kit.ActionField("offer", kit.FieldKind.CHOICE, options=open_ids),)
-            specs += [kit.ActionSpec("accept", pick), kit.ActionSpec("reject", pick)]
-        specs.append(kit.ActionSpec("opt_out"))
+            pick = (protocols.ActionField("offer", protocols.FieldKind.CHOICE, options=open_ids),)
+            specs += [protocols.ActionSpec("accept", pick), protocols.ActionSpec("reject", pick)]
+        specs.append(protocols.ActionSpec("opt_out"))
         for kind, texts in (("comment", COMMENTS), ("threat", THREATS)):
-            field = kit.ActionField("index", kit.FieldKind.CHOICE, options=tuple(range(len(texts))))
-            specs.append(kit.ActionSpec(kind, (field,)))
+            field = protocols.ActionField(
+                "index", protocols.FieldKind.CHOICE, options=tuple(range(len(texts)))
+            )
+            specs.append(protocols.ActionSpec(kind, (field,)))
         if not self.live:
-            specs.append(kit.ActionSpec("wait", (), "nothing this ask"))
-        return kit.Legal(party, tuple(specs))
+            specs.append(protocols.ActionSpec("wait", (), "nothing this ask"))
+        return protocols.Legal(party, tuple(specs))
 
     def apply(
         self, state: GeniusState, party: int, action: Action | Batch, now: float
-    ) -> tuple[GeniusState, Sequence[kit.Event]]:
+    ) -> tuple[GeniusState, Sequence[protocols.Event]]:
         s = state.session
         if party not in self.to_act(state):
-            raise kit.IllegalAction(party, action, f"party {party} is not asked now")
+            raise protocols.IllegalAction(party, action, f"party {party} is not asked now")
         if self.live:
             self._set_time(state, now)
             if isinstance(action, tuple):  # an agent's answer: each action in turn
@@ -176,15 +181,15 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
                     s.submit(party, a)
                 return state, self._events(state, n)
             if not isinstance(action, Action):
-                raise kit.IllegalAction(party, action, "one action at a time")
+                raise protocols.IllegalAction(party, action, "one action at a time")
             n = len(s.events)
             try:
                 s.apply_checked(party, action)
             except (ProtocolViolation, InvalidScenario) as exc:
-                raise kit.IllegalAction(party, action, str(exc)) from None
+                raise protocols.IllegalAction(party, action, str(exc)) from None
             return state, self._events(state, n)
         if not isinstance(action, list | tuple) or len(action) > MAX_ACTIONS:
-            raise kit.IllegalAction(party, action, f"expected an Action, got {_what(action)}")
+            raise protocols.IllegalAction(party, action, f"expected an Action, got {_what(action)}")
         n = len(s.events)
         state.asks += 1
         state.quiet = 0 if action else state.quiet + 1
@@ -195,7 +200,7 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         self._roll(state)
         return state, self._events(state, n)
 
-    def tick(self, state: GeniusState, now: float) -> tuple[GeniusState, Sequence[kit.Event]]:
+    def tick(self, state: GeniusState, now: float) -> tuple[GeniusState, Sequence[protocols.Event]]:
         if not self.live or state.session.result is not None:
             return state, ()
         n = len(state.session.events)
@@ -204,8 +209,8 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         return state, self._events(state, n)
 
     def fail(
-        self, state: GeniusState, party: int, failure: kit.Failure, now: float
-    ) -> tuple[GeniusState, Sequence[kit.Event]]:
+        self, state: GeniusState, party: int, failure: protocols.Failure, now: float
+    ) -> tuple[GeniusState, Sequence[protocols.Event]]:
         """Recorded against ``party`` as an invalid action (with the asks schedule it is
         that party's ask, a quiet one); the session goes on. With ``failure_ends`` (core
         negotiators in a tournament) the session ends on the failure instead."""
@@ -218,7 +223,7 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             state.failure = failure
             s.end_failed(party)
             return state, self._events(state, n)
-        if failure.kind is kit.FailureKind.EXCEPTION:
+        if failure.kind is protocols.FailureKind.EXCEPTION:
             s.submit(party, f"agent raised {failure.message}")
         else:
             s.record_invalid(party, "invalid", failure.message)
@@ -293,7 +298,7 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
                 events=tuple(s.events),
             )  # fmt: skip
         f = data.get("failure")
-        failure = None if f is None else kit.Failure(f["party"], f["name"], kit.FailureKind(f["kind"]),
+        failure = None if f is None else protocols.Failure(f["party"], f["name"], protocols.FailureKind(f["kind"]),
                                                  f["message"])  # fmt: skip
         return GeniusState(
             s, clock, int(data["asks"]), int(data["quiet"]), s.result is not None, failure
@@ -327,7 +332,9 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
         if kind == "offer":
             values = {k: v for k, v in args.items() if v != ""}
             if not values:
-                raise kit.IllegalAction(party, data, "an offer gives a value to at least one issue")
+                raise protocols.IllegalAction(
+                    party, data, "an offer gives a value to at least one issue"
+                )
             action = Action.make_offer(values)
         elif kind in ("accept", "reject"):
             action = Action(Kind(kind), offer=int(args["offer"]))
@@ -353,14 +360,14 @@ class GeniusRules(kit.Rules[GeniusSetup, GeniusState, "Action | Batch"]):
             state.asks = state.quiet = 0
             s.tick()
 
-    def _events(self, state: GeniusState, since: int) -> tuple[kit.Event, ...]:
+    def _events(self, state: GeniusState, since: int) -> tuple[protocols.Event, ...]:
         """The session's events from ``since`` on, and ``end`` once it is over (the
         deadline ends it without an action of its own)."""
         s = state.session
-        out = [kit.Event(e.kind, e.party, e.to_dict()) for e in s.events[since:]]
+        out = [protocols.Event(e.kind, e.party, e.to_dict()) for e in s.events[since:]]
         if s.result is not None and (state.ended_seen is False):
             state.ended_seen = True
-            out.append(kit.Event("end", None, s.result.to_dict()))
+            out.append(protocols.Event("end", None, s.result.to_dict()))
         return tuple(out)
 
 
@@ -379,7 +386,7 @@ def _batch_of(party: int, data: Mapping[str, Any]) -> Batch:
     items = data.get("args", {}).get("actions") if isinstance(data.get("args"), Mapping) else None
     if not isinstance(items, list) or len(items) > MAX_ACTIONS:
         why = f"a batch is at most {MAX_ACTIONS} actions; got {_what(items)[:200]}"
-        raise kit.IllegalAction(party, data, why)
+        raise protocols.IllegalAction(party, data, why)
     out: list[Any] = []
     for item in items:
         try:
@@ -409,5 +416,5 @@ def _offer_of(d: Mapping[str, Any], domain: Domain) -> Offer:
     )  # fmt: skip
 
 
-def _failure_json(f: kit.Failure) -> dict[str, Any]:
+def _failure_json(f: protocols.Failure) -> dict[str, Any]:
     return {"party": f.party, "name": f.name, "kind": f.kind.value, "message": f.message}

@@ -45,8 +45,8 @@ from accord.leagues.genius.protocol import (
 from accord.sandbox import Host, HostContext, Limits
 
 __all__ = [
-    "GeniusHost",
     "INTERFACE",
+    "GeniusHost",
     "RemoteGeniusAgent",
     "SideSnapshot",
     "genius_sandbox",

@@ -20,11 +20,11 @@ __all__ = [
     "DOMAINS",
     "EXAMPLE_1",
     "EXAMPLE_2",
+    "HAN",
     "Event",
     "EventKind",
     "Game",
     "GameResult",
     "GameSpec",
-    "HAN",
     "Offer",
 ]

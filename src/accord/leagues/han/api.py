@@ -26,9 +26,9 @@ __all__ = [
     "AgentGone",
     "GameView",
     "HanAgent",
-    "offer_event",
-    "message",
     "expression",
+    "message",
+    "offer_event",
 ]
 
 

@@ -31,6 +31,15 @@ SHARED = (
     "crashing or hanging agent takes this process with it; by default each participant's "
     "agent runs in a fresh process"
 )
+SandboxOption = Annotated[
+    str,
+    typer.Option(
+        help="how each game's agent process is isolated: os (bubblewrap: only its own "
+        "code visible, hard limits), process (a plain child process: weaker) or none "
+        "(trusted agents only)",
+        callback=sandbox_callback(),
+    ),
+]
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False)
 
@@ -119,15 +128,7 @@ def tournament_cmd(
     executor: Annotated[str, typer.Option(help="serial, processes or ray")] = "serial",
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
     shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
-    sandbox: Annotated[
-        str,
-        typer.Option(
-            help="how each game's agent process is isolated: os (bubblewrap: only its own "
-            "code visible, hard limits), process (a plain child process: weaker) or none "
-            "(trusted agents only)",
-            callback=sandbox_callback(),
-        ),
-    ] = "os",
+    sandbox: SandboxOption = "os",
 ) -> None:
     """Each agent against the pool of simulated participants: points and likeability proxy.
     Each game's agent runs in a fresh OS sandbox (no state carried over, the organiser's
@@ -201,15 +202,7 @@ def serve_cmd(
     host: str = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: a free one)")] = 8040,
     shared_process: Annotated[bool, typer.Option("--shared-process", help=SHARED)] = False,
-    sandbox: Annotated[
-        str,
-        typer.Option(
-            help="how each game's agent process is isolated: os (bubblewrap: only its own "
-            "code visible, hard limits), process (a plain child process: weaker) or none "
-            "(trusted agents only)",
-            callback=sandbox_callback(),
-        ),
-    ] = "os",
+    sandbox: SandboxOption = "os",
 ) -> None:
     """Serve a study: each agent meets --participants fresh people (and, with --pairs,
     --participants people play each other in pairs); prints their links."""

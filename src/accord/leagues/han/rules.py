@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from accord.core import protocols
 from accord.core.errors import InvalidOffer
-from accord.core.protocols import kit
 from accord.core.protocols.base import Phase
 from accord.leagues.han.domain import GameSpec, Offer, Role
 from accord.leagues.han.engine import Game, GameResult, Violation, reason_of
@@ -53,7 +53,7 @@ SIDES: tuple[Role, Role] = ("agent", "person")
 """Party k's side of the board."""
 
 
-class HanRules(kit.Rules[GameSpec, Game, HanEvent]):
+class HanRules(protocols.Rules[GameSpec, Game, HanEvent]):
     """The rules of one game; ``person_menu_only``/``agent_is_person`` as in
     :class:`~accord.leagues.han.engine.Game`."""
 
@@ -75,88 +75,92 @@ class HanRules(kit.Rules[GameSpec, Game, HanEvent]):
     def to_act(self, state: Game) -> tuple[int, ...]:
         return () if state.ended else (0, 1)
 
-    def legal(self, state: Game, party: int) -> kit.Legal:
+    def legal(self, state: Game, party: int) -> protocols.Legal:
         """Exactly what the rules take from ``party`` now: an offer splits each issue into
         (agent, undecided, person) counts summing to its quantity; a formal accept needs a
         full offer on the table; free text only where the side is not held to the menus."""
         if state.ended or party not in (0, 1):
-            return kit.Legal(party, ())
+            return protocols.Legal(party, ())
         spec = state.spec
         n = len(spec.issues)
         splits = tuple(
-            kit.ActionField(
-                f"issue_{i}", kit.FieldKind.CHOICE, options=_splits(q), label=spec.issues[i]
+            protocols.ActionField(
+                f"issue_{i}", protocols.FieldKind.CHOICE, options=_splits(q), label=spec.issues[i]
             )
             for i, q in enumerate(spec.quantities)
         )
         issue = tuple(range(n))
         pair = tuple(r.value for r in Relation if r not in (Relation.BEST, Relation.WORST))
         presets = tuple(range(1, len(PRESET_UTTERANCES) + 1))
+        act, field, choice = protocols.ActionSpec, protocols.ActionField, protocols.FieldKind.CHOICE
         specs = [
-            kit.ActionSpec("SEND_EXPRESSION", (kit.ActionField("emotion", kit.FieldKind.CHOICE, options=EMOTIONS),)),
-            kit.ActionSpec("SEND_OFFER", splits),
-            kit.ActionSpec("preset", (kit.ActionField("preset", kit.FieldKind.CHOICE, options=presets),)),
-            kit.ActionSpec("preference", (
-                kit.ActionField("issue1", kit.FieldKind.CHOICE, options=issue),
-                kit.ActionField("relation", kit.FieldKind.CHOICE, options=pair),
-                kit.ActionField("issue2", kit.FieldKind.CHOICE, options=issue),
-                kit.ActionField("query", kit.FieldKind.CHOICE, options=(False, True)),
+            act("SEND_EXPRESSION", (field("emotion", choice, options=EMOTIONS),)),
+            act("SEND_OFFER", splits),
+            act("preset", (field("preset", choice, options=presets),)),
+            act("preference", (
+                field("issue1", choice, options=issue),
+                field("relation", choice, options=pair),
+                field("issue2", choice, options=issue),
+                field("query", choice, options=(False, True)),
             )),
-            kit.ActionSpec("preference_one", (
-                kit.ActionField("issue1", kit.FieldKind.CHOICE, options=issue),
-                kit.ActionField("relation", kit.FieldKind.CHOICE, options=("BEST", "WORST")),
-                kit.ActionField("query", kit.FieldKind.CHOICE, options=(False, True)),
+            act("preference_one", (
+                field("issue1", choice, options=issue),
+                field("relation", choice, options=("BEST", "WORST")),
+                field("query", choice, options=(False, True)),
             )),
-            kit.ActionSpec("batna", (kit.ActionField("batna", kit.FieldKind.INTEGER, low=0, high=10_000),)),
+            act("batna", (field("batna", protocols.FieldKind.INTEGER, low=0, high=10_000),)),
         ]  # fmt: skip
         if state.last_offer is not None and state.last_offer.full:
-            specs.append(kit.ActionSpec("FORMAL_ACCEPT"))
-        specs.append(kit.ActionSpec("FORMAL_QUIT"))
+            specs.append(protocols.ActionSpec("FORMAL_ACCEPT"))
+        specs.append(protocols.ActionSpec("FORMAL_QUIT"))
         if not self._menu_only(party):
             specs.append(
-                kit.ActionSpec(
-                    "text", (kit.ActionField("text", kit.FieldKind.TEXT, max_length=500),)
+                protocols.ActionSpec(
+                    "text",
+                    (protocols.ActionField("text", protocols.FieldKind.TEXT, max_length=500),),
                 )
             )
-        return kit.Legal(party, tuple(specs))
+        return protocols.Legal(party, tuple(specs))
 
     def apply(
         self, state: Game, party: int, action: HanEvent, now: float
-    ) -> tuple[Game, Sequence[kit.Event]]:
+    ) -> tuple[Game, Sequence[protocols.Event]]:
         if party not in (0, 1):
-            raise kit.IllegalAction(party, action, "party 0 is the agent's side, 1 the person's")
+            raise protocols.IllegalAction(
+                party, action, "party 0 is the agent's side, 1 the person's"
+            )
         if not isinstance(action, HanEvent):
-            raise kit.IllegalAction(party, action, "an action is an Event of the game")
+            raise protocols.IllegalAction(party, action, "an action is an Event of the game")
         n = len(state.history)
         warned = state.warned
         try:
             state.apply_checked(action.owned_by(SIDES[party]), now)
         except (InvalidEvent, InvalidOffer) as exc:
-            raise kit.IllegalAction(party, action, str(exc)) from None
-        warning = [kit.Event("warning", None, {"left": state.spec.warning_time})]
+            raise protocols.IllegalAction(party, action, str(exc)) from None
+        warning = [protocols.Event("warning", None, {"left": state.spec.warning_time})]
         return state, (*(warning if state.warned and not warned else ()), *self._news(state, n))
 
-    def tick(self, state: Game, now: float) -> tuple[Game, Sequence[kit.Event]]:
+    def tick(self, state: Game, now: float) -> tuple[Game, Sequence[protocols.Event]]:
         if state.ended:
             return state, ()
         warned = state.warned
         state.tick(now)
         out = []
         if state.warned and not warned:
-            out.append(kit.Event("warning", None, {"left": state.spec.warning_time}))
+            out.append(protocols.Event("warning", None, {"left": state.spec.warning_time}))
         if state.ended:
-            out.append(kit.Event("end", None, _result_json(state.result)))
+            out.append(protocols.Event("end", None, _result_json(state.result)))
         return state, tuple(out)
 
     def fail(
-        self, state: Game, party: int, failure: kit.Failure, now: float
-    ) -> tuple[Game, Sequence[kit.Event]]:
+        self, state: Game, party: int, failure: protocols.Failure, now: float
+    ) -> tuple[Game, Sequence[protocols.Event]]:
         side = SIDES[party]
         state.refuse(side, now, failure.message)
-        out = [kit.Event("violation", party, {"reason": failure.message})]
-        if failure.kind is kit.FailureKind.TIMEOUT and not state.ended:
+        out = [protocols.Event("violation", party, {"reason": failure.message})]
+        if failure.kind is protocols.FailureKind.TIMEOUT and not state.ended:
             state.leave(side, now)
-            out.append(kit.Event("end", None, _result_json(state.result)))
+            out.append(protocols.Event("end", None, _result_json(state.result)))
         return state, tuple(out)
 
     def observe(self, state: Game, party: int | None) -> dict[str, Any]:
@@ -267,17 +271,17 @@ class HanRules(kit.Rules[GameSpec, Game, HanEvent]):
         try:
             return event_from_json(raw, side)
         except InvalidEvent as exc:
-            raise kit.IllegalAction(party, data, str(exc)) from None
+            raise protocols.IllegalAction(party, data, str(exc)) from None
 
     # -- internals ------------------------------------------------------------------------
     def _menu_only(self, party: int) -> bool:
         return (party == 1 and self.person_menu_only) or (party == 0 and self.agent_is_person)
 
-    def _news(self, state: Game, since: int) -> list[kit.Event]:
-        out = [kit.Event(e.kind.value, SIDES.index(e.owner) if e.owner in SIDES else None,
+    def _news(self, state: Game, since: int) -> list[protocols.Event]:
+        out = [protocols.Event(e.kind.value, SIDES.index(e.owner) if e.owner in SIDES else None,
                      e.to_json()) for _, e in state.history[since:]]  # fmt: skip
         if state.ended:
-            out.append(kit.Event("end", None, _result_json(state.result)))
+            out.append(protocols.Event("end", None, _result_json(state.result)))
         return out
 
 

@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from accord.core.errors import ConfigError, StateError
+from accord.core.errors import ConfigError
 from accord.core.protocols.rules import IllegalAction
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.domain import GameSpec, Role, offer_in_words
@@ -58,7 +58,7 @@ from accord.leagues.han.scoring import SURVEY, columns, csv_row
 from accord.leagues.han.summary import interval_fields, pair_units
 from accord.web.clock import Clock
 from accord.web.errors import WebError
-from accord.web.live import Message, sse
+from accord.web.live import Live, NotYet, stream_response
 from accord.web.requests import read_json
 from accord.web.study import Condition, Consent, Study, StudyDesign
 
@@ -173,8 +173,7 @@ class HanService:
         self.loop: asyncio.AbstractEventLoop | None = None  # set by open()
         self._game_locks: dict[str, threading.RLock] = {}
         self._last: dict[str, dict[str, Any]] = {}  # each page's last state (see state())
-        self._wakers: dict[str, set[tuple[asyncio.Event, asyncio.AbstractEventLoop]]] = {}
-        self._closed = False
+        self.live = Live(heartbeat=HEARTBEAT)  # topic: a participant's id
         self.heartbeat = HEARTBEAT
         self.spacing = spacing
         self.pairs = PairGames(self, room or WaitingRoom())
@@ -289,7 +288,7 @@ class HanService:
             with self.lock:
                 last = self._last.get(pid)
             if last is None:
-                raise _Busy(pid)  # its agent is being built: nothing to show yet
+                raise NotYet(f"{pid}'s agent is being built: nothing to show yet")
             return last
         try:
             m = self.match(pid, wait=False)
@@ -468,40 +467,18 @@ class HanService:
         return self.pairs.leave(pid)
 
     # -- the live channel ----------------------------------------------------------------
-    async def stream(self, pid: str) -> AsyncIterator[str]:
+    def stream(self, pid: str) -> AsyncIterator[str]:
         """``pid``'s game as server-sent ``state`` events, until the result (or an
-        ``error`` event when there is no game to play)."""
-        wake = asyncio.Event()
-        sub = (wake, asyncio.get_running_loop())
-        with self.lock:
-            self._wakers.setdefault(pid, set()).add(sub)
-        n = 0
-        try:
-            yield ": connected\n\n"
-            while not self._closed:
-                wake.clear()
-                try:
-                    s = await asyncio.to_thread(functools.partial(self.state, pid, wait=False))
-                except _Busy:  # no thread waits on an agent for a live stream: look again
-                    with contextlib.suppress(TimeoutError):
-                        await self.study.clock.wait_for(wake.wait(), 0.25)
-                    continue
-                except WebError as exc:
-                    yield sse(Message("error", {"error": exc.message}))
-                    return
-                n += 1
-                yield sse(Message("state", s, n))
-                if "result" in s or "released" in s:
-                    return
-                wait = min(max(self._due(pid) - self.clock(), 0.01), HEARTBEAT)
-                with contextlib.suppress(TimeoutError):
-                    await self.study.clock.wait_for(wake.wait(), wait)
-        finally:
-            with self.lock:
-                group = self._wakers.get(pid, set())
-                group.discard(sub)
-                if not group:
-                    self._wakers.pop(pid, None)
+        ``error`` event when there is no game to play): the web layer's
+        :meth:`~accord.web.live.Live.follow`, woken by :meth:`wake`, read at the game's
+        next change by itself (:meth:`_due`) and every :data:`HEARTBEAT` seconds."""
+        return self.live.follow(
+            pid,
+            functools.partial(self.state, pid, wait=False),  # never waits on an agent
+            clock=self.study.clock,
+            due_in=lambda: self._due(pid) - self.clock(),
+            done=lambda s: "result" in s or "released" in s,
+        )
 
     def _due(self, pid: str) -> float:
         """When ``pid``'s game next changes by itself (on :attr:`clock`)."""
@@ -522,21 +499,14 @@ class HanService:
 
     def wake(self, *pids: str) -> None:
         """Make the open live streams of ``pids`` send the state now."""
-        with self.lock:
-            subs = [s for pid in pids for s in self._wakers.get(pid, ())]
-        for wake, loop in subs:
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(wake.set)
+        self.live.wake(*pids)
 
     def close(self) -> None:
-        """End the live streams (at shut-down)."""
-        self._closed = True
+        """End the live streams and the agents' processes (at shut-down)."""
+        self.live.close()
         with self.lock:
-            pids = list(self._wakers)
             for agent in self.agent_of.values():  # their processes, when isolated
                 _release(agent)
-        for pid in pids:
-            self.wake(pid)
 
     # -- results -------------------------------------------------------------------------
     def _open_row(
@@ -607,10 +577,7 @@ class HanService:
 
         @r.get("/live", response_class=Response)
         def live(pid: str = participant) -> Response:
-            headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-            return StreamingResponse(
-                self.stream(pid), media_type="text/event-stream", headers=headers
-            )
+            return stream_response(self.stream(pid))
 
         @r.post("/event")
         async def event(request: Request, pid: str = participant) -> dict[str, Any]:
@@ -762,10 +729,6 @@ def create_han_app(
     service = HanService(study, factories, specs, room=WaitingRoom(timeout=wait))
     app = create_study_app(study, service, pages={"/": str(STATIC)})
     return app, study, service
-
-
-class _Busy(StateError):  # noqa: N818 - internal signal, never leaves this module
-    """``pid``'s game is busy with its agent and has no state to show yet."""
 
 
 def _release(agent: HanAgent | None) -> None:

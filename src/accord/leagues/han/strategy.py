@@ -17,7 +17,7 @@ from accord.leagues.han.api import GameView
 from accord.leagues.han.domain import Offer
 from accord.leagues.han.events import Event, Relation
 
-__all__ = ["offer_for", "estimate_from", "max_points", "mine"]
+__all__ = ["estimate_from", "max_points", "mine", "offer_for"]
 
 
 def max_points(v: GameView) -> int:

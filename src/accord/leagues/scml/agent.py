@@ -35,10 +35,10 @@ from accord.leagues.scml.negotiation import utility_of
 from accord.leagues.scml.world import World
 
 __all__ = [
-    "SCMLAgent",
     "Controller",
-    "PassThroughNegotiator",
     "EmpoweredNegotiator",
+    "PassThroughNegotiator",
+    "SCMLAgent",
     "utility_of",
 ]
 

@@ -29,7 +29,7 @@ from accord.leagues.scml.negotiation import outcome_space
 from accord.leagues.scml.state import Phase
 from accord.leagues.scml.world import World
 
-__all__ = ["AWI", "FactoryState", "Range", "NegotiatorFactory", "AWIError"]
+__all__ = ["AWI", "AWIError", "FactoryState", "NegotiatorFactory", "Range"]
 
 Range = int | tuple[int, int]
 NO_COMMAND = -1

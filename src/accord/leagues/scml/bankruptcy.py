@@ -30,7 +30,7 @@ import numpy as np
 
 from accord.core.errors import InvalidValue
 
-__all__ = ["FutureContract", "BankruptcyPlan", "plan_bankruptcy"]
+__all__ = ["BankruptcyPlan", "FutureContract", "plan_bankruptcy"]
 
 
 class FutureContract(NamedTuple):

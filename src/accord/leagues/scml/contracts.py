@@ -16,17 +16,17 @@ from enum import StrEnum
 from typing import NamedTuple
 
 __all__ = [
-    "UNIT_PRICE",
     "QUANTITY",
-    "TIME",
     "SIMULATOR_NAME",
-    "Offer",
+    "TIME",
+    "UNIT_PRICE",
     "Agenda",
-    "Contract",
-    "ContractStatus",
     "BreachKind",
     "BreachReport",
+    "Contract",
+    "ContractStatus",
     "FinancialReport",
+    "Offer",
 ]
 
 #: Positions of the issues in an offer tuple.

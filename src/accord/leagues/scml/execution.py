@@ -27,7 +27,7 @@ from accord.leagues.scml.formulas import (
 )
 from accord.leagues.scml.state import WorldState
 
-__all__ = ["execute_day", "BankruptcyEvent"]
+__all__ = ["BankruptcyEvent", "execute_day"]
 
 _SIGNED = ContractStatus.SIGNED
 _EXECUTED = ContractStatus.EXECUTED

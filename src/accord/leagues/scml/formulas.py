@@ -24,16 +24,16 @@ from accord.core.errors import ConfigError
 
 __all__ = [
     "EPS",
-    "TradingPriceState",
     "PenaltyState",
-    "trading_price",
-    "spot_penalty",
-    "spot_buy_unit_price",
-    "spot_sell_unit_price",
-    "liquidation_proceeds",
+    "TradingPriceState",
     "insufficient_funds_breach_level",
     "insufficient_products_breach_level",
+    "liquidation_proceeds",
     "profit",
+    "spot_buy_unit_price",
+    "spot_penalty",
+    "spot_sell_unit_price",
+    "trading_price",
 ]
 
 #: Tolerance used when rounding prices computed in floating point (``7*1.2*1.1``).

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from accord.core.errors import ConfigError
 from accord.leagues.scml.params import SimulationParams
 
-__all__ = ["ExogenousContracts", "WorldConfig", "generate_config", "RAW_MATERIAL_PRICE"]
+__all__ = ["RAW_MATERIAL_PRICE", "ExogenousContracts", "WorldConfig", "generate_config"]
 
 #: g_0 of Table 3.
 RAW_MATERIAL_PRICE = 10

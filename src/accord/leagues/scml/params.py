@@ -13,7 +13,7 @@ from typing import Any
 
 from accord.core.errors import ConfigError
 
-__all__ = ["SimulationParams", "SIMULATOR"]
+__all__ = ["SIMULATOR", "SimulationParams"]
 
 #: Party id of the simulator in exogenous contracts (the other party is an agent index).
 SIMULATOR = -1

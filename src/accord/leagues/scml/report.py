@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from accord.leagues.scml.world import World
 
-__all__ = ["write_report", "summary", "PANELS"]
+__all__ = ["PANELS", "summary", "write_report"]
 
 PANELS = (
     "balances",

@@ -35,7 +35,7 @@ from accord.sandbox import require_mode
 from accord.tournament.pools import POOLS
 from accord.tournament.tasks import Job, run_tasks
 
-__all__ = ["run_world", "run_tournament", "describe", "TournamentResult", "EXECUTORS"]
+__all__ = ["EXECUTORS", "TournamentResult", "describe", "run_tournament", "run_world"]
 
 EXECUTORS = POOLS
 _MAX_EXCEPTIONS = 50  # agent exceptions kept per world (the count is always complete)

@@ -11,12 +11,12 @@ from accord.leagues.scml.negotiation import Negotiation
 from accord.leagues.scml.state import HeldRequest, WorldState
 
 __all__ = [
-    "reveal_exogenous",
-    "register_negotiation",
-    "request_negotiation",
     "ask_partner",
     "deliver_held_requests",
     "negotiate",
+    "register_negotiation",
+    "request_negotiation",
+    "reveal_exogenous",
     "sign",
 ]
 

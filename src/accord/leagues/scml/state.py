@@ -42,17 +42,17 @@ from accord.leagues.scml.negotiation import Negotiation, NegotiationRunner
 from accord.leagues.scml.params import SimulationParams
 
 __all__ = [
+    "AgentCalls",
+    "AgentException",
+    "Clock",
+    "ContractBook",
+    "HeldRequest",
+    "History",
+    "Ledger",
+    "Market",
+    "NegotiationQueue",
     "Phase",
     "Roster",
-    "Clock",
-    "Ledger",
-    "ContractBook",
-    "Market",
-    "History",
-    "AgentException",
-    "NegotiationQueue",
-    "HeldRequest",
-    "AgentCalls",
     "WorldState",
 ]
 

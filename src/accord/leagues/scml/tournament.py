@@ -32,7 +32,7 @@ import numpy as np
 from accord.core.errors import ConfigError
 from accord.leagues.scml.isolation import Limits
 
-__all__ = ["TournamentSpec", "WorldRun", "build_schedule", "truncated_mean", "summarize"]
+__all__ = ["TournamentSpec", "WorldRun", "build_schedule", "summarize", "truncated_mean"]
 
 Track = Literal["std", "collusion"]
 #: which agents run in processes of their own: every one, the competitors only (the

@@ -47,7 +47,7 @@ from accord.leagues.scml.state import (
     WorldState,
 )
 
-__all__ = ["World", "Phase", "Manager", "AgentSpec", "make_manager"]
+__all__ = ["AgentSpec", "Manager", "Phase", "World", "make_manager"]
 
 
 @runtime_checkable

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from accord.core.protocols import kit
+from accord.core import protocols
 from accord.leagues.trails.board import Settings
 from accord.leagues.trails.engine import (
     Action,
@@ -49,7 +49,7 @@ MOST_ASKED = 1000
 other's chips (``visibility="own"``): a bound from the chips in play would tell it them."""
 
 
-class TrailsRules(kit.Rules[Setup, Game, Action]):
+class TrailsRules(protocols.Rules[Setup, Game, Action]):
     """The rules of one Colored Trails game under ``settings`` (scores, protocol, caps)."""
 
     info = COLORED_TRAILS
@@ -69,9 +69,9 @@ class TrailsRules(kit.Rules[Setup, Game, Action]):
     def to_act(self, state: Game) -> tuple[int, ...]:
         return () if state.done else (state.actor,)
 
-    def legal(self, state: Game, party: int) -> kit.Legal:
+    def legal(self, state: Game, party: int) -> protocols.Legal:
         if state.done or party != state.actor:
-            return kit.Legal(party, ())
+            return protocols.Legal(party, ())
         phase = state.phase
         mine = [int(x) for x in state.chips[party]]
         if phase is Phase.PROPOSE:
@@ -81,41 +81,47 @@ class TrailsRules(kit.Rules[Setup, Game, Action]):
             full = state.rules.visibility == "full"
             seen = [int(x) for x in state.chips[1 - party]] if full else [MOST_ASKED] * n
             fields = _chips("give", mine) + _chips("take", seen)
-            return kit.Legal(party, (kit.ActionSpec("propose", fields), kit.ActionSpec("pass")))
+            return protocols.Legal(
+                party, (protocols.ActionSpec("propose", fields), protocols.ActionSpec("pass"))
+            )
         if phase is Phase.RESPOND:
-            return kit.Legal(party, (kit.ActionSpec("accept"), kit.ActionSpec("reject")))
+            return protocols.Legal(
+                party, (protocols.ActionSpec("accept"), protocols.ActionSpec("reject"))
+            )
         if phase is Phase.TRANSFER:
-            return kit.Legal(party, (kit.ActionSpec("transfer", _chips("send", mine)),))
+            return protocols.Legal(party, (protocols.ActionSpec("transfer", _chips("send", mine)),))
         cells = tuple(legal_moves(state, party))
         moves = (
-            kit.ActionSpec("move", (kit.ActionField("cell", kit.FieldKind.CHOICE, options=cells),)),
+            protocols.ActionSpec(
+                "move", (protocols.ActionField("cell", protocols.FieldKind.CHOICE, options=cells),)
+            ),
         )
-        return kit.Legal(party, (*(moves if cells else ()), kit.ActionSpec("end_move")))
+        return protocols.Legal(party, (*(moves if cells else ()), protocols.ActionSpec("end_move")))
 
     def apply(
         self, state: Game, party: int, action: Action, now: float
-    ) -> tuple[Game, Sequence[kit.Event]]:
+    ) -> tuple[Game, Sequence[protocols.Event]]:
         if state.done:
-            raise kit.IllegalAction(party, action, "the game has ended")
+            raise protocols.IllegalAction(party, action, "the game has ended")
         if party != state.actor:
-            raise kit.IllegalAction(
+            raise protocols.IllegalAction(
                 party, action, f"it is player {state.actor}'s turn to {state.phase.value}"
             )
         problem = state.problem(party, action)
         if problem:
-            raise kit.IllegalAction(party, action, problem)
+            raise protocols.IllegalAction(party, action, problem)
         return state, self._play(state, party, action)
 
     def fail(
-        self, state: Game, party: int, failure: kit.Failure, now: float
-    ) -> tuple[Game, Sequence[kit.Event]]:
+        self, state: Game, party: int, failure: protocols.Failure, now: float
+    ) -> tuple[Game, Sequence[protocols.Event]]:
         """The failure is recorded against ``party``; on its turn, the null action is played."""
         reason = failure.message
-        if failure.kind is kit.FailureKind.EXCEPTION:
+        if failure.kind is protocols.FailureKind.EXCEPTION:
             reason = f"agent raised {reason}"
-        elif failure.kind is kit.FailureKind.TIMEOUT:
+        elif failure.kind is protocols.FailureKind.TIMEOUT:
             reason = f"agent timed out: {reason}"
-        fault = kit.Event("violation", party, {"reason": reason, "phase": state.phase.value})
+        fault = protocols.Event("violation", party, {"reason": reason, "phase": state.phase.value})
         if state.done or party != state.actor:
             state.violate(party, reason, apply=False)
             return state, (fault,)
@@ -123,14 +129,14 @@ class TrailsRules(kit.Rules[Setup, Game, Action]):
         state.violate(party, reason, apply=False)
         return state, (fault, *self._play(state, party, null))
 
-    def _play(self, state: Game, party: int, action: Action) -> tuple[kit.Event, ...]:
+    def _play(self, state: Game, party: int, action: Action) -> tuple[protocols.Event, ...]:
         turns = len(state.history)
         state.play(party, action)
-        events = [kit.Event(_kind(action), party, self.action_to_json(state, action)["args"])]
+        events = [protocols.Event(_kind(action), party, self.action_to_json(state, action)["args"])]
         if len(state.history) > turns:
-            events.append(kit.Event("turn", None, state.history[-1].to_dict()))
+            events.append(protocols.Event("turn", None, state.history[-1].to_dict()))
         if state.done:
-            events.append(kit.Event("end", None, self.result(state) or {}))
+            events.append(protocols.Event("end", None, self.result(state) or {}))
         return tuple(events)
 
     def observe(self, state: Game, party: int | None) -> dict[str, Any]:
@@ -201,10 +207,10 @@ class TrailsRules(kit.Rules[Setup, Game, Action]):
         return simple[kind]
 
 
-def _chips(name: str, most: Sequence[int]) -> tuple[kit.ActionField, ...]:
+def _chips(name: str, most: Sequence[int]) -> tuple[protocols.ActionField, ...]:
     """One whole-number field per colour, ``name_c`` in ``[0, most[c]]``."""
     return tuple(
-        kit.ActionField(f"{name}_{c}", kit.FieldKind.INTEGER, low=0, high=int(m))
+        protocols.ActionField(f"{name}_{c}", protocols.FieldKind.INTEGER, low=0, high=int(m))
         for c, m in enumerate(most)
     )
 

@@ -23,13 +23,13 @@ from .wer import word_error_rate, words
 
 __all__ = [
     "BUYER_VOICES",
+    "VOICES",
     "CleanSSML",
     "InvalidAudio",
     "SpeechUnavailable",
     "Transcriber",
     "Transcript",
     "Utterance",
-    "VOICES",
     "Voice",
     "domain_grammar",
     "grammar_words",

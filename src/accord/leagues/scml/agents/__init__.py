@@ -14,11 +14,11 @@ from accord.leagues.scml.agents.trader import TraderAgent
 from accord.leagues.scml.registry import UnknownAgentType, load_agent_type
 
 __all__ = [
+    "BUILTIN_AGENTS",
     "DoNothingAgent",
+    "MarketAgent",
     "RandomAgent",
     "TraderAgent",
-    "MarketAgent",
-    "BUILTIN_AGENTS",
     "resolve_agent_type",
 ]
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from accord.leagues.scml.awi import AWI
 from accord.leagues.scml.state import Phase
 
-__all__ = ["plan_key", "project_stock", "free_stock"]
+__all__ = ["free_stock", "plan_key", "project_stock"]
 
 _BEFORE_EXECUTION = (Phase.INIT, Phase.BEFORE_STEP, Phase.NEGOTIATION, Phase.SIGNING)
 

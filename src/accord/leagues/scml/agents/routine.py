@@ -21,7 +21,7 @@ import numpy as np
 from accord.core import Negotiator
 from accord.leagues.scml.awi import AWI
 
-__all__ = ["Want", "price_range", "produce", "run_day", "request_from_all"]
+__all__ = ["Want", "price_range", "produce", "request_from_all", "run_day"]
 
 #: what an agent asks for: the quantity range and the delivery days (first, last)
 Want = tuple[tuple[int, int], tuple[int, int]]
