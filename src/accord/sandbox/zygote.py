@@ -298,6 +298,7 @@ class Zygote:
 
 _zygotes: dict[tuple[Any, ...], Zygote] = {}
 _unavailable: list[str] = []  # why forking cannot work here, once found
+_LOCK = threading.Lock()
 
 
 def forking_unavailable() -> str | None:
@@ -320,6 +321,17 @@ def zygote_for(
 
     if _unavailable or os_strategy() == "drop":
         return None
+    with _LOCK:  # a server's threads start sandboxes too; a zygote lost would end its children
+        return _zygote_for(host, code_paths, code_mounts, limits, preload)
+
+
+def _zygote_for(
+    host: str,
+    code_paths: Sequence[str],
+    code_mounts: Sequence[str],
+    limits: Limits,
+    preload: Sequence[str],
+) -> Zygote | None:
     key = (host, tuple(code_paths), tuple(code_mounts), limits)
     zygote = _zygotes.get(key)
     if zygote is not None and not zygote.alive:
@@ -346,8 +358,9 @@ _probed: list[bool] = []
 
 def close_zygotes() -> None:
     """End every zygote of this process (and so every sandbox forked from them)."""
-    zygotes = list(_zygotes.values())
-    _zygotes.clear()
+    with _LOCK:
+        zygotes = list(_zygotes.values())
+        _zygotes.clear()
     for zygote in zygotes:
         zygote.close()
 
