@@ -7,6 +7,8 @@ process and its reaped children from ``resource.getrusage``), median with min-ma
 * start-up per agent: ``start_sandbox`` to the first answer (bubblewrap + interpreter
   + Accord), ``os`` and ``process`` modes, and a tournament's negotiator host with the
   Frequency agent (what each sandboxed entrant pays once), wall and the agent's CPU;
+  the same forked from a zygote (:mod:`accord.sandbox.zygote`, as a tournament's
+  sandboxes start), and each zygote's own start (paid once per run);
 * one call: a JSON round trip to a started sandbox against a Python call;
 * a negotiation tournament: 4 built-in agents (Boulware, Conceder, Linear, Frequency)
   on the bundled 3-party ``holiday`` scenario, no self-play, 2 repetitions (144
@@ -179,28 +181,43 @@ def startup(n: int) -> dict[str, Any]:
     """Seconds from start_sandbox to the first answer (interleaved): the echo host in
     ``os`` and ``process`` modes, and a tournament's negotiator host with a built-in
     agent (what each sandboxed entrant of a tournament pays once), wall and CPU."""
+    from accord.sandbox.zygote import close_zygotes
     from accord.tournament.config import AgentSpec
     from accord.tournament.isolation import HOST
 
     kinds = {
-        "os": (ECHO, "echo", "os"),
-        "process": (ECHO, "echo", "process"),
-        "os, negotiator": (HOST, "frequency", "os"),
+        "os": (ECHO, "echo", "os", False),
+        "process": (ECHO, "echo", "process", False),
+        "os, negotiator": (HOST, "frequency", "os", False),
+        "forked": (ECHO, "echo", "os", True),
+        "forked, negotiator": (HOST, "frequency", "os", True),
     }
+    limits = Limits(startup_timeout=120)
+    preload = ("accord.tournament.agents",)
+    zygotes = []
+    for host in (ECHO, HOST):  # each zygote once, before the runs: what a run pays once
+        t0, c0 = time.perf_counter(), tree_cpu()
+        start_sandbox(host, "echo", limits=limits, fork=True, preload=preload).close()
+        zygotes.append((host, time.perf_counter() - t0, tree_cpu() - c0))
     times: dict[str, list[float]] = {k: [] for k in kinds}
     cpus: dict[str, list[float]] = {k: [] for k in kinds}
     for _ in range(n):
-        for kind, (host, agent, mode) in kinds.items():
-            t0 = time.perf_counter()
-            box = start_sandbox(host, agent, mode=mode, limits=Limits(startup_timeout=120))
+        for kind, (host, agent, mode, fork) in kinds.items():
+            t0, c0 = time.perf_counter(), tree_cpu()
+            box = start_sandbox(host, agent, mode=mode, limits=limits, fork=fork)
             if host == ECHO:
                 box.call("echo", 0)
             else:
                 box.call("check", {"spec": AgentSpec("F", agent)}, trusted_pickle=True)
             times[kind].append(time.perf_counter() - t0)
-            cpus[kind].append(tree_cpu())
+            cpus[kind].append(tree_cpu() - c0)
             box.close()
+    close_zygotes()
     print("\nstart-up per agent (start_sandbox to first answer; CPU of the agent's processes)")
+    for host, wall, cpu in zygotes:
+        print(
+            f"  zygote of {host.rsplit(':', 1)[1]}: {wall * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms (once; a first sandbox forked)"
+        )
     for kind, xs in times.items():
         s, c = _summary(xs), _summary(cpus[kind])
         print(

@@ -318,6 +318,13 @@ class NegotiatorView:
         return self._rng
 
     @property
+    def seed(self) -> np.random.Generator | tuple[int, int]:
+        """What :attr:`rng` is made from: the seed given, or the generator once made.
+        Owner side: a view built from it draws the same numbers (an organiser sends it
+        to a sandboxed agent's view, which then makes its generator only if used)."""
+        return self._rng
+
+    @property
     def reservation(self) -> float:
         """Undiscounted reservation value."""
         return self._utility.reservation

@@ -333,7 +333,7 @@ class SandboxedNegotiator(Negotiator):
             "memory": self._memory,
             "index": view.index,
             "names": view.names,
-            "rng": view.rng,
+            "rng": view.seed,  # its generator is made in the sandbox, if used
             "deadline": view.deadline,
             "cpu": self.limits.cpu_seconds,
         }

@@ -101,12 +101,24 @@ from accord.tournament.session import (
 )
 from accord.tournament.workers import Death
 
-__all__ = ["PER_BOX", "Hub", "MultiplexedNegotiator", "lost_group", "run_group", "run_multiplexed"]
+__all__ = [
+    "HOLD",
+    "PER_BOX",
+    "Hub",
+    "MultiplexedNegotiator",
+    "lost_group",
+    "run_group",
+    "run_multiplexed",
+]
 
 PER_BOX = 256
 """Live sessions one sandbox serves at most. Its memory limit is shared by them: once
 its process maps more than half of what its first session left, it takes no more
 sessions than it holds then."""
+HOLD = 0.1
+"""An idle sandbox's calls wait for the calls its other sessions will make next while
+those sessions are in a batch of another sandbox that has run less than this many
+seconds: then one request carries them all. A slower batch holds nobody."""
 
 
 class _Slot:
@@ -114,7 +126,7 @@ class _Slot:
 
     __slots__ = (
         "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
-        "done", "since", "due", "watch", "began",
+        "done", "since", "due", "watch", "began", "away", "peers",
     )  # fmt: skip
 
     def __init__(self, box: Sandbox, key: Any) -> None:
@@ -123,8 +135,8 @@ class _Slot:
         self.live = 0
         self.cap = PER_BOX  # live sessions it may hold (lowered when its memory fills)
         self.base: float | None = None  # megabytes its process mapped at its first start
-        self.queue: list[tuple[greenlet, tuple[Any, ...], float]] = []
-        self.inflight: list[tuple[greenlet, tuple[Any, ...], float]] = []
+        self.queue: list[_Call] = []
+        self.inflight: list[_Call] = []
         self.budget = 0.0
         self.error: BaseException | None = None  # what its later calls raise, once failed
         self.retired = False  # past half its CPU life: no new sessions
@@ -133,15 +145,30 @@ class _Slot:
         self.due = math.inf  # when to look at its progress next
         self.watch = False  # a slow batch: wake at each call it reports done
         self.began = 0.0  # when the batch's first call began, at the latest
+        self.away = 0  # calls of its sessions in flight at other sandboxes
+        self.peers: dict[_Slot, int] = {}  # the other sandboxes of its sessions (how many)
 
     @property
     def usable(self) -> bool:
         return self.error is None and not self.retired and self.box.alive
 
+    def landed(self) -> list[_Call]:
+        """Its batch in flight is over (answered or failed): its calls, taken off."""
+        calls, self.inflight = self.inflight, []
+        for call in calls:
+            for peer in call[3]:
+                peer.away -= 1
+        return calls
+
     @property
     def holds(self) -> Holds:
         """What its sandbox was given over its life (it travels with the sandbox)."""
         return holds_of(self.box)
+
+
+_Call = tuple[greenlet, tuple[Any, ...], float, tuple[_Slot, ...]]
+"""A call in a sandbox's queue: its session, its wire form, its budget and the other
+sandboxes of its session (each counts it in :attr:`_Slot.away` while it is in flight)."""
 
 
 class MultiplexedNegotiator(SandboxedNegotiator):
@@ -163,6 +190,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
         self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
         self.slot: _Slot | None = None
+        self.peers: tuple[_Slot, ...] = ()  # the other sandboxes of its session
 
     def on_start(self, view: NegotiatorView) -> None:
         mapped = self._call("start", view, self._setup(view, self.hub.pickled(self._utility)))
@@ -203,7 +231,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         slot, self.slot = self.slot, None
         self._pending = None
         if slot is not None:
-            self.hub.leave(slot)
+            self.hub.leave(slot, self.peers)
 
     def _entry(self, op: str, view: NegotiatorView, arg: Any) -> list[Any]:
         """Send one call through the hub; its raw entry (see ``OfferNegotiatorHost._batch``)."""
@@ -216,7 +244,8 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         slot = self.slot
         assert slot is not None, "the hub gives every session's agent a sandbox"
         try:
-            return self.hub.call(slot, (op, self._sid, view.state(), new, arg), self._budgets[op])
+            wire = (op, self._sid, view.state(), new, arg)
+            return self.hub.call(slot, wire, self._budgets[op], self.peers)
         except SlowCall:
             self._dead = "the process was killed for a timeout"
             raise
@@ -280,6 +309,10 @@ class Hub:
         self.watched = 0  # batches that ran long enough to be watched call by call
         self._main: greenlet | None = None
         self._closed = False
+        self._deferred: list[list[tuple[greenlet, Game]]] = []  # phases 1, 2... (_phase)
+        self._leaders: dict[greenlet, int] = {}  # phase 0's sessions: calls they made
+        self._lead = 0  # the most calls one of them made
+        self._phases = 0  # how many phases were deferred at the start
         self._pickles: dict[int, tuple[Any, bytes]] = {}
         self.ids = ProfileIds(ctx.scenarios)
 
@@ -303,20 +336,31 @@ class Hub:
         return seconds is None
 
     # -- the sessions' side (in their greenlets) -------------------------------------------
-    def call(self, slot: _Slot, wire: tuple[Any, ...], budget: float) -> list[Any]:
+    def call(
+        self, slot: _Slot, wire: tuple[Any, ...], budget: float, peers: tuple[_Slot, ...] = ()
+    ) -> list[Any]:
         """Queue a call (``(op, sid, state, new offers, arg)``) to ``slot``'s sandbox
-        and park this session until its entry comes back."""
+        and park this session until its entry comes back (``peers``: the session's
+        other sandboxes)."""
         if slot.error is not None:
             raise _again(slot.error, wire[0])
         if self._closed:
             raise _Abandoned
         assert self._main is not None
-        slot.queue.append((greenlet.getcurrent(), wire, budget))
+        g = greenlet.getcurrent()
+        if self._deferred and g in self._leaders:
+            n = self._leaders[g] = self._leaders[g] + 1
+            self._lead = max(self._lead, n)
+        slot.queue.append((g, wire, budget, peers))
         entry: list[Any] = self._main.switch()
         return entry
 
-    def leave(self, slot: _Slot) -> None:
-        """A session is over with ``slot``."""
+    def leave(self, slot: _Slot, peers: tuple[_Slot, ...] = ()) -> None:
+        """A session is over with ``slot`` (``peers``: its other sandboxes)."""
+        for peer in peers:
+            left = slot.peers.pop(peer, 1) - 1
+            if left > 0:
+                slot.peers[peer] = left
         slot.live -= 1
         if slot.live == 0 and not slot.usable:
             self._drop(slot)
@@ -328,24 +372,33 @@ class Hub:
         todo = deque(sorted(tasks, key=lambda t: order_key(t.spec, self.ids)))
         done: list[SessionRecord] = []
         live: set[greenlet] = set()
+        first = True  # the sessions admitted at once at the start are phased (_phase)
         try:
             while todo or live:
                 while todo:
                     plan = self._plan(todo[0])
                     if plan is None:
                         break
-                    self._begin(todo.popleft(), plan, done, live)
+                    self._begin(todo.popleft(), plan, done, live, first)
+                if first:
+                    self._phases, first = len(self._deferred), False
                 if done:
                     yield done
                     done = []
                 if not live:
                     continue
+                self._next_phase(done, live)
                 self._flush(done, live)
                 self._wait(done, live)
             if done:
                 yield done
         finally:
             self._closed = True  # an error or Ctrl-C: the parked sessions end at once
+            for group in self._deferred:  # never started: nothing to end but their games
+                for g, game in group:
+                    live.discard(g)
+                    game.close()
+            self._deferred = []
             for g in list(live):
                 while not g.dead:
                     g.throw(_Abandoned())
@@ -392,8 +445,16 @@ class Hub:
         self.slots.setdefault(key, []).append(slot)
         return slot
 
+    def _all(self) -> list[_Slot]:
+        return [s for slots in self.slots.values() for s in slots]
+
     def _begin(
-        self, task: Task, plan: list[_Slot | None], done: list[SessionRecord], live: set[greenlet]
+        self,
+        task: Task,
+        plan: list[_Slot | None],
+        done: list[SessionRecord],
+        live: set[greenlet],
+        phased: bool = False,
     ) -> None:
         hub = self
 
@@ -426,9 +487,34 @@ class Hub:
             slot.holds.add(own, others)  # before it is given anything of the session
             slot.live += 1
             neg.slot = slot
+        boxed = [n for n in game.negotiators if isinstance(n, MultiplexedNegotiator)]
+        for neg in boxed:
+            neg.peers = tuple({n.slot for n in boxed if n.slot is not None} - {neg.slot})
+            if neg.slot is not None:
+                for peer in neg.peers:
+                    neg.slot.peers[peer] = neg.slot.peers.get(peer, 0) + 1
         g = greenlet(_play)
         live.add(g)
+        phase = _phase(task) if phased else 0
+        if phase:
+            self._deferred.extend([] for _ in range(phase - len(self._deferred)))
+            self._deferred[phase - 1].append((g, game))
+            return
+        if phased:
+            self._leaders[g] = 0
         self._resume(g, done, live, game)
+
+    def _next_phase(self, done: list[SessionRecord], live: set[greenlet]) -> None:
+        """Start the phased sessions (:func:`_phase`) whose turn has come: phase ``r``
+        once a session of phase 0 has made its call ``r`` (or no call waits at all)."""
+        while self._deferred and (
+            self._lead > self._phases - len(self._deferred) + 1
+            or not any(s.inflight or s.queue for s in self._all())
+        ):
+            for g, game in self._deferred.pop(0):
+                self._resume(g, done, live, game)
+        if not self._deferred:
+            self._leaders.clear()
 
     def _resume(
         self,
@@ -443,13 +529,23 @@ class Hub:
             live.discard(g)
             done.append(out)
 
-    def _flush(self, done: list[SessionRecord], live: set[greenlet]) -> None:
-        """Send every idle sandbox with calls waiting one frame holding all of them."""
-        for slot in [s for slots in self.slots.values() for s in slots]:
+    def _flush(self, done: list[SessionRecord], live: set[greenlet]) -> bool:
+        """Send every idle sandbox with calls waiting one frame holding all of them,
+        unless other calls of its sessions are in flight elsewhere (they come here next:
+        one request for all), for :data:`HOLD` seconds at most. True if any was sent."""
+        sent = False
+        now = time.monotonic()
+        for slot in self._all():
             if not slot.queue or slot.inflight:
+                continue
+            if slot.away and self._held(slot, now):
                 continue
             calls, slot.queue = slot.queue, []
             slot.inflight = calls
+            for call in calls:
+                for peer in call[3]:
+                    peer.away += 1
+            sent = True
             slot.budget = sum([c[2] for c in calls])
             self.round_trips += 1
             self.calls += len(calls)
@@ -460,6 +556,13 @@ class Hub:
                 continue
             slot.done, slot.watch = 0, False
             self._started(slot, time.monotonic())
+        return sent
+
+    @staticmethod
+    def _held(slot: _Slot, now: float) -> bool:
+        """Whether ``slot``'s calls wait for its sessions in flight elsewhere: while a
+        batch of a sandbox it shares sessions with has run less than :data:`HOLD`."""
+        return any(p.inflight and now - p.began < HOLD for p in slot.peers)
 
     @staticmethod
     def _started(slot: _Slot, now: float) -> None:
@@ -501,9 +604,11 @@ class Hub:
 
     def _wait(self, done: list[SessionRecord], live: set[greenlet]) -> None:
         """Wait for answers (or deadlines) and resume the sessions they are for."""
-        busy = [s for slots in self.slots.values() for s in slots if s.inflight]
+        every = self._all()
+        busy = [s for s in every if s.inflight]
         if not busy:
             return
+        held = any(s.queue and not s.inflight for s in every)
         by_fd = {s.box.answer_fd: s for s in busy}
         poller = select.poll()
         for fd in by_fd:
@@ -511,7 +616,11 @@ class Hub:
         for s in busy:  # a slow batch: wake at each call it reports done
             if s.watch and s.done < len(s.inflight) and s.box.progress_fd is not None:
                 poller.register(s.box.progress_fd, select.POLLIN)
-        left = min(min(s.box.deadline, s.due) for s in busy) - time.monotonic()
+        now = time.monotonic()
+        left = min(min(s.box.deadline, s.due) for s in busy)
+        if held:  # wake when a batch grows too old to hold them (a held sandbox then sends)
+            left = min([left] + [s.began + HOLD for s in busy if s.began + HOLD > now])
+        left -= now
         ready = {fd for fd, _ in poller.poll(max(0, math.ceil(left * 1000)))}
         now = time.monotonic()
         for fd, slot in by_fd.items():
@@ -542,7 +651,7 @@ class Hub:
                 slot.box.abandon(bad)
                 self._broken(slot, bad, done, live)
                 continue
-            slot.inflight = []
+            slot.landed()
             for (g, *_), entry in zip(calls, entries, strict=True):
                 self._resume(g, done, live, entry)
 
@@ -552,7 +661,7 @@ class Hub:
         """``slot``'s process failed: every session waiting on it fails (a timeout if it
         ran out of time); its later calls fail the same way; new sessions get a new one."""
         sent = len(slot.inflight)
-        calls, slot.inflight, slot.queue = slot.inflight + slot.queue, [], []
+        calls, slot.queue = slot.landed() + slot.queue, []
         if isinstance(exc, AgentTimeout):
             limit = self.ctx.limits.call_timeout
             what = (
@@ -567,7 +676,7 @@ class Hub:
             slot.error = IsolatedAgentError(failure_reason(exc, self.ctx.limits))
         else:
             slot.error = exc
-        for g, wire, _ in calls:
+        for g, wire, *_ in calls:
             self._resume(g, done, live, error=_again(slot.error, wire[0]))
 
     def _drop(self, slot: _Slot) -> None:
@@ -582,6 +691,18 @@ class Hub:
 
 class _Abandoned(BaseException):
     """Thrown into a parked session when the run stops (an error, or Ctrl-C)."""
+
+
+def _phase(task: Task) -> int:
+    """How many flushes a session admitted at the start waits before it begins: the
+    profile its first party plays (``0`` to ``n - 1``). Its calls go to its parties in
+    turn, and in a tournament rotating profiles that party plays the next profile at
+    each call; so phased this way, every session calls the sandboxes of one side at once
+    (each sandbox holds one side, :mod:`~accord.tournament.admission`), and each
+    sandbox gets all its sessions' calls in one request, not a third of them in each of
+    three. Only the order of calls across sessions changes, never a result."""
+    profiles = task.spec.profiles
+    return profiles[0] % len(profiles) if profiles else 0
 
 
 def _play(game: Game) -> SessionRecord:

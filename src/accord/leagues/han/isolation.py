@@ -87,6 +87,7 @@ class IsolatedAgent(HanAgent):
             agent,
             limits=limits or Limits(call_timeout=timeout, startup_timeout=STARTUP),
             mode=mode,
+            fork=True,  # fresh: forked from a zygote that never ran an agent's code
         )
         self._sent = 0  # events of view.heard already sent
         self._dead: str | None = None

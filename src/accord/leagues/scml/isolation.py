@@ -251,6 +251,7 @@ class IsolatedAgent:
             self.path,
             limits=self.limits.sandbox(),
             mode=self.mode,
+            fork=True,  # forked from a zygote: a fraction of the start-up, the same isolation
         )
         self._setup = {"name": self.name, "static": static, "rng": rng}
 
