@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import statistics
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.optimize import linprog
@@ -36,10 +36,23 @@ from accord.leagues.scml.report import summary
 from accord.leagues.scml.world import World
 
 
-def demand_bounds(cfg: WorldConfig) -> tuple[float, float]:
-    """(lines bound, lines-and-cost bound) on the share of exogenous demand signed."""
+class Chain(NamedTuple):
+    """What both bounds read from a configuration."""
+
+    levels: int
+    n: int
+    lines: int
+    level: np.ndarray  # each factory's level
+    cost: np.ndarray  # each factory's (highest) production cost
+    supply: np.ndarray  # which exogenous contracts are raw supply
+    upstream: int  # the raw price plus the cheapest cost at every level but the last
+    total: int  # final-product units offered
+
+
+def chain(cfg: WorldConfig) -> Chain:
+    """The facts of ``cfg`` the bounds share (one place for both)."""
     ex = cfg.exogenous
-    levels, n, lines = cfg.n_levels, cfg.n_steps, cfg.n_lines
+    levels = cfg.n_levels
     level = np.asarray(cfg.factory_level)
     costs = np.asarray(cfg.costs)
     cost = costs.max(axis=1) if costs.ndim == 2 else costs
@@ -47,17 +60,24 @@ def demand_bounds(cfg: WorldConfig) -> tuple[float, float]:
     raw = int(ex.unit_price[supply].min()) if supply.any() else int(cfg.catalog_prices[0])
     upstream = raw + sum(int(cost[level == k].min()) for k in range(levels - 1))
     total = int(ex.quantity[ex.is_sell].sum())
+    return Chain(levels, cfg.n_steps, cfg.n_lines, level, cost, supply, upstream, total)
+
+
+def demand_bounds(cfg: WorldConfig) -> tuple[float, float]:
+    """(lines bound, lines-and-cost bound) on the share of exogenous demand signed."""
+    ex = cfg.exogenous
+    ch = chain(cfg)
     shipped = [0, 0]
-    for a in np.flatnonzero(level == levels - 1):
+    for a in np.flatnonzero(ch.level == ch.levels - 1):
         mine = (ex.agent == a) & ex.is_sell
-        for k, mask in enumerate((mine, mine & (ex.unit_price >= upstream + cost[a]))):
-            per_day = np.bincount(ex.delivery[mask], weights=ex.quantity[mask], minlength=n)
+        for k, mask in enumerate((mine, mine & (ex.unit_price >= ch.upstream + ch.cost[a]))):
+            per_day = np.bincount(ex.delivery[mask], weights=ex.quantity[mask], minlength=ch.n)
             made = sold = 0
-            for d in range(n):
-                made += lines if d >= levels else 0
+            for d in range(ch.n):
+                made += ch.lines if d >= ch.levels else 0
                 sold += min(int(per_day[d]), made - sold)
             shipped[k] += sold
-    return shipped[0] / max(total, 1), shipped[1] / max(total, 1)
+    return shipped[0] / max(ch.total, 1), shipped[1] / max(ch.total, 1)
 
 
 def flow_bound(cfg: WorldConfig) -> float:
@@ -75,14 +95,7 @@ def flow_bound(cfg: WorldConfig) -> float:
     (that is a breach). Units are fractional (the bound is not lowered by rounding).
     """
     ex = cfg.exogenous
-    levels, n, lines = cfg.n_levels, cfg.n_steps, cfg.n_lines
-    level = np.asarray(cfg.factory_level)
-    costs = np.asarray(cfg.costs)
-    cost = costs.max(axis=1) if costs.ndim == 2 else costs
-    supply = ~ex.is_sell
-    raw = int(ex.unit_price[supply].min()) if supply.any() else int(cfg.catalog_prices[0])
-    upstream = raw + sum(int(cost[level == k].min()) for k in range(levels - 1))
-    total = int(ex.quantity[ex.is_sell].sum())
+    levels, n, lines, level, cost, supply, upstream, total = chain(cfg)
     firsts = [int(a) for a in np.flatnonzero(level == 0)]
     lasts = [int(a) for a in np.flatnonzero(level == levels - 1)]
     # variables, each a row of n days: make[f] (first level), make[k] (middle levels,

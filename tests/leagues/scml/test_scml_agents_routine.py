@@ -52,6 +52,7 @@ class MarketBefore(MarketAgent):
             expected_total=False,
             demand_paced=False,
             count_offers=False,
+            urgent_price=0.0,
         )
 
 

@@ -53,6 +53,14 @@ Strategy (each rule is one method below):
   the units its other sessions offer at that moment, ``count_offers``: sessions are
   stepped in lockstep, and two offers accepted in one pass over-committed the plan, so
   a quarter of the agreements were cancelled at signing; now about 12 %).
+- **Buying when short.** When its signed sales lack inputs, its buy negotiators go up
+  to ``urgent_price`` (1.6) times the input's trading price: a seller short of products
+  buys them on the spot market, dearer still, and commits a breach (a last-level factory
+  whose limit was under what its peers paid signed demand its suppliers then sold to
+  them, and breached 11 times in world 5001). ``expect_price`` (off) signs final demand
+  against *expected* supply only when its price less the factory's cost pays that share
+  of the input's trading price (else against secured stock only): fewer breaches, less
+  demand.
 - **Signing.** It signs what it agreed to unless the plan cannot execute it (which its
   negotiators avoid), the cheapest purchases and dearest sales first.
   ``firm_inputs=True`` (off) signs final demand only against inputs signed before
@@ -168,6 +176,8 @@ class MarketAgent(SCMLAgent):
         demand_paced: bool = True,
         count_offers: bool = True,
         firm_inputs: bool = False,
+        expect_price: float | None = None,
+        urgent_price: float = 1.6,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -191,6 +201,8 @@ class MarketAgent(SCMLAgent):
         self.demand_paced = demand_paced
         self.count_offers = count_offers
         self.firm_inputs = firm_inputs
+        self.expect_price = expect_price
+        self.urgent_price = urgent_price
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -465,7 +477,7 @@ class MarketAgent(SCMLAgent):
                     and (self._lines_free(False, c) or self._in_stock(c))
                     and c.delivery >= awi.current_step + 2  # time to buy and make it
                     and (
-                        self._expected_ok(c)
+                        (self._expected_ok(c) if self._competitive(c) else self._in_stock(c))
                         if self.expected_supply > 0
                         else self._short_after(c) <= self.short_cap + self._lead_allowance(c)
                     )
@@ -495,6 +507,14 @@ class MarketAgent(SCMLAgent):
         awi = self.awi
         days = c.delivery - awi.current_step - int(awi.bb.settings["n_products"])
         return self.lead_short * awi.n_lines * max(0, days)
+
+    def _competitive(self, c: Contract) -> bool:
+        """Its price less its cost pays the input's trading price (``expect_price`` of it):
+        only then do its suppliers sell to it rather than to its peers."""
+        if self.expect_price is None:
+            return True
+        awi = self.awi
+        return c.unit_price - awi.cost >= self.expect_price * self._tp(awi.my_input_product)
 
     def _expected_ok(self, c: Contract) -> bool:
         """``c`` fits the stock it expects (:meth:`_expected_free`)."""
@@ -618,6 +638,10 @@ class MarketAgent(SCMLAgent):
         awi = self.awi
         if is_buy:
             limit = self.buy_limit()
+            if self.urgent_price:
+                self._project()
+                if self._short > 0:  # signed sales lack inputs: dearer than a breach
+                    limit = max(limit, int(self.urgent_price * self._tp(awi.my_input_product)))
             best = min(limit, max(1, int(self._tp(awi.my_input_product) * 0.9)))
             return MarketNegotiator(self, True, best, limit)
         floor = self.sell_floor()
