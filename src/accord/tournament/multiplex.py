@@ -67,7 +67,7 @@ from typing import Any
 
 from greenlet import greenlet
 
-from accord.core.negotiator import NegotiatorView
+from accord.core.negotiator import NegotiatorView, Response
 from accord.core.outcomes import Outcome
 from accord.core.protocols.driver import SlowCall
 from accord.core.protocols.result import SessionResult
@@ -84,6 +84,7 @@ from accord.sandbox import (
 from accord.tournament.admission import Holds, ProfileIds, holds_of, order_key
 from accord.tournament.config import AgentSpec
 from accord.tournament.isolation import (
+    OFFERS,
     IsolatedAgentError,
     SandboxedNegotiator,
     TournamentLimits,
@@ -201,7 +202,37 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
                 slot.cap = min(slot.cap, max(1, slot.live))
 
-    # propose and respond are SandboxedNegotiator's; here the calls go through the hub
+    # propose and respond as SandboxedNegotiator's, the usual answers checked inline
+    def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
+        entry = self._entry("counter" if self.counters else "respond", view, offer)
+        if type(entry) is list and 3 <= len(entry) <= 4 and entry[1] == 0:  # the usual
+            seconds, out = entry[0], entry[2]
+            if type(seconds) is float and 0.0 <= seconds <= self._fast and type(out) is int:
+                answer = _RESPONSES.get(out)
+                if answer is not None:
+                    if answer is _REJECT and len(entry) == 4:
+                        self._pending = (view.step, entry[3])  # the counter-offer's entry
+                    return answer
+        answer = OFFERS.check("respond", self._value("respond", entry))
+        if answer is _REJECT and len(entry) == 4:
+            self._pending = (view.step, entry[3])
+        return answer
+
+    def propose(self, view: NegotiatorView) -> Outcome | None:
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[0] == view.step:  # the counter-offer, answered
+            out = self._value("propose", pending[1])
+        else:
+            out = self._call("propose", view)
+        if type(out) is list and _SCALARS.issuperset(map(type, out)):
+            return tuple(out)
+        try:
+            outcome: Outcome | None = OFFERS.check("propose", out)
+        except IsolatedAgentError as exc:
+            self._dead = str(exc)
+            raise
+        return outcome
+
     def _turn(self, view: NegotiatorView) -> Any:
         return view.step
 
@@ -687,6 +718,11 @@ class Hub:
             _release(slot.box)
         else:
             slot.box.close()
+
+
+_RESPONSES = {int(r): r for r in Response}
+_REJECT = Response.REJECT
+_SCALARS = frozenset({int, float, str, bool, type(None)})  # what JSON decodes to
 
 
 class _Abandoned(BaseException):
