@@ -135,9 +135,11 @@ class ForkedProcess:
             return
         with self._lock:
             deadline = time.monotonic() + timeout
+            if self._status.fileno() < 0 and self.returncode is None:  # closed unread
+                self.returncode = 128 + signal.SIGKILL
             while self.returncode is None:
                 left = max(0.0, deadline - time.monotonic())
-                ready, _, _ = select.select([self._status], [], [], left)
+                ready = _readable(self._status, left)
                 if not ready:
                     return
                 fds = array.array("i")
@@ -196,6 +198,14 @@ class ForkedProcess:
             self._status.close()
         # stderr: the thread draining it reads to its end (the process has ended) and
         # the file is closed when it is collected
+
+
+def _readable(sock: socket.socket, timeout: float) -> bool:
+    """Whether ``sock`` has something to read (or its end) within ``timeout`` seconds
+    (``poll``: any fd number, where ``select`` stops at 1023)."""
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    return bool(poller.poll(max(0, int(timeout * 1000 + 0.999))))
 
 
 def _pid_of(pidfd: int) -> int:
@@ -288,7 +298,7 @@ class Zygote:
         with self._lock:
             if self._ready or self.failure is not None:
                 return self.failure
-            ready, _, _ = select.select([self._ctl], [], [], timeout)
+            ready = _readable(self._ctl, timeout)
             try:
                 said = json.loads(self._ctl.recv(65536)) if ready else {"error": "no answer"}
             except (OSError, ValueError):
