@@ -17,7 +17,9 @@ process and its reaped children from ``resource.getrusage``), median with min-ma
   :mod:`accord.tournament.multiplex`; a sandbox is never given a profile its agent's
   opponents play, :mod:`accord.tournament.admission`, so each agent gets one sandbox
   per side: 12 for the run, start-up included) and against one sandbox per agent
-  serving one session at a time (``--many-only`` leaves this slow side out);
+  serving one session at a time (``--many-only`` leaves this slow side out); with
+  ``--unforked`` also the default with every sandbox started by bubblewrap rather than
+  forked from a zygote (:mod:`accord.sandbox.zygote`): the start-up's share, same tree;
 * ``long`` (only when asked for, ``--only long``): the same with 8 repetitions (576
   sessions), where start-up weighs less;
 * the same with agents that compute 0.5 ms of CPU per call (``sandbox_agents.Thinker``),
@@ -256,10 +258,14 @@ def call_latency(n: int) -> dict[str, Any]:
     return out
 
 
-def tournament(runs: int, tmp: Path, reps: int = 2, one_at_a_time: bool = True) -> dict[str, Any]:
+def tournament(
+    runs: int, tmp: Path, reps: int = 2, one_at_a_time: bool = True, unforked: bool = False
+) -> dict[str, Any]:
     """The bundled 3-party tournament: in-process, sandboxed (the default: many sessions
-    at once, one request per sandbox per turn) and sandboxed one session at a time (the
-    path before batching), interleaved run by run; start-up included."""
+    at once, one request per sandbox per turn; its sandboxes forked from a zygote) and
+    sandboxed one session at a time (the path before batching), interleaved run by run;
+    start-up included. ``unforked``: also the default with every sandbox started by
+    bubblewrap (no zygote), the start-up before :mod:`accord.sandbox.zygote`."""
     from accord.tournament.config import TournamentConfig
     from accord.tournament.executors import SerialExecutor
     from accord.tournament.runner import run_tournament
@@ -267,12 +273,20 @@ def tournament(runs: int, tmp: Path, reps: int = 2, one_at_a_time: bool = True) 
     agents = ("boulware", "conceder", "linear", "frequency")
     sessions = [0]
 
-    def side(mode: str, multiplex: bool = True) -> Callable[[], Any]:
+    def side(mode: str, multiplex: bool = True, fork: bool = True) -> Callable[[], Any]:
         def go() -> dict[str, float]:
+            from accord.sandbox import zygote
+
             cfg = TournamentConfig(agents, ("holiday",), reps=reps, self_play=False, sandbox=mode)
             ex = SerialExecutor(multiplex)
-            with _AgentsCpu() as agents_cpu:
-                run = run_tournament(cfg, tmp / f"t-{mode}.sqlite", ex, fresh=True)
+            zygote_for = zygote.zygote_for
+            if not fork:
+                zygote.zygote_for = lambda *a, **k: None  # type: ignore[assignment]
+            try:
+                with _AgentsCpu() as agents_cpu:
+                    run = run_tournament(cfg, tmp / f"t-{mode}.sqlite", ex, fresh=True)
+            finally:
+                zygote.zygote_for = zygote_for  # type: ignore[assignment]
             assert run.ran == run.total
             sessions[0] = run.total
             if mode == "none":
@@ -285,6 +299,8 @@ def tournament(runs: int, tmp: Path, reps: int = 2, one_at_a_time: bool = True) 
         return go
 
     sides = {"in-process": side("none"), "sandboxed": side("os")}
+    if unforked:
+        sides["sandboxed, no zygote"] = side("os", fork=False)
     if one_at_a_time:
         sides["sandboxed, one at a time"] = side("os", multiplex=False)
     res = _side_by_side(
@@ -375,6 +391,11 @@ def main() -> None:
         action="store_true",
         help="leave out the tournament played one session per sandbox at a time (slow)",
     )
+    ap.add_argument(
+        "--unforked",
+        action="store_true",
+        help="add the tournament with every sandbox started by bubblewrap (no zygote)",
+    )
     args = ap.parse_args()
     why = sandbox_available()
     if why is not None:
@@ -396,7 +417,9 @@ def main() -> None:
         if want("call"):
             out["call"] = call_latency(2000)
         if want("tournament"):
-            out["tournament"] = tournament(args.runs, Path(tmp), one_at_a_time=not args.many_only)
+            out["tournament"] = tournament(
+                args.runs, Path(tmp), one_at_a_time=not args.many_only, unforked=args.unforked
+            )
         if "long" in only:  # opt-in: a minute or more
             out["long"] = tournament(args.runs, Path(tmp), reps=8, one_at_a_time=False)
         if want("thinkers"):
@@ -415,6 +438,14 @@ def main() -> None:
                 inside = statistics.median(out[key]["in-process"]["cpu"])
                 line += f"  cpu with the agents' {inside / statistics.median(total):.2f}"
             print(line)
+            if "sandboxed, no zygote" in out[key]:
+                plain = {
+                    "in-process": out[key]["in-process"],
+                    "sandboxed": out[key]["sandboxed, no zygote"],
+                }
+                print(
+                    f"  {'(no zygote)':11} wall {_ratio(plain):.2f}  cpu {_ratio(plain, 'cpu'):.2f}"
+                )
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1))
 

@@ -65,6 +65,20 @@ def main() -> dict[str, Any]:
             rows = db.execute("SELECT failure_agent, failure_message FROM sessions").fetchall()
         seen["tournament"] = [run.ran, run.total, sorted(rows, key=str)]
         seen["results_intact"] = results.read_bytes().endswith(b"\x00")
+        # the tournament forked its sandboxes from a zygote; two forked ones collude
+        from accord.sandbox.zygote import forking_unavailable
+
+        pair = [
+            start_sandbox(host, "colluders:run", code_paths=[ENTRIES], limits=limits, fork=True)
+            for _ in range(2)
+        ]
+        pair[0].call("plant", "s3cret")
+        found = pair[1].call("steal", None)
+        seen["forking"] = forking_unavailable()
+        seen["colluders"] = sorted(k for k, v in found.items() if "s3cret" in str(v))
+        seen["forked status"] = pair[1].call("where", None)["pid"]
+        for box in pair:
+            box.close()
     finally:
         for p in sleepers:
             p.kill()

@@ -115,3 +115,5 @@ def test_a_non_root_organiser_keeps_every_red_team_check(work: Path) -> None:
     assert [a for a, _ in rows] == ["ProcSpy"]
     assert "contained: no organiser process visible" in rows[0][1]
     assert seen["results_intact"]
+    assert seen["forking"] is None and seen["colluders"] == []  # forked: nothing passes
+    assert seen["forked status"] == 2  # the agent's process, in a PID namespace of its own

@@ -29,7 +29,9 @@ pytestmark = pytest.mark.needs_bwrap
 
 def forked() -> Sandbox:
     box = start_sandbox(HOST, "colluders:run", code_paths=[ENTRIES], limits=LIMITS, fork=True)
-    assert box.call("where", None)["imported here"]
+    where = box.call("where", None)
+    assert where["imported here"]
+    assert where["shared writable"] == []  # no page it could share with a sibling
     why = forking_unavailable()
     if why is not None:  # sandboxes then start one bubblewrap each (and are tested so)
         box.close()

@@ -76,7 +76,6 @@ def serve(ctl: int) -> None:
         for name in [config["host"].partition(":")[0], *config.get("preload", [])]:
             if name.startswith("accord."):  # Accord's own code only: never an agent's
                 importlib.import_module(name)
-        _trial()
     except BaseException as exc:  # noqa: BLE001 - reported to the organiser, then exit
         sock.send(json.dumps({"t": "fatal", "error": f"{type(exc).__name__}: {exc}"}).encode())
         os._exit(3)
@@ -106,33 +105,6 @@ def serve(ctl: int) -> None:
             _child(list(fds), request)  # never returns
         for fd in fds:
             os.close(fd)
-
-
-def _trial() -> None:
-    """Fork one child that confines itself and exits: whether this kernel lets the
-    zygote make sandboxes (a :class:`SetupError` saying why not)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            _enter_namespaces()
-            inner = os.fork()
-            if inner == 0:
-                _mount_private(1 << 20)
-                os._exit(0)
-            _, status = os.waitpid(inner, 0)
-            os.write(w, b"ok" if status == 0 else b"the confined child failed")
-        except BaseException as exc:  # noqa: BLE001
-            os.write(w, str(exc).encode()[:500])
-        os._exit(0)
-    os.close(w)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
-    said = os.read(r, 1000).decode("utf-8", "replace")
-    os.close(r)
-    if said != "ok":
-        raise SetupError(f"cannot fork confined sandboxes here ({said or 'no answer'})")
 
 
 def _child(fds: list[int], request: dict[str, Any]) -> None:

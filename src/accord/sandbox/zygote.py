@@ -44,10 +44,58 @@ from accord.sandbox.limits import Limits, preexec
 
 __all__ = ["ForkedProcess", "Zygote", "close_zygotes", "forking_unavailable", "zygote_for"]
 
+_TRIAL = r"""
+def _trial():
+    import ctypes, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        why = b"ok"
+        try:
+            uid, gid = os.getuid(), os.getgid()
+            if libc.unshare(0x7E020000) != 0:
+                raise OSError(ctypes.get_errno(), "unshare")
+            for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)),
+                               ("gid_map", "%d %d 1" % (gid, gid))):
+                with open("/proc/self/" + name, "w") as f:
+                    f.write(text)
+            inner = os.fork()
+            if inner == 0:
+                for args in ((None, b"/", None, 0x44000, None),
+                             (b"tmpfs", b"/tmp", b"tmpfs", 6, b"size=1m"),
+                             (b"proc", b"/proc", b"proc", 14, None)):
+                    if libc.mount(*args) != 0:
+                        os._exit(ctypes.get_errno() or 1)
+                os._exit(0)
+            _, status = os.waitpid(inner, 0)
+            if status:
+                why = ("mount: " + os.strerror(os.WEXITSTATUS(status))).encode()
+        except OSError as exc:
+            why = str(exc).encode()[:300]
+        os.write(w, why)
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    why = os.read(r, 400).decode(errors="replace")
+    os.close(r)
+    return why
+"""
+"""The zygote's first act, before it imports anything of Accord (numpy is most of its
+start-up): fork a child that makes the namespaces and mounts a forked sandbox needs and
+say whether it could, so the organiser learns within a few milliseconds whether to fork
+(stdlib only; new user, mount, network, IPC, UTS, cgroup and PID namespaces, then a
+private ``/tmp`` and ``/proc``)."""
 _ZYGOTE_BOOT = (
-    "import sys; sys.path[:] = {path!r} + [p for p in sys.path if p not in {path!r}]; "
-    "import accord._bytecode as b; b.install({pyc!r}); del b; "
-    "from accord.sandbox.forkserver import serve; serve({ctl})"
+    _TRIAL
+    + "import json, os, socket, sys\n"
+    + "why = _trial(); ctl = socket.socket(fileno={ctl})\n"
+    + "ctl.send(json.dumps({{'t': 'forkable'}} if why == 'ok' else {{'t': 'fatal', 'error': "
+    + "'cannot fork confined sandboxes here (' + why + ')'}}).encode()); ctl.detach()\n"
+    + "if why != 'ok': os._exit(3)\n"
+    + "sys.path[:] = {path!r} + [p for p in sys.path if p not in {path!r}]\n"
+    + "import accord._bytecode as b; b.install({pyc!r}); del b\n"
+    + "from accord.sandbox.forkserver import serve; serve({ctl})\n"
 )
 _NPROC_SHARE = 64
 """A zygote's ``RLIMIT_NPROC`` outside is this many times a sandbox's: each child sets
@@ -87,9 +135,11 @@ class ForkedProcess:
             return
         with self._lock:
             deadline = time.monotonic() + timeout
+            if self._status.fileno() < 0 and self.returncode is None:  # closed unread
+                self.returncode = 128 + signal.SIGKILL
             while self.returncode is None:
                 left = max(0.0, deadline - time.monotonic())
-                ready, _, _ = select.select([self._status], [], [], left)
+                ready = _readable(self._status, left)
                 if not ready:
                     return
                 fds = array.array("i")
@@ -148,6 +198,14 @@ class ForkedProcess:
             self._status.close()
         # stderr: the thread draining it reads to its end (the process has ended) and
         # the file is closed when it is collected
+
+
+def _readable(sock: socket.socket, timeout: float) -> bool:
+    """Whether ``sock`` has something to read (or its end) within ``timeout`` seconds
+    (``poll``: any fd number, where ``select`` stops at 1023)."""
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    return bool(poller.poll(max(0, int(timeout * 1000 + 0.999))))
 
 
 def _pid_of(pidfd: int) -> int:
@@ -235,16 +293,17 @@ class Zygote:
             self._tail = (self._tail + chunk)[-4096:]
 
     def wait_ready(self, timeout: float) -> str | None:
-        """None once the zygote can fork sandboxes, else why not (it is then closed)."""
+        """None once the zygote said it can fork sandboxes (its first act, before its
+        imports), else why not (it is then closed)."""
         with self._lock:
             if self._ready or self.failure is not None:
                 return self.failure
-            ready, _, _ = select.select([self._ctl], [], [], timeout)
+            ready = _readable(self._ctl, timeout)
             try:
                 said = json.loads(self._ctl.recv(65536)) if ready else {"error": "no answer"}
             except (OSError, ValueError):
                 said = {}
-            if said.get("t") == "ready":
+            if said.get("t") in ("forkable", "ready"):
                 self._ready = True
                 return None
             tail = self._tail.decode("utf-8", "replace").strip().splitlines()

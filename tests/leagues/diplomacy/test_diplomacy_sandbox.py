@@ -153,7 +153,9 @@ def test_docs_negotiator_entered_by_path_in_play_and_tournament(entries: Path) -
     assert "sandbox: os for entered negotiators" in text.output
 
 
-def test_unknown_negotiator_and_bad_sandbox_mode_fail_before_work(entries: Path) -> None:
+def test_unknown_negotiator_and_bad_sandbox_mode_fail_before_work(
+    entries: Path, tmp_path: Path
+) -> None:
     res = runner.invoke(app, ["diplomacy", "play", "--negotiators", "genius", "--fast"])
     assert res.exit_code != 0 and "pkg" not in res.output
     assert "package.module:Class" in res.output
@@ -162,6 +164,42 @@ def test_unknown_negotiator_and_bad_sandbox_mode_fail_before_work(entries: Path)
         ["diplomacy", "play", "--negotiators", "dip_peaceful:Peaceful", "--sandbox", "bwrap"],
     )
     assert res.exit_code != 0 and "os, process, none" in " ".join(res.output.split())
+    # an entered negotiator whose module is nowhere: one error before any game is played
+    # (found without importing it), no results file
+    out = tmp_path / "never-written.sqlite"
+    for args in (
+        ["play", "--negotiators", "alliance nowhere_dip.negs:Peaceful", "--fast"],
+        ["tournament", "alliance", "nowhere_dip.negs:Peaceful", "--out", str(out)],
+    ):
+        res = runner.invoke(app, ["diplomacy", *args], env={"COLUMNS": "200"})
+        said = " ".join(res.output.split())
+        assert res.exit_code == 2 and "cannot import module 'nowhere_dip'" in said, said
+        assert "Game ended" not in said and "ANAC 2017" not in said
+    assert not out.exists()
+    # a game cannot end before it starts
+    for command in ("play", "tournament"):
+        res = runner.invoke(app, ["diplomacy", command, "--last-year", "1900"])
+        assert res.exit_code == 2 and "expected 1901 or later" in " ".join(res.output.split())
+    # nor last no time
+    for args in (
+        ["play", "--round-seconds", "0"],
+        ["tournament", "alliance", "--real-time", "--round-seconds", "0"],
+        ["play", "--negotiators", "dip_peaceful:Peaceful", "--call-seconds", "0", "--fast"],
+        ["tournament", "dip_peaceful:Peaceful", "--call-seconds", "0"],
+    ):
+        res = runner.invoke(app, ["diplomacy", *args])
+        said = " ".join(res.output.split())
+        assert res.exit_code == 2 and "> 0, got 0.0" in said and "Game ended" not in said, said
+
+
+def test_an_entrant_whose_code_is_gone_is_given_up_once() -> None:
+    """Its code vanished after the check: it is recorded once and negotiates no more
+    (no new start at every tick), and the game goes on."""
+    negs: dict[str, Negotiator | None] = {"FRANCE": SandboxedNegotiator("nowhere_dip.x:Y", 1)}
+    rec = play_game(negs, seed=1, clock="virtual", last_year=1901)
+    assert len(rec.errors) == 1 and "negotiates no more" in rec.errors[0], rec.errors
+    assert "cannot import module 'nowhere_dip'" in rec.errors[0]
+    assert rec.phases[-1]["phase"] == "W1901A"
 
 
 @needs_os

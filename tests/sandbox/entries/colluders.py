@@ -105,7 +105,14 @@ def signalled(_: Any) -> bool:
 
 def where(_: Any) -> dict[str, Any]:
     tasks = sorted(int(t) for t in os.listdir("/proc/self/task"))
-    return {"imported here": os.getpid() == IMPORTED_BY, "pid": os.getpid(), "tasks": tasks}
+    with open("/proc/self/maps") as f:  # writable pages shared with another process
+        shared = [line.strip() for line in f if line.split()[1][1::2] == "ws"]
+    return {
+        "imported here": os.getpid() == IMPORTED_BY,
+        "pid": os.getpid(),
+        "tasks": tasks,
+        "shared writable": shared,
+    }
 
 
 def die(_: Any) -> None:

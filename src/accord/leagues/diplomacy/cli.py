@@ -90,23 +90,23 @@ def play(
     _need_engine()
     from accord.leagues.diplomacy.deals import POWERS
     from accord.leagues.diplomacy.runner import play_game
-    from accord.leagues.diplomacy.sandboxed import check_players, is_entry, negotiator_for
+    from accord.leagues.diplomacy.sandboxed import check_entries, is_entry, negotiator_for
     from accord.sandbox import PROCESS_GIVES_UP
 
     names = negotiators.split()
     try:
         if len(names) > 7:
             raise ConfigError(f"expected up to 7 negotiators, got {len(names)}")
-        check_players(names)
+        check_entries(names)
         entered = any(is_entry(n) for n in names)
         mode = _sandbox_mode(sandbox) if entered else None
     except AccordError as exc:
         raise typer.BadParameter(str(exc), param_hint="--negotiators") from exc
-    negs = {
-        p: negotiator_for(n, seed + i, sandbox=sandbox, call_seconds=call_seconds)
-        for i, (p, n) in enumerate(zip(POWERS, names, strict=False))
-    }
     try:
+        negs = {
+            p: negotiator_for(n, seed + i, sandbox=sandbox, call_seconds=call_seconds)
+            for i, (p, n) in enumerate(zip(POWERS, names, strict=False))
+        }
         rec = play_game(
             negs,
             names={p: n for p, n in zip(POWERS, names, strict=False)},
@@ -204,7 +204,7 @@ def tournament(
     if not 0.0 < alpha < 1.0:
         raise typer.BadParameter(f"expected a level in (0, 1), got {alpha}", param_hint="--alpha")
     _need_engine()
-    from accord.leagues.diplomacy.sandboxed import check_players, is_entry
+    from accord.leagues.diplomacy.sandboxed import check_entries, is_entry
     from accord.leagues.diplomacy.significance import neighbour_tests
     from accord.leagues.diplomacy.tournament import all_jobs, per_game, run_tournament, summary
     from accord.sandbox import PROCESS_GIVES_UP
@@ -216,7 +216,7 @@ def tournament(
     weaker = False
     ran_in: str | None = None  # the sandbox mode of entered negotiators (None: no entrant)
     try:
-        check_players(names)
+        check_entries(names)
         if any(is_entry(n) for n in names):
             mode = _sandbox_mode(sandbox)
             weaker, ran_in = mode is not None and mode.weaker, sandbox

@@ -29,7 +29,7 @@ from .deals import POWERS, SEASONS, Deal, OrderCommitment, parse_order, province
 from .engine import new_game, phase_parts
 from .negotiator import Negotiator, Round
 from .notary import Notary
-from .scoring import LAST_YEAR, game_points, solo_winner
+from .scoring import LAST_YEAR, check_last_year, game_points, solo_winner
 from .tactics import Tactics, _rules, allowed_orders, obeys
 
 __all__ = ["GameRecord", "play_game"]
@@ -180,6 +180,11 @@ def play_game(
     unknown = set(negotiators) - set(POWERS)
     if unknown:
         raise ConfigError(f"negotiators: {sorted(unknown)} are not powers; expected {POWERS}")
+    check_last_year(last_year)
+    if not round_seconds > 0:
+        raise ConfigError(f"round seconds: expected > 0, got {round_seconds}")
+    if ticks < 1:
+        raise ConfigError(f"ticks: expected at least 1 a round, got {ticks}")
     try:
         return _play(
             negotiators,

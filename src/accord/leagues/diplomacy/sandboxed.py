@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.core.errors import AccordError, ProtocolViolation
+from accord.core.errors import AccordError, ConfigError, ProtocolViolation
 from accord.drivers.seats import Interface, start_entrant
 from accord.sandbox import AgentFailure, AgentRaised, Limits, Sandbox, SandboxMode
 
@@ -68,6 +68,8 @@ class SandboxedNegotiator(Negotiator):
         limits: Limits | None = None,
     ) -> None:
         super().__init__(seed)
+        if not call_seconds > 0:
+            raise ConfigError(f"call seconds: expected > 0, got {call_seconds}")
         self.agent = agent
         self.name = agent
         self.mode = SandboxMode.parse(mode)
@@ -98,7 +100,13 @@ class SandboxedNegotiator(Negotiator):
         if rnd.real_time:
             timeout = max(0.05, min(timeout, rnd.time_left()))
         try:
-            answer = self._start().call("negotiate", view(rnd), timeout=timeout)
+            box = self._start()
+        except AccordError as exc:  # it cannot start (its code is gone): no retry per tick
+            self.dead = str(exc)[:300]
+            self.errors.append(f"{rnd.power}: {self.dead} (it negotiates no more this game)")
+            return
+        try:
+            answer = box.call("negotiate", view(rnd), timeout=timeout)
         except AgentRaised as exc:
             self.errors.append(f"{rnd.power}: the negotiator raised: {exc.reason[:300]}")
             return
@@ -202,6 +210,16 @@ def check_players(names: list[str] | tuple[str, ...]) -> None:
             f"negotiators {bad} unknown; expected built-in names {sorted(NEGOTIATORS)} "
             "or entered negotiators as 'package.module:Class'"
         )
+
+
+def check_entries(names: list[str] | tuple[str, ...]) -> None:
+    """`check_players`, and each entered negotiator's module is on the path or in the
+    working directory (found without importing it): else one `ConfigError`, before work."""
+    from accord.sandbox.locate import agent_code
+
+    check_players(names)
+    for name in dict.fromkeys(n for n in names if is_entry(n)):
+        agent_code(name)
 
 
 def negotiator_for(

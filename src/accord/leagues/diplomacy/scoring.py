@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from accord.core.errors import InvalidValue
+from accord.core.errors import ConfigError, InvalidValue
 
 __all__ = [
     "DRAW_POINTS",
@@ -26,6 +26,7 @@ __all__ = [
     "SOLO_CENTRES",
     "SOLO_POINTS",
     "Standing",
+    "check_last_year",
     "game_points",
     "solo_winner",
     "standings",
@@ -37,6 +38,22 @@ LAST_YEAR = 1920
 """The league ends a game as a draw at Winter 1920 at the latest."""
 DRAW_POINTS = {1: 12, 2: 6, 3: 4, 4: 3, 5: 2, 6: 2, 7: 1}
 """Points per survivor in a draw, by the number of survivors."""
+FIRST_YEAR = 1901
+"""The standard game starts in Spring 1901."""
+
+
+def check_last_year(year: int) -> int:
+    """``year`` if a game can end at its Winter (1901 or later), else a `ConfigError`.
+
+    >>> check_last_year(1905)
+    1905
+    """
+    if year < FIRST_YEAR:
+        raise ConfigError(
+            f"last year: expected {FIRST_YEAR} or later (a game starts in Spring "
+            f"{FIRST_YEAR} and ends at Winter of its last year), got {year}"
+        )
+    return year
 
 
 def solo_winner(centres: Mapping[str, int]) -> str | None:

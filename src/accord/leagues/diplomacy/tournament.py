@@ -23,7 +23,7 @@ from typing import Any
 from accord.core.errors import ConfigError
 
 from .deals import POWERS
-from .scoring import Standing, standings
+from .scoring import LAST_YEAR, Standing, check_last_year, standings
 
 __all__ = [
     "all_jobs",
@@ -101,6 +101,10 @@ def make_jobs(
     check_players(list(players))
     if games < 1:
         raise ConfigError(f"games: expected at least 1, got {games}")
+    check_last_year(int(options.get("last_year", LAST_YEAR)))
+    for key in ("round_seconds", "call_seconds"):
+        if key in options and not float(options[key]) > 0:
+            raise ConfigError(f"{key.replace('_', ' ')}: expected > 0, got {options[key]}")
     rng = random.Random(seed)
     jobs = []
     for g, seats in enumerate(seat_names(players)):
@@ -159,6 +163,9 @@ def run_tournament(
     game records by task id (``g0-3``, ``final-2``)."""
     from accord.tournament.tasks import run_tasks
 
+    from .sandboxed import check_entries
+
+    check_entries(list(players))
     jobs = make_jobs(players, games, seed, **options)
     settings = {"players": list(players), "games": games, "seed": seed, **options}
     run = run_tasks(
