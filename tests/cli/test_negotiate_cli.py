@@ -155,6 +155,11 @@ def test_param_goes_to_the_agents_that_take_it_or_to_one_party() -> None:
     assert "Traceback" not in bad.output
     bad = runner.invoke(app, ["negotiate", "lunch", "-a", "boulware conceder", "-p", "3:x=1"])
     assert bad.exit_code == 2 and "party 3 does not exist" in bad.output
+    # a value that is not YAML: one line saying what was expected, no traceback
+    bad = runner.invoke(app, ["negotiate", "lunch", "-a", "boulware conceder", "-p", "exponent=[1"])
+    said = " ".join(bad.output.split())
+    assert bad.exit_code == 2, bad.output
+    assert "parameter 'exponent': expected a YAML value" in said and "got '[1'" in said, said
 
 
 def test_agreeing_below_ones_reservation_value_is_reported() -> None:

@@ -42,13 +42,24 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
     >>> parse_params(["exponent=0.3", "name=B", "flag=true"])
     {'exponent': 0.3, 'name': 'B', 'flag': True}
+    >>> parse_params(["exponent=[1"])
+    Traceback (most recent call last):
+    ...
+    accord.core.errors.ConfigError: parameter 'exponent': expected a YAML value (a number, true/false, a word, [a, list]), got '[1': expected ',' or ']', but got '<stream end>'
     """
     params: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"a parameter must look like key=value, got {item!r}")
-        params[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        try:
+            params[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError as exc:
+            why = str(getattr(exc, "problem", None) or exc).splitlines()[0]
+            raise ConfigError(
+                f"parameter {key.strip()!r}: expected a YAML value (a number, true/false, a "
+                f"word, [a, list]), got {raw!r}: {why}"
+            ) from None
     return params
 
 

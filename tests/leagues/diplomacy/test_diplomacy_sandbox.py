@@ -180,6 +180,16 @@ def test_unknown_negotiator_and_bad_sandbox_mode_fail_before_work(
     for command in ("play", "tournament"):
         res = runner.invoke(app, ["diplomacy", command, "--last-year", "1900"])
         assert res.exit_code == 2 and "expected 1901 or later" in " ".join(res.output.split())
+    # nor last no time
+    for args in (
+        ["play", "--round-seconds", "0"],
+        ["tournament", "alliance", "--real-time", "--round-seconds", "0"],
+        ["play", "--negotiators", "dip_peaceful:Peaceful", "--call-seconds", "0", "--fast"],
+        ["tournament", "dip_peaceful:Peaceful", "--call-seconds", "0"],
+    ):
+        res = runner.invoke(app, ["diplomacy", *args])
+        said = " ".join(res.output.split())
+        assert res.exit_code == 2 and "> 0, got 0.0" in said and "Game ended" not in said, said
 
 
 def test_an_entrant_whose_code_is_gone_is_given_up_once() -> None:

@@ -102,11 +102,11 @@ def play(
         mode = _sandbox_mode(sandbox) if entered else None
     except AccordError as exc:
         raise typer.BadParameter(str(exc), param_hint="--negotiators") from exc
-    negs = {
-        p: negotiator_for(n, seed + i, sandbox=sandbox, call_seconds=call_seconds)
-        for i, (p, n) in enumerate(zip(POWERS, names, strict=False))
-    }
     try:
+        negs = {
+            p: negotiator_for(n, seed + i, sandbox=sandbox, call_seconds=call_seconds)
+            for i, (p, n) in enumerate(zip(POWERS, names, strict=False))
+        }
         rec = play_game(
             negs,
             names={p: n for p, n in zip(POWERS, names, strict=False)},

@@ -181,6 +181,10 @@ def play_game(
     if unknown:
         raise ConfigError(f"negotiators: {sorted(unknown)} are not powers; expected {POWERS}")
     check_last_year(last_year)
+    if not round_seconds > 0:
+        raise ConfigError(f"round seconds: expected > 0, got {round_seconds}")
+    if ticks < 1:
+        raise ConfigError(f"ticks: expected at least 1 a round, got {ticks}")
     try:
         return _play(
             negotiators,

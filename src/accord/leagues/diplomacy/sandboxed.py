@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.core.errors import AccordError, ProtocolViolation
+from accord.core.errors import AccordError, ConfigError, ProtocolViolation
 from accord.drivers.seats import Interface, start_entrant
 from accord.sandbox import AgentFailure, AgentRaised, Limits, Sandbox, SandboxMode
 
@@ -68,6 +68,8 @@ class SandboxedNegotiator(Negotiator):
         limits: Limits | None = None,
     ) -> None:
         super().__init__(seed)
+        if not call_seconds > 0:
+            raise ConfigError(f"call seconds: expected > 0, got {call_seconds}")
         self.agent = agent
         self.name = agent
         self.mode = SandboxMode.parse(mode)

@@ -102,6 +102,9 @@ def make_jobs(
     if games < 1:
         raise ConfigError(f"games: expected at least 1, got {games}")
     check_last_year(int(options.get("last_year", LAST_YEAR)))
+    for key in ("round_seconds", "call_seconds"):
+        if key in options and not float(options[key]) > 0:
+            raise ConfigError(f"{key.replace('_', ' ')}: expected > 0, got {options[key]}")
     rng = random.Random(seed)
     jobs = []
     for g, seats in enumerate(seat_names(players)):
