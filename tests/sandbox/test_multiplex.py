@@ -150,10 +150,16 @@ def test_phased_sessions_give_each_sandbox_all_its_calls_in_one_request(
     assert held.round_trips < eager.round_trips, (held.round_trips, eager.round_trips)
 
 
-def test_held_waits_only_for_young_batches_of_its_sessions() -> None:
+def test_held_waits_only_for_young_batches_of_its_sessions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The rule a sandbox's queue waits by: another sandbox of its sessions has a batch
     in flight that has run less than HOLD; a slower batch, or an idle one, holds nothing."""
-    from accord.tournament.multiplex import HOLD, _Slot
+    from accord.tournament import multiplex
+    from accord.tournament.multiplex import _Slot
+
+    HOLD = 0.5
+    monkeypatch.setattr(multiplex, "HOLD", HOLD)
 
     me, peer, other = (_Slot(None, k) for k in "abc")  # type: ignore[arg-type]
     me.peers = {peer: 2}
@@ -162,5 +168,7 @@ def test_held_waits_only_for_young_batches_of_its_sessions() -> None:
     peer.began = 100.0
     assert Hub._held(me, 100.0 + HOLD / 2)
     assert not Hub._held(me, 100.0 + 2 * HOLD)  # slow: the calls go without it
+    monkeypatch.setattr(multiplex, "HOLD", 0.0)  # the default: nothing waits
+    assert not Hub._held(me, 100.0)
     other.inflight, other.began = peer.inflight, 100.0
     assert not Hub._held(other, 100.0)  # shares no session with it

@@ -22,7 +22,7 @@ Strategy (each rule is one method below):
   *expected* input stock covers: what it secured, or ``rate`` units a day from its
   suppliers from the day after tomorrow (and not before ``warmup`` days per level, the
   time the chain takes to fill), whichever is more; a day already short counts as
-  covered on the spot market. ``rate`` starts at ``expected_supply`` (0.5) of its share
+  covered on the spot market. ``rate`` starts at ``expected_supply`` (0.4) of its share
   of its suppliers' lines, halves on a day it falls short and follows the units its
   suppliers really sold it (a moving average, ``flow_weight``). Purchases for what it
   signs are the plan's buy need. Buying ahead stops once no more final demand can be
@@ -165,7 +165,7 @@ class MarketAgent(SCMLAgent):
         short_lines: float = 2.0,
         middle_lead: int = 0,
         lead_short: float = 0.0,
-        expected_supply: float = 0.5,
+        expected_supply: float = 0.4,
         end_stop: bool = True,
         warmup: float = 3.0,
         flow_weight: float = 0.3,
