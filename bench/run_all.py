@@ -6,7 +6,7 @@ Each benchmark below runs as its own script (a fresh interpreter, this tree's Ac
 the load before and after, and the versions. The scripts interleave their two sides run
 by run and print medians and ranges themselves.
 
-    python bench/run_all.py                    # every benchmark (about 15 min on a quiet machine)
+    python bench/run_all.py                    # every benchmark (17 min at load 8-11, 2 cores)
     python bench/run_all.py --only core,scml_sizes,startup
     python bench/run_all.py --skip core,profile
     python bench/run_all.py --smoke            # tiny inputs, ours only; prints, writes nothing
