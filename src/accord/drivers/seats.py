@@ -197,7 +197,7 @@ def launch_entrant(
     ``mode``, with ``limits`` (default: ``call_timeout`` a call, 60 s to start), and ask
     its name (the host answers the ``name`` op; a missing or odd one keeps ``name``)."""
     limits = limits or Limits(call_timeout=call_timeout, startup_timeout=60.0)
-    box = start_entrant(interface, name, mode=mode, limits=limits)
+    box = start_entrant(interface, name, mode=mode, limits=limits, fork=True)
     try:
         said = box.call("name", None)
     except Exception:
@@ -240,7 +240,9 @@ class SandboxSeat:
     ) -> SandboxSeat:
         """Start ``agent`` (a built-in name or ``pkg.module:Class``) in a sandbox."""
         interface = host if isinstance(host, Interface) else Interface(host, SEAT.answers)
-        box = start_entrant(interface, agent, code_paths=code_paths, limits=limits, mode=mode)
+        box = start_entrant(
+            interface, agent, code_paths=code_paths, limits=limits, mode=mode, fork=True
+        )
         return cls(rules, party, box, agent.rsplit(":", 1)[-1], timeout)
 
     def _call(self, op: str, payload: Any) -> Any:

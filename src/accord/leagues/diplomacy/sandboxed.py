@@ -90,6 +90,7 @@ class SandboxedNegotiator(Negotiator):
                 limits=self.limits,
                 mode=self.mode,
                 extra={"seed": self.seed},
+                fork=True,  # forked from a zygote: a fraction of the start-up
             )
         return self.box
 
