@@ -194,12 +194,15 @@ def scaling(cfg: TournamentConfig, rounds: int) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3, help="timing rounds (median reported)")
+    ap.add_argument(
+        "--scaling-rounds", type=int, default=0, help="rounds of the worker scaling (0: --rounds)"
+    )
     ap.add_argument("--smoke", action="store_true", help="one serial run of ours, no peer")
     ap.add_argument("--scaling", action="store_true", help="only the worker scaling (no peer)")
     args = ap.parse_args()
     if args.scaling:
         run_ours(config(2), "serial", 1, 1)  # warm up imports and caches
-        print("\n".join(scaling(config(20), args.rounds)))
+        print("\n".join(scaling(config(20), args.scaling_rounds or args.rounds)))
         return
     if args.smoke:  # the test suite's check that this still runs: no peer, no time judged
         n, s = run_ours(config(1), "serial", 1, 1)
@@ -229,7 +232,7 @@ def main() -> None:
             statistics.median(w for _, w, _ in serial["peer"]),
         ),
     ]
-    scaled = scaling(big, args.rounds)
+    scaled = scaling(big, args.scaling_rounds or args.rounds)
     cpu_ratio = [
         (no / oc) / (np_ / pc)  # our sessions per CPU second over the peer's
         for (no, _, oc), (np_, _, pc) in zip(serial["ours"], serial["peer"], strict=True)

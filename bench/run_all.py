@@ -58,7 +58,7 @@ BENCHES = [
         "scml_sizes", "bench_scml_sizes.py", ("--reps", "2", "--reps-large", "1", "--days", "10")
     ),
     Bench("scml", "bench_scml.py", ("--quick",)),
-    Bench("tournament", "bench_tournament.py"),
+    Bench("tournament", "bench_tournament.py", ("--rounds", "2", "--scaling-rounds", "3")),
     Bench("guard", "bench_guard.py", ("--reps", "5"), ("--reps", "1")),
     Bench("scml_isolation", "bench_scml_isolation.py", ("--days", "15"), ("--days", "2")),
     Bench(
@@ -146,13 +146,19 @@ def utc() -> str:
 
 
 def commit() -> str:
-    """This tree's commit (short), with "+ changes" if it has uncommitted ones."""
+    """This tree's commit (short), with "+ changes" if it has uncommitted ones (other
+    than BENCHMARKS.md, which the run writes)."""
 
     def git(*a: str) -> str:
         return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout
 
     head = git("rev-parse", "--short", "HEAD").strip() or "?"
-    return head + (" + changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    changed = [
+        line
+        for line in git("status", "--porcelain", "--untracked-files=no").splitlines()
+        if not line.endswith("BENCHMARKS.md")
+    ]
+    return head + (" + changes" if changed else "")
 
 
 def peers() -> str:
@@ -203,6 +209,7 @@ def main() -> None:
     jobs = args.jobs or (4 if args.smoke else 1)
     before = load()
     start, cpu0, last_cpu = time.perf_counter(), cpu_children(), cpu_children()
+    at = commit()  # the code that runs (BENCHMARKS.md itself may change meanwhile)
     blocks: dict[str, str] = {}
     failed = []
     errors: list[str] = []  # each failed script's error, repeated last (a log's tail shows it)
@@ -231,7 +238,7 @@ def main() -> None:
         wall, cpu = time.perf_counter() - start, cpu_children() - cpu0
         what = (
             f"{utc()}: bench/run_all.py {' '.join(sys.argv[1:])}".rstrip()
-            + f" on {commit()}, wall {wall / 60:.1f} min, CPU {cpu / 60:.1f} min, load before"
+            + f" on {at}, wall {wall / 60:.1f} min, CPU {cpu / 60:.1f} min, load before"
             f" / after: {before} / {load()}"
             + (f"; FAILED (block kept from before): {', '.join(failed)}" if failed else "")
         )
