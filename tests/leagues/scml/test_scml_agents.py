@@ -274,3 +274,15 @@ def test_a_factory_short_of_inputs_for_signed_sales_outbids_its_peers():
     (profit,) = now["profit"].values()
     (profit_before,) = before["profit"].values()
     assert now["demand_met"] >= 0.8 and profit > profit_before > 0
+
+
+def test_the_template_agent_does_not_sell_the_same_stock_twice():
+    # seed 9000 (12 days, level 0): it signed sales against its whole stock on
+    # consecutive days, twice breached and lost 17 % of its balance; now a sale signed
+    # for a later day holds its units
+    from accord.leagues.scml.agents.template import TemplateAgent
+
+    cfg = generate_config(n_steps=12, factories_per_level=[2, 2], seed=9000)
+    w = World(cfg, [TemplateAgent, "market", "market", "market"], seed=9000).run()
+    assert not [b for b in w.bb.breaches if b.agent == w.names[0]]
+    assert w.scores()[w.names[0]] > 0
