@@ -415,11 +415,12 @@ def _zygote_for(
 _probed: list[bool] = []
 
 
-def close_zygotes() -> None:
-    """End every zygote of this process (and so every sandbox forked from them)."""
+def close_zygotes(host: str | None = None) -> None:
+    """End every zygote of this process, or those of ``host`` (and so every sandbox
+    forked from them)."""
     with _LOCK:
-        zygotes = list(_zygotes.values())
-        _zygotes.clear()
+        keys = [k for k in _zygotes if host is None or k[0] == host]
+        zygotes = [_zygotes.pop(k) for k in keys]
     for zygote in zygotes:
         zygote.close()
 

@@ -284,7 +284,7 @@ def close_sandboxes() -> None:
         box.close()
     from accord.sandbox.zygote import close_zygotes
 
-    close_zygotes()
+    close_zygotes(HOST)  # the tournament's own (a league's zygotes may serve its games)
 
 
 atexit.register(close_sandboxes)

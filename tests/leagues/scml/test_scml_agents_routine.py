@@ -53,6 +53,7 @@ class MarketBefore(MarketAgent):
             demand_paced=False,
             count_offers=False,
             urgent_price=0.0,
+            salvage=0.0,
         )
 
 

@@ -61,6 +61,11 @@ Strategy (each rule is one method below):
   against *expected* supply only when its price less the factory's cost pays that share
   of the input's trading price (else against secured stock only): fewer breaches, less
   demand.
+- **Selling secured stock** (``salvage`` 0.5). Final demand under its floor is signed
+  when stock it secured covers it at a price above its cost plus half the input's
+  trading price (what the input is worth at the end, eq. 3's 0.5): a factory whose
+  cost is above the chain's margin sold nothing and kept what it had bought (worlds
+  3002 and 9005). It then sells those units below their full cost; its upstream gains.
 - **Signing.** It signs what it agreed to unless the plan cannot execute it (which its
   negotiators avoid), the cheapest purchases and dearest sales first.
   ``firm_inputs=True`` (off) signs final demand only against inputs signed before
@@ -178,6 +183,7 @@ class MarketAgent(SCMLAgent):
         firm_inputs: bool = False,
         expect_price: float | None = None,
         urgent_price: float = 1.6,
+        salvage: float = 0.5,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -203,6 +209,7 @@ class MarketAgent(SCMLAgent):
         self.firm_inputs = firm_inputs
         self.expect_price = expect_price
         self.urgent_price = urgent_price
+        self.salvage = salvage
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -473,7 +480,7 @@ class MarketAgent(SCMLAgent):
             if c.exogenous:
                 self._offered += c.quantity
                 ok = (
-                    c.unit_price >= self.demand_floor()
+                    (c.unit_price >= self.demand_floor() or self._salvage_ok(c))
                     and (self._lines_free(False, c) or self._in_stock(c))
                     and c.delivery >= awi.current_step + 2  # time to buy and make it
                     and (
@@ -507,6 +514,16 @@ class MarketAgent(SCMLAgent):
         awi = self.awi
         days = c.delivery - awi.current_step - int(awi.bb.settings["n_products"])
         return self.lead_short * awi.n_lines * max(0, days)
+
+    def _salvage_ok(self, c: Contract) -> bool:
+        """Final demand under its floor that stock it secured covers, at a price above
+        what that stock is worth at the end (its cost plus ``salvage`` of the input's
+        trading price): the inputs are paid for, holding them earns less."""
+        if not self.salvage:
+            return False
+        awi = self.awi
+        worth = awi.cost + self.salvage * self._tp(awi.my_input_product)
+        return c.unit_price >= worth and self._in_stock(c)
 
     def _competitive(self, c: Contract) -> bool:
         """Its price less its cost pays the input's trading price (``expect_price`` of it):

@@ -45,6 +45,7 @@ class TemplateAgent(SCMLAgent):
         self.floor = max(1, self.cat_in + awi.cost)
         self.worth_making = self.cat_out > self.floor
         self.coming: dict[int, int] = {}  # inputs bought, by delivery day
+        self.owed: dict[int, int] = {}  # outputs sold, by delivery day
         # also: awi.cost, awi.n_lines, awi.my_suppliers, awi.my_consumers, awi.level,
         # awi.is_first_level, awi.is_last_level, awi.n_steps, awi.horizon, awi.bb.settings
 
@@ -56,6 +57,7 @@ class TemplateAgent(SCMLAgent):
         awi = self.awi
         held = awi.current_inventory  # a tuple: units of every product this factory holds
         self.coming.pop(awi.current_step, None)  # delivered today
+        self.owed.pop(awi.current_step, None)
         # DECIDE production: run a line per input unit held (up to the lines and the cash)
         runs = min(awi.n_lines, held[self.input], awi.current_balance // max(1, awi.cost))
         awi.set_production(int(runs))
@@ -69,10 +71,11 @@ class TemplateAgent(SCMLAgent):
                 True, self.input, (1, awi.n_lines // 2 or 1), (1, self.cat_in), when,
                 partner, self._negotiator(is_buy=True),
             )  # fmt: skip
-        if held[self.output] > 0:
+        free = self._free_outputs()
+        if free > 0:
             for partner in awi.my_consumers:
                 awi.request_negotiation(
-                    False, self.output, (1, held[self.output]), (self.floor, 2 * self.cat_out),
+                    False, self.output, (1, free), (self.floor, 2 * self.cat_out),
                     when, partner, self._negotiator(is_buy=False),
                 )  # fmt: skip
 
@@ -97,7 +100,7 @@ class TemplateAgent(SCMLAgent):
     def respond_to_negotiation_request(self, initiator: str, agenda: Agenda) -> Negotiator | None:
         """A partner asks to negotiate ``agenda`` (``agenda.is_buy`` is from *its* side)."""
         i_buy = not agenda.is_buy
-        if not i_buy and self.awi.current_inventory[self.output] < agenda.quantity[0]:
+        if not i_buy and self._free_outputs() < agenda.quantity[0]:
             return None  # DECIDE: refuse what it cannot deliver
         return self._negotiator(is_buy=i_buy)
 
@@ -116,7 +119,7 @@ class TemplateAgent(SCMLAgent):
         """
         awi = self.awi
         cash = awi.current_balance
-        stock = awi.current_inventory[self.output]
+        stock = self._free_outputs()
         room = self._room_to_buy()
         answer = []
         for c in contracts:
@@ -130,11 +133,16 @@ class TemplateAgent(SCMLAgent):
                 )
                 cash -= c.value if ok else 0
                 room -= c.quantity if ok else 0
-            else:  # a sale: sign if the units are in stock (no spot-market purchases)
+            else:  # a sale: sign if unsold units are in stock (no spot-market purchases)
                 ok = c.quantity <= stock and c.unit_price >= self.floor
                 stock -= c.quantity if ok else 0
             answer.append(ok)
         return answer
+
+    def _free_outputs(self) -> int:
+        """Outputs held and not yet sold (a sale signed on an earlier day for a later
+        delivery still holds its units: selling them twice was a breach)."""
+        return max(0, self.awi.current_inventory[self.output] - sum(self.owed.values()))
 
     def _room_to_buy(self) -> int:
         """Inputs it may still buy: half a day of production, less what it holds and has
@@ -152,6 +160,8 @@ class TemplateAgent(SCMLAgent):
         for c in signed:
             if c.buyer == self.awi.agent:
                 self.coming[c.delivery] = self.coming.get(c.delivery, 0) + c.quantity
+            else:
+                self.owed[c.delivery] = self.owed.get(c.delivery, 0) + c.quantity
 
     def on_agent_bankrupt(
         self, agent: str, nullified: list[Contract], reduced: list[Contract]
