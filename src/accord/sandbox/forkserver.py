@@ -39,6 +39,7 @@ import struct
 import traceback
 from typing import Any
 
+from accord.core.errors import AccordError
 from accord.sandbox.frames import encode
 from accord.sandbox.seccomp import filter_program, native_arch
 
@@ -54,7 +55,7 @@ _SECCOMP_MODE_FILTER, _CAP_AMBIENT_CLEAR_ALL = 2, 4
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
-class SetupError(Exception):
+class SetupError(AccordError):
     """A step of a child's confinement failed (the child then ends before any agent code)."""
 
 
