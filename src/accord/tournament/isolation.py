@@ -359,6 +359,8 @@ class SandboxedNegotiator(Negotiator):
             if pending is not None:
                 self._stale(pending)
             out = self._call("propose", view)
+        if type(out) is list and _SCALARS.issuperset(map(type, out)):  # the usual: inline
+            return tuple(out)
         try:
             outcome: Outcome | None = OFFERS.check("propose", out)
         except IsolatedAgentError as exc:

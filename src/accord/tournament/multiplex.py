@@ -209,7 +209,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
                 slot.cap = min(slot.cap, max(1, slot.live))
 
-    # propose and respond as SandboxedNegotiator's, the usual answers checked inline
+    # respond as SandboxedNegotiator's, the usual answers checked inline (propose is its own)
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         entry = self._entry("counter" if self.counters else "respond", view, offer)
         if type(entry) is list and 3 <= len(entry) <= 4 and entry[1] == 0:  # the usual
@@ -224,21 +224,6 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         if answer is _REJECT and len(entry) == 4:
             self._pending = (view.step, entry[3])
         return answer
-
-    def propose(self, view: NegotiatorView) -> Outcome | None:
-        pending, self._pending = self._pending, None
-        if pending is not None and pending[0] == view.step:  # the counter-offer, answered
-            out = self._value("propose", pending[1])
-        else:
-            out = self._call("propose", view)
-        if type(out) is list and _SCALARS.issuperset(map(type, out)):
-            return tuple(out)
-        try:
-            outcome: Outcome | None = OFFERS.check("propose", out)
-        except IsolatedAgentError as exc:
-            self._dead = str(exc)
-            raise
-        return outcome
 
     def _turn(self, view: NegotiatorView) -> Any:
         return view.step
@@ -729,7 +714,6 @@ class Hub:
 
 _RESPONSES = {int(r): r for r in Response}
 _REJECT = Response.REJECT
-_SCALARS = frozenset({int, float, str, bool, type(None)})  # what JSON decodes to
 
 
 class _Abandoned(BaseException):
