@@ -33,8 +33,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (tests)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
