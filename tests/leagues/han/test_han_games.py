@@ -223,3 +223,7 @@ def test_han_play_sandboxes_a_submitted_agent_by_default(
     assert "sandbox: os (the agent in a fresh bubblewrap sandbox)" in out
     assert "snoop view=[] found=" in out
     assert "(1, 5, 2)" not in out and "file:" not in out
+    smug = runner.invoke(app, ["han", "play", "han_hostile:Smug", "cooperative", "--time", "5"])
+    assert "violation: AgentError: han_hostile:Smug sent an invalid event: SEND_EXPRESSION: " in (
+        " ".join(smug.output.split())
+    )

@@ -120,6 +120,8 @@ def play_cmd(
     c.print(
         f"[bold]{r.outcome}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
     )
+    for v in r.violations:  # refused actions: never shown to the other side, said here
+        c.print(f"violation: {v.reason}", markup=False, highlight=False)
 
 
 @app.command("tournament")
