@@ -126,18 +126,20 @@ def wait_until(
 def sse_event(text: str) -> tuple[str, Any, int | None]:
     """One server-sent event's wire text as ``(event, data, id)``.
 
-    >>> sse_event('id: 3\nevent: state\ndata: {"v":1}\n\n')
+    >>> sse_event('id: 3\\nevent: state\\ndata: {"v":1}\\n\\n')
     ('state', {'v': 1}, 3)
     """
     head = dict(line.split(": ", 1) for line in text.strip().splitlines())
     return head["event"], json.loads(head["data"]), int(head["id"]) if "id" in head else None
 
 
-def read_sse(response: Any, n: int) -> list[tuple[str, Any]]:
-    """The first ``n`` events ``(event, data)`` of an open ``httpx`` streaming response."""
+def read_sse(stream: Any, n: int) -> list[tuple[str, Any]]:
+    """The next ``n`` events ``(event, data)`` of an open ``httpx`` streaming response,
+    or of its lines (``lines = response.iter_lines()``: to read on after them)."""
     events: list[tuple[str, Any]] = []
     name = ""
-    for line in response.iter_lines():
+    lines = stream.iter_lines() if hasattr(stream, "iter_lines") else stream
+    for line in lines:
         if line.startswith("event: "):
             name = line[7:]
         elif line.startswith("data: "):
