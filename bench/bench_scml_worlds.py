@@ -1,22 +1,26 @@
 """SCML per-world table: all-``market`` worlds, one row per seeded world, with its bounds.
 
 For each seed s in ``[FIRST, LAST)``, runs ``generate_config(n_steps=DAYS, seed=s)`` with
-every factory run by the agent type, and prints a markdown row: factories, demand and
-supply signed (shares of the units the simulator offered), negotiated contracts signed a
-day, breaches, bankruptcies, profit (eq. 3 over all factories), and two upper bounds on
-the demand share: ``lines`` (each last-level factory ships at most its lines a day, from
-the day raw material can first reach it) and ``cost`` (the same, counting only demand
-whose price covers the raw price plus the cheapest cost at every level before the
-seller plus the seller's own cost: a unit under it loses money along any chain), and
-``flow`` (:func:`flow_bound`: a linear program that also counts the raw supply each
-first-level factory is offered, every level's lines and a day a level for goods to move
-down the chain; never above the other two), and ``signed / bound``, the demand signed
-as a share of the flow bound. A world is *feasible* for issue 26's target when the flow
-bound is at least 60 %; the summary counts
-the feasible worlds that reach 60 % and, for the others, how near the agent comes to
-its bound. Then min / mean / max over the worlds.
+every factory run by the agent type and prints a markdown row: factories, demand signed
+(share of the final-product units the simulator offered), two upper bounds on it from
+``scml_bounds.py`` (each holds for every strategy; docs/scml.md says why), the demand
+signed as a share of the second, negotiated contracts signed a day, breaches and profit
+(eq. 3 over all factories):
 
-    python bench/bench_scml_worlds.py 2000 2020          # 20 worlds of 50 days
+- ``flow``: the most demand any agents could sign and deliver without a breach (each
+  factory's lines, the raw supply offered to each first-level factory, the demand
+  offered to each last-level factory, a day a level, whole contracts, cash);
+- ``paying``: the same counting only demand whose price covers the chain's cheapest
+  cost (below it every chain loses money on the unit).
+
+A world is *feasible* for issue 26's target (60 % of the demand) when its paying bound
+is at least 60 %. The summary gives n, min and mean of each figure, the feasible worlds
+at 60 %, the misses and, for each infeasible world, why: the loss-making share of its
+demand, the share the chain cannot carry, and the best world profit with and without
+serving 60 %. ``--wide`` adds supply signed, bankruptcies and the simpler lines and
+cost bounds.
+
+    python bench/bench_scml_worlds.py 2000 2020 --workers 2   # 20 worlds of 50 days
     python bench/bench_scml_worlds.py 0 5 --days 30 --agent trader
 """
 
@@ -24,164 +28,35 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import Any
 
-import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by path (tests)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from accord.leagues.scml.generate import WorldConfig, generate_config
-from accord.leagues.scml.report import summary
-from accord.leagues.scml.world import World
+from accord.leagues.scml.generate import generate_config  # noqa: E402
+from accord.leagues.scml.report import summary  # noqa: E402
+from accord.leagues.scml.world import World  # noqa: E402
+from scml_bounds import best_profit, chain, demand_bounds, flow_bound, paying  # noqa: E402
 
+__all__ = ["chain", "demand_bounds", "flow_bound", "main", "one"]
 
-class Chain(NamedTuple):
-    """What both bounds read from a configuration."""
-
-    levels: int
-    n: int
-    lines: int
-    level: np.ndarray  # each factory's level
-    cost: np.ndarray  # each factory's (highest) production cost
-    supply: np.ndarray  # which exogenous contracts are raw supply
-    upstream: int  # the raw price plus the cheapest cost at every level but the last
-    total: int  # final-product units offered
-
-
-def chain(cfg: WorldConfig) -> Chain:
-    """The facts of ``cfg`` the bounds share (one place for both)."""
-    ex = cfg.exogenous
-    levels = cfg.n_levels
-    level = np.asarray(cfg.factory_level)
-    costs = np.asarray(cfg.costs)
-    cost = costs.max(axis=1) if costs.ndim == 2 else costs
-    supply = ~ex.is_sell
-    raw = int(ex.unit_price[supply].min()) if supply.any() else int(cfg.catalog_prices[0])
-    upstream = raw + sum(int(cost[level == k].min()) for k in range(levels - 1))
-    total = int(ex.quantity[ex.is_sell].sum())
-    return Chain(levels, cfg.n_steps, cfg.n_lines, level, cost, supply, upstream, total)
-
-
-def demand_bounds(cfg: WorldConfig) -> tuple[float, float]:
-    """(lines bound, lines-and-cost bound) on the share of exogenous demand signed."""
-    ex = cfg.exogenous
-    ch = chain(cfg)
-    shipped = [0, 0]
-    for a in np.flatnonzero(ch.level == ch.levels - 1):
-        mine = (ex.agent == a) & ex.is_sell
-        for k, mask in enumerate((mine, mine & (ex.unit_price >= ch.upstream + ch.cost[a]))):
-            per_day = np.bincount(ex.delivery[mask], weights=ex.quantity[mask], minlength=ch.n)
-            made = sold = 0
-            for d in range(ch.n):
-                made += ch.lines if d >= ch.levels else 0
-                sold += min(int(per_day[d]), made - sold)
-            shipped[k] += sold
-    return shipped[0] / max(ch.total, 1), shipped[1] / max(ch.total, 1)
-
-
-def flow_bound(cfg: WorldConfig) -> float:
-    """The most exogenous demand any agents could sign and deliver from real goods: a
-    linear program over the days (a relaxation, so an upper bound).
-
-    Each first-level factory makes at most its lines a day from the raw supply offered
-    to it so far; a middle level makes at most its factories' lines a day from what the
-    level before made by the night before (any factory may buy from any of the level
-    before, so a level is one pool); each last-level factory makes at most its lines a
-    day from that pool and ships, from what it made by the night before, at most the
-    demand offered to it that day whose price covers the chain's cheapest costs (the
-    ``cost`` bound's rule). Goods take a day a level: raw material delivered on day d
-    can be final product shipped on day d + L. Nothing is bought on the spot market
-    (that is a breach). Units are fractional (the bound is not lowered by rounding).
-    """
-    ex = cfg.exogenous
-    levels, n, lines, level, cost, supply, upstream, total = chain(cfg)
-    firsts = [int(a) for a in np.flatnonzero(level == 0)]
-    lasts = [int(a) for a in np.flatnonzero(level == levels - 1)]
-    # variables, each a row of n days: make[f] (first level), make[k] (middle levels,
-    # pooled), make[g] and ship[g] (last level)
-    blocks: list[tuple[str, int]] = [("first", f) for f in firsts]
-    blocks += [("middle", k) for k in range(1, levels - 1)]
-    blocks += [("last", g) for g in lasts] + [("ship", g) for g in lasts]
-    col = {b: i * n for i, b in enumerate(blocks)}
-    nv = len(blocks) * n
-    upper = np.zeros(nv)
-    rows: list[tuple[dict[int, float], float]] = []
-
-    def cumulative(b: tuple[str, int], d: int, sign: float, row: dict[int, float]) -> None:
-        for t in range(d + 1):
-            row[col[b] + t] = row.get(col[b] + t, 0.0) + sign
-
-    for f in firsts:
-        upper[col[("first", f)] : col[("first", f)] + n] = lines
-        mine = (ex.agent == f) & supply
-        arrived = np.cumsum(
-            np.bincount(ex.delivery[mine], weights=ex.quantity[mine], minlength=n)[:n]
-        )
-        for d in range(n):
-            row: dict[int, float] = {}
-            cumulative(("first", f), d, 1.0, row)
-            rows.append((row, float(arrived[d])))
-    previous = [("first", f) for f in firsts]
-    for k in range(1, levels - 1):
-        here = [("middle", k)]
-        upper[col[here[0]] : col[here[0]] + n] = lines * int((level == k).sum())
-        previous = _pool(rows, here, previous, n, cumulative)
-    here = [("last", g) for g in lasts]
-    for b in here:
-        upper[col[b] : col[b] + n] = lines
-    _pool(rows, here, previous, n, cumulative)
-    for g in lasts:
-        mine = (ex.agent == g) & ex.is_sell & (ex.unit_price >= upstream + cost[g])
-        offered = np.bincount(ex.delivery[mine], weights=ex.quantity[mine], minlength=n)[:n]
-        upper[col[("ship", g)] : col[("ship", g)] + n] = offered
-        for d in range(n):  # shipped by day d <= made by the night before
-            row = {}
-            cumulative(("ship", g), d, 1.0, row)
-            if d > 0:
-                cumulative(("last", g), d - 1, -1.0, row)
-            rows.append((row, 0.0))
-    ii = [i for i, (row, _) in enumerate(rows) for _ in row]
-    jj = [j for row, _ in rows for j in row]
-    vv = [v for row, _ in rows for v in row.values()]
-    a = coo_matrix((vv, (ii, jj)), shape=(len(rows), nv))
-    b_ub = np.array([rhs for _, rhs in rows])
-    c = np.zeros(nv)
-    for g in lasts:
-        c[col[("ship", g)] : col[("ship", g)] + n] = -1.0
-    res = linprog(
-        c, A_ub=a.tocsr(), b_ub=b_ub, bounds=np.column_stack([np.zeros(nv), upper]), method="highs"
-    )
-    return float(-res.fun) / max(total, 1) if res.status == 0 else float("nan")
-
-
-def _pool(
-    rows: list[tuple[dict[int, float], float]],
-    here: list[tuple[str, int]],
-    previous: list[tuple[str, int]],
-    n: int,
-    cumulative: Any,
-) -> list[tuple[str, int]]:
-    """Made by ``here`` by day d <= made by ``previous`` by the night before."""
-    for d in range(n):
-        row: dict[int, float] = {}
-        for b in here:
-            cumulative(b, d, 1.0, row)
-        if d > 0:
-            for b in previous:
-                cumulative(b, d - 1, -1.0, row)
-        rows.append((row, 0.0))
-    return here
+TARGET = 0.6
 
 
 def one(args: tuple[str, int, int]) -> dict[str, Any]:
+    """Run one world and compute its bounds (and, if infeasible, why)."""
     agent, seed, days = args
     cfg = generate_config(n_steps=days, seed=seed)
     s = summary(World(cfg, [agent] * cfg.n_factories, seed=seed).run())
     (profit,) = s["profit"].values()
     lines, cost = demand_bounds(cfg)
-    flow = min(lines, cost, flow_bound(cfg))
-    return {
+    flow = flow_bound(cfg, paying=False)
+    ex = cfg.exogenous
+    pay = flow if (paying(cfg) == ex.is_sell).all() else flow_bound(cfg)
+    row = {
         "seed": seed,
         "factories": cfg.n_factories,
         "demand": s["demand_met"],
@@ -193,8 +68,117 @@ def one(args: tuple[str, int, int]) -> dict[str, Any]:
         "lines": lines,
         "cost": cost,
         "flow": flow,
-        "of_bound": s["demand_met"] / max(flow, 1e-9),
+        "paying": pay,
+        "of_bound": s["demand_met"] / max(pay, 1e-9),
     }
+    if pay < TARGET and chain(cfg).total > 0:  # (flow is never under paying)
+        row["why"] = why(cfg, flow, pay)
+    return row
+
+
+def why(cfg: Any, flow: float, pay: float) -> dict[str, Any]:
+    """Why a world misses the target: where its demand is lost, and the best profits."""
+    ex = cfg.exogenous
+    ch = chain(cfg)
+    total = max(ch.total, 1)
+    loss = ex.is_sell & ~paying(cfg)
+    early = ex.is_sell & (ex.delivery < ch.levels)  # no chain delivers before day L
+    lines, _ = demand_bounds(cfg)
+    floors = sorted({(int(a), ch.upstream + int(ch.cost[a])) for a in ex.agent[loss]})
+    return {
+        "early": float(ex.quantity[early].sum()) / total,
+        "lines": lines,
+        "loss": float(ex.quantity[loss].sum()) / total,
+        "floors": floors,  # (factory, cheapest chain cost of its units)
+        "price": int(cfg.catalog_prices[-1]),
+        "best": best_profit(cfg),
+        "at_target": best_profit(cfg, TARGET),
+        "flow": flow,
+        "pay": pay,
+    }
+
+
+def _stat(rows: list[dict[str, Any]], key: str, fmt: str = ".1%") -> str:
+    v = [float(r[key]) for r in rows]
+    if not v:
+        return "n = 0"
+
+    def f(x: float) -> str:
+        return format(x, fmt)
+
+    return f"min {f(min(v))}, mean {f(statistics.fmean(v))} (n = {len(v)})"
+
+
+def table(rows: list[dict[str, Any]], wide: bool = False) -> list[str]:
+    """The per-world markdown table (narrow: fits 80 columns)."""
+    head = "| seed | fac | demand | flow | paying | of paying | c/day | breaches | profit |"
+    if wide:
+        head += " supply | bankrupt | lines | cost |"
+    out = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    for r in rows:
+        line = (
+            f"| {r['seed']} | {r['factories']} | {r['demand']:.1%} | {r['flow']:.1%} "
+            f"| {r['paying']:.1%} | {r['of_bound']:.1%} | {r['per_day']:.2f} "
+            f"| {r['breaches']} | {r['profit']:+.2%} |"
+        )
+        if wide:
+            line += f" {r['supply']:.1%} | {r['bankrupt']} | {r['lines']:.1%} | {r['cost']:.1%} |"
+        out.append(line)
+    return out
+
+
+def report(rows: list[dict[str, Any]]) -> list[str]:
+    """The summary under the table: n, min / mean, the target, misses, infeasible worlds."""
+    feasible = [r for r in rows if r["paying"] >= TARGET]
+    physical = [r for r in rows if r["flow"] >= TARGET]
+    breaches = [int(r["breaches"]) for r in rows]
+    out = [
+        f"worlds: {len(rows)}; bankruptcies: {sum(int(r['bankrupt']) for r in rows)}",
+        f"demand signed: {_stat(rows, 'demand')}",
+        f"signed / paying bound: {_stat(rows, 'of_bound')}",
+        f"contracts a day: {_stat(rows, 'per_day', '.2f')}",
+        f"breaches: mean {statistics.fmean(breaches or [0]):.2f}, max {max(breaches or [0])},"
+        f" none in {breaches.count(0)} of {len(rows)}",
+        f"profit (eq. 3): {_stat(rows, 'profit', '+.2%')}",
+    ]
+    for name, group in (("paying", feasible), ("flow", physical)):
+        hit = sum(r["demand"] >= TARGET for r in group)
+        out.append(
+            f"{name} bound >= {TARGET:.0%}: {len(group)} of {len(rows)} worlds;"
+            f" {hit} of them at {TARGET:.0%} or more"
+        )
+    for r in feasible:
+        if r["demand"] < TARGET:
+            out.append(
+                f"miss {r['seed']}: signed {r['demand']:.1%} of a paying bound of "
+                f"{r['paying']:.1%} ({r['of_bound']:.1%})"
+            )
+    for r in rows:
+        if "why" in r:
+            out += explain(r)
+    return out
+
+
+def explain(r: dict[str, Any]) -> list[str]:
+    """Lines on one world whose flow or paying bound is under the target."""
+    w = r["why"]
+    floors = ", ".join(f"{c} at factory {a}" for a, c in w["floors"][:3]) or "none"
+    out = [
+        f"{'infeasible' if w['flow'] < TARGET else 'only at a loss'} {r['seed']}: signed"
+        f" {r['demand']:.1%}; flow bound {w['flow']:.1%},"
+        f" paying {w['pay']:.1%}",
+        f"  lost to time {w['early']:.1%}, to last-level lines "
+        f"{1 - w['lines'] - w['early']:.1%}, upstream {w['lines'] - w['flow']:.1%}",
+        f"  loss-making {w['loss']:.1%} (price {w['price']}; cheapest chain cost {floors})",
+    ]
+    best, at = w["best"], w["at_target"]
+    line = f"  best world profit {best[0]:+.2%} (serving {best[1]:.1%})"
+    if at is None:
+        line += f"; no strategy serves {TARGET:.0%}"
+    else:
+        line += f"; serving {TARGET:.0%}: {at[0]:+.2%}"
+    out.append(line)
+    return out
 
 
 def main() -> None:
@@ -204,47 +188,18 @@ def main() -> None:
     ap.add_argument("--days", type=int, default=50)
     ap.add_argument("--agent", default="market")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--wide", action="store_true", help="add supply, bankruptcies, lines, cost")
     a = ap.parse_args()
-    jobs = [(a.agent, s, a.days) for s in range(a.first, a.last)]
+    seeds = range(a.first, a.last)
+    # biggest worlds first, so that no worker is left alone with a big one at the end
+    size = {s: generate_config(n_steps=a.days, seed=s).n_factories for s in seeds}
+    jobs = [(a.agent, s, a.days) for s in sorted(seeds, key=lambda s: -size[s])]
     with ProcessPoolExecutor(a.workers) as pool:
-        rows = list(pool.map(one, jobs))
-    print(
-        "| seed | factories | demand signed | supply signed | contracts/day | breaches "
-        "| bankruptcies | profit | bound: lines | bound: cost | bound: flow | signed / bound |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['seed']} | {r['factories']} | {r['demand']:.1%} | {r['supply']:.1%} "
-            f"| {r['per_day']:.2f} | {r['breaches']} | {r['bankrupt']} | {r['profit']:+.2%} "
-            f"| {r['lines']:.1%} | {r['cost']:.1%} | {r['flow']:.1%} | {r['of_bound']:.1%} |"
-        )
-    keys = (
-        "demand",
-        "supply",
-        "per_day",
-        "breaches",
-        "profit",
-        "lines",
-        "cost",
-        "flow",
-        "of_bound",
-    )
-    for k in keys:
-        v = [float(r[k]) for r in rows]
-        print(f"{k}: min {min(v):.4f} mean {statistics.fmean(v):.4f} max {max(v):.4f}")
-    print("worlds under 60 % of the demand:", sum(r["demand"] < 0.6 for r in rows), "of", len(rows))
-    feasible = [r for r in rows if r["flow"] >= 0.6]
-    print(
-        "feasible worlds (flow bound >= 60 %) at 60 % or more:",
-        sum(r["demand"] >= 0.6 for r in feasible),
-        "of",
-        len(feasible),
-    )
-    for r in rows:
-        if r not in feasible:
-            print(f"infeasible world {r['seed']}: signed {r['demand']:.1%} of its bound's ", end="")
-            print(f"{r['flow']:.1%} ({r['of_bound']:.1%} of the bound)")
+        rows = sorted(pool.map(one, jobs), key=lambda r: int(r["seed"]))
+    print("\n".join(table(rows, a.wide)))
+    print("flow: most demand any agents deliver without a breach; paying: the same for")
+    print("demand priced at or above the cheapest chain cost; of paying: demand / paying")
+    print("\n".join(report(rows)))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ where a profile has a discount factor, the timeline adds its discounted utility 
 
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -215,6 +217,18 @@ def save(fig: Figure, path: str | Path) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(p, bbox_inches="tight")
     return p
+
+
+def png_img(fig: Figure, dpi: int = 90) -> str:
+    """An ``<img>`` tag holding the figure as a PNG data URI (for self-contained pages).
+
+    >>> png_img(_new_figure(1, 1)).startswith('<img alt="plot" src="data:image/png;base64,')
+    True
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    data = base64.b64encode(buf.getvalue()).decode()
+    return f'<img alt="plot" src="data:image/png;base64,{data}">'
 
 
 def stack(values: Sequence[Sequence[float]], width: int) -> npt.NDArray[np.float64]:

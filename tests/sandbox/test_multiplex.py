@@ -113,13 +113,12 @@ def test_a_session_past_its_cpu_time_fails_alone(tmp_path: Path) -> None:
     assert all("CPU-time limit of 0.25 s exceeded in this session" in r[2] for r in burnt)
 
 
-def test_phased_sessions_give_each_sandbox_all_its_calls_in_one_request(
+def test_phased_sessions_begin_one_side_at_a_time_and_play_as_unphased(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Sessions rotating profiles begin phased by their first party's profile and a
-    sandbox's calls wait for its sessions in flight elsewhere: each sandbox (one side)
-    then gets its sessions' calls together, one request for all of them, and every
-    session is what it is with no waiting (HOLD = 0: each sandbox sent what it has)."""
+    """Sessions rotating profiles begin phased by their first party's profile
+    (``multiplex._phase``): the first request goes only to the sandboxes of one side, not
+    to every sandbox; only the order of calls across sessions changes, never a session."""
     from accord.tournament import multiplex
 
     cfg = TournamentConfig(
@@ -130,45 +129,26 @@ def test_phased_sessions_give_each_sandbox_all_its_calls_in_one_request(
         rounds=10,
         self_play=False,
     )
-    rows, hubs = {}, {}
-    for hold in (3600.0, 0.0):  # a batch never outlives the first (no timing in the test)
-        monkeypatch.setattr(multiplex, "HOLD", hold)
+    flush = Hub._flush
+    rows, first, calls = {}, {}, {}
+    for phased in (True, False):
+        queued: list[list[int]] = []
+
+        def spy(hub: Hub, done: Any, live: Any, queued: list[list[int]] = queued) -> bool:
+            queued.append(sorted(len(s.queue) for s in hub._all() if s.queue))
+            return flush(hub, done, live)
+
+        monkeypatch.setattr(Hub, "_flush", spy)
+        if not phased:
+            monkeypatch.setattr(multiplex, "_phase", lambda task: 0)
         ex = SerialExecutor()
-        out = tmp_path / f"{hold}.sqlite"
+        out = tmp_path / f"{phased}.sqlite"
         run_tournament(cfg, out, ex, fresh=True)
-        rows[hold], hubs[hold] = _rows(out), ex.hub
-    assert rows[3600.0] == rows[0.0] and len(rows[0.0]) == 18
-    held, eager = hubs[3600.0], hubs[0.0]
-    assert held.calls == eager.calls
-    # 18 sessions, 9 sandboxes (3 agents x 3 sides), 6 sessions each. Eager, a sandbox
-    # gets the calls of the sessions whose turn it is as their answers come back (about
-    # 2.5 a request); held, mostly all 6 together: 116-149 requests against 187-255
-    # measured, 3.5-4.4 calls a request (at best 9 x 12: 36 calls a session, 12 to each
-    # of its sandboxes). Which answers come back first changes how many, so the bounds
-    # leave room.
-    assert held.calls > 3 * held.round_trips, (held.calls, held.round_trips)
-    assert held.round_trips < eager.round_trips, (held.round_trips, eager.round_trips)
-
-
-def test_held_waits_only_for_young_batches_of_its_sessions(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The rule a sandbox's queue waits by: another sandbox of its sessions has a batch
-    in flight that has run less than HOLD; a slower batch, or an idle one, holds nothing."""
-    from accord.tournament import multiplex
-    from accord.tournament.multiplex import _Slot
-
-    HOLD = 0.5
-    monkeypatch.setattr(multiplex, "HOLD", HOLD)
-
-    me, peer, other = (_Slot(None, k) for k in "abc")  # type: ignore[arg-type]
-    me.peers = {peer: 2}
-    assert not Hub._held(me, 100.0)  # its peer is idle
-    peer.inflight = [(None, ("propose",), 1.0, (me,))]  # type: ignore[list-item]
-    peer.began = 100.0
-    assert Hub._held(me, 100.0 + HOLD / 2)
-    assert not Hub._held(me, 100.0 + 2 * HOLD)  # slow: the calls go without it
-    monkeypatch.setattr(multiplex, "HOLD", 0.0)  # the default: nothing waits
-    assert not Hub._held(me, 100.0)
-    other.inflight, other.began = peer.inflight, 100.0
-    assert not Hub._held(other, 100.0)  # shares no session with it
+        assert ex.hub is not None
+        rows[phased], first[phased], calls[phased] = _rows(out), queued[0], ex.hub.calls
+    assert rows[True] == rows[False] and len(rows[True]) == 18
+    assert calls[True] == calls[False]
+    # 18 sessions, 9 sandboxes (3 agents x 3 sides), 6 sessions each. Phased, the 6
+    # sessions whose first party plays profile 0 begin: each calls start on that party's
+    # sandbox, 2 sessions for each of that side's 3. Unphased, all 18 call all 9.
+    assert first == {True: [2] * 3, False: [2] * 9}

@@ -58,13 +58,13 @@ def test_flags_run_print_leaderboards_and_write_the_report(
 def _keep_figures(report: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The figures the report draws from now on (each still drawn into the page)."""
     figures: list[Any] = []
-    real_img = report._img
+    real_img = report.png_img
 
     def keep(fig: Any) -> str:
         figures.append(fig)
         return str(real_img(fig))
 
-    monkeypatch.setattr(report, "_img", keep)
+    monkeypatch.setattr(report, "png_img", keep)
     return figures
 
 

@@ -13,10 +13,13 @@
 
 from __future__ import annotations
 
+import collections
 import enum
 import resource
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import IO
 
 from accord.core.errors import AccordError, ConfigError
 
@@ -30,7 +33,9 @@ __all__ = [
     "Limits",
     "SandboxMode",
     "SandboxUnavailable",
+    "StderrTail",
     "preexec",
+    "rlimits_of",
 ]
 
 
@@ -155,25 +160,39 @@ class AgentRaised(AgentFailure):
         self.type_name = type_name
 
 
+def rlimits_of(limits: Limits) -> dict[str, tuple[int, int]]:
+    """The (soft, hard) resource limits a sandboxed process gets for ``limits``, by
+    ``resource`` name (CPU rounded up to whole seconds, hard one second above soft).
+
+    >>> limits = rlimits_of(Limits(cpu_seconds=2.5, memory_mb=1))
+    >>> limits["RLIMIT_CPU"], limits["RLIMIT_AS"]
+    ((3, 4), (1048576, 1048576))
+    """
+    cpu = max(1, int(limits.cpu_seconds + 0.999))
+    mem = limits.memory_mb * 1024 * 1024
+    fsize = limits.file_size_mb * 1024 * 1024
+    return {
+        "RLIMIT_CPU": (cpu, cpu + 1),
+        "RLIMIT_AS": (mem, mem),
+        "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+        "RLIMIT_NPROC": (limits.processes, limits.processes),
+        "RLIMIT_FSIZE": (fsize, fsize),
+    }
+
+
 def preexec(
     limits: Limits, nproc: bool = True, first: Callable[[], None] | None = None
 ) -> Callable[[], None]:
     """What a sandbox's process runs between fork and exec: ``first()`` (staging the
-    mounts and dropping root, say), then the hard limits (``nproc=False``: all but
-    ``RLIMIT_NPROC``, which the launcher sets inside its user namespace)."""
-    cpu = max(1, int(limits.cpu_seconds + 0.999))
-    mem = limits.memory_mb * 1024 * 1024
-    fsize = limits.file_size_mb * 1024 * 1024
+    mounts and dropping root, say), then the hard limits of :func:`rlimits_of` and no
+    core files (``nproc=False``: all but ``RLIMIT_NPROC``, which the launcher sets inside
+    its user namespace)."""
     table = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_AS, (mem, mem)),
-        (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
-        (resource.RLIMIT_NPROC, (limits.processes, limits.processes)),
-        (resource.RLIMIT_FSIZE, (fsize, fsize)),
-        (resource.RLIMIT_CORE, (0, 0)),
+        (getattr(resource, name), value)
+        for name, value in rlimits_of(limits).items()
+        if nproc or name != "RLIMIT_NPROC"
     ]
-    if not nproc:
-        table = [t for t in table if t[0] != resource.RLIMIT_NPROC]
+    table.append((resource.RLIMIT_CORE, (0, 0)))
 
     def apply() -> None:  # in the child, between fork and exec: before any agent code
         if first is not None:
@@ -182,3 +201,32 @@ def preexec(
             resource.setrlimit(res, value)
 
     return apply
+
+
+class StderrTail:
+    """The last ``size`` bytes (about) a child process writes to ``stream`` (its stderr),
+    read by a daemon thread from the start so that the pipe never fills; for crash reports.
+    """
+
+    def __init__(self, stream: IO[bytes], size: int) -> None:
+        self.size = size
+        self._chunks: collections.deque[bytes] = collections.deque()
+        threading.Thread(target=self._drain, args=(stream,), daemon=True).start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        held = 0
+        while True:
+            try:
+                chunk = stream.read1(65536)  # type: ignore[attr-defined]
+            except (OSError, ValueError):  # closed under us: nothing more to keep
+                return
+            if not chunk:
+                return
+            self._chunks.append(chunk)
+            held += len(chunk)
+            while held > self.size and len(self._chunks) > 1:
+                held -= len(self._chunks.popleft())
+
+    def text(self) -> str:
+        """What is kept, decoded (at most ``size`` characters)."""
+        return b"".join(self._chunks).decode("utf-8", "replace")[-self.size :]

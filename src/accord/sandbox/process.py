@@ -15,7 +15,6 @@ evaluated. The child's stdout is discarded and its stderr drained into a capped 
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import os
@@ -28,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from accord.sandbox.bwrap import (
     BYTECODE,
@@ -51,6 +50,8 @@ from accord.sandbox.limits import (
     Limits,
     SandboxMode,
     SandboxUnavailable,
+    StderrTail,
+    rlimits_of,
 )
 from accord.sandbox.limits import preexec as _preexec
 from accord.sandbox.seccomp import seccomp_fd
@@ -74,21 +75,6 @@ _SIGNALS = {
     signal.SIGSEGV: "a segmentation fault",
     signal.SIGSYS: "a system call of another ABI, refused by the seccomp filter",
 }
-
-
-def rlimits_of(limits: Limits) -> dict[str, tuple[int, int]]:
-    """The (soft, hard) resource limits a sandboxed process gets for ``limits``, by
-    ``resource`` name (CPU rounded up to whole seconds, hard one second above soft)."""
-    cpu = max(1, int(limits.cpu_seconds + 0.999))
-    mem = limits.memory_mb * 1024 * 1024
-    fsize = limits.file_size_mb * 1024 * 1024
-    return {
-        "RLIMIT_CPU": (cpu, cpu + 1),
-        "RLIMIT_AS": (mem, mem),
-        "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
-        "RLIMIT_NPROC": (limits.processes, limits.processes),
-        "RLIMIT_FSIZE": (fsize, fsize),
-    }
 
 
 class Sandbox:
@@ -133,7 +119,7 @@ class Sandbox:
         self.failure: AgentFailure | None = None
         self.startup_seconds: float | None = None
         self._closed = False
-        self._tail: collections.deque[bytes] = collections.deque()
+        self._stderr: StderrTail | None = None  # once the process runs
         self._tmp: str | None = None
         self._data: tuple[int, str] | None = None  # the tmpfs's fd, and its host directory
         self._data_dir = (
@@ -242,7 +228,7 @@ class Sandbox:
         self._started = started
         self._lock = threading.Lock()
         assert self._proc.stderr is not None
-        threading.Thread(target=self._drain, args=(self._proc.stderr,), daemon=True).start()
+        self._stderr = StderrTail(self._proc.stderr, _TAIL)
         self._ready = False
         self._deadline, self._op, self._limit = 0.0, "", 0.0
 
@@ -456,7 +442,7 @@ class Sandbox:
 
     def stderr_tail(self) -> str:
         """The last few kilobytes the agent wrote to stderr."""
-        return b"".join(self._tail).decode("utf-8", "replace")[-_TAIL:]
+        return "" if self._stderr is None else self._stderr.text()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -598,20 +584,6 @@ class Sandbox:
                 tail,
             )
         return AgentCrashed(f"the agent process exited unexpectedly (exit code {code})", tail)
-
-    def _drain(self, stream: IO[bytes]) -> None:
-        size = 0
-        while True:
-            try:
-                chunk = stream.read1(65536)  # type: ignore[attr-defined]
-            except (OSError, ValueError):
-                return
-            if not chunk:
-                return
-            self._tail.append(chunk)
-            size += len(chunk)
-            while size > _TAIL and len(self._tail) > 1:
-                size -= len(self._tail.popleft())
 
 
 def _value(msg: Any) -> Any:

@@ -40,7 +40,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from accord.sandbox.limits import Limits, preexec
+from accord.sandbox.limits import Limits, StderrTail, preexec
 
 __all__ = ["ForkedProcess", "Zygote", "close_zygotes", "forking_unavailable", "zygote_for"]
 
@@ -283,14 +283,9 @@ class Zygote:
             theirs.close()
             mounts.close()
         self._ctl = ours
-        self._tail = b""
         assert self._proc.stderr is not None
-        threading.Thread(target=self._drain, args=(self._proc.stderr,), daemon=True).start()
+        self._stderr = StderrTail(self._proc.stderr, 4096)
         ours.send(json.dumps({"host": host, "preload": list(preload)}).encode())
-
-    def _drain(self, stream: Any) -> None:
-        while chunk := stream.read1(65536):
-            self._tail = (self._tail + chunk)[-4096:]
 
     def wait_ready(self, timeout: float) -> str | None:
         """None once the zygote said it can fork sandboxes (its first act, before its
@@ -306,7 +301,7 @@ class Zygote:
             if said.get("t") in ("forkable", "ready"):
                 self._ready = True
                 return None
-            tail = self._tail.decode("utf-8", "replace").strip().splitlines()
+            tail = self._stderr.text().strip().splitlines()
             self.failure = str(said.get("error") or (tail[-1] if tail else "it exited"))[:300]
         self.close()
         return self.failure

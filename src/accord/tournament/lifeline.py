@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import resource
 import signal
 import sys
 import threading
@@ -40,17 +39,3 @@ def _watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)
-
-
-def apply_limits(cpu_seconds: float, memory_mb: int) -> None:
-    """Cap this (child) process: CPU seconds, and ``memory_mb`` of address space on top of
-    what it already maps (never above an existing hard limit)."""
-    cpu = max(1, int(cpu_seconds + 0.999))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    with open("/proc/self/status") as f:
-        size_kb = next((int(line.split()[1]) for line in f if line.startswith("VmSize:")), 0)
-    cap = size_kb * 1024 + memory_mb * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))

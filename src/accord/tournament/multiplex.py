@@ -13,7 +13,7 @@ of calls. The sandboxes work in parallel while the organiser plays the other ses
 Sessions admitted at the start begin phased by the profile their first party plays
 (:func:`_phase`): in a tournament rotating profiles each sandbox (one side) is then
 called by its sessions at the same moments, so a request carries more calls (the
-144-session bench: about 2,000 requests, not 3,200; :data:`HOLD` can cut more).
+144-session bench: about 2,000 requests, not 3,200).
 
 What each call keeps, exactly as one at a time (:func:`~accord.tournament.session.run_session`):
 
@@ -107,7 +107,6 @@ from accord.tournament.session import (
 from accord.tournament.workers import Death
 
 __all__ = [
-    "HOLD",
     "PER_BOX",
     "Hub",
     "MultiplexedNegotiator",
@@ -120,13 +119,6 @@ PER_BOX = 256
 """Live sessions one sandbox serves at most. Its memory limit is shared by them: once
 its process maps more than half of what its first session left, it takes no more
 sessions than it holds then."""
-HOLD = 0.0
-"""An idle sandbox's calls wait for the calls its other sessions will make next while
-those sessions are in a batch of another sandbox that has run less than this many
-seconds: then one request carries them all. A slower batch holds nobody. Off (0) by
-default: at 0.1 s the 144-session bench sent 1,300 requests instead of 2,000 for the
-same CPU time, but took 2.45 s of wall time instead of 2.17 (medians, n=10 interleaved,
-2 cores at load 10: waiting for the slowest sandbox of a side idles the others)."""
 
 
 class _Slot:
@@ -134,7 +126,7 @@ class _Slot:
 
     __slots__ = (
         "box", "key", "live", "cap", "base", "queue", "inflight", "budget", "error", "retired",
-        "done", "since", "due", "watch", "began", "away", "peers",
+        "done", "since", "due", "watch", "began",
     )  # fmt: skip
 
     def __init__(self, box: Sandbox, key: Any) -> None:
@@ -153,8 +145,6 @@ class _Slot:
         self.due = math.inf  # when to look at its progress next
         self.watch = False  # a slow batch: wake at each call it reports done
         self.began = 0.0  # when the batch's first call began, at the latest
-        self.away = 0  # calls of its sessions in flight at other sandboxes
-        self.peers: dict[_Slot, int] = {}  # the other sandboxes of its sessions (how many)
 
     @property
     def usable(self) -> bool:
@@ -163,9 +153,6 @@ class _Slot:
     def landed(self) -> list[_Call]:
         """Its batch in flight is over (answered or failed): its calls, taken off."""
         calls, self.inflight = self.inflight, []
-        for call in calls:
-            for peer in call[3]:
-                peer.away -= 1
         return calls
 
     @property
@@ -174,9 +161,8 @@ class _Slot:
         return holds_of(self.box)
 
 
-_Call = tuple[greenlet, tuple[Any, ...], float, tuple[_Slot, ...]]
-"""A call in a sandbox's queue: its session, its wire form, its budget and the other
-sandboxes of its session (each counts it in :attr:`_Slot.away` while it is in flight)."""
+_Call = tuple[greenlet, tuple[Any, ...], float]
+"""A call in a sandbox's queue: its session, its wire form and its budget."""
 
 
 class MultiplexedNegotiator(SandboxedNegotiator):
@@ -198,7 +184,6 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         self._budgets = {op: self._timeout(op) for op in ("start", "propose", "respond", "end")}
         self._budgets["counter"] = 2 * self._budgets["respond"]  # and its counter-offer
         self.slot: _Slot | None = None
-        self.peers: tuple[_Slot, ...] = ()  # the other sandboxes of its session
 
     def on_start(self, view: NegotiatorView) -> None:
         mapped = self._call("start", view, self._setup(view, self.hub.pickled(self._utility)))
@@ -254,7 +239,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         slot, self.slot = self.slot, None
         self._pending = None
         if slot is not None:
-            self.hub.leave(slot, self.peers)
+            self.hub.leave(slot)
 
     def _entry(self, op: str, view: NegotiatorView, arg: Any) -> list[Any]:
         """Send one call through the hub; its raw entry (see ``OfferNegotiatorHost._batch``)."""
@@ -268,7 +253,7 @@ class MultiplexedNegotiator(SandboxedNegotiator):
         assert slot is not None, "the hub gives every session's agent a sandbox"
         try:
             wire = (op, self._sid, view.state(), new, arg)
-            return self.hub.call(slot, wire, self._budgets[op], self.peers)
+            return self.hub.call(slot, wire, self._budgets[op])
         except SlowCall:
             self._dead = "the process was killed for a timeout"
             raise
@@ -359,12 +344,9 @@ class Hub:
         return seconds is None
 
     # -- the sessions' side (in their greenlets) -------------------------------------------
-    def call(
-        self, slot: _Slot, wire: tuple[Any, ...], budget: float, peers: tuple[_Slot, ...] = ()
-    ) -> list[Any]:
+    def call(self, slot: _Slot, wire: tuple[Any, ...], budget: float) -> list[Any]:
         """Queue a call (``(op, sid, state, new offers, arg)``) to ``slot``'s sandbox
-        and park this session until its entry comes back (``peers``: the session's
-        other sandboxes)."""
+        and park this session until its entry comes back."""
         if slot.error is not None:
             raise _again(slot.error, wire[0])
         if self._closed:
@@ -374,16 +356,12 @@ class Hub:
         if self._deferred and g in self._leaders:
             n = self._leaders[g] = self._leaders[g] + 1
             self._lead = max(self._lead, n)
-        slot.queue.append((g, wire, budget, peers))
+        slot.queue.append((g, wire, budget))
         entry: list[Any] = self._main.switch()
         return entry
 
-    def leave(self, slot: _Slot, peers: tuple[_Slot, ...] = ()) -> None:
-        """A session is over with ``slot`` (``peers``: its other sandboxes)."""
-        for peer in peers:
-            left = slot.peers.pop(peer, 1) - 1
-            if left > 0:
-                slot.peers[peer] = left
+    def leave(self, slot: _Slot) -> None:
+        """A session is over with ``slot``."""
         slot.live -= 1
         if slot.live == 0 and not slot.usable:
             self._drop(slot)
@@ -510,12 +488,6 @@ class Hub:
             slot.holds.add(own, others)  # before it is given anything of the session
             slot.live += 1
             neg.slot = slot
-        boxed = [n for n in game.negotiators if isinstance(n, MultiplexedNegotiator)]
-        for neg in boxed:
-            neg.peers = tuple({n.slot for n in boxed if n.slot is not None} - {neg.slot})
-            if neg.slot is not None:
-                for peer in neg.peers:
-                    neg.slot.peers[peer] = neg.slot.peers.get(peer, 0) + 1
         g = greenlet(_play)
         live.add(g)
         phase = _phase(task) if phased else 0
@@ -553,21 +525,14 @@ class Hub:
             done.append(out)
 
     def _flush(self, done: list[SessionRecord], live: set[greenlet]) -> bool:
-        """Send every idle sandbox with calls waiting one frame holding all of them,
-        unless other calls of its sessions are in flight elsewhere (they come here next:
-        one request for all), for :data:`HOLD` seconds at most. True if any was sent."""
+        """Send every idle sandbox with calls waiting one frame holding all of them.
+        True if any was sent."""
         sent = False
-        now = time.monotonic()
         for slot in self._all():
             if not slot.queue or slot.inflight:
                 continue
-            if slot.away and self._held(slot, now):
-                continue
             calls, slot.queue = slot.queue, []
             slot.inflight = calls
-            for call in calls:
-                for peer in call[3]:
-                    peer.away += 1
             sent = True
             slot.budget = sum([c[2] for c in calls])
             self.round_trips += 1
@@ -580,12 +545,6 @@ class Hub:
             slot.done, slot.watch = 0, False
             self._started(slot, time.monotonic())
         return sent
-
-    @staticmethod
-    def _held(slot: _Slot, now: float) -> bool:
-        """Whether ``slot``'s calls wait for its sessions in flight elsewhere: while a
-        batch of a sandbox it shares sessions with has run less than :data:`HOLD`."""
-        return any(p.inflight and now - p.began < HOLD for p in slot.peers)
 
     @staticmethod
     def _started(slot: _Slot, now: float) -> None:
@@ -627,11 +586,9 @@ class Hub:
 
     def _wait(self, done: list[SessionRecord], live: set[greenlet]) -> None:
         """Wait for answers (or deadlines) and resume the sessions they are for."""
-        every = self._all()
-        busy = [s for s in every if s.inflight]
+        busy = [s for s in self._all() if s.inflight]
         if not busy:
             return
-        held = any(s.queue and not s.inflight for s in every)
         by_fd = {s.box.answer_fd: s for s in busy}
         poller = select.poll()
         for fd in by_fd:
@@ -641,8 +598,6 @@ class Hub:
                 poller.register(s.box.progress_fd, select.POLLIN)
         now = time.monotonic()
         left = min(min(s.box.deadline, s.due) for s in busy)
-        if held:  # wake when a batch grows too old to hold them (a held sandbox then sends)
-            left = min([left] + [s.began + HOLD for s in busy if s.began + HOLD > now])
         left -= now
         ready = {fd for fd, _ in poller.poll(max(0, math.ceil(left * 1000)))}
         now = time.monotonic()

@@ -22,9 +22,7 @@ Figures are matplotlib ``Figure`` objects: the report never selects a backend.
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -34,7 +32,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from accord.plots import SessionTrace, stack, timeline_figure, utility_space_figure
+from accord.plots import SessionTrace, png_img, stack, timeline_figure, utility_space_figure
 from accord.tournament.results import Results
 from accord.tournament.scores import agent_vs_agent, by_scenario, leaderboards
 
@@ -95,20 +93,20 @@ def render(res: Results, samples: int = 4, trim: float = 0.0) -> str:
         parts.append(f"<h3>{_TITLES[metric]}</h3>")
         parts.append(_board_table(board))
     parts.append("<h2>Score distributions</h2>")
-    parts.append(_img(_distributions(parties, boards)))
+    parts.append(png_img(_distributions(parties, boards)))
     parts.append("<h2>Agent against agent</h2>")
     parts.append(
         "<p class=note>Mean final utility (discounted where the profile has a discount "
         "factor) of the row agent in sessions with the column agent.</p>"
     )
-    parts.append(_img(_heatmap(agent_vs_agent(parties))))
+    parts.append(png_img(_heatmap(agent_vs_agent(parties))))
     parts.append("<h2>Agreements below the agent's own reservation value</h2>")
     parts.append(_rationality(res))
     parts.append("<h2>Per scenario (mean final utility, discounted where the profile is)</h2>")
     parts.append(_frame_table(by_scenario(parties)))
     if parties["rep"].nunique() > 1:
         parts.append("<h2>Mean utility per repetition</h2>")
-        parts.append(_img(_learning_curves(parties)))
+        parts.append(png_img(_learning_curves(parties)))
     parts.append("<h2>Failures</h2>")
     parts.append(_failures(sessions))
     parts.append("<h2>Sample sessions</h2>")
@@ -299,8 +297,8 @@ def _samples(res: Results, k: int) -> list[str]:
         out.append(f"<h3>{_e(scenario)}: {_e(' vs '.join(agents))} ({_e(reason)})</h3>")
         if analysis.note is not None:
             out.append(f"<p>Note: {_e(analysis.note)}.</p>")
-        out.append(_img(utility_space_figure(trace, analysis)))
-        out.append(_img(timeline_figure(trace)))
+        out.append(png_img(utility_space_figure(trace, analysis)))
+        out.append(png_img(timeline_figure(trace)))
     return out or ["<p>No sample session could be drawn.</p>"]
 
 
@@ -337,13 +335,6 @@ def _stored_trace(
 
 
 # -- html helpers ---------------------------------------------------------------------------
-def _img(fig: Figure) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    data = base64.b64encode(buf.getvalue()).decode()
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
-
-
 def _e(x: object) -> str:
     return html.escape(str(x))
 

@@ -7,53 +7,32 @@ any Python program can: /proc, the fds of their own process, the network, signal
 from __future__ import annotations
 
 import os
-import pickle
 import resource
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
 from typing import Any
 
-
-def _answer_fd() -> int:
-    """The launcher's answer pipe, found as an agent would: in /proc/self/cmdline, or in
-    a sandbox forked from a zygote (whose command line is the zygote's), fd 4."""
-    with open("/proc/self/cmdline", "rb") as f:
-        text = f.read().decode()
-    if "main(" not in text:
-        return 4
-    return int(text.rsplit("main(", 1)[1].split(")", 1)[0].split(",")[1])
-
-
-class _Shell:
-    def __reduce__(self) -> Any:
-        return (os.system, (f"touch {os.environ.get('HOSTILE_MARK', '/tmp/pwned')}",))
+from hostile_kit import fork_bomb, send_pickle, send_raw
 
 
 def run(op: str, payload: Any, context: Any) -> Any:  # noqa: C901, PLR0911, PLR0912 - a menu
-    fd = _answer_fd() if op in ("pickle", "partial", "oversize", "notjson", "shape") else -1
-    if op == "pickle":
-        body = pickle.dumps(_Shell())
-        os.write(fd, struct.pack(">IB", len(body), ord("P")) + body)
-        time.sleep(30)
-    if op == "pickle_in_json":  # a pickle where JSON is expected
-        body = pickle.dumps(_Shell())
-        os.write(_answer_fd(), struct.pack(">IB", len(body), ord("J")) + body)
+    if op in ("pickle", "pickle_in_json"):  # the second: a pickle where JSON is expected
+        send_pickle(os.environ.get("HOSTILE_MARK", "/tmp/pwned"), "P" if op == "pickle" else "J")
         time.sleep(30)
     if op == "partial":
-        os.write(fd, struct.pack(">IB", 100, ord("J")) + b"{")
+        send_raw("J", b"{", 100)
         time.sleep(60)
     if op == "oversize":
-        os.write(fd, struct.pack(">IB", 1 << 30, ord("J")) + b"{")
+        send_raw("J", b"{", 1 << 30)
         time.sleep(60)
     if op == "notjson":
-        os.write(fd, struct.pack(">IB", 4, ord("J")) + b"\x80abc")
+        send_raw("J", b"\x80abc")
         time.sleep(60)
     if op == "shape":
-        os.write(fd, struct.pack(">IB", 7, ord("J")) + b"[1,2,3]")
+        send_raw("J", b"[1,2,3]")
         time.sleep(60)
     if op == "flood":
         chunk = b"x" * (1 << 20)
@@ -95,16 +74,8 @@ def run(op: str, payload: Any, context: Any) -> Any:  # noqa: C901, PLR0911, PLR
                 out[name] = type(exc).__name__
         return out
     if op == "fork":
-        n = 0
-        try:
-            while n < 10_000:
-                if os.fork() == 0:
-                    time.sleep(60)
-                    os._exit(0)
-                n += 1
-        except OSError as exc:
-            return {"forked": n, "error": exc.errno}
-        return {"forked": n, "error": None}
+        n, error = fork_bomb(10_000, 60)
+        return {"forked": n, "error": error}
     if op == "files":  # paths to read and write: the organiser's results, scenarios, ...
         out = {}
         for path in payload:

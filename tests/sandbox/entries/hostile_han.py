@@ -6,28 +6,12 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import pickle
-import struct
 import time
-from typing import Any
+
+from hostile_kit import send_pickle, send_raw
 
 from accord.leagues.han.api import HanAgent
 from accord.leagues.han.events import Event, EventKind
-
-
-def _answer_fd() -> int:
-    """The launcher's answer pipe, found as an agent would: in /proc/self/cmdline, or in
-    a sandbox forked from a zygote (whose command line is the zygote's), fd 4."""
-    with open("/proc/self/cmdline", "rb") as f:
-        text = f.read().decode()
-    if "main(" not in text:
-        return 4
-    return int(text.rsplit("main(", 1)[1].split(")", 1)[0].split(",")[1])
-
-
-class _Shell:
-    def __reduce__(self) -> Any:
-        return (os.system, ("touch /tmp/accord-han-pwned",))
 
 
 class Hostile(HanAgent):
@@ -42,14 +26,13 @@ class Hostile(HanAgent):
 
 class Pickler(Hostile):
     def attack(self) -> None:
-        body = pickle.dumps(_Shell())
-        os.write(_answer_fd(), struct.pack(">IB", len(body), ord("P")) + body)
+        send_pickle("/tmp/accord-han-pwned")
         time.sleep(30)
 
 
 class Partial(Hostile):
     def attack(self) -> None:
-        os.write(_answer_fd(), struct.pack(">IB", 50, ord("J")) + b"[")
+        send_raw("J", b"[", 50)
         time.sleep(30)
 
 

@@ -10,35 +10,17 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import pickle
 import resource
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
 from typing import Any
 
+from hostile_kit import fork_bomb, send_pickle, send_raw
+
 from accord.agents.timebased import TimeDependent
-
-
-def _answer_fd() -> int:
-    """The launcher's answer pipe, found as an agent would: in /proc/self/cmdline, or in
-    a sandbox forked from a zygote (whose command line is the zygote's), fd 4."""
-    with open("/proc/self/cmdline", "rb") as f:
-        text = f.read().decode()
-    if "main(" not in text:
-        return 4
-    return int(text.rsplit("main(", 1)[1].split(")", 1)[0].split(",")[1])
-
-
-class _Shell:
-    def __init__(self, mark: str) -> None:
-        self.mark = mark
-
-    def __reduce__(self) -> Any:
-        return (os.system, (f"touch {self.mark}",))
 
 
 class Hostile(TimeDependent):
@@ -60,22 +42,21 @@ class Hostile(TimeDependent):
 
 class Pickler(Hostile):
     def attack(self) -> str:
-        body = pickle.dumps(_Shell(self.goal))
-        os.write(_answer_fd(), struct.pack(">IB", len(body), ord("P")) + body)
+        send_pickle(self.goal)
         time.sleep(30)
         return ""
 
 
 class Partial(Hostile):
     def attack(self) -> str:
-        os.write(_answer_fd(), struct.pack(">IB", 100, ord("J")) + b"{")
+        send_raw("J", b"{", 100)
         time.sleep(30)
         return ""
 
 
 class Oversize(Hostile):
     def attack(self) -> str:
-        os.write(_answer_fd(), struct.pack(">IB", 1 << 30, ord("J")) + b"{")
+        send_raw("J", b"{", 1 << 30)
         time.sleep(30)
         return ""
 
@@ -143,15 +124,9 @@ class Network(Hostile):
 
 class ForkBomb(Hostile):
     def attack(self) -> str:
-        n = 0
-        try:
-            while n < 5000:
-                if os.fork() == 0:
-                    time.sleep(30)
-                    os._exit(0)
-                n += 1
-        except OSError:
-            raise RuntimeError(f"contained: fork failed after {n}") from None
+        n, error = fork_bomb(5000, 30)
+        if error is not None:
+            raise RuntimeError(f"contained: fork failed after {n}")
         return f"forked {n}"
 
 

@@ -6,28 +6,12 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import pickle
 import signal
-import struct
 import time
-from typing import Any
+
+from hostile_kit import fork_bomb, send_pickle
 
 from accord.leagues.scml.agents import DoNothingAgent
-
-
-def _answer_fd() -> int:
-    """The launcher's answer pipe, found as an agent would: in /proc/self/cmdline, or in
-    a sandbox forked from a zygote (whose command line is the zygote's), fd 4."""
-    with open("/proc/self/cmdline", "rb") as f:
-        text = f.read().decode()
-    if "main(" not in text:
-        return 4
-    return int(text.rsplit("main(", 1)[1].split(")", 1)[0].split(",")[1])
-
-
-class _Shell:
-    def __reduce__(self) -> Any:
-        return (os.system, ("touch /tmp/accord-scml-pwned",))
 
 
 class Hostile(DoNothingAgent):
@@ -41,8 +25,7 @@ class Hostile(DoNothingAgent):
 
 class Pickler(Hostile):
     def attack(self) -> None:
-        body = pickle.dumps(_Shell())
-        os.write(_answer_fd(), struct.pack(">IB", len(body), ord("P")) + body)
+        send_pickle("/tmp/accord-scml-pwned")
         time.sleep(30)
 
 
@@ -93,12 +76,6 @@ class SysExit(Hostile):
 
 class ForkBomb(Hostile):
     def attack(self) -> None:
-        n = 0
-        try:
-            while n < 5000:
-                if os.fork() == 0:
-                    time.sleep(30)
-                    os._exit(0)
-                n += 1
-        except OSError:
-            raise RuntimeError(f"contained: fork failed after {n}") from None
+        n, error = fork_bomb(5000, 30)
+        if error is not None:
+            raise RuntimeError(f"contained: fork failed after {n}")

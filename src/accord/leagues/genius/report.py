@@ -8,14 +8,14 @@ it was computed.
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from accord.plots import png_img
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -32,13 +32,6 @@ _CSS = (
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
     "text-align:right}th:first-child,td:first-child{text-align:left}img{max-width:100%}"
 )
-
-
-def _img(fig: Figure) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    data = base64.b64encode(buf.getvalue()).decode()
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
 
 
 def _e(x: object) -> str:
@@ -120,8 +113,8 @@ def render(
             parts.append("</tr>")
         parts.append("</table>")
         if recs:
-            parts.append(_img(_per_opponent(recs)))
-            parts.append(_img(_turns(recs, prs)))
+            parts.append(png_img(_per_opponent(recs)))
+            parts.append(png_img(_turns(recs, prs)))
         ranking = entry.get("ranking")
         if isinstance(ranking, Mapping):
             parts.append(

@@ -164,17 +164,7 @@ class GeniusStore(SqliteFile):
         self, domain: str | None = None, population: str | None = None
     ) -> list[dict[str, Any]]:
         """Session rows as dicts, oldest first, optionally filtered."""
-        sql = "SELECT * FROM sessions WHERE 1=1"
-        args: list[Any] = []
-        if domain is not None:
-            sql += " AND domain = ?"
-            args.append(domain)
-        if population is not None:
-            sql += " AND population = ?"
-            args.append(population)
-        cur = self.conn.execute(sql + " ORDER BY updated, id", args)
-        cols = [c[0] for c in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+        return self._rows("sessions", "updated, id", domain=domain, population=population)
 
     def session(self, sid: str) -> dict[str, Any] | None:
         """One session row (``meta`` decoded), or None."""
@@ -208,14 +198,16 @@ class GeniusStore(SqliteFile):
         self, study: str | None = None, token: str | None = None
     ) -> list[dict[str, Any]]:
         """Participant rows of a group (``study`` column) or the one with ``token``, in order."""
-        sql, args = "SELECT * FROM participants WHERE 1=1", []
-        if study is not None:
-            sql += " AND study = ?"
-            args.append(study)
-        if token is not None:
-            sql += " AND token = ?"
-            args.append(token)
-        cur = self.conn.execute(sql + " ORDER BY study, idx", args)
+        return self._rows("participants", "study, idx", study=study, token=token)
+
+    def _rows(self, table: str, order: str, **equal: Any) -> list[dict[str, Any]]:
+        """The rows of ``table`` (ordered by ``order``) as dicts, filtered on the columns
+        given a value (None: any); table and column names are ours, never a caller's."""
+        where = {k: v for k, v in equal.items() if v is not None}
+        sql = "".join(f" AND {k} = ?" for k in where)
+        cur = self.conn.execute(
+            f"SELECT * FROM {table} WHERE 1=1{sql} ORDER BY {order}", list(where.values())
+        )
         cols = [c[0] for c in cur.description]
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 

@@ -94,6 +94,20 @@ def _bundle(quantity: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {g}" for g, n in quantity.items() if n) or "nothing"
 
 
+def _unlike(offer: Bid | None, bid: Bid, missing: str, offers: str) -> str | None:
+    """Why an Accept naming ``bid`` is not of the standing ``offer`` (None: it is):
+    ``missing`` when none stands, else ``offers`` (who offers whom) and both bundles."""
+    if offer is None:
+        return missing
+    said = dict(offer.quantity)
+    if dict(bid.quantity) != said or to_cents(bid.price or 0.0) != to_cents(offer.price or 0):
+        return (
+            f"{offers} {_bundle(said)} for {offer.price or 0:.2f} USD; the Accept names "
+            f"{_bundle(dict(bid.quantity))} for {bid.price or 0:.2f} USD"
+        )
+    return None
+
+
 def count_words(text: str) -> int:
     """Words in a text, as R4 counts them: runs of non-space characters.
 
@@ -422,39 +436,25 @@ class RulesEngine:
     def _unlike_standing_offer(self, msg: Utterance, bid: Bid) -> str | None:
         """Why a human Accept is not of an offer that stands (None: it is)."""
         seller = self.resolve_addressee(msg.addressee) or msg.addressee
-        offer = self._offers.get(seller)
-        if offer is None:
-            return (
-                f"No standing offer to accept: {seller} has no offer that still stands; "
-                "a buyer may accept only an offer a seller made"
-            )
-        said = dict(offer.quantity)
-        if dict(bid.quantity) != said or to_cents(bid.price or 0.0) != to_cents(offer.price or 0):
-            return (
-                f"Not the standing offer: {seller} offers {_bundle(said)} for "
-                f"{offer.price or 0:.2f} USD; the Accept names {_bundle(dict(bid.quantity))} "
-                f"for {bid.price or 0:.2f} USD"
-            )
-        return None
+        return _unlike(
+            self._offers.get(seller),
+            bid,
+            f"No standing offer to accept: {seller} has no offer that still stands; "
+            "a buyer may accept only an offer a seller made",
+            f"Not the standing offer: {seller} offers",
+        )
 
     def _unlike_buyer_offer(self, seller: str, bid: Bid) -> str | None:
         """Why a seller's Accept is not of an offer the buyer made to it and that still
         stands (None: it is). Without this a seller could "accept" a price the buyer
         never offered and take the buyer's money (generation 1 has no confirmation)."""
-        offer = self._bids.get(seller)
-        if offer is None:
-            return (
-                f"No standing buyer offer to accept: {self.human} has made {seller} no offer "
-                "that still stands; a seller may accept only an offer the buyer made to it"
-            )
-        said = dict(offer.quantity)
-        if dict(bid.quantity) != said or to_cents(bid.price or 0.0) != to_cents(offer.price or 0):
-            return (
-                f"Not the buyer's standing offer: {self.human} offers {seller} {_bundle(said)} "
-                f"for {offer.price or 0:.2f} USD; the Accept names "
-                f"{_bundle(dict(bid.quantity))} for {bid.price or 0:.2f} USD"
-            )
-        return None
+        return _unlike(
+            self._bids.get(seller),
+            bid,
+            f"No standing buyer offer to accept: {self.human} has made {seller} no offer "
+            "that still stands; a seller may accept only an offer the buyer made to it",
+            f"Not the buyer's standing offer: {self.human} offers {seller}",
+        )
 
     def _check_human(self, msg: Utterance, at: float, deal_cents: int | None) -> Decision:
         last = self._turn.human_at

@@ -134,12 +134,5 @@ class OrchestratorClient:
 
     def round_results(self, round_id: str) -> dict[str, Any] | None:
         """The ``roundTotals`` of a finished round (``GET /rounds/{roundId}``), else None."""
-        url = f"{self.base_url}/rounds/{round_id}"
-        try:
-            r = httpx.get(url, timeout=self.timeout)
-        except httpx.HTTPError as e:
-            raise ServiceError(f"orchestrator unreachable at {url}: {e}") from e
-        if r.status_code >= 400:
-            raise ServiceError(f"orchestrator GET /rounds/{round_id} answered {r.status_code}")
-        results = r.json().get("results")
+        results = self.round_state(round_id).get("results")
         return results if isinstance(results, dict) else None
