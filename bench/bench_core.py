@@ -22,8 +22,12 @@ set-up. What "cold" means, mode by mode (ours):
   profiles again (``clear_inverses()`` before each), as the peer's agents do;
 * **bare**: cold per agent as ``guarded``, no guard (``Session.run`` on the agents).
 
-The first session on each profile is built before the timed batch (it is the same for
-every mode). Every repetition runs each of our modes and a peer batch (a child process in
+Each batch, on both sides, starts with one untimed session: it builds a profile's sorted
+outcomes for the modes that share them, and on the peer's side (a fresh process per
+batch) it runs the roughly 90 modules negmas imports on its first session (its GENIUS
+bridge, plotly: about 50 ms of CPU, no session's own work; until 2026-11-27 it was inside
+the peer's timed batch of 40 and made a 3x5 peer session look about 1.6x slower, so the
+ratios printed before then are too high by about that much). Every repetition runs each of our modes and a peer batch (a child process in
 bench/.venv-negmas) back to back, the side that goes first alternating; each side times
 its own batch by ``time.process_time`` (CPU) and ``perf_counter`` (wall); each ratio pairs
 the two batches of one repetition, and the table gives the median and the range over
@@ -47,7 +51,7 @@ import numpy as np
 from accord.agents.timebased import TimeDependent
 from accord.core import Deadline, Scenario, Session
 from accord.core.generate import random_linear_scenario
-from accord.core.inverse import clear_inverses, inverse_of
+from accord.core.inverse import clear_inverses
 from accord.core.negotiator import Negotiator
 from accord.tournament.guard import Guarded
 from benchlib import genius_folder, load, summary, versions
@@ -91,17 +95,18 @@ MODES = ["guarded", "scenario", "bare"]
 
 
 def ours(s: Scenario, n: int, mode: str, rounds: int = 100) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) for ``n`` sessions in ``mode`` (guarded, scenario, bare)."""
-    for u in s.utilities:  # the profile's first session (untimed; see the module's doc)
-        inverse_of(u)
-    c0, t0 = time.process_time(), time.perf_counter()
-    for seed in range(n):
+    """(CPU seconds, wall seconds) for ``n`` sessions in ``mode`` (guarded, scenario, bare),
+    after one untimed session in that mode (as the peer's batch: see the module's doc)."""
+    c0 = t0 = 0.0
+    for seed in range(-1, n):
+        if seed == 0:
+            c0, t0 = time.process_time(), time.perf_counter()
         if mode == "scenario":
             clear_inverses()
         negs: list[Negotiator] = [TimeDependent(0.25, "Boulware"), TimeDependent(4.0, "Conceder")]
         if mode != "bare":
             negs = [Guarded(neg, k, LIMIT) for k, neg in enumerate(negs)]
-        Session(s.space, negs, s.utilities, Deadline(rounds=rounds), seed=seed).run()
+        Session(s.space, negs, s.utilities, Deadline(rounds=rounds), seed=max(seed, 0)).run()
     return time.process_time() - c0, time.perf_counter() - t0
 
 
@@ -178,8 +183,10 @@ def main() -> None:
             continue
         size = int(s.space.cardinality)
         # smoke: enough sessions (~10 ms) that a batch never reads 0 s of CPU (20 once did)
-        n_ours = 200 if smoke else (600 if size < 10**4 else 30 if size < 10**6 else 6)
-        n_peer = 40 if size < 10**4 else 2 if size < 10**6 else 1
+        # batches of about 0.1-0.3 s of CPU on the small domains (600 and 40 sessions until
+        # 2026-11-27: 40 ms ours, so one busy moment moved a repetition's ratio by a tenth)
+        n_ours = 200 if smoke else (1500 if size < 10**4 else 30 if size < 10**6 else 6)
+        n_peer = 100 if size < 10**4 else 2 if size < 10**6 else 1
         rate: dict[str, list[float]] = {m: [] for m in [*modes, "peer"]}
         ratio: dict[str, list[float]] = {m: [] for m in modes}
         walls: dict[str, list[float]] = {"guarded": [], "peer": []}

@@ -18,7 +18,9 @@ is at least 60 %. The summary gives n, min and mean of each figure, the feasible
 at 60 %, the misses and, for each infeasible world, why: the loss-making share of its
 demand, the share the chain cannot carry, and the best world profit with and without
 serving 60 %. ``--wide`` adds supply signed, bankruptcies and the simpler lines and
-cost bounds.
+cost bounds; ``--plan`` also runs each world with agents that follow the bound's plan
+(``scml_plan.py``: they know every exogenous contract in advance) and says whether they
+reach the flow bound, and with what profit.
 
     python bench/bench_scml_worlds.py 2000 2020 --workers 2   # 20 worlds of 50 days
     python bench/bench_scml_worlds.py 0 5 --days 30 --agent trader
@@ -40,15 +42,16 @@ from accord.leagues.scml.generate import generate_config  # noqa: E402
 from accord.leagues.scml.report import summary  # noqa: E402
 from accord.leagues.scml.world import World  # noqa: E402
 from scml_bounds import best_profit, chain, demand_bounds, flow_bound, paying  # noqa: E402
+from scml_plan import run_plan  # noqa: E402
 
 __all__ = ["chain", "demand_bounds", "flow_bound", "main", "one"]
 
 TARGET = 0.6
 
 
-def one(args: tuple[str, int, int]) -> dict[str, Any]:
+def one(args: tuple[str, int, int, bool]) -> dict[str, Any]:
     """Run one world and compute its bounds (and, if infeasible, why)."""
-    agent, seed, days = args
+    agent, seed, days, with_plan = args
     cfg = generate_config(n_steps=days, seed=seed)
     s = summary(World(cfg, [agent] * cfg.n_factories, seed=seed).run())
     (profit,) = s["profit"].values()
@@ -71,6 +74,9 @@ def one(args: tuple[str, int, int]) -> dict[str, Any]:
         "paying": pay,
         "of_bound": s["demand_met"] / max(pay, 1e-9),
     }
+    if with_plan:  # agents that follow the bound's plan (they know the future)
+        p = run_plan(cfg, seed=seed)
+        row["plan"] = (p["demand_met"], p["breaches"], *p["profit"].values())
     if pay < TARGET and chain(cfg).total > 0:  # (flow is never under paying)
         row["why"] = why(cfg, flow, pay)
     return row
@@ -93,6 +99,7 @@ def why(cfg: Any, flow: float, pay: float) -> dict[str, Any]:
         "price": int(cfg.catalog_prices[-1]),
         "best": best_profit(cfg),
         "at_target": best_profit(cfg, TARGET),
+        "at_flow": best_profit(cfg, flow * (1 - 1e-9)) if flow > TARGET else None,
         "flow": flow,
         "pay": pay,
     }
@@ -117,7 +124,7 @@ def table(rows: list[dict[str, Any]], wide: bool = False) -> list[str]:
     out = [head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         line = (
-            f"| {r['seed']} | {r['factories']} | {r['demand']:.1%} | {r['flow']:.1%} "
+            f"| {r['seed']} | {r['factories']} | {r['demand']:.2%} | {r['flow']:.1%} "
             f"| {r['paying']:.1%} | {r['of_bound']:.1%} | {r['per_day']:.2f} "
             f"| {r['breaches']} | {r['profit']:+.2%} |"
         )
@@ -150,9 +157,22 @@ def report(rows: list[dict[str, Any]]) -> list[str]:
     for r in feasible:
         if r["demand"] < TARGET:
             out.append(
-                f"miss {r['seed']}: signed {r['demand']:.1%} of a paying bound of "
-                f"{r['paying']:.1%} ({r['of_bound']:.1%})"
+                f"miss {r['seed']}: signed {r['demand']:.2%} of a paying bound of "
+                f"{r['paying']:.2%} ({r['of_bound']:.1%})"
             )
+    planned = [r for r in rows if "plan" in r]
+    if planned:
+        reach = sum(abs(r["plan"][0] - r["flow"]) < 1e-9 for r in planned)
+        clean = sum(r["plan"][1] == 0 for r in planned)
+        gains = [float(r["plan"][2]) for r in planned]
+        out.append(
+            f"plan-following agents: signed the flow bound in {reach} of {len(planned)},"
+            f" no breach in {clean}"
+        )
+        out.append(
+            f"  their profit: min {min(gains):+.2%}, mean {statistics.fmean(gains):+.2%}"
+            f" (n = {len(gains)})"
+        )
     for r in rows:
         if "why" in r:
             out += explain(r)
@@ -176,7 +196,9 @@ def explain(r: dict[str, Any]) -> list[str]:
     if at is None:
         line += f"; no strategy serves {TARGET:.0%}"
     else:
-        line += f"; serving {TARGET:.0%}: {at[0]:+.2%}"
+        line += f"; at {TARGET:.0%}: {at[0]:+.2%}"
+    if w.get("at_flow") is not None:
+        line += f"; at {w['flow']:.1%}: {w['at_flow'][0]:+.2%}"
     out.append(line)
     return out
 
@@ -189,11 +211,12 @@ def main() -> None:
     ap.add_argument("--agent", default="market")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--wide", action="store_true", help="add supply, bankruptcies, lines, cost")
+    ap.add_argument("--plan", action="store_true", help="also run agents that follow the plan")
     a = ap.parse_args()
     seeds = range(a.first, a.last)
     # biggest worlds first, so that no worker is left alone with a big one at the end
     size = {s: generate_config(n_steps=a.days, seed=s).n_factories for s in seeds}
-    jobs = [(a.agent, s, a.days) for s in sorted(seeds, key=lambda s: -size[s])]
+    jobs = [(a.agent, s, a.days, a.plan) for s in sorted(seeds, key=lambda s: -size[s])]
     with ProcessPoolExecutor(a.workers) as pool:
         rows = sorted(pool.map(one, jobs), key=lambda r: int(r["seed"]))
     print("\n".join(table(rows, a.wide)))

@@ -40,6 +40,7 @@ __all__ = [
     "demand_bounds",
     "flow_bound",
     "paying",
+    "plan",
     "solve",
 ]
 
@@ -111,6 +112,7 @@ class Solution(NamedTuple):
     units: float
     profit: float
     optimal: bool  # False: a time limit hit; ``units`` is then the solver's upper bound
+    plan: dict[str, Any] | None = None  # with ``integral``: what each factory does
 
 
 def solve(
@@ -121,6 +123,7 @@ def solve(
     cash: bool = True,
     profit: bool = False,
     min_units: float | None = None,
+    integral: bool = False,
 ) -> Solution | None:
     """The program behind the bounds (None if ``min_units`` cannot be met).
 
@@ -150,6 +153,7 @@ def solve(
 
     The objective is the demand units shipped, or with ``profit`` the world's money
     (revenue - raw - production costs); ``min_units`` asks for at least that many units.
+    ``integral`` makes every variable an integer and returns the plan (:func:`plan`).
     """
     ex = cfg.exogenous
     ch = chain(cfg)
@@ -229,9 +233,12 @@ def solve(
     for a in allf:
         spend[col["make", a] : col["make", a] + n] = float(ch.cost[a])
     c = spend - np.concatenate([np.zeros(o_x), qty * price]) if profit else -units
+    if integral:  # no idle purchases or production; worth less than a unit in all
+        waste = 0.5 / max(1.0, float(ub[:o_x].sum()))
+        c = c + np.concatenate([np.full(o_x, waste), np.zeros(nk)])
     # the goods balances alone first: if their optimum also keeps every cash balance
     # >= 0, it is the optimum of all (cash only takes solutions away)
-    integer_from = o_x if whole else None
+    integer_from = 0 if integral else o_x if whole else None
     res = _run(c, goods, [], ub, units, min_units, integer_from)
     x = None if res.x is None else res.x[:nd]
     exact = x is not None and all((np.cumsum(m @ x) + start >= -1e-6).all() for m, start in money)
@@ -246,7 +253,19 @@ def solve(
     dual = getattr(res, "mip_dual_bound", None)
     if whole and not profit and dual is not None and np.isfinite(dual):
         got_units = max(got_units, float(-dual))  # a MILP stops within a small gap
-    return Solution(got_units, float((qty * price) @ x[o_x:] - spend @ x), res.status == 0)
+    money_left = float((qty * price) @ x[o_x:] - spend @ x)
+    if not integral:
+        return Solution(got_units, money_left, res.status == 0)
+    xi = np.rint(x).astype(np.int64)
+    made = np.array([xi[col["make", a] : col["make", a] + n] for a in allf])
+    bought = {f: xi[col["buy", f] : col["buy", f] + n] for f in firsts}
+    signed = sold[xi[o_x:] == 1]
+    return Solution(
+        float(units @ xi),
+        money_left,
+        res.status == 0,
+        {"make": made, "buy": bought, "sell": signed},
+    )
 
 
 def _run(
@@ -329,3 +348,15 @@ def best_profit(cfg: WorldConfig, share: float | None = None) -> tuple[float, fl
         return None
     b0 = float(np.asarray(cfg.initial_balances).sum())
     return sol.profit / b0, sol.units / max(ch.total, 1)
+
+
+def plan(cfg: WorldConfig, *, paying_only: bool = False) -> dict[str, Any]:
+    """A whole-unit plan that reaches the bound: each factory's production a day
+    (``make``, factories x days), the raw units each first-level factory takes a day
+    (``buy``) and the exogenous demand contracts to sign (``sell``, indices into
+    ``cfg.exogenous``). Agents that follow it (tests/bench/test_scml_bounds.py) sign
+    exactly the bound's demand: the bound is attained, not only an upper bound.
+    """
+    sol = solve(cfg, paying_only=paying_only, integral=True)
+    assert sol is not None and sol.plan is not None
+    return sol.plan

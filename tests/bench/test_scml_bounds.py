@@ -25,11 +25,10 @@ from accord.leagues.scml.world import World
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load() -> ModuleType:
-    name = "scml_bounds"
+def _load(name: str) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "scml_bounds.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -37,7 +36,9 @@ def _load() -> ModuleType:
     return module
 
 
-B = _load()
+B = _load("scml_bounds")
+P = _load("scml_plan")
+W = _load("bench_scml_worlds")
 
 Units = dict[tuple[int, int], list[int]]  # (factory, day) -> contract quantities
 
@@ -253,3 +254,51 @@ def test_no_agent_mix_delivers_more_demand_than_the_bound(mix: str, seed: int) -
         assert delivered - spot <= relaxed * total + 1e-6, (delivered, spot, relaxed * total)
     if s["breaches"] == 0:
         assert s["demand_met"] <= full + 1e-9, (s["demand_met"], full)
+
+
+@pytest.mark.parametrize(("per_level", "seed"), [([2, 2], 1), ([2, 2], 2), ([2, 3, 2], 3)])
+def test_agents_that_follow_the_plan_reach_the_bound_exactly(per_level, seed) -> None:
+    # the bound is attained: agents that follow scml_bounds.plan (whole units, goods
+    # bought just in time from the level before at catalog prices) sign exactly the
+    # flow bound's demand, with no breach
+    cfg = generate_config(n_steps=15, factories_per_level=per_level, seed=seed)
+    s = P.run_plan(cfg, seed=seed)
+    assert s["breaches"] == 0 and s["bankruptcies"] == 0
+    assert s["demand_met"] == pytest.approx(B.flow_bound(cfg, paying=False), abs=1e-12)
+    paying = P.run_plan(cfg, paying_only=True, seed=seed)
+    assert paying["breaches"] == 0
+    assert paying["demand_met"] == pytest.approx(B.flow_bound(cfg), abs=1e-12)
+
+
+def test_the_bench_says_why_a_world_is_under_60_percent_in_80_columns():
+    # the world of the best_profit test: factory 3's half of the demand costs 26 to
+    # make and sells for 20; the first two days' demand (40 %) comes before any chain
+    # can deliver; its row and every summary line fit 80 columns
+    cfg = tiny(
+        [2, 2],
+        5,
+        {**every_day(0, 5, 10), **every_day(1, 5, 10)},
+        {**every_day(2, 5, 10), **every_day(3, 5, 10)},
+        [1, 1, 1, 15],
+        price=20,
+    )
+    why = W.why(cfg, 0.6, 0.3)
+    assert (why["loss"], why["floors"], why["early"], why["lines"]) == (0.5, [(3, 26)], 0.4, 0.6)
+    assert why["best"] == pytest.approx((240 / 4e6, 0.3))
+    assert why["at_target"] == pytest.approx((60 / 4e6, 0.6))
+    row = {
+        "seed": 12345,
+        "factories": 18,
+        "demand": 0.5,
+        "flow": 0.6,
+        "paying": 0.3,
+        "of_bound": 5 / 3,
+        "per_day": 10.26,
+        "breaches": 120,
+        "bankrupt": 0,
+        "profit": -0.1234,
+        "why": why,
+    }
+    lines = W.table([row]) + W.report([row])
+    assert "only at a loss 12345" in "\n".join(lines)
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)

@@ -28,15 +28,17 @@ import accord
 
 pytestmark = pytest.mark.needs_bwrap
 TEMPLATE = Path(__file__).parent / "league_entries"
+KIT = Path(__file__).parent / "entries" / "hostile_kit.py"  # what every hostile entrant uses
 SCENARIO = Path(accord.__file__).parent / "scenarios" / "holiday.json"
 CONTAINED = "contained: 9 probes, none got out"
 
 
 @pytest.fixture(scope="module")
 def targets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The entrants' folder (the catalogue and its targets) on the path, and the targets."""
+    """The entrants' folder (the catalogue, the hostile kit and the targets) on the path,
+    and the targets."""
     folder = tmp_path_factory.mktemp("league_entries")
-    for src in TEMPLATE.glob("*.py"):
+    for src in [*TEMPLATE.glob("*.py"), KIT]:
         shutil.copy(src, folder / src.name)
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))

@@ -64,12 +64,12 @@ class TimeDependent(Negotiator):
         if t == self._at:
             return inv.at_least(self._aim)
         floor = self._floor
-        return inv.at_least(floor + (self._top - floor) * (1.0 - float(t**self._power)))
+        return inv.at_least(floor + (self._top - floor) * (1.0 - t**self._power))
 
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         floor = self._floor
         t = view.time
-        target = floor + (self._top - floor) * (1.0 - float(t**self._power))
+        target = floor + (self._top - floor) * (1.0 - t**self._power)
         self._at = t
         self._aim = target
         return _ACCEPT if self._utility(offer) >= target else _REJECT

@@ -49,17 +49,19 @@ class SharedCache(Generic[K, V]):
     def get_or_build(self, key: K, build: Callable[[K], V]) -> V:
         """The value cached for ``key``, else ``build(key)``, cached."""
         ident = id(key)
+        items = self._items
         with self._lock:
-            hit = self._items.get(ident)
+            hit = items.get(ident)
             if hit is not None:
-                self._items.move_to_end(ident)
+                items.move_to_end(ident)
                 return hit[1]
         value = build(key)
         with self._lock:
-            self._items[ident] = (key, value)  # the key held: its id is never reused here
-            self._items.move_to_end(ident)
-            while len(self._items) > self.maxsize:
-                self._items.popitem(last=False)
+            if ident in items:  # another thread built it meanwhile: ours replaces it
+                items.move_to_end(ident)
+            items[ident] = (key, value)  # the key held: its id is never reused here
+            while len(items) > self.maxsize:
+                items.popitem(last=False)
         return value
 
     def __contains__(self, key: object) -> bool:

@@ -189,6 +189,12 @@ class LinearAdditiveUtility(UtilityFunction):
                 dict(zip(i.values(), t.tolist(), strict=True))
                 for i, t in zip(space.issues, self.tables, strict=True)
             )
+        # the tables as views shaped to broadcast into the grid of every outcome (issue k
+        # along axis k): all() adds them without np.add.outer's calls
+        n = len(self.tables)
+        self._grid: tuple[FloatArray, ...] = tuple(
+            t.reshape((t.size,) + (1,) * (n - 1 - k)) for k, t in enumerate(self.tables)
+        )
 
     def evaluation(self, issue: int, value: Any) -> float:
         """Normalised evaluation (before weighting) of ``value`` on issue number ``issue``."""
@@ -232,13 +238,13 @@ class LinearAdditiveUtility(UtilityFunction):
 
     def all(self) -> FloatArray:
         """Every outcome's utility by broadcasting per-issue tables (no index rows built)."""
-        self.space._require_discrete()
-        tables = self.tables
-        if len(tables) == 1:
-            return np.array(tables[0], dtype=np.float64)
-        acc = np.add.outer(tables[0], tables[1])  # (t0[a] + t1[b]) + t2[c] ...: one shape
-        for table in tables[2:]:
-            acc = np.add.outer(acc, table)
+        grid = self._grid
+        if len(grid) < 2:
+            self.space._require_discrete()
+            return np.array(self.tables[0], dtype=np.float64)
+        acc = grid[0] + grid[1]  # (t0[a] + t1[b]) + t2[c] ...: the sums of np.add.outer
+        for table in grid[2:]:
+            acc = acc + table
         return acc.ravel()
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The red-team catalogue shared by the leagues' hostile entrants (GENIUS, Colored
 Trails, Diplomacy): what any Python program can try, in one place.
 
-``redteam_targets`` (written beside this module by the test, so it is mounted with it)
+``redteam_targets`` and ``hostile_kit`` (put beside this module by the test, so they are
+mounted with it; the kit is ``tests/sandbox/entries/hostile_kit.py``)
 names what to go after: the organiser's pid, its results file, a bundled scenario file,
 a port it listens on and a mark file a crafted pickle would create. Each entrant calls
 :func:`next_move` on every call of its league: the first call runs every probe below
@@ -16,43 +17,25 @@ import contextlib
 import glob
 import mmap
 import os
-import pickle
 import resource
 import signal
 import socket
-import struct
 import threading
 import time
-from typing import Any
 
 import redteam_targets as T  # type: ignore[import-not-found]
-
-
-def _answer_fd() -> int:
-    """The launcher's answer pipe, found as an agent would: in /proc/self/cmdline, or in
-    a sandbox forked from a zygote (whose command line is the zygote's), fd 4."""
-    with open("/proc/self/cmdline", "rb") as f:
-        text = f.read().decode()
-    if "main(" not in text:
-        return 4
-    return int(text.rsplit("main(", 1)[1].split(")", 1)[0].split(",")[1])
-
-
-class _Shell:
-    def __reduce__(self) -> Any:
-        return (os.system, (f"touch {T.MARK}",))
+from hostile_kit import send_pickle, send_raw
 
 
 def pickle_frame() -> None:
     """A crafted pickle on the answer pipe (the organiser must never load it)."""
-    body = pickle.dumps(_Shell())
-    os.write(_answer_fd(), struct.pack(">IB", len(body), ord("P")) + body)
+    send_pickle(T.MARK)
     time.sleep(60)
 
 
 def partial_frame() -> None:
     """A frame header and one byte, then silence (the frame's deadline must hold)."""
-    os.write(_answer_fd(), struct.pack(">IB", 100, ord("J")) + b"{")
+    send_raw("J", b"{", 100)
     time.sleep(60)
 
 

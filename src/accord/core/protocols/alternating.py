@@ -16,7 +16,7 @@ no agent calls); :class:`Session` is the agent driver running them with negotiat
 
     >>> from accord.core.outcomes import CategoricalIssue, OutcomeSpace
     >>> from accord.core.utilities import LinearAdditiveUtility
-    >>> from accord.core.negotiator import Negotiator, Response
+    >>> from accord.core.negotiator import Negotiator, NegotiatorView, Response
     >>> space = OutcomeSpace([CategoricalIssue("x", ["a", "b"])])
     >>> class Yes(Negotiator):
     ...     def propose(self, view): return ("a",)
@@ -35,7 +35,7 @@ from typing import Any, cast
 import numpy as np
 
 from accord.core.interrupts import user_interrupted
-from accord.core.negotiator import Negotiator, Response
+from accord.core.negotiator import Negotiator, NegotiatorView, Response
 from accord.core.outcomes import OutcomeSpace
 from accord.core.protocols.base import Phase, ProtocolInfo, TurnStyle
 from accord.core.protocols.offers import (
@@ -214,6 +214,16 @@ class AOPRules(OfferRules):
 
 
 _RULES = AOPRules()
+
+
+def _in_process(seats: Sequence[object]) -> bool:
+    """Whether every seat is a plain :class:`NegotiatorSeat` (the fused paths' case)."""
+    for seat in seats:
+        if type(seat) is not NegotiatorSeat:
+            return False
+    return True
+
+
 SIMULTANEOUS_RULES = AOPRules(simultaneous_start=True)
 """The rules of ``aop-simultaneous-v1`` (the SCML variant)."""
 
@@ -272,7 +282,7 @@ class Session(OfferSession):
                     (self.rules is _RULES or self.rules is SIMULTANEOUS_RULES)
                     and state.seconds is None
                     and state.total is not None
-                    and all(type(seat) is NegotiatorSeat for seat in self.seats)
+                    and _in_process(self.seats)
                 )
             if fusable and not state.over:
                 return self._step_fused(state)
@@ -352,7 +362,7 @@ class Session(OfferSession):
             self._result is None
             and self.rules is _RULES
             and self.state.seconds is None
-            and all(type(seat) is NegotiatorSeat for seat in self.seats)
+            and _in_process(self.seats)
         ):
             started_ended = self.phase is Phase.CREATED and self.start()
             if not started_ended and self._result is None:
@@ -375,9 +385,14 @@ class Session(OfferSession):
         total = state.total
         assert total is not None and state.proposals is None
         seats = cast(tuple[NegotiatorSeat, ...], self.seats)
-        negs = tuple([seat.negotiator for seat in seats])
-        views = tuple([seat.view for seat in seats])
-        limited = any(seat._limit is not None for seat in seats)
+        negs: list[Negotiator] = []
+        views: list[NegotiatorView] = []
+        limited = False  # any seat with a per-call time limit (then its act() times it)
+        for seat in seats:
+            negs.append(seat.negotiator)
+            views.append(seat.view)
+            if seat._limit is not None:
+                limited = True
         is_valid = state.setup.space.is_valid
         trace_add = state.trace.add
         offers = state.offers

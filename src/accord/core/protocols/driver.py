@@ -49,6 +49,8 @@ from accord.core.protocols.base import Mechanism, Phase
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import IllegalAction, Rules
 
+_NOBODY: frozenset[int] = frozenset()
+
 __all__ = ["AgentDriver", "Seat", "SlowCall", "failure_of", "format_traceback"]
 
 
@@ -122,7 +124,11 @@ class AgentDriver(Mechanism):
         self.rules = rules
         self.setup = setup
         self.seats: tuple[Any, ...] = tuple(seats)  # a Seat, or None (played from outside)
-        self._outside = frozenset(k for k, seat in enumerate(self.seats) if seat is None)
+        self._outside = (
+            frozenset([k for k, seat in enumerate(self.seats) if seat is None])
+            if self.seats
+            else _NOBODY
+        )
         self.names = tuple(names)
         self.seed = seed
         self.state = rules.initial(setup, seed)

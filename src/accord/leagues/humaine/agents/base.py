@@ -251,9 +251,7 @@ class SellerAgent:
     ) -> None:
         """Relay a SellOffer. ``behavior``: the avatar's gesture(s) in the immersive mode
         ("smile", ["wave", "smile"]; see :mod:`accord.leagues.humaine.behaviour`)."""
-        clean = check_bundle(bundle)
-        price = round(float(price), 2)
-        self._say(text or sell_offer_text(clean, price), "SellOffer", clean, price, behavior)
+        self._say("SellOffer", bundle, price, text or sell_offer_text, behavior)
 
     def accept(
         self,
@@ -263,9 +261,7 @@ class SellerAgent:
         behavior: str | Sequence[str] | None = None,
     ) -> None:
         """Relay an Accept for ``bundle`` at ``price`` (makes the deal)."""
-        clean = check_bundle(bundle)
-        price = round(float(price), 2)
-        self._say(text or accept_text(clean, price), "Accept", clean, price, behavior)
+        self._say("Accept", bundle, price, text or accept_text, behavior)
 
     def _unknown_goods_note(self, heard: Heard) -> str | None:
         """What to say about goods the human asked for that nobody sells ("3 apples"):
@@ -284,16 +280,22 @@ class SellerAgent:
 
     def _say(
         self,
-        text: str,
         kind: str,
-        bundle: dict[str, int],
+        bundle: Mapping[str, int],
         price: float,
+        text: str | Callable[[dict[str, int], float], str],
         behavior: str | Sequence[str] | None = None,
     ) -> None:
+        """Relay a bid of ``kind``: the bundle checked, the price rounded to cents, the
+        words ``text`` (or made of the bid by it)."""
+        clean = check_bundle(bundle)
+        price = round(float(price), 2)
+        if not isinstance(text, str):
+            text = text(clean, price)
         note = self._unknown_note
         if note:
             text, self._unknown_note = f"{note} {text}", None
-        bid = {"type": kind, "quantity": bundle, "price": {"unit": "USD", "value": price}}
+        bid = {"type": kind, "quantity": clean, "price": {"unit": "USD", "value": price}}
         self._send({"text": text, "bid": bid, "behavior": behavior or self.gestures.get(kind)})
 
     def _send(self, content: dict[str, Any]) -> None:
