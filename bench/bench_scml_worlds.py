@@ -99,6 +99,7 @@ def why(cfg: Any, flow: float, pay: float) -> dict[str, Any]:
         "price": int(cfg.catalog_prices[-1]),
         "best": best_profit(cfg),
         "at_target": best_profit(cfg, TARGET),
+        "at_flow": best_profit(cfg, flow * (1 - 1e-9)) if flow > TARGET else None,
         "flow": flow,
         "pay": pay,
     }
@@ -123,7 +124,7 @@ def table(rows: list[dict[str, Any]], wide: bool = False) -> list[str]:
     out = [head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         line = (
-            f"| {r['seed']} | {r['factories']} | {r['demand']:.1%} | {r['flow']:.1%} "
+            f"| {r['seed']} | {r['factories']} | {r['demand']:.2%} | {r['flow']:.1%} "
             f"| {r['paying']:.1%} | {r['of_bound']:.1%} | {r['per_day']:.2f} "
             f"| {r['breaches']} | {r['profit']:+.2%} |"
         )
@@ -195,7 +196,9 @@ def explain(r: dict[str, Any]) -> list[str]:
     if at is None:
         line += f"; no strategy serves {TARGET:.0%}"
     else:
-        line += f"; serving {TARGET:.0%}: {at[0]:+.2%}"
+        line += f"; at {TARGET:.0%}: {at[0]:+.2%}"
+    if w.get("at_flow") is not None:
+        line += f"; at {w['flow']:.1%}: {w['at_flow'][0]:+.2%}"
     out.append(line)
     return out
 

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -20,7 +21,7 @@ from accord.web.app import create_app
 from accord.web.clock import VirtualClock
 from accord.web.driver import PLAY_PAGE, RulesGame
 from accord.web.store import EventLog
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, read_sse
 
 
 def _client(game: RulesGame) -> TestClient:
@@ -73,6 +74,21 @@ def test_a_wrong_token_or_party_is_refused() -> None:
         r = client.get(f"/api/state?party=1&token={game.tokens[0]}")
         assert r.status_code == 403
         assert r.json()["error"] == "no seat for party 1 with this token"
+
+
+def test_the_live_route_streams_the_view_and_refuses_a_wrong_seat() -> None:
+    game = build_game("aop", "lunch", "boulware", rounds=10)
+    app = create_app("play", game, static={"/": PLAY_PAGE})
+    with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+        wrong = c.get(f"/api/live?party=1&token={game.tokens[0]}")
+        assert (wrong.status_code, wrong.json()["code"]) == (403, "forbidden")
+        assert c.get("/api/live?party=x&token=t").status_code == 422
+        with c.stream("GET", f"/api/live?{_q(game)}") as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            assert r.headers["content-security-policy"].startswith("default-src 'self'")
+            ((event, view),) = read_sse(r, 1)
+        now = c.get(f"/api/state?{_q(game)}").json()
+    assert event == "state" and (view["version"], view["legal"]) == (0, now["legal"])
 
 
 def test_the_agent_answers_after_the_person_and_the_play_ends_in_agreement() -> None:

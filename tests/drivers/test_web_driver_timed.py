@@ -30,7 +30,9 @@ from accord.core.protocols.rules import (
 from accord.tournament.sqlite import SqliteFile
 from accord.web.clock import VirtualClock
 from accord.web.driver import RulesGame
+from accord.web.live import Live
 from accord.web.store import EventLog
+from accord.web.testing import asleep_until, sse_event
 
 PING = {"kind": "ping", "args": {}}
 
@@ -284,3 +286,50 @@ def test_a_failure_recorded_for_a_person_is_replayed() -> None:
     game.fail(1, FailureKind.INVALID, "could not read that")
     again = _game(log, clock, Counter())
     assert again.state.failures == ["1:could not read that"]
+
+
+def test_the_live_stream_sends_the_view_after_each_commit_on_heartbeat_and_when_due() -> None:
+    """GET /api/live is Live.follow of the party's view: sent at once, after a committed
+    change (not after a refused action, nor a change whose record rolled back), every
+    heartbeat and when the rules say the play changes by itself; it ends with the end.
+    Reading it never asks the agent."""
+    clock, agent, broken = VirtualClock(), Counter(), [False]
+
+    def on_change() -> None:
+        if broken[0]:
+            raise RuntimeError("the study's record failed")
+
+    game = _game(_log(), clock, agent, live=Live(heartbeat=30.0), on_change=on_change)
+
+    async def main() -> list[tuple[str, Any, int | None]]:
+        stream = game.follow(1)
+        seen = [sse_event(await anext(stream))]
+        nxt = asyncio.ensure_future(anext(stream))
+        await asleep_until(clock, 30.0)  # the heartbeat comes before the limit (60 s)
+        await asyncio.to_thread(game.act, 1, PING)
+        seen.append(sse_event(await nxt))  # woken by the commit, at once
+        nxt = asyncio.ensure_future(anext(stream))
+        await asleep_until(clock, 30.0)
+        with pytest.raises(IllegalAction):
+            game.act(1, {"kind": "pong", "args": {"n": 1}})
+        broken[0] = True
+        with pytest.raises(RuntimeError):
+            game.act(1, PING)  # its record is rolled back: the pages are not told
+        broken[0] = False
+        await clock.advance_async(30.0)
+        seen.append(sse_event(await nxt))  # the heartbeat
+        nxt = asyncio.ensure_future(anext(stream))
+        await asleep_until(clock, 60.0)
+        await clock.advance_async(30.0)
+        seen.append(sse_event(await nxt))  # due: the time is up, and the stream ends
+        assert [t async for t in stream] == []
+        return seen
+
+    seen = asyncio.run(main())
+    assert [(e, d["observation"]["pings"], d["over"], n) for e, d, n in seen] == [
+        ("state", 0, False, 1),
+        ("state", 1, False, 2),
+        ("state", 2, False, 3),  # the second ping stands in memory, never told until now
+        ("state", 2, True, 4),
+    ]
+    assert [d["version"] for _, d, _ in seen][:2] == [0, 1] and agent.calls == 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -14,7 +13,7 @@ from fastapi import APIRouter, Response
 
 from accord.web import Live, VirtualClock, WebError, create_app
 from accord.web.live import Message, NotYet
-from accord.web.testing import ServerThread
+from accord.web.testing import ServerThread, asleep_until, read_sse, sse_event
 
 
 class Ticker:
@@ -32,19 +31,6 @@ class Ticker:
             return self.live.response(topic, [Message("hello", {"topic": topic})])
 
         return r
-
-
-def read_events(response: httpx.Response, n: int) -> list[tuple[str, Any]]:
-    events: list[tuple[str, Any]] = []
-    name = ""
-    for line in response.iter_lines():
-        if line.startswith("event: "):
-            name = line[7:]
-        elif line.startswith("data: "):
-            events.append((name, json.loads(line[6:])))
-            if len(events) == n:
-                break
-    return events
 
 
 def test_events_arrive_in_order_on_their_topic_only() -> None:
@@ -66,23 +52,9 @@ def test_events_arrive_in_order_on_their_topic_only() -> None:
                 ticker.live.publish("a", "tick", {"i": i})
 
         threading.Thread(target=publish).start()
-        events = read_events(response, 6)
+        events = read_sse(response, 6)
     assert events == [("hello", {"topic": "a"})] + [("tick", {"i": i}) for i in range(5)]
     assert ticker.live.subscribers("a") == 0
-
-
-def _parse(text: str) -> tuple[str, Any, int | None]:
-    head = dict(line.split(": ", 1) for line in text.strip().splitlines())
-    return head["event"], json.loads(head["data"]), int(head["id"]) if "id" in head else None
-
-
-async def _asleep_until(clock: VirtualClock, deadline: float) -> None:
-    """Wait (real time, generously bounded) until the stream sleeps until ``deadline``."""
-    for _ in range(2000):
-        if clock.pending == [deadline]:
-            return
-        await asyncio.sleep(0.005)
-    raise AssertionError(f"the stream never slept until {deadline}: {clock.pending}")
 
 
 def test_a_followed_state_is_read_again_when_woken_due_or_idle_until_it_is_final() -> None:
@@ -107,29 +79,29 @@ def test_a_followed_state_is_read_again_when_woken_due_or_idle_until_it_is_final
         )
         seen = []
         nxt = asyncio.ensure_future(anext(stream))
-        await _asleep_until(clock, 0.25)
+        await asleep_until(clock, 0.25)
         await clock.advance_async(0.25)
-        seen.append(_parse(await nxt))  # t 0.25
+        seen.append(sse_event(await nxt))  # t 0.25
         nxt = asyncio.ensure_future(anext(stream))
-        await _asleep_until(clock, 5.25)
+        await asleep_until(clock, 5.25)
         game["v"] = 1
         live.wake("p2")  # another topic: not read
         live.wake("p1")
-        seen.append(_parse(await nxt))  # woken: at once, t 0.25
+        seen.append(sse_event(await nxt))  # woken: at once, t 0.25
         nxt = asyncio.ensure_future(anext(stream))
-        await _asleep_until(clock, 2.25)
+        await asleep_until(clock, 2.25)
         await clock.advance_async(2.0)
-        seen.append(_parse(await nxt))  # due: t 2.25
+        seen.append(sse_event(await nxt))  # due: t 2.25
         game["v"] = 2
         nxt = asyncio.ensure_future(anext(stream))
-        await _asleep_until(clock, 7.25)
+        await asleep_until(clock, 7.25)
         await clock.advance_async(5.0)
-        seen.append(_parse(await nxt))  # the heartbeat: t 7.25
+        seen.append(sse_event(await nxt))  # the heartbeat: t 7.25
         nxt = asyncio.ensure_future(anext(stream))
-        await _asleep_until(clock, 12.25)
+        await asleep_until(clock, 12.25)
         game["v"] = 3
         live.wake("p1")
-        seen.append(_parse(await nxt))  # final: the stream ends
+        seen.append(sse_event(await nxt))  # final: the stream ends
         assert [t async for t in stream] == []
         assert live.subscribers("p1") == 0
         return seen
@@ -157,16 +129,16 @@ def test_a_followed_stream_ends_with_an_error_event_or_at_close() -> None:
         stream = live.follow("p2", lambda: {"v": 1}, clock=clock)
         first = await anext(stream)
         rest = asyncio.ensure_future(_all(stream))
-        await _asleep_until(clock, 5.0)
+        await asleep_until(clock, 5.0)
         live.close()  # at shut-down: the open stream ends, and one opened now too
         after = [t async for t in live.follow("p3", lambda: {"v": 1}, clock=clock)]
         return errors, [first, *await rest], after
 
     errors, closed, after = asyncio.run(main())
-    assert [_parse(t) for t in errors] == [
+    assert [sse_event(t) for t in errors] == [
         ("error", {"error": "participant p1 is done; there is no game to play"}, None)
     ]
-    assert [_parse(t) for t in closed] == [("state", {"v": 1}, 1)] and after == []
+    assert [sse_event(t) for t in closed] == [("state", {"v": 1}, 1)] and after == []
 
 
 async def _all(stream: AsyncIterator[str]) -> list[str]:

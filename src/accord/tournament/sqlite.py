@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -41,17 +41,21 @@ MEMORY = ":memory:"
 class Transaction:
     """``with`` block running one explicit transaction on an autocommit connection:
     ``BEGIN`` (or ``BEGIN IMMEDIATE`` when ``immediate``), then ``COMMIT``, or
-    ``ROLLBACK`` when the block raises. It holds ``lock`` (when given) throughout."""
+    ``ROLLBACK`` when the block raises. It holds ``lock`` (when given) throughout; after a
+    ``COMMIT`` (and the lock's release) it calls what was queued in ``after`` meanwhile
+    (:meth:`SqliteFile.after_commit`); a rollback drops them."""
 
     def __init__(
         self,
         conn: sqlite3.Connection,
         immediate: bool = False,
         lock: threading.RLock | None = None,
+        after: list[Callable[[], None]] | None = None,
     ) -> None:
         self.conn = conn
         self.begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
         self.lock = lock
+        self.after = after if after is not None else []
 
     def __enter__(self) -> None:
         if self.lock is not None:
@@ -64,11 +68,17 @@ class Transaction:
             raise
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
+        committed = False
         try:
             self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+            committed = exc_type is None
         finally:
+            queued = list(self.after)
+            self.after.clear()
             if self.lock is not None:
                 self.lock.release()
+        for call in queued if committed else ():
+            call()
 
 
 class SqliteFile:
@@ -85,6 +95,7 @@ class SqliteFile:
         if str(path) != MEMORY:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
+        self._after: list[Callable[[], None]] = []  # calls waiting for the open COMMIT
         self.conn = sqlite3.connect(
             str(path), timeout=30.0, isolation_level=None, check_same_thread=False
         )
@@ -135,4 +146,32 @@ class SqliteFile:
 
     def transaction(self, immediate: bool = False) -> Transaction:
         """A ``with`` block running one transaction (see :class:`Transaction`)."""
-        return Transaction(self.conn, immediate, self.lock)
+        return Transaction(self.conn, immediate, self.lock, self._after)
+
+    def after_commit(self, call: Callable[[], None]) -> None:
+        """Call ``call`` once what this thread's open transaction wrote is committed (at
+        once when none is open; never when it rolls back): what others are told of a
+        change (a page's live update) goes only after the change is in the file.
+
+        >>> f = SqliteFile(":memory:", schema="CREATE TABLE t (a);")
+        >>> told = []
+        >>> with f.transaction():
+        ...     _ = f.execute("INSERT INTO t VALUES (1)")
+        ...     f.after_commit(lambda: told.append("committed"))
+        ...     told.append("in the transaction")
+        >>> told
+        ['in the transaction', 'committed']
+        >>> try:
+        ...     with f.transaction():
+        ...         f.after_commit(lambda: told.append("never"))
+        ...         raise ValueError("refused")
+        ... except ValueError:
+        ...     pass
+        >>> told
+        ['in the transaction', 'committed']
+        """
+        with self.lock:
+            if self.conn.in_transaction:
+                self._after.append(call)
+                return
+        call()

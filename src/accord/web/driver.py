@@ -14,7 +14,11 @@ the routes are
 - ``POST /api/act``: one action on the wire (``{"kind": ..., "args": {...}}``), checked
   by ``rules.action_from_json`` before it touches the play (a refusal is a 422 saying
   why; the play is unchanged);
-- ``GET /api/live``: server-sent events; ``update`` after every change.
+- ``GET /api/live``: server-sent events: the party's ``GET /api/state`` as a ``state``
+  event, sent again after every committed change, when the rules say the play next
+  changes by itself and every heartbeat, until the play is over
+  (:meth:`~accord.web.live.Live.follow`; :mod:`accord.web.playroutes` writes the three
+  routes, for the leagues' pages too).
 
 Agents sit in the other seats (any :class:`~accord.core.protocols.driver.Seat`, built
 by ``seats(state)``); they act in a worker thread after each change, never inside a
@@ -41,20 +45,19 @@ import contextlib
 import hmac
 import secrets
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, BackgroundTasks, Query
-from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, Query
 
 from accord.core.protocols.driver import Seat, SlowCall, failure_of
 from accord.core.protocols.result import Failure, FailureKind
 from accord.core.protocols.rules import Event, IllegalAction, Rules
 from accord.web.clock import Clock, RealClock
 from accord.web.errors import WebError
-from accord.web.live import Live, Message
+from accord.web.live import Live
+from accord.web.playroutes import WireAction, play_routes
 from accord.web.store import EventLog
 
 __all__ = ["PLAY_PAGE", "RulesGame", "WireAction"]
@@ -63,14 +66,6 @@ PLAY_PAGE = Path(__file__).resolve().parent / "static" / "play"
 """The page that plays any rules through a :class:`RulesGame` (panels: ``Rules.panels``)."""
 
 SeatFactory = Callable[[Any], Mapping[int, Seat]]
-
-
-class WireAction(BaseModel):
-    """One action on the wire; ``GET /api/state`` gives the JSON Schema of those
-    allowed now."""
-
-    kind: str = Field(max_length=64, description="the kind of action (offer, accept, ...)")
-    args: dict[str, Any] = Field(default_factory=dict, description="its arguments by name")
 
 
 class RulesGame:
@@ -237,14 +232,19 @@ class RulesGame:
         self, kind: str, data: dict[str, Any], events: Sequence[Event], person: bool = False
     ) -> None:
         shown = [e.to_json() for e in events]
+        self._version += 1
+        if not person:
+            self._epoch += 1
         with _one_transaction(self.log):
             self.log.append(self.stream, kind, {**data, "events": shown})
             if self._on_change is not None:
                 self._on_change()
-        self._version += 1
-        if not person:
-            self._epoch += 1
-        self.live.publish(self.stream, "update", {"kind": kind})
+            # the pages hear of it once it is in the file (the transaction may be a
+            # caller's, around more than this change; a rollback tells no one)
+            self.log.file.after_commit(self._woken)
+
+    def _woken(self) -> None:
+        self.live.wake(self.stream)
 
     def _tick(self) -> None:
         now = self._ticked = self.now()
@@ -463,40 +463,35 @@ class RulesGame:
         if want is None or not hmac.compare_digest(want.encode(), token.encode()):
             raise WebError(403, f"no seat for party {party} with this token")
 
+    def follow(self, party: int) -> AsyncIterator[str]:
+        """``party``'s :meth:`view` as server-sent ``state`` events: read again after
+        every committed change, when the rules say the play next changes by itself and
+        every heartbeat of :attr:`live`, until the play is over (read in a worker thread,
+        under the play's lock only: never while an agent is asked)."""
+        return self.live.follow(
+            self.stream,
+            lambda: self.view(party),
+            clock=self.clock,
+            due_in=self._due_in,
+            done=lambda view: bool(view["over"]),
+        )
+
+    def _due_in(self) -> float:
+        """Seconds until the rules say the play next changes by itself (inf: never)."""
+        with self._lock:
+            due = self.rules.due(self.state) if self.rules.to_act(self.state) else None
+            return float("inf") if due is None else due - self.now()
+
     def router(self) -> APIRouter:
-        """The routes (see the module)."""
+        """The routes (see the module): :func:`~accord.web.playroutes.play_routes` with
+        a party's seat found from its ``party`` and ``token``."""
+
+        def seat(party: int = Query(ge=0, le=64), token: str = Query(max_length=64)) -> int:
+            self._check(party, token)
+            return party
+
         r = APIRouter(prefix="/api", tags=["play"])
-
-        @r.get("/state", summary="what the party sees and may do now")
-        def state(
-            party: int = Query(ge=0, le=64), token: str = Query(max_length=64)
-        ) -> dict[str, Any]:
-            self._check(party, token)
-            return self.view(party)
-
-        @r.post("/act", summary="play one action", status_code=200)
-        def act(
-            body: WireAction,
-            background: BackgroundTasks,
-            party: int = Query(ge=0, le=64),
-            token: str = Query(max_length=64),
-        ) -> dict[str, Any]:
-            self._check(party, token)
-            try:
-                self.act(party, body.model_dump())
-            except IllegalAction as exc:
-                raise WebError(422, exc.reason, code="illegal_action") from None
-            background.add_task(self.run_agents)
-            return self.view(party)
-
-        @r.get("/live", summary="server-sent events: update after every change")
-        def live(
-            party: int = Query(ge=0, le=64), token: str = Query(max_length=64)
-        ) -> StreamingResponse:
-            self._check(party, token)
-            return self.live.response(self.stream, [Message("update", {"kind": "hello"})])
-
-        return r
+        return play_routes(r, Depends(seat), _Page(self), after=lambda _: self.run_agents())
 
     async def open(self) -> None:
         """At start-up: the play wakes itself when due, and agents that open it act."""
@@ -509,6 +504,23 @@ class RulesGame:
         with self._lock:
             self._closed = True
         self.live.close()
+
+
+class _Page:
+    """A :class:`RulesGame` as the play routes see it (``who``: a party index)."""
+
+    def __init__(self, game: RulesGame) -> None:
+        self.game = game
+
+    def state(self, party: int) -> dict[str, Any]:
+        return self.game.view(party)
+
+    def act(self, party: int, body: WireAction) -> dict[str, Any]:
+        self.game.act(party, body.model_dump())  # the agents answer after (router's after)
+        return self.game.view(party)
+
+    def follow(self, party: int) -> AsyncIterator[str]:
+        return self.game.follow(party)
 
 
 @contextlib.contextmanager

@@ -38,7 +38,9 @@ wants 0.3 s between two messages is met by ``clock.skip(0.3)`` instead of a slee
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import json
 import multiprocessing
 import os
 import shutil
@@ -61,12 +63,15 @@ __all__ = [
     "ServerThread",
     "SkipClock",
     "VirtualClock",
+    "asleep_until",
     "chromium_path",
     "enter_study",
     "free_port",
     "loopback_socket",
     "open_page",
+    "read_sse",
     "screenshot",
+    "sse_event",
     "wait_until",
     "web_browser",
     "web_page",
@@ -116,6 +121,42 @@ def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not within {timeout:g} s (last value: {value!r})")
         time.sleep(every)
+
+
+def sse_event(text: str) -> tuple[str, Any, int | None]:
+    """One server-sent event's wire text as ``(event, data, id)``.
+
+    >>> sse_event('id: 3\\nevent: state\\ndata: {"v":1}\\n\\n')
+    ('state', {'v': 1}, 3)
+    """
+    head = dict(line.split(": ", 1) for line in text.strip().splitlines())
+    return head["event"], json.loads(head["data"]), int(head["id"]) if "id" in head else None
+
+
+def read_sse(stream: Any, n: int) -> list[tuple[str, Any]]:
+    """The next ``n`` events ``(event, data)`` of an open ``httpx`` streaming response,
+    or of its lines (``lines = response.iter_lines()``: to read on after them)."""
+    events: list[tuple[str, Any]] = []
+    name = ""
+    lines = stream.iter_lines() if hasattr(stream, "iter_lines") else stream
+    for line in lines:
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            events.append((name, json.loads(line[6:])))
+            if len(events) == n:
+                break
+    return events
+
+
+async def asleep_until(clock: VirtualClock, deadline: float) -> None:
+    """Wait (real time, up to 10 s) until the one sleeper of ``clock`` sleeps until
+    ``deadline`` (a stream between two reads), so the test may move the clock."""
+    for _ in range(2000):
+        if clock.pending == [deadline]:
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"the stream never slept until {deadline}: {clock.pending}")
 
 
 class SkipClock:

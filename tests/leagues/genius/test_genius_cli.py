@@ -40,6 +40,22 @@ def test_play_refuses_bad_input_with_a_clear_message() -> None:
     assert r.exit_code == 2 and "has no type 'boss'" in r.output
 
 
+def test_play_on_a_qo_folder_refuses_missing_values_or_reads_them_as_zero_when_told(
+    qo_folder: Path,
+) -> None:
+    args = ["genius", "play", str(qo_folder), "-a", "conceder conceder", "--turns", "1"]
+    r = runner.invoke(app, args, env=ENV)
+    flat = " ".join(r.output.split())
+    assert r.exit_code == 2 and "Side_ACompromise.xml: no <reservation>, <optout>" in flat
+    assert "--missing zero" in flat  # what to do about it, from the command line
+    r = runner.invoke(app, [*args, "--missing", "zero"], env=ENV)
+    flat = " ".join(r.output.split())
+    assert r.exit_code == 0, r.output
+    assert "warning:" in flat and "read as 0: Side_ACompromise.xml" in flat
+    r = runner.invoke(app, [*args, "--missing", "none"], env=ENV)
+    assert r.exit_code == 2 and "missing must be 'refuse' or 'zero', got 'none'" in r.output
+
+
 def test_evaluate_prints_json_and_writes_an_html_report(tmp_path: Path) -> None:
     report = tmp_path / "out" / "genius.html"
     r = runner.invoke(

@@ -67,7 +67,16 @@ def test_a_game_file_loads_with_its_values_and_batnas(tmp_path: Path) -> None:
         ({"person_batna": 2.5}, "BATNAs are whole numbers of points; got 7 and 2.5"),
         (
             {"issues": [{**GAME["issues"][0], "agent": 1.5}, *GAME["issues"][1:]]},
-            "item counts and points per item are whole numbers; got 1.5",
+            "issue 'Clocks', agent points: item counts and points per item are whole numbers; "
+            "got 1.5",
+        ),
+        (
+            {"issues": [*GAME["issues"][:2], {**GAME["issues"][2], "count": 2.0}]},
+            "issue 'Rugs', item count: item counts and points per item are whole numbers; got 2.0",
+        ),
+        (
+            {"issues": [{**GAME["issues"][0], "person": -1}, *GAME["issues"][1:]]},
+            "issue 'Clocks', person points: points per item are not negative; got -1",
         ),
         (
             {"issues": [{**GAME["issues"][0], "agent": True}, *GAME["issues"][1:]]},
@@ -185,3 +194,36 @@ def test_the_game_file_in_the_guide_loads(tmp_path: Path) -> None:
     assert block is not None
     spec = load_game(_write(tmp_path, json.loads(block.group(1))))
     assert (spec.name, spec.max_points("agent"), spec.total_time) == ("antiques", 23, 120.0)
+
+
+def test_han_play_sandboxes_a_submitted_agent_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `accord han play` on an organiser's game file: a pkg.module:Class agent runs in the OS
+    # sandbox unless told otherwise (before: always in the organiser's process, where it
+    # found the game in memory)
+    from typer.testing import CliRunner
+
+    from accord.cli import app
+    from accord.sandbox import sandbox_available
+
+    f = str(_write(tmp_path, GAME))
+    monkeypatch.chdir(tmp_path)  # where the snoop searches for files: kept small
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    args = ["han", "play", "han_hostile:Snoop", "cooperative", "--game", f, "--time", "20"]
+    runner = CliRunner()
+    trusted = runner.invoke(app, [*args, "--sandbox", "none"])
+    assert trusted.exit_code == 0, trusted.output
+    assert "spec:(1, 5, 2)" in trusted.output.replace("\n", "")  # in this process: found
+    if (why := sandbox_available()) is not None:
+        pytest.skip(f"the OS sandbox cannot run here: {why}")
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    out = res.output.replace("\n", "")
+    assert "sandbox: os (the agent in a fresh bubblewrap sandbox)" in out
+    assert "snoop view=[] found=" in out
+    assert "(1, 5, 2)" not in out and "file:" not in out
+    smug = runner.invoke(app, ["han", "play", "han_hostile:Smug", "cooperative", "--time", "5"])
+    assert "violation: AgentError: han_hostile:Smug sent an invalid event: SEND_EXPRESSION: " in (
+        " ".join(smug.output.split())
+    )

@@ -8,6 +8,7 @@ accord genius evaluate kbagent --json
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -64,6 +65,13 @@ def play(
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
     rules: Annotated[str, typer.Option(help="'paper' (default) or 'code' deadline rule")] = "paper",
     trace: Annotated[bool, typer.Option(help="print every action")] = False,
+    missing: Annotated[
+        str,
+        typer.Option(
+            help="a GENIUS folder whose profiles lack status quo, opt-out or time effect: "
+            "'refuse' (default) or 'zero' (read as 0, each reported)"
+        ),
+    ] = "refuse",
 ) -> None:
     """Run one session of two agents and print what happened."""
     from accord.leagues.genius.loading import load_domain
@@ -82,7 +90,11 @@ def play(
             raise typer.BadParameter(
                 f"expected 2 types, got {len(kinds)}: {kinds}", param_hint="--types"
             )
-        d = load_domain(domain)
+        with warnings.catch_warnings(record=True) as told:
+            warnings.simplefilter("always")
+            d = load_domain(domain, missing)  # type: ignore[arg-type]
+        for w in told:
+            console.print(f"[yellow]warning:[/yellow] {w.message}")
         ty = tuple(d.type_index(k, int(x) if x.isdigit() else x) for k, x in enumerate(kinds))
         r = Rules(turns=turns, turn_seconds=1.0, deadline_rule=rules)  # type: ignore[arg-type]
         match = Match(d, [make_agent(n) for n in names], (ty[0], ty[1]), r, seed=seed)

@@ -131,7 +131,8 @@ def read_biu_folder(folder: Path, missing: Missing = "refuse") -> Domain:
                 raise FormatError(
                     f"{folder}: expected each profile to give <reservation value=...> (status "
                     f"quo), <optout value=...> and <timeeffect value=...>; missing in {listed}. "
-                    "Add them, or load with missing='zero' to read them as 0."
+                    "Add them, or load with missing='zero' (`accord genius play --missing zero`) to "
+                    "read them as 0."
                 )
             warnings.warn(f"{folder}: read as 0: {listed}", UserWarning, stacklevel=2)
         sides.append(tuple(_profile(p, r, issues, n) for n, p, r in roots))

@@ -26,6 +26,11 @@ Choices the paper leaves open (it says nothing about partial offers):
 - The paper has no extra acceptance rule; ``deadline_guard=True`` adds one that is not in
   the paper: a partial agreement is accepted only if, implemented as it stands at the
   deadline, it is worth at least the status quo (off by default).
+- ``compose="keep"`` (default): once some issues are agreed, its full offers keep the
+  agreed values and take the planned offer's values on the open issues only (the paper
+  plans full outcomes and does not say what to offer after a partial agreement; sending
+  the list's outcome as it stands would re-open agreed issues). ``compose="list"`` sends
+  the list's outcome unchanged, as the original Java agent does.
 - ``response_delay=(mean, sd)`` seconds: the original waited a Gaussian delay (mean 5 s,
   sd 2 s) before answering people. The agent then answers only once the session's clock
   has passed the moment it scheduled (it never sleeps: the server keeps polling and the
@@ -145,11 +150,14 @@ class KBAgent(GeniusAgent):
         partial: Literal["expect", "mean"] = "expect",
         deadline_guard: bool = False,
         response_delay: tuple[float, float] | None = None,
+        compose: Literal["keep", "list"] = "keep",
     ) -> None:
         if likelihood not in ("paper", "code"):
             raise ConfigError(f"likelihood must be 'paper' or 'code', got {likelihood!r}")
         if partial not in ("expect", "mean"):
             raise ConfigError(f"partial must be 'expect' or 'mean', got {partial!r}")
+        if compose not in ("keep", "list"):
+            raise ConfigError(f"compose must be 'keep' or 'list', got {compose!r}")
         if response_delay is not None and (len(response_delay) != 2 or min(response_delay) < 0):
             raise ConfigError(
                 f"response_delay must be (mean, sd) seconds, both >= 0, got {response_delay!r}"
@@ -158,6 +166,7 @@ class KBAgent(GeniusAgent):
         self.likelihood = likelihood
         self.partial = partial
         self.deadline_guard = deadline_guard
+        self.compose = compose
         self.response_delay = None if response_delay is None else tuple(response_delay)
 
     def on_start(self, view: PartyView) -> None:
@@ -304,6 +313,7 @@ class KBAgent(GeniusAgent):
                 self._accepted_mine.add(o.id)
                 self.update(np.array([m.q(m.profile.score(o.row))[()] for m in self.model.types]))
         current = view.value(view.agreement_row)
+        agreed = view.agreement_row.copy()  # with what this call accepts written over it
         for o in view.pending():
             if o.id not in self._seen:
                 self._seen.add(o.id)
@@ -319,11 +329,14 @@ class KBAgent(GeniusAgent):
             ):
                 out.append(Action.accept(o.id))
                 current = view.value(combined)
+                agreed = np.where(o.row >= 0, o.row, agreed)
             else:
                 out.append(Action.reject(o.id))
         if self._offered_turn < view.turn:
             self._offered_turn = view.turn
             row = self.plans[self.believed_type].offer_rows[turn]
+            if self.compose == "keep":
+                row = np.where(agreed >= 0, agreed, row)
             if view.value(row) > current:
                 out.append(Action.make_offer(view.offer_of(row)))
         return out

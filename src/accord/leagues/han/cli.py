@@ -6,9 +6,9 @@ accord han tournament fair tough ledger liar --n 2 --json
 accord han serve --agents fair,tough --participants 25 --db han.sqlite
 accord han serve --agents none --pairs --participants 20   # person-vs-person baselines
 
-Each participant's agent runs in a fresh sandbox; ``--sandbox none`` (tournament and
-serve; ``--shared-process`` is its deprecated spelling) runs them in this process
-instead (trusted agents only).
+Each participant's agent runs in a fresh sandbox (``play``: an agent named
+pkg.module:Class); ``--sandbox none`` (``--shared-process`` is its deprecated spelling in
+tournament and serve) runs them in this process instead (trusted agents only).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -64,7 +64,9 @@ def play_cmd(
             help="a simulated participant (cooperative, greedy, emotional, impatient) or, with --vs-agent, an agent"
         ),
     ],
-    game: Annotated[str, typer.Option(help="example-1 or example-2")] = "example-1",
+    game: Annotated[
+        str, typer.Option(help="example-1, example-2 or a game file (*.json)")
+    ] = "example-1",
     vs_agent: Annotated[
         bool, typer.Option("--vs-agent", help="the other side is an agent too")
     ] = False,
@@ -74,8 +76,11 @@ def play_cmd(
     ] = None,
     real_clock: Annotated[bool, typer.Option("--real-clock", help="run in real time")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    sandbox: SandboxOption = "os",
 ) -> None:
-    """Play one game and print its history and result."""
+    """Play one game and print its history and result. An agent named pkg.module:Class
+    runs in a fresh OS sandbox (it cannot read the game file or this process) unless
+    --sandbox process or none; the built-in agents run in this process."""
     from accord.leagues.han.domain import domain
     from accord.leagues.han.naming import agent_class
     from accord.leagues.han.participants import PARTICIPANTS
@@ -86,8 +91,9 @@ def play_cmd(
         spec = domain(game)
         if time_limit is not None:
             spec = spec.with_time(time_limit)
-        a = agent_class(agent)
-        p = agent_class(person) if vs_agent else agent_class(person, PARTICIPANTS)
+        _weaker_note(sandbox, False)
+        a = _played(agent, sandbox)
+        p = _played(person, sandbox) if vs_agent else agent_class(person, PARTICIPANTS)
         rec = play(
             spec,
             a,
@@ -107,11 +113,15 @@ def play_cmd(
         }))  # fmt: skip
         return
     c = Console()
+    if any(_isolated(x, sandbox) for x in (agent, person if vs_agent else "")):
+        c.print(_sandbox_note(sandbox).replace("each game's agent", "the agent"), markup=False)
     for t, e in rec.game.history:
         c.print(f"{t:7.1f}s  {e.owner:6}  {e.describe(spec.issues)}", markup=False)
     c.print(
         f"[bold]{r.outcome}[/bold] at {r.end_time:.1f}s: agent {r.points['agent']}, person {r.points['person']}"
     )
+    for v in r.violations:  # refused actions: never shown to the other side, said here
+        c.print(f"violation: {v.reason}", markup=False, highlight=False)
 
 
 @app.command("tournament")
@@ -160,6 +170,27 @@ def tournament_cmd(
     Console().print(t)
     Console().print("± is the 95 % t interval over games (n games, each one unit)")
     Console().print(_sandbox_note(mode), markup=False, highlight=False)
+
+
+def _isolated(name: str, sandbox: str) -> bool:
+    """Whether ``han play`` runs ``name`` in a sandbox: a submitted agent (by path) unless
+    ``--sandbox none``; the built-in agents are ours and run in this process."""
+    from accord.core.imports import is_import_path
+
+    return sandbox != "none" and is_import_path(name)
+
+
+def _played(name: str, sandbox: str) -> Any:
+    """The factory ``han play`` uses for an agent: sandboxed when :func:`_isolated`."""
+    from accord.leagues.han.isolation import isolated_factory
+    from accord.leagues.han.naming import agent_class
+
+    if _isolated(name, sandbox):
+        from accord.sandbox import require_mode
+
+        require_mode(sandbox)  # no OS sandbox here: one line saying why
+        return isolated_factory(name, mode=sandbox)
+    return agent_class(name)
 
 
 def _sandbox_note(mode: str) -> str:

@@ -144,8 +144,8 @@ class GameSpec:
                 f"people); got {bad_name[0]!r}"
             )
         elif not all(_whole(x) for x in numbers):
-            odd = next(x for x in numbers if not _whole(x))
-            why = f"item counts and points per item are whole numbers; got {odd!r}"
+            what, odd = next((w, x) for w, x in self._labelled() if not _whole(x))
+            why = f"{what}: item counts and points per item are whole numbers; got {odd!r}"
         elif not (_whole(self.agent_batna) and _whole(self.person_batna)):
             why = (
                 "BATNAs are whole numbers of points; got "
@@ -165,7 +165,8 @@ class GameSpec:
         elif any(not 1 <= q <= MAX_ITEMS for q in self.quantities):
             why = f"each issue has 1 to {MAX_ITEMS} items (fewer than 20); got {list(self.quantities)}"
         elif any(v < 0 for v in (*self.agent_points, *self.person_points)):
-            why = "points per item are not negative"
+            what, odd = next((w, x) for w, x in self._labelled() if isinstance(x, int) and x < 0)
+            why = f"{what}: points per item are not negative; got {odd!r}"
         elif self.max_points("agent") != self.max_points("person"):
             why = (
                 "each side's total for taking everything must be equal; agent "
@@ -175,6 +176,19 @@ class GameSpec:
             why = f"time must be positive and the warning before it; got {self.total_time}, {self.warning_time}"
         if why:
             raise InvalidScenario(f"game {self.name!r}: {why}")
+
+    def _labelled(self) -> list[tuple[str, object]]:
+        """Every count and point with what it is, for errors: ("issue 'Oil', agent points", 2)."""
+        out: list[tuple[str, object]] = []
+        for label, xs in (
+            ("item count", self.quantities),
+            ("agent points", self.agent_points),
+            ("person points", self.person_points),
+        ):
+            for k, x in enumerate(xs):
+                name = self.issues[k] if k < len(self.issues) else f"#{k + 1}"
+                out.append((f"issue {name!r}, {label}", x))
+        return out
 
     def values(self, role: Role) -> tuple[int, ...]:
         return self.agent_points if role == "agent" else self.person_points

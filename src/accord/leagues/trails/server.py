@@ -22,6 +22,13 @@ of it. So a server killed and restarted on the same folder resumes each game at 
 state and a participant's link continues it. This module keeps only the study's part:
 pairing, the page's view and its words for a refused action, the study's records.
 
+The page's routes are the shared driver's (:func:`~accord.web.playroutes.play_routes`,
+behind the study's participant cookie): ``GET /api/trails/state`` (starts or pairs the
+game), ``POST /api/trails/act`` (an :class:`~accord.leagues.trails.personaction.ActIn`)
+and ``GET /api/trails/live``, the page's view as server-sent ``state`` events
+(:meth:`~accord.web.live.Live.follow`), sent again only once a change is committed to the
+study's file (a refused action, or one whose records roll back, sends nothing).
+
     >>> import tempfile
     >>> from fastapi.testclient import TestClient
     >>> app, study = create_trails_app(tempfile.mkdtemp(), trails_design(["purb"]), password="pw-trails")
@@ -35,7 +42,7 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +67,8 @@ from accord.leagues.trails.seats import TrailsSeat
 from accord.leagues.trails.store import GameRow, GameStore
 from accord.web.driver import RulesGame
 from accord.web.errors import WebError
+from accord.web.live import Live, NotYet
+from accord.web.playroutes import play_routes
 from accord.web.store import EventLog
 from accord.web.study import Condition, Consent, Study, StudyDesign, create_study_app
 
@@ -225,6 +234,7 @@ class TrailsService:
         self.waiting: dict[str, str] = {}  # condition -> pid waiting for a partner
         self.unreadable: dict[str, str] = {}  # game id -> why it could not be restored
         self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait (filed)
+        self.live = Live()  # the game pages' streams, one topic per participant
         self._restore()
 
     def _restore(self) -> None:
@@ -298,6 +308,7 @@ class TrailsService:
         """At shut-down: stop the sandboxes of the agents in games still running."""
         with self.lock:  # then each game's lock, never both (a request holds them the
             matches = list(self.matches.values())  # other way round)
+        self.live.close()
         for m in matches:
             m.play.close()
             for a in m.agents:
@@ -500,14 +511,15 @@ class TrailsService:
 
     # -- what the play's changes mean for the study ---------------------------------------
     def _changed(self, m: _Match) -> None:
-        """After each change of ``m``'s play (in its transaction): the agent's random
-        state is kept, the pages are told, and a finished game completes the round."""
+        """After each change of ``m``'s play (in its transaction): the pages are told once
+        it commits, the agent's random state is kept, and a finished game completes the
+        round."""
         g = m.game
+        self._tell(m)
         for a in m.agents:
             rng = _rng(a) if a is not None else None
             if rng is not None:
                 self.store.set_agent_rng(m.id, dict(rng.bit_generator.state))
-        self._tell(m, ahead=1)  # in the change: the play counts it once it is recorded
         if g.done and not m.closed:
             m.closed = True
             self.store.close_game(m.id)
@@ -528,16 +540,37 @@ class TrailsService:
                     )
                     self.study.complete(seat, {**result, "player": k})
 
-    def _tell(self, m: _Match, ahead: int = 0) -> None:
-        """Each participant's page gets its view of the game."""
-        for k, seat in enumerate(m.seats):
-            if seat is not None:
-                self.study.notify(seat, "trails", self._view(m, k, ahead))
+    def _tell(self, m: _Match) -> None:
+        """Each participant's live stream reads its view of the game again, once what the
+        open transaction wrote is committed (never if it rolls back)."""
+        pids = [pid for pid in m.seats if pid is not None]
+        self.study.store.after_commit(lambda: self.live.wake(*pids))
 
-    def _view(self, m: _Match, me: int, ahead: int = 0) -> dict[str, Any]:
-        """What player ``me``'s page shows; ``version`` counts the play's changes (plus
-        ``ahead``, a change being recorded), so a page drops an answer older than the one
-        it shows (a poll's answer may arrive after a newer live update)."""
+    def _look(self, pid: str) -> dict[str, Any]:
+        """``pid``'s view as it stands, for its live stream: it neither starts a game nor
+        asks an agent (``{"waiting": true}`` while no game is there)."""
+        with self.lock:
+            gid = self.by_pid.get(pid)
+            if gid is None:
+                return {"waiting": True}
+            m = self._match(gid)
+        with m.play.lock:
+            view = self._view(m, m.seats.index(pid))
+        with self.lock:  # one lock at a time: a request takes the game's, then this one
+            if self.matches.get(gid) is not m:  # put back from the file meanwhile
+                raise NotYet("the game is being reloaded")
+        return view
+
+    def follow(self, pid: str) -> AsyncIterator[str]:
+        """``pid``'s view as server-sent ``state`` events, read again after every
+        committed change of its game (:meth:`_tell`) and every heartbeat, until it ends."""
+        return self.live.follow(
+            pid, lambda: self._look(pid), clock=self.study.clock, done=lambda s: bool(s.get("done"))
+        )
+
+    def _view(self, m: _Match, me: int) -> dict[str, Any]:
+        """What player ``me``'s page shows; ``version`` counts the play's changes, so a
+        page drops an answer older than the one it shows (answers may overtake)."""
         g = m.game
         b = g.board
         other = 1 - me
@@ -545,7 +578,7 @@ class TrailsService:
         last = g.history[-1].to_dict() if g.history else None
         out: dict[str, Any] = {
             "waiting": False,
-            "version": m.play.version + ahead,
+            "version": m.play.version,
             "game": m.id,
             "me": me,
             "rows": b.rows,
@@ -593,18 +626,10 @@ class TrailsService:
 
     # -- HTTP -----------------------------------------------------------------------------
     def router(self) -> APIRouter:
-        r = APIRouter(prefix="/api/trails")
-        participant = Depends(self.study.auth.participant)
-
-        @r.get("/state")
-        def state(pid: str = participant) -> dict[str, Any]:
-            return self.state(pid)
-
-        @r.post("/act")
-        def act(body: ActIn, pid: str = participant) -> dict[str, Any]:
-            return self.act(pid, body)
-
-        return r
+        """The shared driver's play routes (``state``, ``act``, ``live``) for the study's
+        participants."""
+        r = APIRouter(prefix="/api/trails", tags=["trails"])
+        return play_routes(r, Depends(self.study.auth.participant), self, body=ActIn)
 
 
 def _seats(raw: object) -> list[str]:

@@ -1,6 +1,6 @@
 // The Colored Trails game page: board, chips, proposal builder, incoming proposal,
 // transfer chooser (with what was promised), click-to-move, score preview.
-import { go, participant } from "../study/study.js";
+import { go } from "../study/study.js";
 import { api, busy, el, fill, newKey } from "../accord/safe.js";
 
 const LETTERS = "ABCDEFGHIJ";
@@ -194,6 +194,16 @@ $("reject").addEventListener("click", () => act({ kind: "respond", accept: false
 $("send-transfer").addEventListener("click", () => act({ kind: "transfer", send: vectorFrom("#transfer .send") }));
 $("end-move").addEventListener("click", () => act({ kind: "endmove" }));
 
-participant.live({ trails: (s) => render(s) });
+// The game comes live from the server after every committed change (the shared play
+// routes' stream, which ends with the game); the page asks itself only while it waits for
+// a partner (a wait may end in a release) or while the stream is down (a restart).
+const live = new EventSource("../api/trails/live");
+live.addEventListener("state", (e) => {
+  const s = JSON.parse(e.data);
+  render(s);
+  if (s.done) live.close();
+});
 api("../api/trails/state").then(render).catch((e) => { $("error").textContent = e.message; });
-setInterval(() => { if (!state || !state.done) refresh(); }, 2000);
+setInterval(() => {
+  if (!state || (!state.done && live.readyState !== EventSource.OPEN)) refresh();
+}, 2000);

@@ -148,6 +148,15 @@ async function refresh() {
   }
 }
 
+// The live stream sends the whole view after every change (and when the play changes by
+// itself); it ends once the play is over, so the page closes it then (no reconnecting).
 const live = new EventSource(`api/live?${seat}`);
-live.addEventListener("update", refresh);
+live.addEventListener("state", (e) => {
+  const view = JSON.parse(e.data);
+  render(view);
+  if (view.over) live.close();
+});
+live.addEventListener("error", (e) => {
+  if (e.data) setText($("error"), JSON.parse(e.data).error);
+});
 refresh();
