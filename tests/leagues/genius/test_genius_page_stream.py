@@ -73,7 +73,7 @@ def test_the_page_stream_follows_committed_changes_only(
             accept = {"kind": "accept", "offer": offer.json()["offer"]}
             assert bob.post("/api/genius/action", json=accept).status_code == 200
             rest: list[Any] = []
-            for event, state in read_sse(lines, 10):  # until the stream ends
+            for _, state in read_sse(lines, 10):  # until the stream ends
                 rest.append(state)
                 if state["status"] == "ended":
                     break
