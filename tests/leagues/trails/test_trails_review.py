@@ -156,9 +156,9 @@ def test_tournament_json_says_how_many_games_are_behind_each_mean() -> None:
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["games"] == 3 * 4  # 3 classes x 1 board x 4 ordered pairs
-    assert d["n"]["purb"]["reliable"] == 3 * 2  # both seatings on each class's board
+    assert d["n"]["purb"]["reliable"] == 3  # one unit a board: both seatings on it
     assert d["n"]["purb"]["purb"] == 3  # self-play: one unit a game (both seats' mean)
-    assert d["by_class_n"]["mutual"]["purb"] == 3  # 2 games against reliable, 1 self-play
+    assert d["by_class_n"]["mutual"]["purb"] == 1  # 2 games against reliable, 1 self-play
     # the 6 games differ (their class means do), so the half-width is positive and finite
     # (the ">= 0" it replaces was always true)
     pair = [d["by_class_pair"][c]["purb"]["reliable"] for c in d["by_class_pair"]]

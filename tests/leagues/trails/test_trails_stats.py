@@ -27,19 +27,20 @@ GAMES = [
 ]
 
 
-def test_self_play_counts_one_unit_a_game_with_the_mean_of_both_seats() -> None:
+def test_the_unit_is_the_board_and_self_play_counts_one_score_a_game() -> None:
     s = summarize(GAMES)
     assert s["n"]["x"]["x"] == 3  # three games, not six seats
     assert s["table"]["x"]["x"] == 30.0  # units 20, 40, 30
     # sd of (20, 40, 30) = 10; t with 2 df = 4.302653; 4.302653 * 10 / sqrt(3) = 24.84
     assert s["ci"]["x"]["x"] == 24.84
-    # x against y: two games (units 5, 15): sd 7.0711; t with 1 df 12.7062 * 7.0711 / sqrt 2
-    assert (s["table"]["x"]["y"], s["n"]["x"]["y"], s["ci"]["x"]["y"]) == (10.0, 2, 63.53)
-    # by class, x has 5 units: 20, 40, 30, 5, 15 -> mean 22, sd 13.509, t(4) = 2.776445
-    assert s["by_class"]["mutual"]["x"] == 22.0 and s["by_class_n"]["mutual"]["x"] == 5
-    assert s["by_class_ci"]["mutual"]["x"] == round(2.776445 * 13.50926 / math.sqrt(5), 2)
+    # x against y: two games on one board (both seatings share it): one unit, (5 + 15) / 2,
+    # so no interval (as games, n = 2 and 63.53 would claim what one board cannot show)
+    assert (s["table"]["x"]["y"], s["n"]["x"]["y"], s["ci"]["x"]["y"]) == (10.0, 1, None)
+    # by class, x's boards: 0 -> (20 + 5 + 15) / 3, 1 -> 40, 2 -> 30; sd 13.4715, t(2)
+    assert s["by_class"]["mutual"]["x"] == 27.78 and s["by_class_n"]["mutual"]["x"] == 3
+    assert s["by_class_ci"]["mutual"]["x"] == round(4.302653 * 13.47151 / math.sqrt(3), 2)
     # one unit: no interval (None, JSON null), never 0 or NaN
-    assert (s["table"]["y"]["x"], s["ci"]["y"]["x"], s["n"]["y"]["x"]) == (0.0, 0.0, 2)
+    assert (s["table"]["y"]["x"], s["ci"]["y"]["x"], s["n"]["y"]["x"]) == (0.0, None, 1)
     one = summarize([_g("mutual", 0, ["a", "b"], [1, 2])])
     assert one["ci"]["a"]["b"] is None and one["n"]["a"]["b"] == 1
     assert "NaN" not in json.dumps(one)
@@ -85,9 +86,9 @@ def test_tournament_text_shows_n_beside_each_interval() -> None:
         env={"COLUMNS": "200"},
     )  # fmt: skip
     assert r.exit_code == 0, r.output
-    assert "(n=3)" in r.output  # purb's self-play cell: 3 games
-    assert "(n=6)" in r.output  # purb against reliable: both seatings on 3 boards
-    assert "self-play counts each game once" in " ".join(r.output.split())
+    assert "(n=3)" in r.output  # purb's self-play cell: 3 games, one a board
+    assert "(n=6)" not in r.output  # purb against reliable: both seatings on 3 boards
+    assert "n boards: a board's games are one unit" in " ".join(r.output.split())
 
 
 @pytest.mark.parametrize("cmd", [["report", "--boards", "1", "-a", "purb", "-p", "reliable",

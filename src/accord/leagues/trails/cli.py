@@ -251,8 +251,8 @@ def tournament_cmd(
         typer.echo(json.dumps({"games": len(r["games"]), **payload}))
         return
     t = Table(
-        title=f"mean score (row) against partner (column) ± 95% t interval (n games), "
-        f"{len(r['games'])} games; self-play counts each game once"
+        title=f"mean score (row) against partner (column) ± 95% t interval (n boards: a "
+        f"board's games are one unit), {len(r['games'])} games"
     )
     t.add_column("agent")
     for n in names:
@@ -260,7 +260,7 @@ def tournament_cmd(
     for n in names:
         t.add_row(n, *(_pm(r["table"][n][m], r["ci"][n][m], r["n"][n][m]) for m in names))
     console.print(t)
-    c = Table(title="mean score by dependency class ± 95% t interval (n games)")
+    c = Table(title="mean score by dependency class ± 95% t interval (n boards)")
     c.add_column("agent")
     classes = list(r["by_class"])
     for cls in classes:

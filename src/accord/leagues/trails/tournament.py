@@ -136,33 +136,45 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     below two units) and the number of units behind each mean (``n``, ``by_class_n``), each
     agent's sent/promised ratio, and the PURB checks.
 
-    The unit is the game: an agent's score in a game is one unit; in self-play (an agent
-    against itself) the two seats are not independent, so the game counts once, with the
-    mean of both seats.
+    The unit is the **board**: the games an agent played on one board (its two seatings
+    against a partner; in a class, against every partner) share the board, so they are not
+    independent: their mean is one unit (intervals on games were a median 14-20 % too narrow on
+    fresh seeds). In self-play (an agent against itself) the game's two seats count as one
+    score, their mean. Means are over the units (over games when every board has all its
+    games, as in a finished tournament).
 
-        >>> g = [{"cls": "mutual", "agents": ["x", "x"], "scores": [10, 20], "sent": [0, 0],
-        ...       "promised": [0, 0]},
-        ...      {"cls": "mutual", "agents": ["x", "x"], "scores": [30, 30], "sent": [0, 0],
-        ...       "promised": [0, 0]}]
+        >>> g = [{"cls": "mutual", "board": 0, "agents": ["x", "x"], "scores": [10, 20],
+        ...       "sent": [0, 0], "promised": [0, 0]},
+        ...      {"cls": "mutual", "board": 1, "agents": ["x", "x"], "scores": [30, 30],
+        ...       "sent": [0, 0], "promised": [0, 0]}]
         >>> s = summarize(g)
         >>> s["table"]["x"]["x"], s["n"]["x"]["x"], s["ci"]["x"]["x"]
         (22.5, 2, 95.3)
     """
-    pair: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    cls_: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    Board = tuple[Any, Any]
+    per_pair: dict[str, dict[str, dict[Board, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
+    per_cls: dict[str, dict[str, dict[Board, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     cls_pair: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list))
     )
     kept: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for g in games:
+    for i, g in enumerate(games):
+        board = (g["cls"], g.get("board", f"game {i}"))
         for me, other, score in _units(g):
-            pair[me][other].append(score)
-            cls_[g["cls"]][me].append(score)
+            per_pair[me][other][board].append(score)
+            per_cls[g["cls"]][me][board].append(score)
             cls_pair[g["cls"]][me][other].append(score)
         for k in (0, 1):
             kept[g["agents"][k]][0] += g["sent"][k]
             kept[g["agents"][k]][1] += g["promised"][k]
-
+    # one unit per board: the games played on one board (both seatings, several partners)
+    # share it, so they are not independent
+    pair = {a: {b: _board_units(v) for b, v in row.items()} for a, row in per_pair.items()}
+    cls_ = {c: {a: _board_units(v) for a, v in row.items()} for c, row in per_cls.items()}
     table = {a: {b: _mean(v) for b, v in row.items()} for a, row in pair.items()}
     return {
         "table": table,
@@ -178,6 +190,11 @@ def summarize(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
         },
         "reliability": {a: round(s / p, 3) if p else None for a, (s, p) in kept.items()},
     }
+
+
+def _board_units(by_board: dict[Any, list[float]]) -> list[float]:
+    """One unit per board: the mean of what was scored on it."""
+    return [sum(v) / len(v) for v in by_board.values()]
 
 
 def _units(g: dict[str, Any]) -> list[tuple[str, str, float]]:
@@ -244,19 +261,22 @@ def head_to_head(games: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, A
 
 def against(games: Sequence[dict[str, Any]], a: str, b: str, partner: str) -> dict[str, Any]:
     """``a``'s score minus ``b``'s against the same ``partner`` on the same board and seat,
-    with its 95% interval (a paired comparison: the boards' differences cancel out)."""
+    with its 95% interval over boards (a paired comparison: the boards' differences cancel
+    out; a board's two seats are one unit, their mean gap). ``pairs`` counts the
+    (board, seat) pairs, ``n`` the boards."""
     score: dict[tuple[Any, Any, int, str], float] = {}
     for g in games:
         ag = g["agents"]
         for k in (0, 1):
             if ag[1 - k] == partner and ag[k] in (a, b):
                 score[(g["cls"], g["board"], k, ag[k])] = g["scores"][k]
-    gaps = [
-        v - score[(c, bd, k, b)]
-        for (c, bd, k, who), v in score.items()
-        if who == a and (c, bd, k, b) in score
-    ]
-    return {"pairs": len(gaps), "gap": _mean(gaps), "gap_ci": _ci(gaps), "n": len(gaps)}
+    by_board: dict[tuple[Any, Any], list[float]] = defaultdict(list)
+    for (c, bd, k, who), v in score.items():
+        if who == a and (c, bd, k, b) in score:
+            by_board[(c, bd)].append(v - score[(c, bd, k, b)])
+    units = _board_units(by_board)
+    pairs = sum(len(v) for v in by_board.values())
+    return {"pairs": pairs, "gap": _mean(units), "gap_ci": _ci(units), "n": len(units)}
 
 
 def _checks(table: dict[str, dict[str, float]], games: Sequence[dict[str, Any]]) -> dict[str, Any]:
