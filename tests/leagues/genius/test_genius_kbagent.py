@@ -190,8 +190,11 @@ def test_the_deadline_guard_is_an_option_the_paper_lacks() -> None:
     assert answers[True] == ["reject", "accept"]  # the explicit option
 
 
-def _first_acceptance(side: int, own_type: int, issue: int, **kw: object) -> int | None:
-    """Turn at which the KBAgent (empty database) accepts ``issue`` at its best value alone."""
+def _first_acceptance(
+    side: int, own_type: int, issue: int, worst: bool = False, **kw: object
+) -> int | None:
+    """Turn at which the KBAgent (empty database) accepts ``issue`` at its best (or worst)
+    value alone."""
     from accord.leagues.genius.protocol import Action, VirtualClock
 
     clock = VirtualClock()
@@ -202,7 +205,8 @@ def _first_acceptance(side: int, own_type: int, issue: int, **kw: object) -> int
     view = PartyView(s, side, 0)
     agent.on_start(view)
     prof, iss = JC.types[side][own_type], JC.issues[issue]
-    best = iss.values[int(np.argmax(prof.table[issue, : len(iss.values)]))]
+    vals = prof.table[issue, : len(iss.values)]
+    best = iss.values[int(np.argmin(vals) if worst else np.argmax(vals))]
     for t in range(14):
         clock.advance(t + 0.5 - clock.now)
         offer = s.submit(1 - side, Action.make_offer({iss.name: best}))
@@ -227,6 +231,14 @@ def test_a_single_issue_partial_offer_of_its_best_value_is_accepted_by_turn_5() 
     assert hours is not None and hours <= 5
     late = _first_acceptance(0, 2, 0, partial="mean", deadline_guard=True)
     assert late is None or late > 5
+
+
+def test_with_an_empty_database_it_gives_away_what_the_nash_bargain_gives_away() -> None:
+    # documented (docs/genius.md, partial offers): its thresholds sit near its Nash value,
+    # so its worst salary alone is accepted at once in 5 of 6 cases (the original, with
+    # thresholds learnt from people: the short-term employer's from turn 9)
+    firsts = [_first_acceptance(side, k, 0, worst=True) for side in (0, 1) for k in range(3)]
+    assert firsts == [0, 0, 0, 0, 12, 0]
 
 
 def test_partial_offers_are_completed_with_per_issue_expectations() -> None:
