@@ -14,7 +14,12 @@ web driver, whose stream is in the study's file) kept in the league's
 - every action (the people's and the agents', valid or not) is appended to the study's
   event log (kind ``genius.action``, with the session, side, turn, seconds since the start,
   values, validity and error), so the study's CSV has all data with timestamps;
-- the pages get the new state through the study's live channel (event ``genius``);
+- the page's routes are the shared driver's (:func:`~accord.web.playroutes.play_routes`
+  behind the study's participant cookie): ``GET /api/genius/state``, ``POST
+  /api/genius/action`` (the action's JSON, checked by the rules) and ``GET
+  /api/genius/live``, the page's state as server-sent ``state`` events
+  (:meth:`~accord.web.live.Live.follow`), read again after every committed change (and
+  every heartbeat); ``POST /api/genius/leave`` is the league's own;
 - a session's end completes the round of its people (result: reason, turn, utility);
 - a participant who presses "Leave", or whose page shows no sign of life for
   ``leave_after`` seconds, is recorded (event ``genius.left``) and withdrawn from the study
@@ -30,11 +35,11 @@ import asyncio
 import contextlib
 import threading
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import numpy as np
-from fastapi import APIRouter, Depends, Request
-from starlette.concurrency import run_in_threadpool
+from fastapi import APIRouter, Depends
 
 from accord.core.errors import AccordError, ProtocolViolation
 from accord.core.imports import is_import_path
@@ -45,7 +50,8 @@ from accord.leagues.genius.protocol import Clock, Event, Phase, Rules
 from accord.leagues.genius.store import GeniusStore
 from accord.sandbox import agent_code
 from accord.web.errors import WebError
-from accord.web.requests import read_json
+from accord.web.live import Live
+from accord.web.playroutes import play_routes
 from accord.web.study import Condition, Study
 
 __all__ = ["GeniusStudy", "condition"]
@@ -110,6 +116,8 @@ class GeniusStudy:
         self.seen: dict[str, float] = {}
         self.logged: dict[str, int] = {}
         self.waiting_since: dict[str, float] = {}  # pid -> wall time it began to wait
+        self.live_pages = Live()  # the negotiation pages' streams, one topic per participant
+        self.final: dict[str, dict[str, Any]] = {}  # pid -> its page's last state, once over
         self._task: asyncio.Task[None] | None = None
         for row in self.store.sessions(population="people"):
             if row["status"] == "running" and row["started"] is not None:
@@ -131,7 +139,8 @@ class GeniusStudy:
         self._task = asyncio.create_task(loop())
 
     async def close(self) -> None:
-        """Stop the loop and close the store."""
+        """Stop the loop and the pages' streams, and close the store."""
+        self.live_pages.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -337,16 +346,18 @@ class GeniusStudy:
             self._log(live, e)
         changed = force or len(events) > start
         ended = live.session.phase is Phase.ENDED or live.status == "abandoned"
-        for side, pid in self._people(live):
-            if changed or ended:
-                with contextlib.suppress(AccordError):
-                    self.study.notify(pid, "genius", live.state(side))
-            if ended:
-                self._complete(pid, live, side)
+        people = self._people(live)
         if ended:
+            for side, pid in people:
+                self._complete(pid, live, side)
             with self.lock:
+                for side, pid in people:
+                    self.final[pid] = live.state(side)
                 self.live.pop(live.sid, None)
             live.close()
+        if changed or ended:  # the pages read it once it is in the file
+            pids = [pid for _, pid in people]
+            self.study.store.after_commit(lambda: self.live_pages.wake(*pids))
 
     def _log(self, live: LiveSession, e: Event) -> None:
         data = {
@@ -372,22 +383,44 @@ class GeniusStudy:
         with contextlib.suppress(AccordError):
             self.study.complete(pid, result)
 
+    def look(self, pid: str) -> dict[str, Any]:
+        """``pid``'s state as it stands, for its live stream: it pairs no one, counts no
+        sign of life and asks no agent (read under the play's lock only)."""
+        with self.lock:
+            rows = self.store.participants(token=pid)
+            if not rows or rows[0]["session"] is None:
+                return {"status": "waiting", "message": "waiting for the other participant"}
+            p, live = rows[0], self.live.get(rows[0]["session"])
+            state = self.final.get(pid)
+        if state is not None:
+            state = dict(state)
+        else:
+            if live is None:  # not loaded (a session that ended before a restart)
+                live = self._live(p["session"])
+            with live.game.lock:
+                state = live.state(int(p["side"]))
+        if p["status"] == "left":
+            state["status"] = "left"
+        return state
+
+    def follow(self, pid: str) -> AsyncIterator[str]:
+        """``pid``'s state as server-sent ``state`` events, read again after every
+        committed change of its session and every heartbeat, until it is over."""
+        over = ("ended", "abandoned", "left", "released")
+        return self.live_pages.follow(
+            pid, lambda: self.look(pid), clock=self.study.clock, done=lambda s: s["status"] in over
+        )
+
     # -- HTTP -----------------------------------------------------------------------------
     def router(self) -> APIRouter:
-        """``GET /api/genius/state``, ``POST /api/genius/action``, ``POST /api/genius/leave``."""
+        """The shared driver's play routes (``GET /api/genius/state``, ``POST
+        /api/genius/action`` with the action's JSON, ``GET /api/genius/live``) and
+        ``POST /api/genius/leave``."""
         r = APIRouter(prefix="/api/genius", tags=["genius"])
         participant = Depends(self.study.auth.participant)
-
-        @r.get("/state")
-        def state(pid: str = participant) -> dict[str, Any]:
-            return self.state(pid)
-
-        @r.post("/action")
-        async def action(request: Request, pid: str = participant) -> dict[str, Any]:
-            data = await read_json(request)
-            # its agents answer in a worker thread, never on the event loop
-            out: dict[str, Any] = await run_in_threadpool(self.act, pid, data)
-            return out
+        # the action's body is checked by the rules (Action.from_json), in the session's
+        # words; its agents answer in a worker thread, never on the event loop
+        play_routes(r, participant, self, body=None, act_path="/action")
 
         @r.post("/leave")
         def leave(pid: str = participant) -> dict[str, bool]:

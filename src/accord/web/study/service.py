@@ -30,6 +30,7 @@ from __future__ import annotations
 import html
 import io
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -403,28 +404,27 @@ class Study:
         def look(token: str, request: Request) -> Response:
             """A link's landing page; looking does not use the link (mail systems fetch
             links to check them), pressing Start does."""
-            try:
+
+            def page() -> Response:
                 p, mine = self.look_at_link(token, request.cookies.get(PARTICIPANT_COOKIE))
-            except WebError as e:
-                if "text/html" not in request.headers.get("accept", ""):
-                    raise
-                return _error_page(e)
-            if mine:
-                return RedirectResponse(self.next_page(p), status_code=303)
-            return _landing_page(self.design.title)
+                if mine:
+                    return RedirectResponse(self.next_page(p), status_code=303)
+                return _landing_page(self.design.title)
+
+            return _for_browser(request, page)
 
         @r.post("/s/{token}", include_in_schema=False)
         def start(token: str, request: Request) -> Response:
-            try:
+
+            def page() -> Response:
                 p, new = self.open_link(token, request.cookies.get(PARTICIPANT_COOKIE))
-            except WebError as e:
-                if "text/html" not in request.headers.get("accept", ""):
-                    raise
-                return _error_page(e)
-            response = RedirectResponse(self.next_page(p), status_code=303)
-            if new is not None:
-                self.auth.set_cookie(response, PARTICIPANT_COOKIE, new, PARTICIPANT_DAYS * 86400)
-            return response
+                response = RedirectResponse(self.next_page(p), status_code=303)
+                if new is not None:
+                    days = PARTICIPANT_DAYS * 86400
+                    self.auth.set_cookie(response, PARTICIPANT_COOKIE, new, days)
+                return response
+
+            return _for_browser(request, page)
 
         @r.get("/api/participant")
         def me(pid: str = participant) -> ParticipantView:
@@ -521,6 +521,17 @@ def _landing_page(title: str) -> HTMLResponse:
         "</main></html>"
     )
     return HTMLResponse(page)
+
+
+def _for_browser(request: Request, page: Callable[[], Response]) -> Response:
+    """``page()``; a refusal is a page saying why for a browser, the error body for a
+    program (it asks for no HTML)."""
+    try:
+        return page()
+    except WebError as e:
+        if "text/html" not in request.headers.get("accept", ""):
+            raise
+        return _error_page(e)
 
 
 def _error_page(e: WebError) -> HTMLResponse:

@@ -255,7 +255,15 @@ $("continue").addEventListener("click", async () => {
 
 async function main() {
   await refresh();
-  participant.live({ genius: (body) => { backOnline(); show(body); } });
+  // the negotiation comes live after every committed change (the shared play routes'
+  // stream, which ends once the negotiation is over)
+  const live = new EventSource("../api/genius/live");
+  live.addEventListener("state", (e) => {
+    const body = JSON.parse(e.data);
+    backOnline();
+    show(body);
+    if (["ended", "abandoned", "left", "released"].includes(body.status)) live.close();
+  });
   setInterval(refresh, 3000); // heartbeat: the server counts a silent page as gone
   timer = setInterval(() => {
     secondsLeft = Math.max(0, secondsLeft - 0.25);

@@ -1,0 +1,127 @@
+"""Hostile requests to the shared play routes (``state``, ``act``, ``live``) where they
+now serve: the web driver's page (a party's token), the Colored Trails and the GENIUS
+study pages (a participant's cookie). Each gets one clear 4xx in the one error body, and
+the server keeps serving the seat's state afterwards."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from accord.commands.play import build_game
+from accord.leagues.genius.server import condition, create_genius_app, genius_design
+from accord.leagues.trails.server import create_trails_app, trails_design
+from accord.web.app import create_app
+from accord.web.clock import VirtualClock
+from accord.web.driver import PLAY_PAGE
+from accord.web.testing import ServerThread
+
+PW = "pw-hostile-routes"
+JSON = {"content-type": "application/json"}
+
+
+def _study_person(url: str, study: Any) -> httpx.Client:
+    (inv,) = study.invite(1)
+    c = httpx.Client(base_url=url, timeout=30, trust_env=False)
+    c.post(inv.path)
+    assert c.post("/api/participant/consent", json={"agree": True, "version": "1"}).is_success
+    return c
+
+
+Site = tuple[httpx.Client, str, str, httpx.Client]  # the seat, its routes, its query, a stranger
+
+
+def _driver(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
+    game = build_game("aop", "lunch", "boulware", rounds=10, clock=VirtualClock())
+
+    def seat(url: str) -> Site:
+        c = httpx.Client(base_url=url, timeout=30, trust_env=False)
+        return c, "/api", f"?party=0&token={game.tokens[0]}", c
+
+    return create_app("play", game, static={"/": PLAY_PAGE}), seat
+
+
+def _trails(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
+    app, study = create_trails_app(tmp_path, trails_design(["purb"]), password=PW)
+    return app, lambda url: (
+        _study_person(url, study),
+        "/api/trails",
+        "",
+        httpx.Client(base_url=url),
+    )
+
+
+def _genius(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
+    app, study = create_genius_app(tmp_path, genius_design([condition("kbagent")]), password=PW)
+    return app, lambda url: (
+        _study_person(url, study),
+        "/api/genius",
+        "",
+        httpx.Client(base_url=url),
+    )
+
+
+@pytest.fixture(params=[_driver, _trails, _genius], ids=["driver", "trails", "genius"])
+def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Site]]:
+    app, seat = request.param(tmp_path)
+    with ServerThread(app) as server:
+        yield request.node.callspec.id, seat(server.url)
+
+
+def _deep(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+HOSTILE: list[tuple[str, dict[str, Any]]] = [
+    ("malformed JSON", {"content": b'{"kind": "offer", '}),
+    ("not an object", {"content": b'"offer"'}),
+    ("a list", {"content": b"[1, 2, 3]"}),
+    ("wrong types", {"content": json.dumps({"kind": 5, "args": [1], "give": "all"}).encode()}),
+    ("an unknown kind", {"content": json.dumps({"kind": "steal", "args": {}}).encode()}),
+    ("a huge number", {"content": b'{"kind": "offer", "give": [1000000000000000000000000000000]}'}),
+    ("NaN", {"content": b'{"kind": "offer", "args": {"x": NaN}}'}),
+    ("deep nesting", {"content": _deep(200).encode()}),
+    ("a huge body", {"content": b'{"kind": "' + b"x" * 400_000 + b'"}'}),
+    ("script text", {"content": json.dumps({"kind": "<script>alert(1)</script>"}).encode()}),
+]
+
+
+@pytest.mark.parametrize(("what", "request_kw"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_a_hostile_action_gets_one_clear_4xx_and_the_server_keeps_serving(
+    site: tuple[str, Site], what: str, request_kw: dict[str, Any]
+) -> None:
+    name, (me, api, query, _) = site
+    before = me.get(f"{api}/state{query}")
+    assert before.status_code == 200
+    act = "/action" if name == "genius" else "/act"
+    r = me.post(f"{api}{act}{query}", headers=JSON, **request_kw)
+    assert 400 <= r.status_code < 500, (what, r.status_code, r.text[:300])
+    body = r.json()
+    assert body["status"] == "Failed" and body["code"] and 0 < len(body["error"]) < 2000
+    assert "<script>" not in r.headers.get("content-type", "")
+    assert r.headers["content-security-policy"].startswith("default-src 'self'")
+    after = me.get(f"{api}/state{query}")
+    assert after.status_code == 200 and after.json().get("version") == before.json().get("version")
+
+
+def test_a_wrong_seat_or_token_is_refused_on_every_route(site: tuple[str, Site]) -> None:
+    name, (me, api, query, stranger) = site
+    act = "/action" if name == "genius" else "/act"
+    if name == "driver":
+        wrong = ["?party=0&token=guess", "?party=1&token=" + query.rsplit("=", 1)[1],
+                 "?party=-1&token=x", "?party=99999999999999999999&token=x", "?party=0"]  # fmt: skip
+        asks = [(me, q) for q in wrong]
+    else:
+        forged = httpx.Client(base_url=str(me.base_url), cookies={"accord_participant": "forged"})
+        asks = [(stranger, ""), (forged, "")]
+    for client, q in asks:
+        for method, path in (("GET", "/state"), ("POST", act), ("GET", "/live")):
+            r = client.request(method, f"{api}{path}{q}", json={"kind": "pass", "args": {}})
+            assert r.status_code in (401, 403, 422), (method, path, q, r.status_code)
+            assert r.json()["status"] == "Failed" and r.json()["error"]
+    assert me.get(f"{api}/state{query}").status_code == 200
