@@ -1,6 +1,6 @@
 """Hostile requests to the shared play routes (``state``, ``act``, ``live``) where they
-now serve: the web driver's page (a party's token), the Colored Trails and the GENIUS
-study pages (a participant's cookie). Each gets one clear 4xx in the one error body, and
+serve: the web driver's page (a party's token), the Colored Trails, GENIUS and HAN study
+pages (a participant's cookie). Each gets one clear 4xx in the one error body, and
 the server keeps serving the seat's state afterwards."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest
 
 from accord.commands.play import build_game
 from accord.leagues.genius.server import condition, create_genius_app, genius_design
+from accord.leagues.han.server import create_han_app
 from accord.leagues.trails.server import create_trails_app, trails_design
 from accord.web.app import create_app
 from accord.web.clock import VirtualClock
@@ -66,11 +67,19 @@ def _genius(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
     )
 
 
-@pytest.fixture(params=[_driver, _trails, _genius], ids=["driver", "trails", "genius"])
+def _han(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
+    app, study, _ = create_han_app(tmp_path / "han.sqlite", ["fair"], password=PW)
+    return app, lambda url: (_study_person(url, study), "/api/han", "", httpx.Client(base_url=url))
+
+
+ACT = {"driver": "/act", "trails": "/act", "genius": "/action", "han": "/event"}
+
+
+@pytest.fixture(params=[_driver, _trails, _genius, _han], ids=["driver", "trails", "genius", "han"])
 def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Site]]:
     app, seat = request.param(tmp_path)
     with ServerThread(app) as server:
-        yield request.node.callspec.id, seat(server.url)
+        yield request.param.__name__.lstrip("_"), seat(server.url)
 
 
 def _deep(n: int) -> str:
@@ -98,7 +107,7 @@ def test_a_hostile_action_gets_one_clear_4xx_and_the_server_keeps_serving(
     name, (me, api, query, _) = site
     before = me.get(f"{api}/state{query}")
     assert before.status_code == 200
-    act = "/action" if name == "genius" else "/act"
+    act = ACT[name]
     r = me.post(f"{api}{act}{query}", headers=JSON, **request_kw)
     assert 400 <= r.status_code < 500, (what, r.status_code, r.text[:300])
     body = r.json()
@@ -111,7 +120,7 @@ def test_a_hostile_action_gets_one_clear_4xx_and_the_server_keeps_serving(
 
 def test_a_wrong_seat_or_token_is_refused_on_every_route(site: tuple[str, Site]) -> None:
     name, (me, api, query, stranger) = site
-    act = "/action" if name == "genius" else "/act"
+    act = ACT[name]
     if name == "driver":
         wrong = ["?party=0&token=guess", "?party=1&token=" + query.rsplit("=", 1)[1],
                  "?party=-1&token=x", "?party=99999999999999999999&token=x", "?party=0"]  # fmt: skip

@@ -39,10 +39,9 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.concurrency import run_in_threadpool
 
 from accord.core.errors import ConfigError
 from accord.core.protocols.rules import IllegalAction
@@ -58,8 +57,8 @@ from accord.leagues.han.scoring import SURVEY, columns, csv_row
 from accord.leagues.han.summary import interval_fields, pair_units
 from accord.web.clock import Clock
 from accord.web.errors import WebError
-from accord.web.live import Live, NotYet, stream_response
-from accord.web.requests import read_json
+from accord.web.live import Live, NotYet
+from accord.web.playroutes import play_routes
 from accord.web.study import Condition, Consent, Study, StudyDesign
 
 __all__ = ["PAIR_COLUMNS", "STATIC", "HanService", "han_design", "results_table"]
@@ -347,7 +346,8 @@ class HanService:
             out["attention"] = ATTENTION[0]
         return out
 
-    def event(self, pid: str, raw: Any) -> dict[str, Any]:
+    def act(self, pid: str, raw: Any) -> dict[str, Any]:
+        """One event of the person's (the page's JSON, checked by ``event_from_json``)."""
         if self._is_pairs(pid):
             return self.pairs.event(pid, raw)
         m = self.match(pid, wait=False)  # taken at once, even while the agent thinks
@@ -467,7 +467,7 @@ class HanService:
         return self.pairs.leave(pid)
 
     # -- the live channel ----------------------------------------------------------------
-    def stream(self, pid: str) -> AsyncIterator[str]:
+    def follow(self, pid: str) -> AsyncIterator[str]:
         """``pid``'s game as server-sent ``state`` events, until the result (or an
         ``error`` event when there is no game to play): the web layer's
         :meth:`~accord.web.live.Live.follow`, woken by :meth:`wake`, read at the game's
@@ -571,21 +571,10 @@ class HanService:
         participant = Depends(self.study.auth.participant)
         user = Depends(self.study.auth.user)
 
-        @r.get("/state")
-        def state(pid: str = participant) -> dict[str, Any]:
-            return self.state(pid)
-
-        @r.get("/live", response_class=Response)
-        def live(pid: str = participant) -> Response:
-            return stream_response(self.stream(pid))
-
-        @r.post("/event")
-        async def event(request: Request, pid: str = participant) -> dict[str, Any]:
-            raw = await read_json(request)
-            # the agent answers in a worker thread: never on the event loop, which serves
-            # every other participant's requests and streams
-            out: dict[str, Any] = await run_in_threadpool(self.event, pid, raw)
-            return out
+        # the shared play routes: GET state, GET live, POST event (the page's JSON, read
+        # raw; the agent answers in a worker thread, never on the event loop, which
+        # serves every other participant's requests and streams)
+        play_routes(r, participant, self, body=None, act_path="/event")
 
         @r.post("/leave")
         def leave(pid: str = participant) -> dict[str, Any]:
