@@ -54,6 +54,8 @@ class MarketBefore(MarketAgent):
             count_offers=False,
             urgent_price=0.0,
             salvage=0.0,
+            fill_days=None,
+            earliest=False,
         )
 
 

@@ -24,7 +24,10 @@ Strategy (each rule is one method below):
   time the chain takes to fill), whichever is more; a day already short counts as
   covered on the spot market. ``rate`` starts at ``expected_supply`` (0.4) of its share
   of its suppliers' lines, halves on a day it falls short and follows the units its
-  suppliers really sold it (a moving average, ``flow_weight``). Purchases for what it
+  suppliers really sold it (a moving average, ``flow_weight``). A deep chain fills
+  sooner than ``warmup``: it expects supply from ``fill_days = (2, 2)``, 2 days a level
+  plus 2, when that is earlier (level 3: day 8, not 9; level 4: day 10, not 12), so the
+  early demand of deep chains is signed. Purchases for what it
   signs are the plan's buy need. Buying ahead stops once no more final demand can be
   revealed in time for it (``end_stop``), and a first-level factory then signs raw
   supply only for what it sold.
@@ -52,7 +55,10 @@ Strategy (each rule is one method below):
   moment (agreements reached in other sessions the same day count at once, and so do
   the units its other sessions offer at that moment, ``count_offers``: sessions are
   stepped in lockstep, and two offers accepted in one pass over-committed the plan, so
-  a quarter of the agreements were cancelled at signing; now about 12 %).
+  a quarter of the agreements were cancelled at signing; now about 12 %). It proposes
+  the first day that has room for the quantity (``earliest``; before, the day with the
+  most room, often the agenda's last, so goods waited in stock a few days a level and
+  reached the last level of a deep chain late).
 - **Buying when short.** When its signed sales lack inputs, its buy negotiators go up
   to ``urgent_price`` (1.6) times the input's trading price: a seller short of products
   buys them on the spot market, dearer still, and commits a breach (a last-level factory
@@ -121,7 +127,11 @@ class MarketNegotiator(Negotiator):
         if most < qlo:
             return None
         price = int(round(self._price(view.time)))
-        q, day = min(qhi, most), tlo + room.index(most)
+        q = min(qhi, most)
+        if self.agent.earliest:  # the first day with room for q: goods move sooner
+            day = tlo + next(k for k, r in enumerate(room) if r >= q)
+        else:
+            day = tlo + room.index(most)
         if asked is not None:
             asked[day] += q
             self._asked = (day, q)
@@ -184,6 +194,8 @@ class MarketAgent(SCMLAgent):
         expect_price: float | None = None,
         urgent_price: float = 1.6,
         salvage: float = 0.5,
+        fill_days: tuple[float, float] | None = (2.0, 2.0),
+        earliest: bool = True,
     ) -> None:
         super().__init__()
         self.margin = margin
@@ -210,6 +222,8 @@ class MarketAgent(SCMLAgent):
         self.expect_price = expect_price
         self.urgent_price = urgent_price
         self.salvage = salvage
+        self.fill_days = fill_days
+        self.earliest = earliest
 
     # -- the plan ---------------------------------------------------------------------
     def init(self) -> None:
@@ -540,6 +554,15 @@ class MarketAgent(SCMLAgent):
         free = self._expected_free()
         return c.delivery < len(free) and int(free[c.delivery]) >= c.quantity
 
+    def _first_expected_day(self) -> int:
+        """The first day it expects unsecured supply: ``warmup`` days a level, or (if
+        sooner, ``fill_days = (a, b)``) ``a`` days a level plus ``b``."""
+        level = self.awi.level
+        first = self.warmup * level
+        if self.fill_days is not None:
+            first = min(first, self.fill_days[0] * level + self.fill_days[1])
+        return int(first)
+
     def _expected_free(self) -> np.ndarray:
         """Free output stock if, from the day after tomorrow, its suppliers deliver
         ``rate`` units a day (or what it secured, if more); a day already short counts as
@@ -548,7 +571,7 @@ class MarketAgent(SCMLAgent):
         day, executed = plan_key(awi)
         inc = (self.inp + self.p_in).tolist()
         rate = int(self.rate)
-        start = max(day + 2, int(self.warmup * awi.level))
+        start = max(day + 2, self._first_expected_day())
         if self.expected_total:
             # secured purchases are part of the expected flow, not on top of it: the
             # units arrived by day t are at least ``rate`` a day since ``start``
