@@ -52,10 +52,12 @@ def test_tournament_points_have_an_interval() -> None:
     assert r.exit_code == 0, r.output
     row = json.loads(r.output)["agents"][0]
     assert row["games"] == 8
-    # an interval that can fail: these 8 games do not all end with the same points, so
-    # each half-width is positive and finite (the ">= 0" it replaces was always true)
+    # an interval that can fail: these games do not all end with the same points, so each
+    # half-width is positive and finite (the ">= 0" it replaces was always true); of the 8,
+    # two pairs came out identical (against cooperative and impatient: the seed changed
+    # nothing), and identical runs are one observation: n = 6
     for key in ("points", "person_points"):
-        assert row[f"{key}_n"] == 8
+        assert row[f"{key}_n"] == 6
         assert 0.0 < row[f"{key}_ci95"] < float("inf"), (key, row)
 
 

@@ -168,7 +168,7 @@ def tournament_cmd(
             str(r["deals"]), shown(r, "likeability"), str(r["lies"]),
         )  # fmt: skip
     Console().print(t)
-    Console().print("± is the 95 % t interval over games (n games, each one unit)")
+    Console().print("± is the 95 % t interval over distinct games (n: identical runs count once)")
     Console().print(_sandbox_note(mode), markup=False, highlight=False)
 
 

@@ -154,20 +154,49 @@ def run_tournament(
 
 def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per agent: games, mean points, the participants' mean points and the mean
-    likeability proxy, each with its 95 % t interval and n (one game is one unit:
-    a fresh agent against a fresh participant), deals and lies."""
+    likeability proxy, each with its 95 % t interval and n, deals and lies.
+
+    The unit is a *distinct* game: games that came out identical (the same participant
+    type, game and row, only the seed and id differ: the seed's small changes to the
+    participant's values changed nothing) are one observation, not several, so ``*_n``
+    (the effective n) can be below ``games``. Means and intervals are over the distinct
+    games; ``games``, ``deals`` and ``lies`` count every game.
+
+        >>> rec = {"agent": "a", "person": "p", "game": "g", "points": 5,
+        ...        "person_points": 4, "likeability": 1.0, "outcome": "deal", "lies": 0}
+        >>> twice = [{**rec, "row": {"id": "a|p|g|0", "x": 1}},
+        ...          {**rec, "row": {"id": "a|p|g|1", "x": 1}}]
+        >>> row = summarize(twice)[0]
+        >>> row["games"], row["points_n"], row["points_ci95"]
+        (2, 1, None)
+    """
     out = []
     for a in dict.fromkeys(r["agent"] for r in records):
         rs = [r for r in records if r["agent"] == a]
+        units = list({_identity(r, i): r for i, r in enumerate(rs)}.values())
+
+        def means(key: str, units: list[dict[str, Any]] = units) -> dict[str, Any]:
+            return interval_fields(key, [float(r[key]) for r in units])
+
         out.append(
             {
                 "agent": a,
                 "games": len(rs),
-                **interval_fields("points", [float(r["points"]) for r in rs]),
-                **interval_fields("person_points", [float(r["person_points"]) for r in rs]),
+                **means("points"),
+                **means("person_points"),
                 "deals": sum(r["outcome"] == "deal" for r in rs),
-                **interval_fields("likeability", [float(r["likeability"]) for r in rs]),
+                **means("likeability"),
                 "lies": sum(int(r["lies"]) for r in rs),
             }
         )
     return out
+
+
+def _identity(record: dict[str, Any], index: int) -> Any:
+    """What makes two games the same observation: participant type, game and the whole
+    row but its id (a record without a row is its own)."""
+    row = record.get("row")
+    if not isinstance(row, dict):
+        return index
+    rest = tuple(sorted((k, str(v)) for k, v in row.items() if k != "id"))
+    return (record.get("person"), record.get("game"), rest)
