@@ -134,3 +134,22 @@ def test_a_wrong_seat_or_token_is_refused_on_every_route(site: tuple[str, Site])
             assert r.status_code in (401, 403, 422), (method, path, q, r.status_code)
             assert r.json()["status"] == "Failed" and r.json()["error"]
     assert me.get(f"{api}/state{query}").status_code == 200
+
+
+def test_every_playing_page_is_served_by_the_shared_play_routes(tmp_path: Path) -> None:
+    """The web driver's page and the Trails, GENIUS and HAN study pages: their state, act
+    and live routes are those of accord.web.playroutes (no league writes its own)."""
+    routers = {
+        "driver": build_game("aop", "lunch", "boulware", rounds=10).router(),
+        "trails": create_trails_app(tmp_path / "t", trails_design(["purb"]))[0].state.trails,
+        "genius": create_genius_app(tmp_path / "g", genius_design([condition("kbagent")]))[
+            0
+        ].state.genius,
+        "han": create_han_app(tmp_path / "han.sqlite", ["fair"])[2],
+    }
+    for name, router in routers.items():
+        routes = router.routes if name == "driver" else router.router().routes
+        api = "/api" if name == "driver" else f"/api/{name}"
+        wanted = {f"{api}/state", f"{api}{ACT[name]}", f"{api}/live"}
+        found = {r.path: r.endpoint.__module__ for r in routes if r.path in wanted}
+        assert found == dict.fromkeys(wanted, "accord.web.playroutes"), name

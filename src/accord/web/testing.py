@@ -14,7 +14,7 @@ Fixtures:
   session: Playwright's sync API keeps an event loop running in the main thread while
   the browser is open, and ``asyncio.run`` in later tests would fail.)
 - ``web_page``: a fresh browser context (own cookies) and page per test, 30 s default
-  timeout, closed afterwards;
+  timeout, closed afterwards; ``second_page``: another one (a second person);
 - ``screenshot``: ``screenshot(page, "name")`` saves ``name.png`` under the test's
   ``tmp_path`` (never a fixed path) and returns the path.
 
@@ -71,6 +71,7 @@ __all__ = [
     "open_page",
     "read_sse",
     "screenshot",
+    "second_page",
     "sse_event",
     "wait_until",
     "web_browser",
@@ -223,7 +224,17 @@ def web_browser() -> Iterator[Any]:
 @pytest.fixture
 def web_page(web_browser: Any) -> Iterator[Any]:
     """A page in a fresh context (its own cookies), 30 s default timeout."""
-    page = open_page(web_browser)
+    yield from _own_page(web_browser)
+
+
+@pytest.fixture
+def second_page(web_browser: Any) -> Iterator[Any]:
+    """Another person beside ``web_page``: a page in a context of its own (own cookies)."""
+    yield from _own_page(web_browser)
+
+
+def _own_page(browser: Any) -> Iterator[Any]:
+    page = open_page(browser)
     try:
         yield page
     finally:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,19 +12,9 @@ import httpx
 import pytest
 
 from accord.leagues.han.server import create_han_app
-from accord.web.testing import ServerThread, enter_study, open_page
+from accord.web.testing import ServerThread, enter_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
-
-
-@pytest.fixture
-def second_page(web_browser: Any) -> Iterator[Any]:
-    """Another participant: a page in its own context (own cookies)."""
-    page = open_page(web_browser)
-    try:
-        yield page
-    finally:
-        page.context.close()
 
 
 def _open(page: Any, url: str, path: str) -> None:
