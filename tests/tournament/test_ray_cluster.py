@@ -43,6 +43,12 @@ def head() -> Iterator[Head]:
         yield h
 
 
+# A refusal is one process start plus one check of the token, a few seconds on a quiet
+# machine; the bound catches a client that hangs on the cluster, not a slow start-up
+# (one start took 13.4 s at load 13).
+REFUSAL_SECONDS = 30
+
+
 def accord(head: Head, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
     t0 = time.monotonic()
     done = subprocess.run(
@@ -102,7 +108,7 @@ def test_a_wrong_token_is_one_clear_line_within_seconds(head: Head, tmp_path: Pa
         "the head's token; on the head, `ray get-auth-token` prints the token it was "
         "started with"
     ), err
-    assert seconds < 10
+    assert seconds < REFUSAL_SECONDS
     assert not (tmp_path / "w.sqlite").exists()
 
 
@@ -114,7 +120,7 @@ def test_a_missing_token_is_one_clear_line_within_seconds(head: Head, tmp_path: 
         "is on): pass --ray-token-file FILE or set RAY_AUTH_TOKEN"
     ), done.stderr
     assert "Traceback" not in done.stderr
-    assert seconds < 10
+    assert seconds < REFUSAL_SECONDS
 
 
 def test_a_token_file_without_ray_or_a_missing_file_is_refused_first(

@@ -61,3 +61,36 @@ def test_immediate_transaction_takes_the_write_lock_at_begin(tmp_path: Path) -> 
                 other.execute("BEGIN IMMEDIATE")
         finally:
             other.close()
+
+
+def test_calls_after_a_commit_see_the_rows_and_never_follow_a_rollback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "f.sqlite"
+    seen: list[int] = []
+
+    def count() -> None:  # through a connection of its own: committed rows only
+        c = sqlite3.connect(path)
+        try:
+            seen.append(int(c.execute("SELECT count(*) FROM rows").fetchone()[0]))
+        finally:
+            c.close()
+
+    def broken() -> None:
+        raise RuntimeError("a hook bug")
+
+    with _File(path) as f:
+        f.after_commit(count)  # no transaction open: at once
+        with f.transaction():
+            f.execute("INSERT INTO rows VALUES (1)")
+            f.after_commit(broken)  # logged after the commit, which stands
+            f.after_commit(count)
+            assert seen == [0]
+        with pytest.raises(ValueError), f.transaction():
+            f.execute("INSERT INTO rows VALUES (2)")
+            f.after_commit(count)
+            raise ValueError("refused")
+        with f.transaction():
+            f.after_commit(count)  # the rolled-back call is not left queued
+    assert seen == [0, 1, 1]
+    assert "a call after a commit failed" in caplog.text and "a hook bug" in caplog.text

@@ -27,6 +27,7 @@ One connection is shared by the threads of a server: every use goes through
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -36,6 +37,8 @@ from typing import Any, Self
 from accord.core.errors import ConfigError
 
 MEMORY = ":memory:"
+
+log = logging.getLogger("accord.sqlite")
 
 
 class Transaction:
@@ -78,7 +81,10 @@ class Transaction:
             if self.lock is not None:
                 self.lock.release()
         for call in queued if committed else ():
-            call()
+            try:
+                call()
+            except Exception:  # the change is committed: a failing hook must not undo it
+                log.exception("a call after a commit failed (the commit stands)")
 
 
 class SqliteFile:
