@@ -47,29 +47,24 @@ def _driver(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
     return create_app("play", game, static={"/": PLAY_PAGE}), seat
 
 
+def _study_site(app: Any, study: Any, api: str) -> tuple[Any, Callable[[str], Site]]:
+    """A study app's site: a consenting participant, its routes, and a stranger."""
+    return app, lambda url: (_study_person(url, study), api, "", httpx.Client(base_url=url))
+
+
 def _trails(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
     app, study = create_trails_app(tmp_path, trails_design(["purb"]), password=PW)
-    return app, lambda url: (
-        _study_person(url, study),
-        "/api/trails",
-        "",
-        httpx.Client(base_url=url),
-    )
+    return _study_site(app, study, "/api/trails")
 
 
 def _genius(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
     app, study = create_genius_app(tmp_path, genius_design([condition("kbagent")]), password=PW)
-    return app, lambda url: (
-        _study_person(url, study),
-        "/api/genius",
-        "",
-        httpx.Client(base_url=url),
-    )
+    return _study_site(app, study, "/api/genius")
 
 
 def _han(tmp_path: Path) -> tuple[Any, Callable[[str], Site]]:
     app, study, _ = create_han_app(tmp_path / "han.sqlite", ["fair"], password=PW)
-    return app, lambda url: (_study_person(url, study), "/api/han", "", httpx.Client(base_url=url))
+    return _study_site(app, study, "/api/han")
 
 
 ACT = {"driver": "/act", "trails": "/act", "genius": "/action", "han": "/event"}

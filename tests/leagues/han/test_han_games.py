@@ -12,6 +12,7 @@ import pytest
 from accord.core.errors import InvalidScenario
 from accord.leagues.han.domain import (
     EXAMPLE_1,
+    EXAMPLE_2,
     GameSpec,
     Offer,
     domain,
@@ -227,3 +228,25 @@ def test_han_play_sandboxes_a_submitted_agent_by_default(
     assert "violation: AgentError: han_hostile:Smug sent an invalid event: SEND_EXPRESSION: " in (
         " ".join(smug.output.split())
     )
+
+
+def test_a_game_file_may_name_one_item_so_people_read_1_rug_not_1_rugs(tmp_path: Path) -> None:
+    issues = [{**GAME["issues"][0], "one": "Clock"}, *GAME["issues"][1:]]
+    spec = load_game(_write(tmp_path, {**GAME, "issues": issues}))
+    assert spec.singular == ("Clock", "Vases", "Rugs")  # an issue without "one": its name
+    offer = Offer.of([(1, 0, 3), (2, 0, 1), (1, 0, 1)])
+    assert offer_in_words(offer, spec.issues, "person", spec.singular) == (
+        "you get 3 Clocks, 1 Vases, 1 Rugs; the other side gets 1 Clock, 2 Vases, 1 Rugs"
+    )
+    assert spec.with_time(60.0).singular == spec.singular
+    assert offer_in_words(Offer.of([(6, 0, 0), (0, 0, 6), (1, 0, 0)]), EXAMPLE_2.issues,
+                          "agent", EXAMPLE_2.singular).endswith("gets 6 Paintings")  # fmt: skip
+    mixed = Offer.of([(5, 0, 1), (0, 0, 6), (1, 0, 0)])
+    assert offer_in_words(mixed, EXAMPLE_2.issues, "person", EXAMPLE_2.singular) == (
+        "you get 1 Luxury car, 6 Paintings; the other side gets 5 Luxury cars, 1 Mansion"
+    )
+    bad = [{**GAME["issues"][0], "one": "<b>"}, *GAME["issues"][1:]]
+    with pytest.raises(InvalidScenario, match="names are 1 to 40 letters"):
+        load_game(_write(tmp_path, {**GAME, "issues": bad}))
+    with pytest.raises(InvalidScenario, match="one singular name per issue"):
+        GameSpec("g", ("a", "b", "c"), (1, 1, 1), (1, 1, 1), (1, 1, 1), 0, 0, singular=("x",))

@@ -121,6 +121,8 @@ class GameSpec:
         person_batna: what the person gets with no deal.
         total_time: seconds for the game (600 in 2017).
         warning_time: seconds left when the warning is given (60).
+        singular: optional name of one item of each issue ("Rug" for "Rugs"), used when an
+            offer gives one; empty: the issue's name for any count.
     """
 
     name: str
@@ -132,13 +134,17 @@ class GameSpec:
     person_batna: int
     total_time: float = 600.0
     warning_time: float = 60.0
+    singular: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.issues)
         why = ""
         numbers = (*self.quantities, *self.agent_points, *self.person_points)
-        bad_name = [x for x in (self.name, *self.issues) if not _NAME.match(str(x))]
-        if bad_name:
+        names = (self.name, *self.issues, *self.singular)
+        bad_name = [x for x in names if not _NAME.match(str(x))]
+        if self.singular and len(self.singular) != n:
+            why = f"one singular name per issue ({n}) or none; got {list(self.singular)}"
+        elif bad_name:
             why = (
                 "names are 1 to 40 letters, digits, spaces or .,'()/+- (they are shown to "
                 f"people); got {bad_name[0]!r}"
@@ -232,7 +238,7 @@ class GameSpec:
         w = warning_time if warning_time is not None else min(60.0, total_time / 10)
         return GameSpec(
             self.name, self.issues, self.quantities, self.agent_points, self.person_points,
-            self.agent_batna, self.person_batna, total_time, w,
+            self.agent_batna, self.person_batna, total_time, w, self.singular,
         )  # fmt: skip
 
 
@@ -253,6 +259,7 @@ EXAMPLE_2 = GameSpec(
     person_points=(6, 2, 8),
     agent_batna=20,
     person_batna=20,
+    singular=("Luxury car", "Painting", "Mansion"),
 )
 DOMAINS = {EXAMPLE_1.name: EXAMPLE_1, EXAMPLE_2.name: EXAMPLE_2}
 
@@ -271,6 +278,7 @@ def domain(name: str | Path) -> GameSpec:
 
 _GAME_KEYS = {"format", "name", "issues", "agent_batna", "person_batna", "total_time"}
 _ISSUE_KEYS = {"name", "count", "agent", "person"}
+_ISSUE_OPTIONAL = {"one"}
 
 
 def game_from_dict(data: Mapping[str, Any], source: str = "game") -> GameSpec:
@@ -303,11 +311,12 @@ def game_from_dict(data: Mapping[str, Any], source: str = "game") -> GameSpec:
     if not isinstance(issues, list) or not all(isinstance(i, Mapping) for i in issues):
         raise fail('expected "issues": a list of {"name", "count", "agent", "person"} objects')
     for k, issue in enumerate(issues):
-        if set(issue) != _ISSUE_KEYS:
+        if not _ISSUE_KEYS <= set(issue) <= _ISSUE_KEYS | _ISSUE_OPTIONAL:
             raise fail(
-                f"issue {k + 1}: expected exactly the keys {sorted(_ISSUE_KEYS)}; "
-                f"got {sorted(issue)}"
+                f"issue {k + 1}: expected exactly the keys {sorted(_ISSUE_KEYS)} "
+                f'("one", the name of one item, optional); got {sorted(issue)}'
             )
+    ones = any("one" in i for i in issues)
     total = data.get("total_time", 600.0)
     if isinstance(total, bool) or not isinstance(total, int | float):
         raise fail(f"expected total_time in seconds; got {total!r}")
@@ -322,6 +331,7 @@ def game_from_dict(data: Mapping[str, Any], source: str = "game") -> GameSpec:
             data["person_batna"],
             float(total),
             min(60.0, float(total) / 10),
+            tuple(str(i.get("one", i["name"])) for i in issues) if ones else (),
         )
     except InvalidScenario as exc:
         raise fail(str(exc)) from None
@@ -339,16 +349,25 @@ def load_game(path: str | Path) -> GameSpec:
     return game_from_dict(data, str(p))
 
 
-def offer_in_words(offer: Offer, issues: Sequence[str], viewer: Role) -> str:
-    """``offer`` as ``viewer`` reads it: what "you" get, what the other side gets.
+def offer_in_words(
+    offer: Offer, issues: Sequence[str], viewer: Role, singular: Sequence[str] = ()
+) -> str:
+    """``offer`` as ``viewer`` reads it: what "you" get, what the other side gets; one item
+    is named by ``singular`` when given.
 
     >>> offer_in_words(Offer.of([(2, 1, 0), (0, 0, 3), (1, 0, 1)]), ("Oil", "Iron", "Wood"), "agent")
     'you get 2 Oil, 1 Wood; the other side gets 3 Iron, 1 Wood; undecided: 1 Oil'
+    >>> offer_in_words(Offer.of([(1, 0, 2)]), ("Rugs",), "person", singular=("Rug",))
+    'you get 2 Rugs; the other side gets 1 Rug'
     """
     mine, theirs = (0, 2) if viewer == "agent" else (2, 0)
 
     def items(col: int) -> str:
-        parts = [f"{r[col]} {name}" for r, name in zip(offer.rows, issues, strict=False) if r[col]]
+        parts = [
+            f"{r[col]} {singular[k] if r[col] == 1 and k < len(singular) else name}"
+            for k, (r, name) in enumerate(zip(offer.rows, issues, strict=False))
+            if r[col]
+        ]
         return ", ".join(parts) or "nothing"
 
     text = f"you get {items(mine)}; the other side gets {items(theirs)}"

@@ -330,7 +330,7 @@ class HanService:
                     "t": round(t, 1),
                     "who": "person" if e.owner == me else "agent" if e.owner == other else e.owner,
                     "kind": e.kind.value,
-                    "text": _seen(e, me, m.spec.issues),
+                    "text": _seen(e, me, m.spec.issues, m.spec.singular),
                 }
                 for t, e in m.feed
             ],
@@ -727,8 +727,8 @@ def _release(agent: HanAgent | None) -> None:
         close()
 
 
-def _seen(e: Any, me: Role, issues: tuple[str, ...]) -> str:
+def _seen(e: Any, me: Role, issues: tuple[str, ...], singular: tuple[str, ...] = ()) -> str:
     """``e`` as the person on side ``me`` reads it (offers turned for the agent's side)."""
     if e.kind.value == "SEND_OFFER" and e.offer is not None:
-        return f"offer: {offer_in_words(e.offer, issues, me)}"  # in words, never raw lists
+        return f"offer: {offer_in_words(e.offer, issues, me, singular)}"  # words, never lists
     return str(e.describe(issues))
