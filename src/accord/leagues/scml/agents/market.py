@@ -183,7 +183,7 @@ class MarketAgent(SCMLAgent):
         expected_supply: float = 0.4,
         end_stop: bool = True,
         warmup: float = 3.0,
-        flow_weight: float = 0.3,
+        flow_weight: float = 0.5,
         buy_at_catalog: float = 1.0,
         middle_expected: bool = False,
         stock_sales: bool = True,
