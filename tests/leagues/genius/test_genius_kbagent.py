@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from accord.leagues.genius.agent import PartyView
-from accord.leagues.genius.kbagent import KBAgent, thresholds
+from accord.leagues.genius.kbagent import KBAgent, prior_floor, thresholds
 from accord.leagues.genius.knowledge import (
     OpponentModel,
     SessionLog,
@@ -233,12 +233,46 @@ def test_a_single_issue_partial_offer_of_its_best_value_is_accepted_by_turn_5() 
     assert late is None or late > 5
 
 
-def test_with_an_empty_database_it_gives_away_what_the_nash_bargain_gives_away() -> None:
-    # documented (docs/genius.md, partial offers): its thresholds sit near its Nash value,
-    # so its worst salary alone is accepted at once in 5 of 6 cases (the original, with
-    # thresholds learnt from people: the short-term employer's from turn 9)
-    firsts = [_first_acceptance(side, k, 0, worst=True) for side in (0, 1) for k in range(3)]
-    assert firsts == [0, 0, 0, 0, 12, 0]
+def test_with_an_empty_database_its_worst_value_alone_waits_until_turn_9() -> None:
+    # the prior's floor on partial offers (docs/genius.md): during the first 60 % of the
+    # turns a partial offer must give at least the agent's expected agreement, so a single
+    # issue at its worst value is refused before turn 9 for every side and type (the
+    # original: the short-term employer's worst salary from turn 9; before the floor: at
+    # turn 0 in 5 of 6 cases)
+    salary = [_first_acceptance(side, k, 0, worst=True) for side in (0, 1) for k in range(3)]
+    hours = [_first_acceptance(side, k, 5, worst=True) for side in (0, 1) for k in range(3)]
+    assert salary == [12, 9, 9, 9, 12, 9]  # seeded, deterministic
+    assert hours == [13, 9, 12, 9, 9, 9]
+
+
+def test_the_prior_floor_is_the_expected_agreement_for_partial_offers_only() -> None:
+    agent = KBAgent()
+    view = PartyView(GeniusSession(JC, (0, 0), Rules()), 0, 0)
+    agent.on_start(view)
+    te = view.profile.time_effect
+    for m, plan in zip(agent.model.types, agent.plans, strict=True):
+        want = m.expectations.sum() + np.arange(9) * te
+        assert plan.floor[:9] == pytest.approx(want)
+        assert np.isneginf(plan.floor[9:]).all()
+    assert prior_floor(np.array([100.0, 50.0]), -10.0, 5, first_turn=1).tolist() == [
+        140.0,
+        130.0,
+        120.0,
+        -np.inf,
+        -np.inf,
+    ]
+    # learnt from a database: no floor (the thresholds are the data's)
+    log = SessionLog(
+        types=(0, 0),
+        offers=((1, 0, (0, 1, 0, 2, 1, 0)),),
+        accepted=(),
+        agreement=False,
+        utilities=(0.0, 0.0),
+    )
+    learnt = KBAgent([log])
+    learnt.on_start(PartyView(GeniusSession(JC, (0, 0), Rules()), 0, 0))
+    assert np.isneginf(learnt.plans[0].floor).all()
+    assert not np.isneginf(learnt.plans[1].floor).all()  # types without data keep the prior
 
 
 def test_partial_offers_are_completed_with_per_issue_expectations() -> None:

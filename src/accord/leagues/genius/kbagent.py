@@ -23,6 +23,9 @@ Choices the paper leaves open (it says nothing about partial offers):
 - ``partial="expect"`` (default) completes open issues with per-issue expectations, as
   the original agent does with its knowledge base's per-issue averages;
   ``partial="mean"`` uses the uniform mean of each issue's evaluations (our earlier rule).
+- With an empty database (the prior) and ``partial="expect"``, a partial offer must also
+  reach :func:`prior_floor` (the agent's value of its expected agreement) during the first
+  60 % of the turns, so that a single issue at its worst value is not taken at once.
 - The paper has no extra acceptance rule; ``deadline_guard=True`` adds one that is not in
   the paper: a partial agreement is accepted only if, implemented as it stands at the
   deadline, it is worth at least the status quo (off by default).
@@ -62,6 +65,7 @@ from accord.leagues.genius.qo import OfferPlan, offer_list, qo_values
 __all__ = [
     "KBAgent",
     "TypePlan",
+    "prior_floor",
     "thresholds",
 ]
 
@@ -130,6 +134,36 @@ class TypePlan:
         self.alpha, self.expected = thresholds(
             p, own, te, sq, own[offers], model.q(model.full[offers]), first_turn
         )
+        self.floor = (
+            prior_floor(model.expectations, te, turns, first_turn)
+            if model.prior
+            else np.full(turns, -np.inf)
+        )
+
+
+PRIOR_FLOOR_SHARE = 0.6
+"""Share of the turns during which the empty-database prior keeps its floor on partial
+offers (:func:`prior_floor`): in 14 turns, turns 0 to 8."""
+
+
+def prior_floor(
+    expectations: Floats, time_effect: float, turns: int, first_turn: int = 0
+) -> Floats:
+    """The empty-database prior's floor for partial offers (a documented choice; the paper
+    learns its thresholds from people and is silent on partial offers).
+
+    During the first ``PRIOR_FLOOR_SHARE`` of the turns a partial offer, completed with the
+    per-issue expectations, must be worth at least the agent's value of the expected
+    agreement (the sum of those expectations, with the time effect): the issues it settles
+    must give at least what the agent expects from them. Afterwards only the backward
+    induction's thresholds hold. ``-inf`` marks turns without a floor.
+
+    >>> prior_floor(np.array([100.0, 50.0]), -10.0, 5).tolist()
+    [150.0, 140.0, 130.0, -inf, -inf]
+    """
+    t = np.arange(turns)
+    value = float(expectations.sum()) + (t + first_turn) * time_effect
+    return np.where(t < PRIOR_FLOOR_SHARE * turns, value, -np.inf)
 
 
 HUMAN_DELAY = (5.0, 2.0)
@@ -321,8 +355,10 @@ class KBAgent(GeniusAgent):
             plan = self.plans[self.believed_type]
             combined = view.combined(o.row)
             worth = self._completed_value(view, combined)
+            partial = self.partial == "expect" and bool((combined < 0).any())
+            floor = plan.floor[turn] if partial else -np.inf
             if (
-                worth >= plan.alpha[turn]
+                worth >= max(plan.alpha[turn], floor)
                 and view.value(combined) > current
                 and worth > current
                 and self._safe_at_deadline(view, combined)

@@ -39,6 +39,9 @@ outcomes rational for both sides (leaving out those with a "No agreement" value 
 others remain): people's agreements are not random among the acceptable outcomes but
 mostly efficient. In Job Candidate this completes the agent's best salary alone to 490 to
 610 (the original's knowledge base: 506 for the short-term employer).
+A model built this way has ``prior=True``; the agent then also holds partial offers to a
+floor during the first 60 % of the turns
+(:func:`accord.leagues.genius.kbagent.prior_floor`).
 
 The acceptance probability example of the paper:
 
@@ -128,8 +131,10 @@ class TypeModel:
         acceptable: Floats,
         expected_opp_avg: float,
         expectations: Floats | None = None,
+        prior: bool = False,
     ) -> None:
         self.profile = profile
+        self.prior = prior
         self.expectations = (
             np.zeros(len(domain.issues)) if expectations is None else np.asarray(expectations)
         )
@@ -266,7 +271,7 @@ def _prior_type(
     samples = {t: [1.0 + (t / turns) * last] for t in range(turns)}
     desc = np.sort(full)[::-1]
     pseudo = desc[np.minimum(np.array([int(v[0]) - 1 for v in samples.values()]), full.size - 1)]
-    return TypeModel(profile, domain, turns, samples, pseudo, avg, expect)
+    return TypeModel(profile, domain, turns, samples, pseudo, avg, expect, prior=own is not None)
 
 
 class OpponentModel:
