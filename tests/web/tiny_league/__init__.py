@@ -42,8 +42,11 @@ class Ultimatum:
         self.study = study
 
     def answer(self, pid: str, give: int) -> dict[str, Any]:
-        self.study.record(pid, "offer", {"give": give})  # refused unless playing
+        # the round's condition is read before the offer is logged: the page may end the
+        # round itself at the same moment (page_writes), and a view read after that has
+        # the next round's condition, or none
         view = self.study.view(pid)
+        self.study.record(pid, "offer", {"give": give})  # refused unless playing
         accepted = give >= int(view.params["threshold"])
         reply = {"give": give, "accepted": accepted, "round": view.round}
         self.study.record(pid, "reply", reply)
