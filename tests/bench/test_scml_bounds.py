@@ -186,13 +186,10 @@ def test_demand_under_the_cheapest_chain_cost_is_not_paying():
     assert B.demand_bounds(cfg) == pytest.approx((0.6, 0.3))
 
 
-def test_best_profit_says_what_serving_a_share_costs_the_world():
-    # two chains of 10 units a day: through factory 2 (cost 1) a unit earns
-    # 20 - 10 - 1 - 1 = 8, through factory 3 (cost 15) it loses 6. The most profit:
-    # 30 units (days 2-4) through factory 2, 240 over the 4 x 10**6 initial balances
-    # (30 % of the demand); serving 60 % adds 30 units at a loss: 240 - 180 = 60; more
-    # than 60 % cannot be shipped at all
-    cfg = tiny(
+def two_chains() -> WorldConfig:
+    """Two chains of 10 units a day for 5 days, one through a cheap last-level factory
+    (cost 1), one through a dear one (cost 15); demand sells at 20."""
+    return tiny(
         [2, 2],
         5,
         {**every_day(0, 5, 10), **every_day(1, 5, 10)},
@@ -200,6 +197,15 @@ def test_best_profit_says_what_serving_a_share_costs_the_world():
         [1, 1, 1, 15],
         price=20,
     )
+
+
+def test_best_profit_says_what_serving_a_share_costs_the_world():
+    # two chains of 10 units a day: through factory 2 (cost 1) a unit earns
+    # 20 - 10 - 1 - 1 = 8, through factory 3 (cost 15) it loses 6. The most profit:
+    # 30 units (days 2-4) through factory 2, 240 over the 4 x 10**6 initial balances
+    # (30 % of the demand); serving 60 % adds 30 units at a loss: 240 - 180 = 60; more
+    # than 60 % cannot be shipped at all
+    cfg = two_chains()
     assert B.best_profit(cfg) == pytest.approx((240 / 4e6, 0.3))
     assert B.best_profit(cfg, 0.6) == pytest.approx((60 / 4e6, 0.6))
     assert B.best_profit(cfg, 0.61) is None
@@ -274,14 +280,7 @@ def test_the_bench_says_why_a_world_is_under_60_percent_in_80_columns():
     # the world of the best_profit test: factory 3's half of the demand costs 26 to
     # make and sells for 20; the first two days' demand (40 %) comes before any chain
     # can deliver; its row and every summary line fit 80 columns
-    cfg = tiny(
-        [2, 2],
-        5,
-        {**every_day(0, 5, 10), **every_day(1, 5, 10)},
-        {**every_day(2, 5, 10), **every_day(3, 5, 10)},
-        [1, 1, 1, 15],
-        price=20,
-    )
+    cfg = two_chains()
     why = W.why(cfg, 0.6, 0.3)
     assert (why["loss"], why["floors"], why["early"], why["lines"]) == (0.5, [(3, 26)], 0.4, 0.6)
     assert why["best"] == pytest.approx((240 / 4e6, 0.3))
