@@ -134,9 +134,9 @@ def test_phased_sessions_begin_one_side_at_a_time_and_play_as_unphased(
     for phased in (True, False):
         queued: list[list[int]] = []
 
-        def spy(hub: Hub, done: Any, live: Any, queued: list[list[int]] = queued) -> bool:
+        def spy(hub: Hub, done: Any, live: Any, queued: list[list[int]] = queued) -> None:
             queued.append(sorted(len(s.queue) for s in hub._all() if s.queue))
-            return flush(hub, done, live)
+            flush(hub, done, live)
 
         monkeypatch.setattr(Hub, "_flush", spy)
         if not phased:

@@ -150,11 +150,6 @@ class _Slot:
     def usable(self) -> bool:
         return self.error is None and not self.retired and self.box.alive
 
-    def landed(self) -> list[_Call]:
-        """Its batch in flight is over (answered or failed): its calls, taken off."""
-        calls, self.inflight = self.inflight, []
-        return calls
-
     @property
     def holds(self) -> Holds:
         """What its sandbox was given over its life (it travels with the sandbox)."""
@@ -524,16 +519,13 @@ class Hub:
             live.discard(g)
             done.append(out)
 
-    def _flush(self, done: list[SessionRecord], live: set[greenlet]) -> bool:
-        """Send every idle sandbox with calls waiting one frame holding all of them.
-        True if any was sent."""
-        sent = False
+    def _flush(self, done: list[SessionRecord], live: set[greenlet]) -> None:
+        """Send every idle sandbox with calls waiting one frame holding all of them."""
         for slot in self._all():
             if not slot.queue or slot.inflight:
                 continue
             calls, slot.queue = slot.queue, []
             slot.inflight = calls
-            sent = True
             slot.budget = sum([c[2] for c in calls])
             self.round_trips += 1
             self.calls += len(calls)
@@ -544,7 +536,6 @@ class Hub:
                 continue
             slot.done, slot.watch = 0, False
             self._started(slot, time.monotonic())
-        return sent
 
     @staticmethod
     def _started(slot: _Slot, now: float) -> None:
@@ -596,9 +587,7 @@ class Hub:
         for s in busy:  # a slow batch: wake at each call it reports done
             if s.watch and s.done < len(s.inflight) and s.box.progress_fd is not None:
                 poller.register(s.box.progress_fd, select.POLLIN)
-        now = time.monotonic()
-        left = min(min(s.box.deadline, s.due) for s in busy)
-        left -= now
+        left = min(min(s.box.deadline, s.due) for s in busy) - time.monotonic()
         ready = {fd for fd, _ in poller.poll(max(0, math.ceil(left * 1000)))}
         now = time.monotonic()
         for fd, slot in by_fd.items():
@@ -629,7 +618,7 @@ class Hub:
                 slot.box.abandon(bad)
                 self._broken(slot, bad, done, live)
                 continue
-            slot.landed()
+            slot.inflight = []
             for (g, *_), entry in zip(calls, entries, strict=True):
                 self._resume(g, done, live, entry)
 
@@ -639,7 +628,7 @@ class Hub:
         """``slot``'s process failed: every session waiting on it fails (a timeout if it
         ran out of time); its later calls fail the same way; new sessions get a new one."""
         sent = len(slot.inflight)
-        calls, slot.queue = slot.landed() + slot.queue, []
+        calls, slot.inflight, slot.queue = slot.inflight + slot.queue, [], []
         if isinstance(exc, AgentTimeout):
             limit = self.ctx.limits.call_timeout
             what = (
@@ -654,7 +643,7 @@ class Hub:
             slot.error = IsolatedAgentError(failure_reason(exc, self.ctx.limits))
         else:
             slot.error = exc
-        for g, wire, *_ in calls:
+        for g, wire, _ in calls:
             self._resume(g, done, live, error=_again(slot.error, wire[0]))
 
     def _drop(self, slot: _Slot) -> None:
