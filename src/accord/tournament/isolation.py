@@ -488,10 +488,16 @@ def check_response(out: Any) -> Response:
     >>> check_response(1).name
     'REJECT'
     """
+    if type(out) is int:  # the usual answer: no enum lookup
+        answer = _RESPONSES.get(out)
+        if answer is not None:
+            return answer
     if isinstance(out, int) and not isinstance(out, bool) and out in (0, 1, 2):
         return Response(out)
     raise IsolatedAgentError(f"respond() returned {out!r:.80}, not a response")
 
+
+_RESPONSES = {int(r): r for r in Response}
 
 OFFERS = Interface(
     HOST,

@@ -88,12 +88,12 @@ from accord.sandbox import (
 from accord.tournament.admission import Holds, ProfileIds, holds_of, order_key
 from accord.tournament.config import AgentSpec
 from accord.tournament.isolation import (
-    OFFERS,
     IsolatedAgentError,
     SandboxedNegotiator,
     TournamentLimits,
     _acquire,
     _release,
+    check_response,
     failure_reason,
 )
 from accord.tournament.session import (
@@ -189,28 +189,16 @@ class MultiplexedNegotiator(SandboxedNegotiator):
             if mapped > (slot.base + slot.box.limits.memory_mb) / 2:  # half of the rest used
                 slot.cap = min(slot.cap, max(1, slot.live))
 
-    # respond as SandboxedNegotiator's, the usual answers checked inline (propose is its own)
+    # respond as SandboxedNegotiator's, in one step (propose is its own)
     def respond(self, view: NegotiatorView, offer: Outcome) -> Response:
         entry = self._entry("counter" if self.counters else "respond", view, offer)
-        if type(entry) is list and 3 <= len(entry) <= 4 and entry[1] == 0:  # the usual
-            seconds, out = entry[0], entry[2]
-            if type(seconds) is float and 0.0 <= seconds <= self._fast and type(out) is int:
-                answer = _RESPONSES.get(out)
-                if answer is not None:
-                    if answer is _REJECT and len(entry) == 4:
-                        self._pending = (view.step, entry[3])  # the counter-offer's entry
-                    return answer
-        answer = OFFERS.check("respond", self._value("respond", entry))
+        answer = check_response(self._value("respond", entry))
         if answer is _REJECT and len(entry) == 4:
-            self._pending = (view.step, entry[3])
+            self._pending = (view.step, entry[3])  # the counter-offer's entry
         return answer
 
     def _turn(self, view: NegotiatorView) -> Any:
         return view.step
-
-    def _respond(self, view: NegotiatorView, offer: Outcome) -> tuple[Any, Any]:
-        entry = self._entry("counter" if self.counters else "respond", view, offer)
-        return self._value("respond", entry), (entry[3] if len(entry) == 4 else None)
 
     def _counter_offer(self, follow: Any) -> Any:
         return self._value("propose", follow)  # its entry came with the REJECT's
@@ -656,7 +644,6 @@ class Hub:
             slot.box.close()
 
 
-_RESPONSES = {int(r): r for r in Response}
 _REJECT = Response.REJECT
 
 
