@@ -43,7 +43,7 @@ from starlette.concurrency import run_in_threadpool
 from accord.core.protocols.rules import IllegalAction
 from accord.web.errors import WebError
 from accord.web.live import stream_response
-from accord.web.requests import json_body, read_json
+from accord.web.requests import read_json
 
 __all__ = ["PlaySite", "WireAction", "play_routes"]
 
@@ -101,7 +101,7 @@ def play_routes(
 
     if model is None:
 
-        @router.post(act_path, summary="one action", openapi_extra=json_body(WireAction))
+        @router.post(act_path, summary="one action")  # its body: the rules' own JSON
         async def act_raw(
             request: Request, background: BackgroundTasks, seat: Any = who
         ) -> dict[str, Any]:
