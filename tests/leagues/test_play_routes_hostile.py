@@ -148,3 +148,25 @@ def test_every_playing_page_is_served_by_the_shared_play_routes(tmp_path: Path) 
         wanted = {f"{api}/state", f"{api}{ACT[name]}", f"{api}/live"}
         found = {r.path: r.endpoint.__module__ for r in routes if r.path in wanted}
         assert found == dict.fromkeys(wanted, "accord.web.playroutes"), name
+
+
+def test_openapi_shows_an_action_body_only_where_a_model_checks_it(tmp_path: Path) -> None:
+    """Trails and the driver check the action with a model, which OpenAPI shows; GENIUS
+    and HAN read the page's JSON with their rules' own words, so no model is claimed."""
+    apps = {
+        "driver": _driver(tmp_path)[0],
+        "trails": _trails(tmp_path / "t")[0],
+        "genius": _genius(tmp_path / "g")[0],
+        "han": _han(tmp_path / "h")[0],
+    }
+    bodies = {}
+    for name, app in apps.items():
+        path = "/api" + ("" if name == "driver" else f"/{name}") + ACT[name]
+        body = app.openapi()["paths"][path]["post"].get("requestBody")
+        bodies[name] = body and body["content"]["application/json"]["schema"]["$ref"]
+    assert bodies == {
+        "driver": "#/components/schemas/WireAction",
+        "trails": "#/components/schemas/ActIn",
+        "genius": None,
+        "han": None,
+    }

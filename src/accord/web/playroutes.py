@@ -43,7 +43,7 @@ from starlette.concurrency import run_in_threadpool
 from accord.core.protocols.rules import IllegalAction
 from accord.web.errors import WebError
 from accord.web.live import stream_response
-from accord.web.requests import json_body, read_json
+from accord.web.requests import read_json
 
 __all__ = ["PlaySite", "WireAction", "play_routes"]
 
@@ -84,7 +84,6 @@ def play_routes(
     """Add the ``state``, ``act`` and ``live`` routes of ``site`` to ``router`` (see the
     module); ``who`` is the dependency (``Depends(...)``) that finds the caller's seat;
     ``after(who)`` runs once an accepted action's answer is sent (the agents' turn)."""
-    model = body
 
     @router.get("/state", summary="what the caller's page shows now")
     def state(seat: Any = who) -> dict[str, Any]:
@@ -99,9 +98,9 @@ def play_routes(
             background.add_task(after, seat)
         return out
 
-    if model is None:
+    if body is None:
 
-        @router.post(act_path, summary="one action", openapi_extra=json_body(WireAction))
+        @router.post(act_path, summary="one action")  # its body: the rules' own JSON
         async def act_raw(
             request: Request, background: BackgroundTasks, seat: Any = who
         ) -> dict[str, Any]:
@@ -116,7 +115,7 @@ def play_routes(
         ) -> dict[str, Any]:
             return act(seat, data, background)
 
-        act_typed.__annotations__["data"] = model  # the route's body: this model
+        act_typed.__annotations__["data"] = body  # the route's body: this model
         router.post(act_path, summary="one action")(act_typed)
 
     @router.get("/live", summary="server-sent events: the state after every change")
