@@ -216,6 +216,9 @@ def test_han_play_sandboxes_a_submitted_agent_by_default(
     trusted = runner.invoke(app, [*args, "--sandbox", "none"])
     assert trusted.exit_code == 0, trusted.output
     assert "spec:(1, 5, 2)" in trusted.output.replace("\n", "")  # in this process: found
+    # the weaker choice says what it gives up
+    note = "note: han_hostile:Snoop runs in this process (--sandbox none): it can read the game"
+    assert note in " ".join(trusted.output.split())
     if (why := sandbox_available()) is not None:
         pytest.skip(f"the OS sandbox cannot run here: {why}")
     res = runner.invoke(app, args)

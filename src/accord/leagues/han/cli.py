@@ -31,6 +31,10 @@ SHARED = (
     "crashing or hanging agent takes this process with it; by default each participant's "
     "agent runs in a fresh process"
 )
+PLAY_NONE_GIVES_UP = (
+    "runs in this process (--sandbox none): it can read the game file, both sides' "
+    "values in memory and the organiser's files; trusted code only"
+)
 SandboxOption = Annotated[
     str,
     typer.Option(
@@ -181,10 +185,15 @@ def _isolated(name: str, sandbox: str) -> bool:
 
 
 def _played(name: str, sandbox: str) -> Any:
-    """The factory ``han play`` uses for an agent: sandboxed when :func:`_isolated`."""
+    """The factory ``han play`` uses for an agent: sandboxed when :func:`_isolated`; a
+    submitted agent under ``--sandbox none`` is run here, with one line saying what that
+    gives up."""
+    from accord.core.imports import is_import_path
     from accord.leagues.han.isolation import isolated_factory
     from accord.leagues.han.naming import agent_class
 
+    if sandbox == "none" and is_import_path(name):
+        typer.echo(f"note: {name} {PLAY_NONE_GIVES_UP}", err=True)
     if _isolated(name, sandbox):
         from accord.sandbox import require_mode
 

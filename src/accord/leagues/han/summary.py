@@ -2,8 +2,9 @@
 
 Every mean the league reports comes with ``<key>_ci95`` (the half-width of its 95 %
 t interval, :func:`accord.core.stats.mean_interval`; ``None`` below two units) and
-``<key>_n`` (the number of independent units behind it). The unit is one game for an
-agent (each game is a fresh agent against a fresh participant) and one *pair* for
+``<key>_n`` (the number of independent units behind it). The unit is one distinct game
+for an agent (each game is a fresh agent against a fresh participant; games that came
+out identical count once, :func:`accord.leagues.han.tournament.summarize`) and one *pair* for
 person-vs-person games: the two people of a pair played one game together, so they
 are not independent, and :func:`pair_units` folds their rows into one value per pair.
 
